@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# A module outside the repository requires the SDK, vendors it and builds
+# with -mod=vendor; the generator must not appear in its build list.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cat >"$tmp/go.mod" <<MOD
+module example.com/consumer
+
+go 1.25.0
+
+require github.com/threadsapi/threads-go v0.0.0
+
+replace github.com/threadsapi/threads-go => $repo
+MOD
+cat >"$tmp/main.go" <<'GO'
+package main
+
+import (
+	"fmt"
+
+	threads "github.com/threadsapi/threads-go"
+)
+
+func main() {
+	_, err := threads.NewClient(threads.WithoutEnvironmentDefaults())
+	fmt.Println(err)
+}
+GO
+cd "$tmp"
+go mod tidy
+go mod vendor
+go build -mod=vendor -o /dev/null .
+if grep -q 'oapi-codegen' go.sum vendor/modules.txt; then
+  echo "oapi-codegen reached the consumer's build list"; exit 1
+fi
+echo "consumer build with -mod=vendor: ok"

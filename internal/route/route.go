@@ -1,0 +1,264 @@
+// Package route expands the SDK's route templates into request URLs and
+// resolves the service's migrateToEndpoint advice into a new route.
+//
+// A template is a slash-separated path whose segments may be placeholders:
+// "{name}" or ":name". Values are escaped as single path segments, so an id
+// that holds "/" or ".." cannot change the route.
+package route
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// Route is one call's method, template and placeholder values.
+type Route struct {
+	Method   string
+	Template string            // "/threads/{id}/advance"
+	Values   map[string]string // {"id": "thr_1.a"}
+}
+
+// Key identifies the route independently of its values: "POST /threads/{id}/advance".
+func (r Route) Key() string { return r.Method + " " + r.Template }
+
+// Path expands the template with the route's values. Each value is escaped
+// as one path segment; "." and ".." are escaped too so that no value can
+// climb out of its segment.
+func (r Route) Path() (string, error) {
+	return expand(r.Template, r.Values)
+}
+
+// String is "METHOD /expanded/path", or the template when it cannot expand.
+func (r Route) String() string {
+	p, err := r.Path()
+	if err != nil {
+		p = r.Template
+	}
+	return r.Method + " " + p
+}
+
+func placeholder(seg string) (name string, ok bool) {
+	if len(seg) > 1 && seg[0] == ':' {
+		return seg[1:], true
+	}
+	if len(seg) > 2 && seg[0] == '{' && seg[len(seg)-1] == '}' {
+		return seg[1 : len(seg)-1], true
+	}
+	return "", false
+}
+
+func expand(tmpl string, values map[string]string) (string, error) {
+	if !strings.ContainsAny(tmpl, ":{") {
+		return tmpl, nil
+	}
+	segs := strings.Split(tmpl, "/")
+	for i, seg := range segs {
+		name, ok := placeholder(seg)
+		if !ok {
+			continue
+		}
+		v, ok := values[name]
+		if !ok {
+			return "", fmt.Errorf("unknown placeholder %q", seg)
+		}
+		if v == "" {
+			return "", fmt.Errorf("empty value for %q", seg)
+		}
+		segs[i] = EscapeSegment(v)
+	}
+	return strings.Join(segs, "/"), nil
+}
+
+// EscapeSegment escapes v as one path segment. Unlike url.PathEscape it
+// also escapes "." and ".." whole, which a server or proxy would otherwise
+// resolve as relative path steps.
+func EscapeSegment(v string) string {
+	switch v {
+	case ".":
+		return "%2E"
+	case "..":
+		return "%2E%2E"
+	}
+	return url.PathEscape(v)
+}
+
+// Join builds the request URL for path (escaped, possibly with a query)
+// under base, keeping base's own path prefix.
+func Join(base *url.URL, path string) (*url.URL, error) {
+	return url.Parse(base.Scheme + "://" + base.Host + strings.TrimSuffix(base.EscapedPath(), "/") + path)
+}
+
+// Errors returned by Resolve; each names why the advice is not followed.
+var (
+	ErrMalformed   = errors.New("malformed migrateToEndpoint")
+	ErrOffOrigin   = errors.New("target is not on the base URL's origin")
+	ErrPlaceholder = errors.New("target uses a placeholder the call does not have")
+	ErrSameRoute   = errors.New("target is the route that was deprecated")
+)
+
+var methods = map[string]bool{
+	"GET": true, "HEAD": true, "POST": true, "PUT": true, "PATCH": true,
+	"DELETE": true, "OPTIONS": true,
+}
+
+// Move is a resolved migration: a route template that replaces another.
+type Move struct {
+	Method   string
+	Template string // relative to the base URL, may hold placeholders and a query
+}
+
+// Route returns the move applied to a call's values.
+func (m Move) Route(values map[string]string) Route {
+	return Route{Method: m.Method, Template: m.Template, Values: values}
+}
+
+// Resolve turns advice ("POST /:id/advancestream") into a Move for the
+// route that was answered 410, relative to base.
+//
+// The target may be a path with ":name" or "{name}" placeholders, with or
+// without the route's first segment ("/advancestream" under "/threads/..."
+// becomes "/threads/advancestream"), with a query, or an absolute URL on
+// base's scheme, host and port under base's path. Anything else is refused
+// with an error naming the reason.
+func Resolve(advice string, base *url.URL, from Route) (Move, error) {
+	fields := strings.Fields(advice)
+	if len(fields) != 2 {
+		return Move{}, fmt.Errorf("%w: want \"<METHOD> <path>\", got %q", ErrMalformed, clip(advice))
+	}
+	method, target := fields[0], fields[1]
+	if !methods[method] {
+		return Move{}, fmt.Errorf("%w: %q is not an HTTP method", ErrMalformed, clip(method))
+	}
+	if strings.Contains(target, "#") {
+		return Move{}, fmt.Errorf("%w: fragment in %q", ErrMalformed, clip(target))
+	}
+
+	if !strings.HasPrefix(target, "/") {
+		rel, err := fromAbsolute(target, base)
+		if err != nil {
+			return Move{}, err
+		}
+		target = rel
+	} else if strings.HasPrefix(target, "//") {
+		return Move{}, fmt.Errorf("%w: %q names a host", ErrOffOrigin, clip(target))
+	}
+
+	path, query, hasQuery := strings.Cut(target, "?")
+	segs := strings.Split(path, "/")[1:]
+	for _, seg := range segs {
+		if seg == "." || seg == ".." {
+			return Move{}, fmt.Errorf("%w: dot segment in %q", ErrMalformed, clip(target))
+		}
+		if name, ok := placeholder(seg); ok {
+			if _, known := from.Values[name]; !known {
+				return Move{}, fmt.Errorf("%w: %q", ErrPlaceholder, seg)
+			}
+		}
+	}
+	if _, err := url.Parse(path); err != nil {
+		return Move{}, fmt.Errorf("%w: %q: %v", ErrMalformed, clip(target), err)
+	}
+	if hasQuery {
+		if _, err := url.ParseQuery(query); err != nil {
+			return Move{}, fmt.Errorf("%w: query of %q: %v", ErrMalformed, clip(target), err)
+		}
+	}
+
+	// Relative to the controller: "/:id/advancestream" under "/threads/...".
+	first := firstSegment(from.Template)
+	if first != "" && (len(segs) == 0 || segs[0] != first) {
+		path = "/" + first + path
+	}
+	tmpl := path
+	if hasQuery {
+		tmpl += "?" + query
+	}
+	m := Move{Method: method, Template: tmpl}
+
+	same, err := sameRoute(m.Route(from.Values), from)
+	if err != nil {
+		return Move{}, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	if same {
+		return Move{}, ErrSameRoute
+	}
+	return m, nil
+}
+
+func sameRoute(a, b Route) (bool, error) {
+	pa, err := a.Path()
+	if err != nil {
+		return false, err
+	}
+	pb, err := b.Path()
+	if err != nil {
+		return false, err
+	}
+	pa, _, _ = strings.Cut(pa, "?")
+	pb, _, _ = strings.Cut(pb, "?")
+	return a.Method == b.Method && strings.TrimSuffix(pa, "/") == strings.TrimSuffix(pb, "/"), nil
+}
+
+// fromAbsolute checks an absolute target against base and returns its path
+// relative to base's path prefix.
+func fromAbsolute(target string, base *url.URL) (string, error) {
+	u, err := url.Parse(target)
+	if err != nil {
+		return "", fmt.Errorf("%w: %q: %v", ErrMalformed, clip(target), err)
+	}
+	if !u.IsAbs() || u.Host == "" {
+		return "", fmt.Errorf("%w: %q is neither a path nor an absolute URL", ErrMalformed, clip(target))
+	}
+	if u.User != nil {
+		return "", fmt.Errorf("%w: %q carries credentials", ErrOffOrigin, clip(target))
+	}
+	if !strings.EqualFold(u.Scheme, base.Scheme) || !strings.EqualFold(hostPort(u), hostPort(base)) {
+		return "", fmt.Errorf("%w: %s://%s", ErrOffOrigin, u.Scheme, u.Host)
+	}
+	prefix := strings.TrimSuffix(base.EscapedPath(), "/")
+	p := u.EscapedPath()
+	if prefix != "" {
+		if p != prefix && !strings.HasPrefix(p, prefix+"/") {
+			return "", fmt.Errorf("%w: path %q is outside the base URL's %q", ErrOffOrigin, clip(p), prefix)
+		}
+		p = strings.TrimPrefix(p, prefix)
+	}
+	if p == "" {
+		p = "/"
+	}
+	if u.RawQuery != "" || u.ForceQuery {
+		p += "?" + u.RawQuery
+	}
+	return p, nil
+}
+
+func hostPort(u *url.URL) string {
+	host, port := u.Hostname(), u.Port()
+	if port == "" {
+		switch strings.ToLower(u.Scheme) {
+		case "http":
+			port = "80"
+		case "https":
+			port = "443"
+		}
+	}
+	return strings.ToLower(host) + ":" + port
+}
+
+func firstSegment(tmpl string) string {
+	s := strings.TrimPrefix(tmpl, "/")
+	s, _, _ = strings.Cut(s, "/")
+	if _, ok := placeholder(s); ok {
+		return ""
+	}
+	return s
+}
+
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}

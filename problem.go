@@ -1,0 +1,296 @@
+package threads
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Sentinel errors matched by errors.Is against a *Problem. A Problem matches
+// the sentinel of its HTTP status; ErrEndpointDeprecated also matches any
+// problem whose code is ENDPOINT_DEPRECATED, and ErrServer any 5xx status.
+var (
+	ErrBadRequest         = errors.New("threads: bad request")         // 400
+	ErrUnauthorized       = errors.New("threads: unauthorized")        // 401
+	ErrPaymentRequired    = errors.New("threads: payment required")    // 402
+	ErrForbidden          = errors.New("threads: forbidden")           // 403
+	ErrNotFound           = errors.New("threads: not found")           // 404
+	ErrConflict           = errors.New("threads: conflict")            // 409
+	ErrEndpointDeprecated = errors.New("threads: endpoint deprecated") // 410 ENDPOINT_DEPRECATED
+	ErrRateLimited        = errors.New("threads: rate limited")        // 429
+	ErrServer             = errors.New("threads: server error")        // 5xx
+	ErrUnexpectedResponse = errors.New("threads: unexpected response") // a 2xx answer the SDK cannot read
+)
+
+// CodeEndpointDeprecated is the problem code of a removed endpoint.
+const CodeEndpointDeprecated = "ENDPOINT_DEPRECATED"
+
+// maxProblemBody caps how much of an error body is read and kept.
+const maxProblemBody = 64 << 10
+
+// Problem is the error returned for every answer whose status is not 2xx.
+//
+// The service sends three shapes and Problem reads all of them, whatever the
+// Content-Type says: RFC 9457 problem documents (with the service's code and
+// details members), the framework shape {statusCode, message, error} (Title
+// from error, Detail from message, a list joined with "; "), and non-JSON
+// text (Title from the status text, Detail a short excerpt). A missing type
+// reads as "about:blank".
+//
+// Use errors.Is with the sentinels (ErrNotFound, ErrEndpointDeprecated, ...)
+// to branch, and errors.As to read the fields.
+type Problem struct {
+	Type     string // a URI (or URN) naming the problem type; "about:blank" when absent
+	Title    string // short summary
+	Detail   string // human-readable explanation of this occurrence
+	Instance string // the request path as the service saw it, with any query
+	Code     string // the service's stable code, such as ENDPOINT_DEPRECATED
+
+	Status     int                        // the HTTP status code of the response
+	Details    map[string]any             // the "details" member
+	Extensions map[string]json.RawMessage // every other member that is not one of the above
+	RequestID  string                     // from a request-id header, when the service sends one
+	Body       []byte                     // the raw error body, capped at 64 KiB
+
+	// Method and Path name the call that failed (the path has no query).
+	Method string
+	Path   string
+
+	migration   string       // why a 410 was not followed, when it was not
+	deprecation *Deprecation // the resolved move, when the problem is a 410 with usable advice
+}
+
+// Error returns a one-line description: the call, the status, the title or
+// code, and the detail. It is safe on a nil *Problem and never contains the
+// API key (the client redacts it from the body before decoding).
+func (p *Problem) Error() string {
+	if p == nil {
+		return "threads: <nil problem>"
+	}
+	var b strings.Builder
+	b.WriteString("threads: ")
+	if p.Method != "" || p.Path != "" {
+		b.WriteString(p.Method)
+		b.WriteByte(' ')
+		b.WriteString(p.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(strconv.Itoa(p.Status))
+	if p.Title != "" {
+		b.WriteByte(' ')
+		b.WriteString(p.Title)
+	}
+	if p.Code != "" {
+		b.WriteString(" [")
+		b.WriteString(p.Code)
+		b.WriteByte(']')
+	}
+	if p.Detail != "" && p.Detail != p.Title {
+		b.WriteString(": ")
+		b.WriteString(p.Detail)
+	}
+	if p.migration != "" {
+		b.WriteString(" (migration not followed: ")
+		b.WriteString(p.migration)
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+// Is reports whether the problem matches one of the package's sentinels.
+func (p *Problem) Is(target error) bool {
+	if p == nil {
+		return false
+	}
+	switch target {
+	case ErrBadRequest:
+		return p.Status == http.StatusBadRequest
+	case ErrUnauthorized:
+		return p.Status == http.StatusUnauthorized
+	case ErrPaymentRequired:
+		return p.Status == http.StatusPaymentRequired
+	case ErrForbidden:
+		return p.Status == http.StatusForbidden
+	case ErrNotFound:
+		return p.Status == http.StatusNotFound
+	case ErrConflict:
+		return p.Status == http.StatusConflict
+	case ErrEndpointDeprecated:
+		return p.Code == CodeEndpointDeprecated
+	case ErrRateLimited:
+		return p.Status == http.StatusTooManyRequests
+	case ErrServer:
+		return p.Status >= 500 && p.Status <= 599
+	}
+	return false
+}
+
+// MigrateTo returns details.migrateToEndpoint exactly as sent, or "".
+func (p *Problem) MigrateTo() string {
+	if p == nil {
+		return ""
+	}
+	s, _ := p.Details["migrateToEndpoint"].(string)
+	return s
+}
+
+// Deprecation reports the move that a 410 ENDPOINT_DEPRECATED problem
+// advises. ok is false for any other problem. To is empty when the advice
+// could not be resolved into a route on the client's base URL.
+func (p *Problem) Deprecation() (d Deprecation, ok bool) {
+	if p == nil || p.Code != CodeEndpointDeprecated {
+		return Deprecation{}, false
+	}
+	if p.deprecation != nil {
+		return *p.deprecation, true
+	}
+	from := ""
+	if p.Method != "" {
+		from = p.Method + " " + p.Path
+	}
+	return Deprecation{From: from, MigrateTo: p.MigrateTo(), Problem: p}, true
+}
+
+// Deprecation describes one endpoint move advised by the service.
+type Deprecation struct {
+	From      string   // "POST /threads/thr_1.a/advance": the call answered 410
+	To        string   // "POST /threads/thr_1.a/advancestream": the resolved replacement
+	MigrateTo string   // details.migrateToEndpoint exactly as sent
+	Problem   *Problem // the 410 itself
+}
+
+// decodeProblem builds the Problem for a non-2xx response, reading at most
+// maxProblemBody bytes of it. It closes the body. secret, when not empty, is
+// replaced in the body before anything is decoded, so no field can carry it.
+func decodeProblem(resp *http.Response, method, path, secret string) *Problem {
+	body := readCapped(resp)
+	resp.Body.Close()
+	p := parseProblem(resp.StatusCode, body, secret)
+	p.Method, p.Path = method, path
+	p.RequestID = requestID(resp.Header)
+	return p
+}
+
+func readCapped(resp *http.Response) []byte {
+	var r io.Reader = io.LimitReader(resp.Body, maxProblemBody)
+	// The transport decodes gzip only when it asked for it; a server that
+	// compresses unasked still gets read.
+	if strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
+		if zr, err := gzip.NewReader(resp.Body); err == nil {
+			r = io.LimitReader(zr, maxProblemBody)
+		}
+	}
+	body, _ := io.ReadAll(r)
+	// Drain a little more so that a short tail does not cost the connection;
+	// a huge body is cut off instead of read.
+	_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
+	return body
+}
+
+func requestID(h http.Header) string {
+	for _, k := range [...]string{"X-Request-Id", "Request-Id", "X-Correlation-Id", "X-Amzn-Requestid"} {
+		if v := h.Get(k); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+const redacted = "[REDACTED]"
+
+// minSecretLen is the shortest key that is redacted from bodies; shorter
+// strings occur by chance in ordinary text.
+const minSecretLen = 6
+
+// parseProblem decodes an error body of any shape. It never fails: what is
+// not JSON becomes an excerpt.
+func parseProblem(status int, body []byte, secret string) *Problem {
+	if len(secret) >= minSecretLen && bytes.Contains(body, []byte(secret)) {
+		body = bytes.ReplaceAll(body, []byte(secret), []byte(redacted))
+	}
+	p := &Problem{Status: status, Body: body}
+	var members map[string]json.RawMessage
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) > 0 && trimmed[0] == '{' && json.Unmarshal(trimmed, &members) == nil {
+		p.fromMembers(members)
+	} else if len(trimmed) > 0 {
+		p.Detail = excerpt(trimmed, 200)
+	}
+	if p.Type == "" {
+		p.Type = "about:blank"
+	}
+	if p.Title == "" {
+		p.Title = http.StatusText(status)
+	}
+	return p
+}
+
+func (p *Problem) fromMembers(m map[string]json.RawMessage) {
+	str := func(key string) string {
+		var s string
+		if raw, ok := m[key]; ok && json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+		return ""
+	}
+	p.Type = str("type")
+	p.Title = str("title")
+	p.Detail = str("detail")
+	p.Instance = str("instance")
+	p.Code = str("code")
+	if raw, ok := m["details"]; ok {
+		_ = json.Unmarshal(raw, &p.Details)
+	}
+	// The framework shape: {statusCode, message: string | string[], error}.
+	if p.Title == "" {
+		p.Title = str("error")
+	}
+	if p.Detail == "" {
+		if raw, ok := m["message"]; ok {
+			var list []string
+			if s := str("message"); s != "" {
+				p.Detail = s
+			} else if json.Unmarshal(raw, &list) == nil {
+				p.Detail = strings.Join(list, "; ")
+			}
+		}
+	}
+	for k, v := range m {
+		switch k {
+		case "type", "title", "status", "detail", "instance", "code", "details":
+			continue
+		}
+		if p.Extensions == nil {
+			p.Extensions = make(map[string]json.RawMessage, len(m))
+		}
+		p.Extensions[k] = v
+	}
+}
+
+// excerpt returns at most n bytes of b as valid, single-line UTF-8.
+func excerpt(b []byte, n int) string {
+	cut := len(b) > n
+	if cut {
+		b = b[:n]
+		for len(b) > 0 && !utf8.Valid(b) {
+			b = b[:len(b)-1]
+		}
+	}
+	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "?")), " ")
+	if cut {
+		s += "…"
+	}
+	return s
+}
+
+// unexpectedResponse reports a 2xx answer that the operation cannot read.
+func unexpectedResponse(method, path string, status int, format string, args ...any) error {
+	return fmt.Errorf("%w: %s %s: %d: %s", ErrUnexpectedResponse, method, path, status, fmt.Sprintf(format, args...))
+}

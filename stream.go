@@ -1,0 +1,320 @@
+package threads
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	sse "github.com/tmaxmax/go-sse"
+
+	"github.com/threadsapi/threads-go/internal/sseline"
+)
+
+// Stream failures, matched with errors.Is against Stream.Err.
+var (
+	// ErrStreamFailed matches a *StreamError (the service's error: line)
+	// and an event whose data is not a snapshot.
+	ErrStreamFailed = errors.New("threads: stream failed")
+	// ErrStreamTruncated means the stream ended without "data: DONE": the
+	// connection was lost. It comes wrapped with io.ErrUnexpectedEOF or the
+	// read error.
+	ErrStreamTruncated = errors.New("threads: stream ended without DONE")
+	// ErrEventTooLarge means one event exceeded WithMaxEventSize.
+	ErrEventTooLarge = errors.New("threads: stream event exceeds the size limit")
+	// ErrStreamIdle means no event arrived within WithStreamIdleTimeout.
+	ErrStreamIdle = errors.New("threads: stream idle timeout")
+)
+
+// StreamError is the service's in-band failure: the stream's "error:" line.
+// The live service sends no detail ("Error in streaming response"), whatever
+// went wrong: a spent quota, a malformed message, a thread that is still
+// processing (Cancel it), or a model failure.
+type StreamError struct {
+	Message string // the text after "error:"
+}
+
+// Error returns the service's text.
+func (e *StreamError) Error() string { return "threads: stream failed: " + e.Message }
+
+// Is matches ErrStreamFailed.
+func (e *StreamError) Is(target error) bool { return target == ErrStreamFailed }
+
+// StreamEvent is one snapshot of a streamed reply.
+type StreamEvent struct {
+	AdvanceResponse        // the snapshot as sent: ev.Message, ev.GenerationStage, ev.StatusMessage
+	TextDelta       string // text added to ev.Message since its previous snapshot in this stream
+}
+
+// Stream reads the snapshots of one streamed reply.
+//
+// Iterate with Next and Current, then check Err; or range over All. Each
+// event is a full snapshot of one message (several messages may follow each
+// other); TextDelta holds just the new text, so joining a message's deltas
+// gives its final text. Messages returns the latest snapshot of each.
+//
+// A Stream is not safe for concurrent use, except Close, which may be called
+// from any goroutine, any number of times, also while Next blocks.
+type Stream struct {
+	body io.ReadCloser
+	ctx  context.Context
+	cfg  *config
+
+	next func() (sse.Event, error, bool)
+	stop func()
+
+	cur      StreamEvent
+	err      error
+	index    int // events decoded so far
+	done     bool
+	messages []Message
+	byID     map[string]int // message id -> index in messages
+
+	mu      sync.Mutex // guards the fields below, shared with Close
+	closed  bool
+	running bool // Next is inside the parser
+	idle    bool // the idle timer fired
+	timer   *time.Timer
+	once    sync.Once // closes body
+}
+
+func newStream(ctx context.Context, body io.ReadCloser, cfg *config) *Stream {
+	s := &Stream{body: body, ctx: ctx, cfg: cfg, byID: make(map[string]int, 2)}
+	events := sse.Read(sseline.New(body), &sse.ReadConfig{MaxEventSize: cfg.maxEventSize})
+	s.next, s.stop = iter.Pull2(iter.Seq2[sse.Event, error](events))
+	if cfg.idleTimeout > 0 {
+		s.timer = time.AfterFunc(cfg.idleTimeout, s.idleFired)
+	}
+	return s
+}
+
+func (s *Stream) idleFired() {
+	s.mu.Lock()
+	s.idle = true
+	s.mu.Unlock()
+	s.closeBody()
+}
+
+func (s *Stream) closeBody() {
+	s.once.Do(func() { s.body.Close() })
+}
+
+// Next advances to the next snapshot, which Current then returns. It
+// returns false at the end of the stream or on failure; Err tells which.
+// It blocks until an event's bytes have arrived, and no longer.
+func (s *Stream) Next() bool {
+	if s.done {
+		return false
+	}
+	for {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			s.finish(nil)
+			return false
+		}
+		s.running = true
+		s.mu.Unlock()
+
+		ev, err, ok := s.next()
+
+		s.mu.Lock()
+		s.running = false
+		closed, idle := s.closed, s.idle
+		if s.timer != nil && ok && err == nil {
+			s.timer.Reset(s.cfg.idleTimeout)
+		}
+		s.mu.Unlock()
+
+		switch {
+		case closed:
+			s.finish(nil)
+			return false
+		case idle:
+			s.finish(fmt.Errorf("%w: no event for %v", ErrStreamIdle, s.cfg.idleTimeout))
+			return false
+		case !ok:
+			s.finish(s.readFailure(io.ErrUnexpectedEOF))
+			return false
+		case err != nil:
+			s.finish(s.readFailure(err))
+			return false
+		}
+
+		switch {
+		case ev.Type == sseline.ErrorEvent:
+			msg, _, _ := strings.Cut(ev.Data, "\n")
+			s.finish(&StreamError{Message: strings.TrimSpace(msg)})
+			return false
+		case ev.Data == "":
+			continue // an event without data, such as a lone id: line
+		case ev.Data == "DONE":
+			s.drain()
+			s.finish(nil)
+			return false
+		}
+		if err := s.decode(ev.Data); err != nil {
+			s.finish(err)
+			return false
+		}
+		return true
+	}
+}
+
+// decode parses one snapshot and computes its delta.
+func (s *Stream) decode(data string) error {
+	var ev StreamEvent
+	// json.Unmarshal only reads its input and copies what it keeps, so the
+	// event's string can be viewed as bytes without a copy.
+	if err := json.Unmarshal(unsafe.Slice(unsafe.StringData(data), len(data)), &ev.AdvanceResponse); err != nil {
+		return fmt.Errorf("%w: event %d is not a snapshot (%v): %s", ErrStreamFailed, s.index, err, excerpt([]byte(data), 80))
+	}
+	s.index++
+	text := ev.Message.Text()
+	prev := ""
+	if id := ev.Message.ID; id != "" {
+		if i, ok := s.byID[id]; ok {
+			prev = s.messages[i].Text()
+			s.messages[i] = ev.Message
+		} else {
+			s.byID[id] = len(s.messages)
+			s.messages = append(s.messages, ev.Message)
+		}
+	} else {
+		// Synthetic snapshots (id "") are never merged with each other.
+		s.messages = append(s.messages, ev.Message)
+	}
+	ev.TextDelta = delta(prev, text)
+	s.cur = ev
+	return nil
+}
+
+// delta returns the text that cur adds to prev. The service opens each
+// message with a one-space placeholder and repeats the final text: white
+// space alone is "no text yet", and a repeat adds nothing. A snapshot that
+// does not extend the previous one is new text as a whole.
+func delta(prev, cur string) string {
+	if blank(cur) {
+		return ""
+	}
+	if blank(prev) {
+		return cur
+	}
+	if strings.HasPrefix(cur, prev) {
+		return cur[len(prev):]
+	}
+	return cur
+}
+
+func blank(s string) bool {
+	return strings.TrimSpace(s) == ""
+}
+
+// readFailure maps a parser or body error to the stream's error.
+func (s *Stream) readFailure(err error) error {
+	if ctxErr := s.ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
+	if errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("%w (%d bytes)", ErrEventTooLarge, s.cfg.maxEventSize)
+	}
+	return fmt.Errorf("%w: %w", ErrStreamTruncated, err)
+}
+
+// drain reads what follows DONE (normally just the end of the chunked body)
+// so the connection can be reused, but never waits long for it.
+func (s *Stream) drain() {
+	t := time.AfterFunc(100*time.Millisecond, s.closeBody)
+	defer t.Stop()
+	_, _ = io.CopyN(io.Discard, s.body, 64<<10)
+}
+
+func (s *Stream) finish(err error) {
+	s.done = true
+	s.err = err
+	s.cur = StreamEvent{}
+	s.release()
+}
+
+// release stops the parser and the timer and closes the body. Next calls
+// it when the stream ends, never while it is inside the parser.
+func (s *Stream) release() {
+	s.mu.Lock()
+	s.closed = true
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	s.stopParserLocked()
+	s.mu.Unlock()
+	s.closeBody()
+}
+
+// stopParserLocked ends the pull iterator. The parser must not be running.
+func (s *Stream) stopParserLocked() {
+	if s.stop != nil {
+		s.stop()
+		s.stop = nil
+	}
+}
+
+// Current returns the snapshot that the last successful Next read.
+func (s *Stream) Current() StreamEvent { return s.cur }
+
+// Err returns why the stream ended: nil after "data: DONE" or Close, a
+// *StreamError for the service's error line, the context's error when it
+// was cancelled, or an error matching ErrStreamTruncated, ErrEventTooLarge,
+// ErrStreamIdle or ErrStreamFailed.
+func (s *Stream) Err() error { return s.err }
+
+// Close releases the connection at once; a Next blocked in a read returns
+// false. It is idempotent and safe from any goroutine. Closing does not
+// stop the service's generation: call ThreadsService.Cancel for that.
+func (s *Stream) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	if !s.running {
+		// Next is not inside the parser, so it can be stopped here;
+		// otherwise Next stops it when its read returns.
+		s.stopParserLocked()
+	}
+	s.mu.Unlock()
+	s.closeBody()
+	return nil
+}
+
+// All returns an iterator over the stream's snapshots. A failure is
+// yielded once, as the last element. Breaking out of the loop, or reaching
+// the end, closes the stream.
+func (s *Stream) All() iter.Seq2[StreamEvent, error] {
+	return func(yield func(StreamEvent, error) bool) {
+		defer s.Close()
+		for s.Next() {
+			if !yield(s.Current(), nil) {
+				return
+			}
+		}
+		if err := s.Err(); err != nil {
+			yield(StreamEvent{}, err)
+		}
+	}
+}
+
+// Messages returns the latest snapshot of each message seen so far, in the
+// order the messages first appeared. The slice is the caller's.
+func (s *Stream) Messages() []Message {
+	return append([]Message(nil), s.messages...)
+}
