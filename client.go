@@ -60,7 +60,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.apiKey == "" {
+	if cfg.apiKey.get() == "" {
 		return nil, fmt.Errorf("threads: no API key: use WithAPIKey or set %s", EnvAPIKey)
 	}
 	c := &Client{cfg: cfg, base: base}
@@ -190,7 +190,7 @@ func (c *Client) do(ctx context.Context, cfg *config, cl call) (*http.Response, 
 	if ok2xx(resp.StatusCode) {
 		return resp, nil
 	}
-	p := decodeProblem(resp, r.Method, pathOf(r), cfg.apiKey)
+	p := decodeProblem(resp, r.Method, pathOf(r), cfg.apiKey.get())
 	if p.Code != CodeEndpointDeprecated {
 		return nil, p
 	}
@@ -211,7 +211,7 @@ func (c *Client) do(ctx context.Context, cfg *config, cl call) (*http.Response, 
 		return nil, err
 	}
 	if !ok2xx(resp.StatusCode) {
-		p2 := decodeProblem(resp, to.Method, pathOf(to), cfg.apiKey)
+		p2 := decodeProblem(resp, to.Method, pathOf(to), cfg.apiKey.get())
 		if p2.Code == CodeEndpointDeprecated {
 			p.migration = "the replacement " + to.String() + " answered 410 too"
 			return nil, p
@@ -319,9 +319,9 @@ func (c *Client) setHeaders(h http.Header, cfg *config, stream, hasBody bool) {
 		h.Set("User-Agent", defaultUserAgent)
 	}
 	if cfg.apiKeyHeader != "" {
-		h.Set(cfg.apiKeyHeader, cfg.apiKey)
+		h.Set(cfg.apiKeyHeader, cfg.apiKey.get())
 	} else {
-		h.Set("Authorization", "Bearer "+cfg.apiKey)
+		h.Set("Authorization", "Bearer "+cfg.apiKey.get())
 	}
 }
 

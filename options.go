@@ -40,7 +40,7 @@ type Option struct {
 // config is everything the options set. A Client keeps one; a call with
 // options works on a copy.
 type config struct {
-	apiKey         string
+	apiKey         secret
 	apiKeySet      bool
 	baseURL        string
 	baseURLSet     bool
@@ -74,7 +74,7 @@ func defaultConfig() config {
 // a client or its options with %v never shows the secret.
 func (c config) String() string {
 	key := "unset"
-	if c.apiKey != "" {
+	if c.apiKey.get() != "" {
 		key = redacted
 	}
 	return fmt.Sprintf("{baseURL:%q apiKey:%s maxRetries:%d}", c.baseURL, key, c.maxRetries)
@@ -82,6 +82,23 @@ func (c config) String() string {
 
 // GoString is String, for %#v.
 func (c config) GoString() string { return c.String() }
+
+// secret holds the API key behind a pointer: fmt, even when it reaches a
+// config by reflection inside another value, prints an address, never the
+// key.
+type secret struct{ p *string }
+
+func newSecret(s string) secret { return secret{&s} }
+
+func (s secret) get() string {
+	if s.p == nil {
+		return ""
+	}
+	return *s.p
+}
+
+// String hides the key from fmt.
+func (s secret) String() string { return redacted }
 
 // String names the option without its value (which may be a secret).
 func (o Option) String() string { return "threads." + o.name }
@@ -121,7 +138,7 @@ func WithAPIKey(key string) Option {
 		if !validHeaderValue(key) {
 			return errors.New("threads: WithAPIKey: the key contains characters a header cannot carry")
 		}
-		c.apiKey, c.apiKeySet = key, true
+		c.apiKey, c.apiKeySet = newSecret(key), true
 		return nil
 	})
 }
@@ -308,7 +325,7 @@ func (c *config) fromEnvironment() {
 		return
 	}
 	if !c.apiKeySet {
-		c.apiKey = os.Getenv(EnvAPIKey)
+		c.apiKey = newSecret(os.Getenv(EnvAPIKey))
 	}
 	if !c.baseURLSet {
 		c.baseURL = os.Getenv(EnvBaseURL)

@@ -1,0 +1,160 @@
+package threads
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestProblemShapes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		file, contentType string
+		status            int
+		sentinel          error
+		want              Problem
+	}{
+		{"live/problem-403-forbidden.json", "application/json; charset=utf-8", 403, ErrForbidden,
+			Problem{Type: "about:blank", Title: "Forbidden", Detail: "Forbidden resource"}},
+		{"live/problem-401-invalid-bearer.json", "application/json; charset=utf-8", 401, ErrUnauthorized,
+			Problem{Type: "about:blank", Title: "Unauthorized", Detail: "Invalid bearer token"}},
+		{"live/problem-404-cannot-get.json", "application/json; charset=utf-8", 404, ErrNotFound,
+			Problem{Type: "about:blank", Title: "Not Found", Detail: "Cannot GET /threads"}},
+		{"live/problem-400-list-message.json", "application/json; charset=utf-8", 400, ErrBadRequest,
+			Problem{Type: "about:blank", Title: "Bad Request", Detail: "projectId must be a string"}},
+		{"live/problem-400-string-message.json", "application/json; charset=utf-8", 400, ErrBadRequest,
+			Problem{Type: "about:blank", Title: "Bad Request", Detail: "includeInternal is deprecated, if passed, it can only be `true`"}},
+		// No "error" member: the title comes from the status.
+		{"live/problem-500-internal.json", "application/json; charset=utf-8", 500, ErrServer,
+			Problem{Type: "about:blank", Title: "Internal Server Error", Detail: "Internal server error"}},
+		{"live/problem-404-not-found.problem.json", "application/problem+json; charset=utf-8", 404, ErrNotFound,
+			Problem{Type: "https://docs.tambo.co/reference/problems/not-found", Title: "Not Found", Detail: "Thread not found",
+				Instance: "/threads/thr_iSp004Xf.f4a5d7?contextKey=someone-else"}},
+		// The 410 arrives as plain application/json: decided by the body, not the media type.
+		{"live/problem-410-advance-by-id.json", "application/json; charset=utf-8", 410, ErrEndpointDeprecated,
+			Problem{Type: "https://docs.tambo.co/reference/problems/endpoint-deprecated", Title: "Endpoint Deprecated",
+				Detail:   "The non-streaming /:id/advance endpoint has been deprecated. Please use /:id/advancestream instead.",
+				Code:     "ENDPOINT_DEPRECATED",
+				Instance: "/threads/thr_iSp004Xf.f4a5d7/advance",
+				Details:  map[string]any{"migrateToEndpoint": "POST /:id/advancestream"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			t.Parallel()
+			body := fixture(t, tt.file)
+			srv := serveCanned(t, tt.status, tt.contentType, body)
+			c := cannedClient(t, srv, WithoutAutoMigrate())
+			_, err := c.Threads.Get(context.Background(), "thr_iSp004Xf.f4a5d7")
+			var p *Problem
+			require.ErrorAs(t, err, &p)
+			assert.ErrorIs(t, err, tt.sentinel)
+			assert.Equal(t, tt.status, p.Status)
+			assert.Equal(t, tt.want.Type, p.Type)
+			assert.Equal(t, tt.want.Title, p.Title)
+			assert.Equal(t, tt.want.Detail, p.Detail)
+			assert.Equal(t, tt.want.Code, p.Code)
+			assert.Equal(t, tt.want.Instance, p.Instance)
+			if tt.want.Details != nil {
+				assert.Equal(t, tt.want.Details, p.Details)
+			}
+			assert.Equal(t, body, p.Body)
+			assert.Equal(t, http.MethodGet, p.Method)
+			assert.Equal(t, "/threads/thr_iSp004Xf.f4a5d7", p.Path)
+			// The message names the call, the status and the detail.
+			assert.Contains(t, err.Error(), "GET /threads/thr_iSp004Xf.f4a5d7")
+			assert.Contains(t, err.Error(), tt.want.Detail)
+		})
+	}
+}
+
+func TestProblemFrameworkExtensions(t *testing.T) {
+	t.Parallel()
+	p := parseProblem(400, fixture(t, "live/problem-400-list-message.json"), "")
+	assert.JSONEq(t, `["projectId must be a string"]`, string(p.Extensions["message"]))
+	assert.JSONEq(t, `400`, string(p.Extensions["statusCode"]))
+	assert.NotContains(t, p.Extensions, "type")
+}
+
+func TestProblemListJoined(t *testing.T) {
+	t.Parallel()
+	p := parseProblem(400, []byte(`{"statusCode":400,"message":["a must be set","b must be a string"],"error":"Bad Request"}`), "")
+	assert.Equal(t, "a must be set; b must be a string", p.Detail)
+}
+
+func TestProblemNonJSON(t *testing.T) {
+	t.Parallel()
+	html := []byte("<html>\n<body><h1>502 Bad Gateway</h1>\n</body></html>")
+	p := parseProblem(502, html, "")
+	assert.Equal(t, "Bad Gateway", p.Title)
+	assert.Equal(t, "about:blank", p.Type)
+	assert.Equal(t, "<html> <body><h1>502 Bad Gateway</h1> </body></html>", p.Detail)
+	assert.ErrorIs(t, p, ErrServer)
+
+	long := parseProblem(503, []byte(strings.Repeat("é", 300)), "")
+	assert.LessOrEqual(t, len(long.Detail), 204)
+	assert.True(t, strings.HasSuffix(long.Detail, "…"))
+	assert.NotContains(t, long.Detail, "\uFFFD")
+}
+
+func TestProblemURNTypeAndUnknownShape(t *testing.T) {
+	t.Parallel()
+	p := parseProblem(409, []byte(`{"type":"urn:tambo:error:concurrent_run","title":"Conflict","status":409,"code":"CONCURRENT_RUN","runId":"r1"}`), "")
+	assert.Equal(t, "urn:tambo:error:concurrent_run", p.Type)
+	assert.ErrorIs(t, p, ErrConflict)
+	assert.JSONEq(t, `"r1"`, string(p.Extensions["runId"]))
+
+	for _, body := range []string{"", "null", "[]", `{"title":5}`, "{", `"text"`} {
+		p := parseProblem(429, []byte(body), "")
+		assert.Equal(t, "Too Many Requests", p.Title, body)
+		assert.ErrorIs(t, p, ErrRateLimited)
+	}
+}
+
+func TestProblemNilAndSentinels(t *testing.T) {
+	t.Parallel()
+	var p *Problem
+	assert.Equal(t, "threads: <nil problem>", p.Error())
+	assert.False(t, errors.Is(p, ErrNotFound))
+	_, ok := p.Deprecation()
+	assert.False(t, ok)
+
+	for status, sentinel := range map[int]error{400: ErrBadRequest, 401: ErrUnauthorized, 402: ErrPaymentRequired,
+		403: ErrForbidden, 404: ErrNotFound, 409: ErrConflict, 429: ErrRateLimited, 500: ErrServer, 599: ErrServer} {
+		p := &Problem{Status: status}
+		assert.ErrorIs(t, p, sentinel, status)
+		assert.NotErrorIs(t, p, ErrEndpointDeprecated, status)
+	}
+	assert.NotErrorIs(t, &Problem{Status: 501}, ErrNotFound)
+	assert.ErrorIs(t, &Problem{Status: 410, Code: CodeEndpointDeprecated}, ErrEndpointDeprecated)
+}
+
+func TestProblemRedactsKey(t *testing.T) {
+	t.Parallel()
+	body := []byte(`{"statusCode":401,"message":"key ` + testKey + ` is not valid","error":"Unauthorized","echo":"` + testKey + `"}`)
+	srv := serveCanned(t, 401, "application/json", body)
+	c := cannedClient(t, srv)
+	_, err := c.Threads.Get(context.Background(), "thr_1.a")
+	require.Error(t, err)
+	var p *Problem
+	require.ErrorAs(t, err, &p)
+	assert.NotContains(t, err.Error(), testKey)
+	assert.NotContains(t, string(p.Body), testKey)
+	assert.NotContains(t, string(p.Extensions["echo"]), testKey)
+	assert.Contains(t, p.Detail, "[REDACTED]")
+}
+
+func TestProblemRequestIDAndCap(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 3*maxProblemBody)
+	srv := serveCanned(t, 500, "text/plain", []byte(big))
+	c := cannedClient(t, srv)
+	_, err := c.Threads.Get(context.Background(), "thr_1.a")
+	var p *Problem
+	require.ErrorAs(t, err, &p)
+	assert.Len(t, p.Body, maxProblemBody)
+}
