@@ -225,6 +225,9 @@ func (s *Stream) readFailure(err error) error {
 	if errors.Is(err, bufio.ErrTooLong) {
 		return fmt.Errorf("%w (%d bytes)", ErrEventTooLarge, s.cfg.maxEventSize)
 	}
+	if errors.Is(err, sse.ErrUnexpectedEOF) {
+		err = io.ErrUnexpectedEOF // the input ended inside an event
+	}
 	return fmt.Errorf("%w: %w", ErrStreamTruncated, err)
 }
 

@@ -1,0 +1,503 @@
+package threads
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/threadsapi/threads-go/internal/fakeserver"
+)
+
+// streamFrom decodes body as a stream, without any network.
+func streamFrom(body io.Reader, opts ...Option) *Stream {
+	cfg := defaultConfig()
+	if err := cfg.apply(opts, true); err != nil {
+		panic(err)
+	}
+	return newStream(context.Background(), io.NopCloser(body), &cfg)
+}
+
+// collect reads s to its end.
+func collect(t *testing.T, s *Stream) ([]StreamEvent, error) {
+	t.Helper()
+	var evs []StreamEvent
+	for ev, err := range s.All() {
+		if err != nil {
+			return evs, err
+		}
+		evs = append(evs, ev)
+	}
+	return evs, nil
+}
+
+func joinDeltas(evs []StreamEvent, id string) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		if ev.Message.ID == id {
+			b.WriteString(ev.TextDelta)
+		}
+	}
+	return b.String()
+}
+
+// oneByteReader returns one byte per Read: every split point is exercised.
+type oneByteReader struct{ r io.Reader }
+
+func (o oneByteReader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	return o.r.Read(p[:1])
+}
+
+func TestStreamTranscripts(t *testing.T) {
+	t.Parallel()
+	const plainID, plainText = "msg_DnP7cK51.ab7abf", "Hello from the fake model."
+	tests := []struct {
+		file    string
+		events  int
+		final   GenerationStage
+		texts   map[string]string // message id -> joined deltas (== final text)
+		wantErr error
+	}{
+		{"live/stream-plain.sse", 7, GenerationStageComplete, map[string]string{plainID: plainText}, nil},
+		{"live/stream-create.sse", 7, GenerationStageComplete, map[string]string{"msg_tIZonYPD.779066": plainText}, nil},
+		{"live/stream-after-cancel.sse", 7, GenerationStageComplete, map[string]string{"msg_TH0HX7.1e0d26": plainText}, nil},
+		{"stream-crlf.sse", 7, GenerationStageComplete, map[string]string{plainID: plainText}, nil},
+		{"stream-cr.sse", 7, GenerationStageComplete, map[string]string{plainID: plainText}, nil},
+		{"stream-keepalive.sse", 7, GenerationStageComplete, map[string]string{plainID: plainText}, nil},
+		{"stream-tool-call.sse", 4, GenerationStageFetchingContext, map[string]string{"msg_Tool0001.aaaaaa": ""}, nil},
+		{"stream-two-messages.sse", 8, GenerationStageComplete,
+			map[string]string{"msg_First001.111111": "Let me check.", "msg_Second02.222222": "It is sunny."}, nil},
+		{"stream-synthetic.sse", 2, GenerationStageCancelled, nil, nil},
+		{"live/stream-error-after-placeholder.sse", 1, GenerationStageStreamingResponse, map[string]string{"msg_e7KVMoa.2a8aa6": ""}, ErrStreamFailed},
+		{"live/stream-error-only.sse", 0, "", nil, ErrStreamFailed},
+		{"stream-truncated.sse", 4, GenerationStageStreamingResponse, map[string]string{plainID: "Hello from the fake"}, ErrStreamTruncated},
+		{"stream-malformed.sse", 2, GenerationStageStreamingResponse, nil, ErrStreamFailed},
+	}
+	for _, tt := range tests {
+		for _, split := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/bytewise=%v", tt.file, split), func(t *testing.T) {
+				t.Parallel()
+				var r io.Reader = bytes.NewReader(fixture(t, tt.file))
+				if split {
+					r = oneByteReader{r}
+				}
+				s := streamFrom(r)
+				evs, err := collect(t, s)
+				if tt.wantErr != nil {
+					require.ErrorIs(t, err, tt.wantErr)
+				} else {
+					require.NoError(t, err)
+				}
+				assert.Len(t, evs, tt.events)
+				if tt.events > 0 {
+					assert.Equal(t, tt.final, evs[len(evs)-1].GenerationStage)
+				}
+				msgs := s.Messages()
+				for id, text := range tt.texts {
+					assert.Equal(t, text, joinDeltas(evs, id), id)
+					var last Message
+					for _, m := range msgs {
+						if m.ID == id {
+							last = m
+						}
+					}
+					if text != "" {
+						assert.Equal(t, text, last.Text(), id)
+					}
+				}
+				assert.False(t, s.Next(), "no event after the end")
+			})
+		}
+	}
+}
+
+func TestStreamErrorLine(t *testing.T) {
+	t.Parallel()
+	_, err := collect(t, streamFrom(bytes.NewReader(fixture(t, "live/stream-error-after-placeholder.sse"))))
+	var se *StreamError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "Error in streaming response", se.Message)
+	assert.ErrorIs(t, err, ErrStreamFailed)
+}
+
+func TestStreamTruncatedIsUnexpectedEOF(t *testing.T) {
+	t.Parallel()
+	_, err := collect(t, streamFrom(bytes.NewReader(fixture(t, "stream-truncated.sse"))))
+	assert.ErrorIs(t, err, ErrStreamTruncated)
+	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+}
+
+func TestStreamMalformedNamesEvent(t *testing.T) {
+	t.Parallel()
+	_, err := collect(t, streamFrom(bytes.NewReader(fixture(t, "stream-malformed.sse"))))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "event 2")
+	assert.Contains(t, err.Error(), `{"responseMessageDto":{"id":`)
+}
+
+func TestStreamToolCallFields(t *testing.T) {
+	t.Parallel()
+	evs, err := collect(t, streamFrom(bytes.NewReader(fixture(t, "stream-tool-call.sse"))))
+	require.NoError(t, err)
+	for _, ev := range evs[:len(evs)-1] {
+		assert.Nil(t, ev.Message.ToolCallRequest, "intermediate snapshots hide the request")
+	}
+	last := evs[len(evs)-1].Message
+	require.NotNil(t, last.ToolCallRequest)
+	assert.Equal(t, "get_weather", last.ToolCallRequest.ToolName)
+	assert.Equal(t, []ToolCallParameter{{ParameterName: "city", ParameterValue: "Paris"}}, last.ToolCallRequest.Parameters)
+	assert.Equal(t, "call_7Hq2", last.ToolCallID)
+}
+
+func TestStreamSyntheticNotMerged(t *testing.T) {
+	t.Parallel()
+	s := streamFrom(bytes.NewReader(fixture(t, "stream-synthetic.sse")))
+	evs, err := collect(t, s)
+	require.NoError(t, err)
+	require.Len(t, evs, 2)
+	msgs := s.Messages()
+	require.Len(t, msgs, 2)
+	assert.Empty(t, msgs[0].Content)
+	assert.Equal(t, "Thread cancelled", evs[1].StatusMessage)
+}
+
+func TestStreamDelta(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ prev, cur, want string }{
+		{"", " ", ""},
+		{" ", "Hello", "Hello"},
+		{"Hello", "Hello world", " world"},
+		{"Hello world", "Hello world", ""},
+		{"Hello world", "Goodbye", "Goodbye"},
+		{"Hello", "  ", ""},
+		{"", "Hi", "Hi"},
+	} {
+		assert.Equal(t, tt.want, delta(tt.prev, tt.cur), "%q -> %q", tt.prev, tt.cur)
+	}
+}
+
+// bigEvent is one snapshot whose text has n bytes, in the live format.
+func bigEvent(n int) []byte {
+	snap := map[string]any{
+		"responseMessageDto": map[string]any{"id": "msg_Big00001.bbbbbb", "threadId": "thr_a.1", "role": "assistant",
+			"content": []any{map[string]any{"type": "text", "text": strings.Repeat("a", n)}}, "componentState": map[string]any{},
+			"createdAt": "2026-11-21T23:57:44.826Z"},
+		"generationStage": "COMPLETE", "statusMessage": "Complete",
+	}
+	b, _ := json.Marshal(snap)
+	return append(append([]byte("data: "), b...), "\n\n"...)
+}
+
+func TestStreamLargeEvents(t *testing.T) {
+	t.Parallel()
+	body := append(bigEvent(4<<20), "data: DONE\n\n"...)
+	evs, err := collect(t, streamFrom(bytes.NewReader(body)))
+	require.NoError(t, err)
+	require.Len(t, evs, 1)
+	assert.Len(t, evs[0].TextDelta, 4<<20)
+
+	body = append(bigEvent(2<<20), "data: DONE\n\n"...)
+	_, err = collect(t, streamFrom(bytes.NewReader(body), WithMaxEventSize(1<<20)))
+	assert.ErrorIs(t, err, ErrEventTooLarge)
+}
+
+func TestStreamEndToEnd(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t)
+	ctx := context.Background()
+	th, err := c.Threads.Create(ctx, CreateThreadParams{ProjectID: srv.ProjectID})
+	require.NoError(t, err)
+
+	s, err := c.Threads.AdvanceStream(ctx, th.ID, AdvanceParams{Message: UserMessage("what is the weather")})
+	require.NoError(t, err)
+	evs, err := collect(t, s)
+	require.NoError(t, err)
+	require.NotEmpty(t, evs)
+	assert.Equal(t, GenerationStageComplete, evs[len(evs)-1].GenerationStage)
+	id := evs[0].Message.ID
+	assert.Equal(t, "You said: what is the weather", joinDeltas(evs, id))
+
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1]
+	assert.Equal(t, "text/event-stream", last.Header.Get("Accept"))
+	assert.Equal(t, "application/json", last.Header.Get("Content-Type"))
+	assert.JSONEq(t, `{"messageToAppend":{"role":"user","content":[{"type":"text","text":"what is the weather"}]}}`, string(last.Body))
+
+	got, err := c.Threads.Get(ctx, th.ID)
+	require.NoError(t, err)
+	require.Len(t, got.Messages, 2)
+	assert.Equal(t, "You said: what is the weather", got.Messages[1].Text())
+
+	// Create-and-advance makes a thread; its id is in the snapshots.
+	s, err = c.Threads.CreateAndAdvanceStream(ctx, AdvanceParams{Message: UserMessage("new")})
+	require.NoError(t, err)
+	evs, err = collect(t, s)
+	require.NoError(t, err)
+	assert.NotEqual(t, th.ID, evs[0].Message.ThreadID)
+	assert.Equal(t, 2, srv.ThreadCount())
+}
+
+func TestStreamTwoMessagesAndToolCallEndToEnd(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t)
+	ctx := context.Background()
+	srv.PushScript(fakeserver.Script{Replies: []string{"Let me look.", "Done looking."}})
+	s, err := c.Threads.CreateAndAdvanceStream(ctx, AdvanceParams{Message: UserMessage("x")})
+	require.NoError(t, err)
+	_, err = collect(t, s)
+	require.NoError(t, err)
+	msgs := s.Messages()
+	require.Len(t, msgs, 2)
+	assert.Equal(t, "Let me look.", msgs[0].Text())
+	assert.Equal(t, "Done looking.", msgs[1].Text())
+
+	tools := []ClientTool{{Name: "get_weather", Description: "Weather for a city", Parameters: []ToolParameter{{Name: "city", Type: "string", Description: "City", IsRequired: true}}}}
+	s, err = c.Threads.CreateAndAdvanceStream(ctx, AdvanceParams{Message: UserMessage("Paris"), ClientTools: tools})
+	require.NoError(t, err)
+	evs, err := collect(t, s)
+	require.NoError(t, err)
+	last := evs[len(evs)-1]
+	assert.Equal(t, GenerationStageFetchingContext, last.GenerationStage)
+	require.NotNil(t, last.Message.ToolCallRequest)
+	assert.Equal(t, "get_weather", last.Message.ToolCallRequest.ToolName)
+	require.NotEmpty(t, last.Message.ToolCallID)
+
+	s, err = c.Threads.AdvanceStream(ctx, last.Message.ThreadID, AdvanceParams{
+		Message: ToolResult(last.Message.ToolCallID, "22C and sunny"), ClientTools: tools})
+	require.NoError(t, err)
+	evs, err = collect(t, s)
+	require.NoError(t, err)
+	assert.Equal(t, "The tool returned: 22C and sunny", evs[len(evs)-1].Message.Text())
+}
+
+func TestStreamFaultsEndToEnd(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		script fakeserver.Script
+		want   error
+		events int
+	}{
+		{"error before snapshots", fakeserver.Script{Error: true, ErrorAfter: 0}, ErrStreamFailed, 0},
+		{"error after two", fakeserver.Script{Error: true, ErrorAfter: 2}, ErrStreamFailed, 2},
+		{"drop", fakeserver.Script{Drop: true, DropAfter: 3}, ErrStreamTruncated, 3},
+		{"oversize", fakeserver.Script{Oversize: 2 << 20}, ErrEventTooLarge, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, srv := setup(t, WithMaxEventSize(1<<20))
+			srv.PushScript(tt.script)
+			s, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage("a b c d")})
+			require.NoError(t, err)
+			evs, err := collect(t, s)
+			assert.ErrorIs(t, err, tt.want)
+			assert.Len(t, evs, tt.events)
+		})
+	}
+}
+
+func TestStreamProblemBeforeEvents(t *testing.T) {
+	t.Parallel()
+	c, _ := setup(t)
+	_, err := c.Threads.AdvanceStream(context.Background(), "thr_missing.000000", AdvanceParams{Message: UserMessage("x")})
+	assert.ErrorIs(t, err, ErrNotFound)
+
+	srv := serveCanned(t, 201, "text/html", []byte("<html></html>"))
+	c = cannedClient(t, srv)
+	_, err = c.Threads.AdvanceStream(context.Background(), "thr_a.1", AdvanceParams{Message: UserMessage("x")})
+	assert.ErrorIs(t, err, ErrUnexpectedResponse)
+	assert.ErrorContains(t, err, "want text/event-stream, got text/html")
+}
+
+// TestStreamDeliversBeforeNextBytes proves that an event reaches the caller
+// while the server still holds the rest of the stream back.
+func TestStreamDeliversBeforeNextBytes(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t)
+	hold := make(chan struct{})
+	srv.PushScript(fakeserver.Script{Hold: hold, HoldAfter: 1})
+	s, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage("hello")})
+	require.NoError(t, err)
+	defer s.Close()
+	require.True(t, s.Next(), s.Err())
+	assert.Equal(t, " ", s.Current().Message.Text()) // the placeholder, while the server waits
+	close(hold)
+	for s.Next() {
+	}
+	require.NoError(t, s.Err())
+}
+
+func TestStreamCloseWhileNextBlocks(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t)
+	hold := make(chan struct{})
+	defer close(hold)
+	srv.PushScript(fakeserver.Script{Hold: hold, HoldAfter: 1})
+	s, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage("hello")})
+	require.NoError(t, err)
+	require.True(t, s.Next())
+
+	done := make(chan bool)
+	go func() { done <- s.Next() }()
+	// Close races with Next entering its read; either order must end Next.
+	require.NoError(t, s.Close())
+	assert.False(t, <-done)
+	assert.NoError(t, s.Err())
+	require.NoError(t, s.Close()) // idempotent
+	assert.False(t, s.Next())
+}
+
+func TestStreamContextCancel(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t)
+	hold := make(chan struct{})
+	defer close(hold)
+	srv.PushScript(fakeserver.Script{Hold: hold, HoldAfter: 2})
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := c.Threads.CreateAndAdvanceStream(ctx, AdvanceParams{Message: UserMessage("one two three")})
+	require.NoError(t, err)
+	require.True(t, s.Next())
+	require.True(t, s.Next())
+	cancel()
+	assert.False(t, s.Next())
+	assert.ErrorIs(t, s.Err(), context.Canceled)
+}
+
+func TestStreamIdleTimeout(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t, WithStreamIdleTimeout(20*time.Millisecond))
+	hold := make(chan struct{})
+	defer close(hold)
+	srv.PushScript(fakeserver.Script{Hold: hold, HoldAfter: 1})
+	s, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage("x")})
+	require.NoError(t, err)
+	evs, err := collect(t, s)
+	assert.Len(t, evs, 1)
+	assert.ErrorIs(t, err, ErrStreamIdle)
+}
+
+func TestStreamBreakClosesConnection(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t)
+	hold := make(chan struct{})
+	defer close(hold)
+	srv.PushScript(fakeserver.Script{Hold: hold, HoldAfter: 1})
+	s, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage("x")})
+	require.NoError(t, err)
+	for range s.All() {
+		break
+	}
+	assert.False(t, s.Next())
+	assert.NoError(t, s.Err())
+}
+
+func TestStreamCancelStopsGeneration(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t)
+	ctx := context.Background()
+	hold := make(chan struct{})
+	srv.PushScript(fakeserver.Script{Hold: hold, HoldAfter: 2})
+	s, err := c.Threads.CreateAndAdvanceStream(ctx, AdvanceParams{Message: UserMessage("a b c d e")})
+	require.NoError(t, err)
+	require.True(t, s.Next())
+	threadID := s.Current().Message.ThreadID
+	th, err := c.Threads.Cancel(ctx, threadID)
+	require.NoError(t, err)
+	assert.Equal(t, GenerationStageCancelled, th.GenerationStage)
+	close(hold)
+	var last StreamEvent
+	for s.Next() {
+		last = s.Current()
+	}
+	require.NoError(t, s.Err())
+	assert.Equal(t, GenerationStageCancelled, last.GenerationStage)
+}
+
+// TestStreamOutlivesRequestTimeout: the per-attempt timeout covers the
+// wait for headers only.
+func TestStreamOutlivesRequestTimeout(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t, WithRequestTimeout(30*time.Millisecond))
+	srv.SetThrottle(15 * time.Millisecond) // 7 snapshots: ~90ms in all
+	s, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage("one two three")})
+	require.NoError(t, err)
+	start := time.Now()
+	evs, err := collect(t, s)
+	require.NoError(t, err)
+	assert.Greater(t, time.Since(start), 30*time.Millisecond)
+	assert.Equal(t, GenerationStageComplete, evs[len(evs)-1].GenerationStage)
+}
+
+func TestStreamConcurrentClients(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 20)
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage(fmt.Sprint("m", i))})
+			if err != nil {
+				errs <- err
+				return
+			}
+			var text string
+			for ev, err := range s.All() {
+				if err != nil {
+					errs <- err
+					return
+				}
+				text += ev.TextDelta
+			}
+			if text != fmt.Sprint("You said: m", i) {
+				errs <- errors.New("wrong text " + text)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	assert.Equal(t, 20, srv.ThreadCount())
+}
+
+func TestAdvanceReadsMigratedStream(t *testing.T) {
+	t.Parallel()
+	// A canned server that answers /advance with 410 and the replacement with a transcript.
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /threads/{id}/advance", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(410)
+		w.Write(fixture(t, "live/problem-410-advance-by-id.json"))
+	})
+	mux.HandleFunc("POST /threads/{id}/advancestream", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(201)
+		w.Write(fixture(t, "live/stream-plain.sse"))
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	c, err := NewClient(WithoutEnvironmentDefaults(), WithBaseURL(srv.URL), WithAPIKey(testKey))
+	require.NoError(t, err)
+	out, err := c.Threads.Advance(context.Background(), "thr_iSp004Xf.f4a5d7", AdvanceParams{Message: UserMessage("hi")})
+	require.NoError(t, err)
+	assert.Equal(t, GenerationStageComplete, out.GenerationStage)
+	assert.Equal(t, "Hello from the fake model.", out.Message.Text())
+}
