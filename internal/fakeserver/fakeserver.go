@@ -189,8 +189,13 @@ type Fault struct {
 	// Stall holds the request (before any answer) until Stall is closed or
 	// the client goes away.
 	Stall <-chan struct{}
-	// Reset closes the connection without an answer.
+	// Reset closes the connection without an answer, before the request
+	// acts.
 	Reset bool
+	// ActThenReset lets the request act (a thread is created, a message
+	// appended) and then closes the connection without the answer: the
+	// case a client must never retry blindly.
+	ActThenReset bool
 	// Status, Header and Body make the answer. Status 0 passes the request
 	// on to the normal handler (after Stall).
 	Status int
@@ -288,6 +293,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if f.Reset {
+			reset(w)
+			return
+		}
+		if f.ActThenReset {
+			if s.authorized(r) {
+				s.route(httptest.NewRecorder(), r, body)
+			}
 			reset(w)
 			return
 		}

@@ -57,7 +57,7 @@ func retryableTransportError(err error) bool {
 		return false
 	}
 	var (
-		unknownCA *x509.UnknownAuthorityError
+		unknownCA x509.UnknownAuthorityError
 		invalid   x509.CertificateInvalidError
 		hostname  x509.HostnameError
 		verify    *tls.CertificateVerificationError

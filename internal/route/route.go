@@ -217,21 +217,31 @@ func fromAbsolute(target string, base *url.URL) (string, error) {
 	if !strings.EqualFold(u.Scheme, base.Scheme) || !strings.EqualFold(hostPort(u), hostPort(base)) {
 		return "", fmt.Errorf("%w: %s://%s", ErrOffOrigin, u.Scheme, u.Host)
 	}
-	prefix := strings.TrimSuffix(base.EscapedPath(), "/")
-	p := u.EscapedPath()
-	if prefix != "" {
-		if p != prefix && !strings.HasPrefix(p, prefix+"/") {
-			return "", fmt.Errorf("%w: path %q is outside the base URL's %q", ErrOffOrigin, clip(p), prefix)
+	// Keep the target's own spelling of the path: escaping it would turn
+	// "{id}" into "%7Bid%7D".
+	rest := target[strings.Index(target, "://")+3:]
+	p := "/"
+	if i := strings.IndexAny(rest, "/?"); i >= 0 {
+		p = rest[i:]
+		if p[0] == '?' {
+			p = "/" + p
 		}
-		p = strings.TrimPrefix(p, prefix)
 	}
-	if p == "" {
-		p = "/"
+	path, query, hasQuery := strings.Cut(p, "?")
+	prefix := strings.TrimSuffix(base.EscapedPath(), "/")
+	if prefix != "" {
+		if path != prefix && !strings.HasPrefix(path, prefix+"/") {
+			return "", fmt.Errorf("%w: path %q is outside the base URL's %q", ErrOffOrigin, clip(path), prefix)
+		}
+		path = strings.TrimPrefix(path, prefix)
 	}
-	if u.RawQuery != "" || u.ForceQuery {
-		p += "?" + u.RawQuery
+	if path == "" {
+		path = "/"
 	}
-	return p, nil
+	if hasQuery {
+		path += "?" + query
+	}
+	return path, nil
 }
 
 func hostPort(u *url.URL) string {
