@@ -1,0 +1,179 @@
+package threads
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestAdvanceMigratesAndRemembers(t *testing.T) {
+	t.Parallel()
+	var moves []Deprecation
+	logs := &recordLogs{}
+	c, srv := setup(t, WithDeprecationHandler(func(d Deprecation) { moves = append(moves, d) }), WithLogger(slog.New(logs)))
+	ctx := context.Background()
+	th, err := c.Threads.Create(ctx, CreateThreadParams{ProjectID: srv.ProjectID})
+	require.NoError(t, err)
+
+	out, err := c.Threads.Advance(ctx, th.ID, AdvanceParams{Message: UserMessage("first")})
+	require.NoError(t, err)
+	assert.Equal(t, "You said: first", out.Message.Text())
+	assert.Equal(t, GenerationStageComplete, out.GenerationStage)
+	assert.Equal(t, 1, srv.Count("POST", "/threads/"+th.ID+"/advance"))
+	assert.Equal(t, 1, srv.Count("POST", "/threads/"+th.ID+"/advancestream"))
+
+	// The re-sent request has the same body, a JSON content type and the same auth.
+	reqs := srv.Requests()
+	old, moved := reqs[len(reqs)-2], reqs[len(reqs)-1]
+	assert.Equal(t, old.Body, moved.Body)
+	assert.Equal(t, "application/json", moved.Header.Get("Content-Type"))
+	assert.Equal(t, old.Header.Get("Authorization"), moved.Header.Get("Authorization"))
+
+	out, err = c.Threads.Advance(ctx, th.ID, AdvanceParams{Message: UserMessage("second")})
+	require.NoError(t, err)
+	assert.Equal(t, "You said: second", out.Message.Text())
+	assert.Equal(t, 1, srv.Count("POST", "/threads/"+th.ID+"/advance"), "the second call goes straight to the replacement")
+
+	require.Len(t, moves, 1)
+	assert.Equal(t, "POST /threads/"+th.ID+"/advance", moves[0].From)
+	assert.Equal(t, "POST /threads/"+th.ID+"/advancestream", moves[0].To)
+	assert.Equal(t, "POST /:id/advancestream", moves[0].MigrateTo)
+	assert.ErrorIs(t, moves[0].Problem, ErrEndpointDeprecated)
+	warns := 0
+	for _, r := range logs.recs {
+		if r.Level == slog.LevelWarn {
+			warns++
+		}
+	}
+	assert.Equal(t, 1, warns)
+
+	// Create-and-advance: POST /threads/advance -> POST /threads/advancestream.
+	out, err = c.Threads.CreateAndAdvance(ctx, AdvanceParams{Message: UserMessage("new")})
+	require.NoError(t, err)
+	assert.Equal(t, "You said: new", out.Message.Text())
+	assert.NotEqual(t, th.ID, out.Message.ThreadID)
+	require.Len(t, moves, 2)
+	assert.Equal(t, "POST /threads/advancestream", moves[1].To)
+}
+
+func TestMigrationForms(t *testing.T) {
+	t.Parallel()
+	for _, form := range []string{
+		"POST /:id/advancestream",
+		"POST /threads/{id}/advancestream",
+		"POST /threads/:id/advancestream",
+		"POST   /:id/advancestream?source=migration",
+		"absolute",
+	} {
+		t.Run(form, func(t *testing.T) {
+			t.Parallel()
+			c, srv := setup(t)
+			advice := form
+			if form == "absolute" {
+				advice = "POST " + srv.URL + "/threads/{id}/advancestream"
+			}
+			srv.SetMigrateTo(advice, "POST /advancestream")
+			th, err := c.Threads.Create(context.Background(), CreateThreadParams{ProjectID: srv.ProjectID})
+			require.NoError(t, err)
+			out, err := c.Threads.Advance(context.Background(), th.ID, AdvanceParams{Message: UserMessage("hi")})
+			require.NoError(t, err)
+			assert.Equal(t, "You said: hi", out.Message.Text())
+			assert.Equal(t, 1, srv.Count("POST", "/threads/"+th.ID+"/advancestream"))
+		})
+	}
+}
+
+func TestMigrationConcurrentFirstCalls(t *testing.T) {
+	t.Parallel()
+	var fired atomic.Int32
+	c, srv := setup(t, WithDeprecationHandler(func(Deprecation) { fired.Add(1) }))
+	var wg sync.WaitGroup
+	errs := make(chan error, 50)
+	for range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := c.Threads.CreateAndAdvance(context.Background(), AdvanceParams{Message: UserMessage("x")})
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		assert.NoError(t, err)
+	}
+	assert.Equal(t, int32(1), fired.Load())
+	assert.Equal(t, 50, srv.Count("POST", "/threads/advancestream"))
+	assert.LessOrEqual(t, srv.Count("POST", "/threads/advance"), 50)
+}
+
+func TestMigrationOffOriginRefused(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer other.Close()
+	c, srv := setup(t)
+	srv.SetMigrateTo("POST "+other.URL+"/threads/:id/advancestream", "POST "+other.URL+"/threads/advancestream")
+	_, err := c.Threads.CreateAndAdvance(context.Background(), AdvanceParams{Message: UserMessage("x")})
+	require.ErrorIs(t, err, ErrEndpointDeprecated)
+	var p *Problem
+	require.ErrorAs(t, err, &p)
+	assert.Equal(t, 410, p.Status)
+	assert.Contains(t, err.Error(), "not on the base URL's origin")
+	assert.Zero(t, hits.Load())
+	assert.Equal(t, 1, len(srv.Requests()))
+}
+
+func TestMigrationRefusals(t *testing.T) {
+	t.Parallel()
+	for advice, reason := range map[string]string{
+		"POST /:id/advance":          "the route that was deprecated",
+		"POST /threads/advance":      "answered 410 too",
+		"POST /:other/advancestream": "placeholder",
+		"nonsense":                   "malformed",
+	} {
+		t.Run(advice, func(t *testing.T) {
+			t.Parallel()
+			c, srv := setup(t)
+			srv.SetMigrateTo(advice, "POST /advancestream")
+			th, err := c.Threads.Create(context.Background(), CreateThreadParams{ProjectID: srv.ProjectID})
+			require.NoError(t, err)
+			_, err = c.Threads.Advance(context.Background(), th.ID, AdvanceParams{Message: UserMessage("x")})
+			require.ErrorIs(t, err, ErrEndpointDeprecated)
+			assert.Contains(t, err.Error(), reason)
+			assert.Zero(t, srv.Count("POST", "/threads/"+th.ID+"/advancestream"))
+		})
+	}
+}
+
+func TestWithoutAutoMigrate(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t, WithoutAutoMigrate())
+	th, err := c.Threads.Create(context.Background(), CreateThreadParams{ProjectID: srv.ProjectID})
+	require.NoError(t, err)
+	_, err = c.Threads.Advance(context.Background(), th.ID, AdvanceParams{Message: UserMessage("x")})
+	var p *Problem
+	require.ErrorAs(t, err, &p)
+	d, ok := p.Deprecation()
+	require.True(t, ok)
+	assert.Equal(t, "POST /threads/"+th.ID+"/advance", d.From)
+	assert.Equal(t, "POST /threads/"+th.ID+"/advancestream", d.To)
+	assert.Equal(t, "POST /:id/advancestream", d.MigrateTo)
+	assert.Equal(t, "/threads/"+th.ID+"/advance", p.Instance)
+	assert.Equal(t, 0, srv.Count("POST", "/threads/"+th.ID+"/advancestream"))
+
+	// Per call as well.
+	c2, srv2 := setup(t)
+	_, err = c2.Threads.CreateAndAdvance(context.Background(), AdvanceParams{Message: UserMessage("x")}, WithoutAutoMigrate())
+	assert.ErrorIs(t, err, ErrEndpointDeprecated)
+	assert.Equal(t, 0, srv2.Count("POST", "/threads/advancestream"))
+	assert.True(t, strings.HasPrefix(err.Error(), "threads: POST /threads/advance: 410 Endpoint Deprecated [ENDPOINT_DEPRECATED]"), err.Error())
+}
