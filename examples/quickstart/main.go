@@ -1,0 +1,105 @@
+// Command quickstart creates a thread, lists threads, reads the thread
+// back, then sends a message and prints the reply as it streams.
+//
+// With THREADS_BASE_URL unset it starts the SDK's built-in fake service in
+// this process, so it runs anywhere:
+//
+//	go run ./examples/quickstart
+//
+// Against the real service, set THREADS_BASE_URL, THREADS_API_KEY and
+// THREADS_PROJECT_ID (the live service needs the project id to create a
+// thread).
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"time"
+
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/fakeserver"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "quickstart:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context) error {
+	var opts []threads.Option
+	projectID := os.Getenv("THREADS_PROJECT_ID")
+	if os.Getenv(threads.EnvBaseURL) == "" {
+		srv := fakeserver.New()
+		defer srv.Close()
+		fmt.Printf("THREADS_BASE_URL is not set: using the built-in fake service at %s\n\n", srv.URL)
+		opts = append(opts, threads.WithBaseURL(srv.URL), threads.WithAPIKey(srv.APIKey))
+		projectID = srv.ProjectID
+	}
+	client, err := threads.NewClient(opts...)
+	if err != nil {
+		return err
+	}
+
+	// 1. Create a thread.
+	thread, err := client.Threads.Create(ctx, threads.CreateThreadParams{
+		ProjectID: projectID,
+		Name:      "quickstart " + time.Now().Format(time.TimeOnly),
+	})
+	if err != nil {
+		return fmt.Errorf("creating a thread: %w", err)
+	}
+	fmt.Printf("Created thread %s (%q, stage %s)\n", thread.ID, thread.Name, thread.GenerationStage)
+
+	// 2. List the newest threads; ours is first.
+	page, err := client.Threads.List(ctx, &threads.ListParams{Limit: 5})
+	if err != nil {
+		return fmt.Errorf("listing threads: %w", err)
+	}
+	fmt.Printf("\nThe project has %d thread(s) without a context key; the newest %d:\n", page.Total, len(page.Items))
+	for _, t := range page.Items {
+		mark := " "
+		if t.ID == thread.ID {
+			mark = "*"
+		}
+		fmt.Printf(" %s %s  %-24q created %s\n", mark, t.ID, t.Name, t.CreatedAt.Format(time.RFC3339))
+	}
+
+	// 3. Read it back.
+	got, err := client.Threads.Get(ctx, thread.ID)
+	if err != nil {
+		return fmt.Errorf("reading the thread: %w", err)
+	}
+	fmt.Printf("\nRead back %s: %d message(s), stage %s\n", got.ID, len(got.Messages), got.GenerationStage)
+
+	// 4. Send a message and print the reply as it streams.
+	question := "What can you do?"
+	fmt.Printf("\nYou: %s\nAssistant: ", question)
+	stream, err := client.Threads.AdvanceStream(ctx, thread.ID, threads.AdvanceParams{Message: threads.UserMessage(question)})
+	if err != nil {
+		return fmt.Errorf("sending a message: %w", err)
+	}
+	for ev, err := range stream.All() {
+		if err != nil {
+			return fmt.Errorf("streaming the reply: %w", err)
+		}
+		fmt.Print(ev.TextDelta)
+	}
+	fmt.Println()
+
+	// 5. The thread now holds both messages.
+	got, err = client.Threads.Get(ctx, thread.ID)
+	if err != nil {
+		return fmt.Errorf("reading the thread: %w", err)
+	}
+	fmt.Printf("\nThread %s is %s with %d messages:\n", got.ID, got.GenerationStage, len(got.Messages))
+	for _, m := range got.Messages {
+		fmt.Printf("  %-11s %s\n", m.Role+":", m.Text())
+	}
+	return nil
+}
