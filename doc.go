@@ -1,0 +1,84 @@
+// Package threads is a client for the Conversation Threads REST API: list,
+// create and read threads, send a message and stream the AI reply, and read
+// the service's errors as typed values.
+//
+// # Getting started
+//
+// A Client needs a base URL and an API key, from options or from the
+// THREADS_BASE_URL and THREADS_API_KEY environment variables:
+//
+//	client, err := threads.NewClient(threads.WithAPIKey(key), threads.WithBaseURL("https://api.tambo.co"))
+//	if err != nil {
+//		return err
+//	}
+//	thread, err := client.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: projectID})
+//
+// A Client is safe for concurrent use; create one and share it. Every method
+// takes a context first and, last, options that apply to that call only
+// (threads.WithMaxRetries(0), threads.WithHeader(...), ...).
+//
+// # Streaming a reply
+//
+// AdvanceStream sends a message and returns a *Stream of snapshots. Each
+// event carries the whole message so far and, in TextDelta, only the text
+// that is new, so printing the deltas prints the reply once:
+//
+//	stream, err := client.Threads.AdvanceStream(ctx, thread.ID, threads.AdvanceParams{
+//		Message: threads.UserMessage("Hello"),
+//	})
+//	if err != nil {
+//		return err
+//	}
+//	for ev, err := range stream.All() {
+//		if err != nil {
+//			return err // *StreamError, ErrStreamTruncated, a context error...
+//		}
+//		fmt.Print(ev.TextDelta)
+//	}
+//
+// A stream ends cleanly only on the service's "data: DONE". The service's
+// in-band "error:" line becomes a *StreamError; a connection lost before
+// DONE is ErrStreamTruncated. Ranging over All, or calling Close, releases
+// the connection. Closing a stream does not stop the generation on the
+// service: call Threads.Cancel for that.
+//
+// # Errors
+//
+// Every answer that is not 2xx is a *Problem, whichever of the service's
+// shapes it came in (RFC 9457, the framework's {statusCode, message, error},
+// or plain text). Branch with errors.Is and the sentinels, read details with
+// errors.As:
+//
+//	_, err := client.Threads.Get(ctx, id)
+//	var p *threads.Problem
+//	switch {
+//	case errors.Is(err, threads.ErrNotFound):
+//		// ...
+//	case errors.As(err, &p):
+//		log.Printf("status %d: %s", p.Status, p.Detail)
+//	}
+//
+// # Retired endpoints
+//
+// When the service answers 410 ENDPOINT_DEPRECATED with migration advice
+// (details.migrateToEndpoint), the client re-sends the call once to the
+// replacement on the same host, remembers the move for later calls, and
+// reports it once through WithDeprecationHandler and a warning log line.
+// That is how the deprecated Advance keeps working. WithoutAutoMigrate turns
+// this off; Problem.Deprecation then says where the call should go.
+//
+// # Retries and timeouts
+//
+// GET calls retry connection errors and 408, 429, 500, 502, 503 and 504.
+// POST calls (Create, AdvanceStream, Cancel, ...) retry only what provably
+// did not act: a connection that failed before the request was written,
+// 429 and 503. The header x-should-retry overrides both. Waits follow
+// Retry-After-Ms and Retry-After, capped by WithRetryWait's maximum, else an
+// exponential backoff with jitter. A stream is never retried once its
+// headers have arrived. WithRequestTimeout (default 60s) bounds each
+// attempt until its response headers; the context bounds the whole call.
+//
+// # Testing
+//
+// Package threadstest runs a fake of the service in your test process.
+package threads
