@@ -19,32 +19,24 @@ import (
 	"time"
 
 	threads "github.com/threadsapi/threads-go"
-	"github.com/threadsapi/threads-go/internal/fakeserver"
+	"github.com/threadsapi/threads-go/examples/internal/demo"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := run(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "quickstart:", err)
-		os.Exit(1)
+		demo.Exit("quickstart", err)
 	}
 }
 
 func run(ctx context.Context) error {
-	var opts []threads.Option
-	projectID := os.Getenv("THREADS_PROJECT_ID")
-	if os.Getenv(threads.EnvBaseURL) == "" {
-		srv := fakeserver.New()
-		defer srv.Close()
-		fmt.Printf("THREADS_BASE_URL is not set: using the built-in fake service at %s\n\n", srv.URL)
-		opts = append(opts, threads.WithBaseURL(srv.URL), threads.WithAPIKey(srv.APIKey))
-		projectID = srv.ProjectID
-	}
-	client, err := threads.NewClient(opts...)
+	env, err := demo.Setup()
 	if err != nil {
 		return err
 	}
+	defer env.Close()
+	client, projectID := env.Client, env.ProjectID
 
 	// 1. Create a thread.
 	thread, err := client.Threads.Create(ctx, threads.CreateThreadParams{

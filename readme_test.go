@@ -1,0 +1,87 @@
+package threads
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// readmePrelude makes README fragments compile: they use these imports
+// and, inside a function body, ctx, client and threadID.
+const readmePrelude = `package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/threadstest"
+)
+
+var (
+	_ = context.Background
+	_ = errors.Is
+	_ = fmt.Sprint
+	_ = log.Println
+	_ = slog.New
+	_ = os.Stderr
+	_ = time.Second
+	_ testing.T
+	_ = threads.NewClient
+	_ = threadstest.Start
+)
+
+func main() {}
+`
+
+// TestReadmeCodeBlocksCompile builds every Go code block of README.md: whole
+// programs as they are, top-level declarations and statement fragments
+// inside the prelude above.
+func TestReadmeCodeBlocksCompile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds programs with the go command")
+	}
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	blocks := regexp.MustCompile("(?s)```go\n(.*?)```").FindAllStringSubmatch(string(readme), -1)
+	require.NotEmpty(t, blocks)
+
+	// Build inside this module (a directory go's ./... patterns skip), so
+	// the blocks compile against the working tree with its go.sum.
+	dir, err := os.MkdirTemp(".", "_readmecheck")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	var pkgs []string
+	for i, b := range blocks {
+		code := b[1]
+		var src string
+		switch {
+		case strings.HasPrefix(code, "package "):
+			src = code
+		case strings.HasPrefix(code, "func "):
+			src = readmePrelude + "\n" + code
+		default:
+			src = readmePrelude + "\nfunc snippet(ctx context.Context, client *threads.Client, threadID string) error {\n" + code + "\nreturn nil\n}\n"
+		}
+		pkg := filepath.Join(dir, fmt.Sprint("block", i))
+		require.NoError(t, os.MkdirAll(pkg, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(pkg, "main.go"), []byte(src), 0o644))
+		pkgs = append(pkgs, "./"+filepath.ToSlash(pkg))
+	}
+	cmd := exec.Command("go", append([]string{"build", "-o", os.DevNull}, pkgs...)...)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "README code blocks do not compile:\n%s", out)
+	t.Logf("%d README code blocks compile", len(blocks))
+}
