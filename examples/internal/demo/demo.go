@@ -14,7 +14,7 @@ import (
 // Env is what an example needs to run.
 type Env struct {
 	Client    *threads.Client
-	ProjectID string               // THREADS_PROJECT_ID, or the fake's project
+	ProjectID string              // THREADS_PROJECT_ID, or the fake's project
 	Fake      *threadstest.Server // nil against the real service
 }
 
