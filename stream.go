@@ -67,8 +67,9 @@ type Stream struct {
 	ctx  context.Context
 	cfg  *config
 
-	next func() (sse.Event, error, bool)
-	stop func()
+	events iter.Seq2[sse.Event, error] // go-sse's parser over the filtered body
+	next   func() (sse.Event, error, bool) // pull form of events, made by the first Next
+	stop   func()
 
 	cur      StreamEvent
 	err      error
@@ -87,8 +88,7 @@ type Stream struct {
 
 func newStream(ctx context.Context, body io.ReadCloser, cfg *config) *Stream {
 	s := &Stream{body: body, ctx: ctx, cfg: cfg, byID: make(map[string]int, 2)}
-	events := sse.Read(sseline.New(body), &sse.ReadConfig{MaxEventSize: cfg.maxEventSize})
-	s.next, s.stop = iter.Pull2(iter.Seq2[sse.Event, error](events))
+	s.events = iter.Seq2[sse.Event, error](sse.Read(sseline.New(body), &sse.ReadConfig{MaxEventSize: cfg.maxEventSize}))
 	if cfg.idleTimeout > 0 {
 		s.timer = time.AfterFunc(cfg.idleTimeout, s.idleFired)
 	}
@@ -110,62 +110,71 @@ func (s *Stream) closeBody() {
 // returns false at the end of the stream or on failure; Err tells which.
 // It blocks until an event's bytes have arrived, and no longer.
 func (s *Stream) Next() bool {
-	if s.done {
+	for !s.done {
+		if !s.enter(true) {
+			s.finish(nil)
+			return false
+		}
+		ev, err, ok := s.next()
+		if s.step(ev, err, ok) {
+			return true
+		}
+	}
+	return false
+}
+
+// enter marks the parser as running, unless the stream was closed. pull
+// makes the pull iterator on first use.
+func (s *Stream) enter(pull bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
 		return false
 	}
-	for {
-		s.mu.Lock()
-		if s.closed {
-			s.mu.Unlock()
-			s.finish(nil)
-			return false
-		}
-		s.running = true
-		s.mu.Unlock()
+	if pull && s.next == nil {
+		s.next, s.stop = iter.Pull2(s.events)
+	}
+	s.running = true
+	return true
+}
 
-		ev, err, ok := s.next()
+// step handles one result of the parser (ok is false when it ended). It
+// reports whether s.cur holds a new snapshot; when the stream is over it
+// has set s.done and s.err.
+func (s *Stream) step(ev sse.Event, err error, ok bool) bool {
+	s.mu.Lock()
+	s.running = false
+	closed, idle := s.closed, s.idle
+	if s.timer != nil && ok && err == nil {
+		s.timer.Reset(s.cfg.idleTimeout)
+	}
+	s.mu.Unlock()
 
-		s.mu.Lock()
-		s.running = false
-		closed, idle := s.closed, s.idle
-		if s.timer != nil && ok && err == nil {
-			s.timer.Reset(s.cfg.idleTimeout)
-		}
-		s.mu.Unlock()
-
-		switch {
-		case closed:
-			s.finish(nil)
-			return false
-		case idle:
-			s.finish(fmt.Errorf("%w: no event for %v", ErrStreamIdle, s.cfg.idleTimeout))
-			return false
-		case !ok:
-			s.finish(s.readFailure(io.ErrUnexpectedEOF))
-			return false
-		case err != nil:
-			s.finish(s.readFailure(err))
-			return false
-		}
-
-		switch {
-		case ev.Type == sseline.ErrorEvent:
-			msg, _, _ := strings.Cut(ev.Data, "\n")
-			s.finish(&StreamError{Message: strings.TrimSpace(msg)})
-			return false
-		case ev.Data == "":
-			continue // an event without data, such as a lone id: line
-		case ev.Data == "DONE":
-			s.drain()
-			s.finish(nil)
-			return false
-		}
+	switch {
+	case closed:
+		s.finish(nil)
+	case idle:
+		s.finish(fmt.Errorf("%w: no event for %v", ErrStreamIdle, s.cfg.idleTimeout))
+	case !ok:
+		s.finish(s.readFailure(io.ErrUnexpectedEOF))
+	case err != nil:
+		s.finish(s.readFailure(err))
+	case ev.Type == sseline.ErrorEvent:
+		msg, _, _ := strings.Cut(ev.Data, "\n")
+		s.finish(&StreamError{Message: strings.TrimSpace(msg)})
+	case ev.Data == "":
+		// An event without data, such as a lone id: line.
+	case ev.Data == "DONE":
+		s.drain()
+		s.finish(nil)
+	default:
 		if err := s.decode(ev.Data); err != nil {
 			s.finish(err)
 			return false
 		}
 		return true
 	}
+	return false
 }
 
 // decode parses one snapshot and computes its delta.
@@ -305,6 +314,10 @@ func (s *Stream) Close() error {
 func (s *Stream) All() iter.Seq2[StreamEvent, error] {
 	return func(yield func(StreamEvent, error) bool) {
 		defer s.Close()
+		if s.next == nil {
+			s.push(yield)
+		}
+		// Mixed with Next, or after it: continue in pull form.
 		for s.Next() {
 			if !yield(s.Current(), nil) {
 				return
@@ -314,6 +327,24 @@ func (s *Stream) All() iter.Seq2[StreamEvent, error] {
 			yield(StreamEvent{}, err)
 		}
 	}
+}
+
+// push runs go-sse's iterator directly, without the coroutine that the
+// pull form needs. It returns with s.done set, or when yield said stop.
+func (s *Stream) push(yield func(StreamEvent, error) bool) {
+	if s.done || !s.enter(false) {
+		return
+	}
+	for ev, err := range s.events {
+		if s.step(ev, err, true) && !yield(s.cur, nil) {
+			s.done = true // the caller stopped; Close follows
+			return
+		}
+		if s.done || !s.enter(false) {
+			return
+		}
+	}
+	s.step(sse.Event{}, nil, false) // the parser ended without DONE
 }
 
 // Messages returns the latest snapshot of each message seen so far, in the

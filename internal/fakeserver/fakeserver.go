@@ -15,12 +15,14 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -35,6 +37,7 @@ type Server struct {
 
 	srv       *httptest.Server
 	keyHeader string
+	conns     atomic.Int64 // TCP connections accepted
 
 	mu          sync.Mutex
 	rng         *rand.Rand
@@ -149,7 +152,13 @@ func New(opts ...Option) *Server {
 	for _, o := range opts {
 		o(s)
 	}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			s.conns.Add(1)
+		}
+	}
+	s.srv.Start()
 	s.URL = s.srv.URL
 	return s
 }
@@ -262,6 +271,9 @@ func (s *Server) Count(method, path string) int {
 	}
 	return n
 }
+
+// Connections returns how many TCP connections the server has accepted.
+func (s *Server) Connections() int { return int(s.conns.Load()) }
 
 // ThreadCount returns how many threads exist.
 func (s *Server) ThreadCount() int {
