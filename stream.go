@@ -67,7 +67,7 @@ type Stream struct {
 	ctx  context.Context
 	cfg  *config
 
-	events iter.Seq2[sse.Event, error] // go-sse's parser over the filtered body
+	events iter.Seq2[sse.Event, error]     // go-sse's parser over the filtered body
 	next   func() (sse.Event, error, bool) // pull form of events, made by the first Next
 	stop   func()
 

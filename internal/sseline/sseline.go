@@ -37,11 +37,29 @@ type Filter struct {
 
 // New returns a Filter reading from src.
 func New(src io.Reader) *Filter {
-	return &Filter{src: src, buf: make([]byte, 32<<10), lineStart: true}
+	return &Filter{src: src, lineStart: true}
 }
 
 // Read implements io.Reader.
 func (f *Filter) Read(p []byte) (int, error) {
+	if f.off == len(f.out) && f.err == nil && len(f.held) == 0 && len(p) > 0 {
+		// Fast path: read straight into p and leave it as it is when no
+		// line in it starts like "error:", which is every chunk but one.
+		n, err := f.src.Read(p)
+		start := f.lineStart
+		if f.plain(p[:n]) {
+			if err != nil {
+				f.err = err
+				if n == 0 {
+					return 0, err
+				}
+			}
+			return n, nil
+		}
+		f.lineStart = start
+		f.out, f.off = f.process(f.out[:0], p[:n]), 0
+		f.err = err
+	}
 	for f.off == len(f.out) {
 		f.out, f.off = f.out[:0], 0
 		if f.err != nil {
@@ -52,6 +70,9 @@ func (f *Filter) Read(p []byte) (int, error) {
 				break
 			}
 			return 0, f.err
+		}
+		if f.buf == nil {
+			f.buf = make([]byte, 4<<10)
 		}
 		n, err := f.src.Read(f.buf)
 		f.out = f.process(f.out, f.buf[:n])
@@ -66,6 +87,31 @@ func (f *Filter) Read(p []byte) (int, error) {
 	n := copy(p, f.out[f.off:])
 	f.off += n
 	return n, nil
+}
+
+// plain reports whether chunk needs no rewriting, tracking line starts as
+// process does. The caller restores lineStart when it returns false.
+func (f *Filter) plain(chunk []byte) bool {
+	for len(chunk) > 0 {
+		if f.lineStart {
+			c := chunk[0]
+			if c == '\n' || c == '\r' {
+				chunk = chunk[1:]
+				continue
+			}
+			if c == 'e' {
+				return false // maybe "error:"; let process decide
+			}
+			f.lineStart = false
+		}
+		i := lineEnd(chunk)
+		if i < 0 {
+			return true
+		}
+		chunk = chunk[i+1:]
+		f.lineStart = true
+	}
+	return true
 }
 
 // process appends chunk to out, rewriting error lines.
