@@ -223,6 +223,12 @@ func parseProblem(status int, body []byte, secret string) *Problem {
 	} else if len(trimmed) > 0 {
 		p.Detail = excerpt(trimmed, 200)
 	}
+	if len(secret) >= minSecretLen {
+		// JSON escapes can spell the key without its bytes appearing in the body.
+		for _, f := range []*string{&p.Type, &p.Title, &p.Detail, &p.Instance, &p.Code} {
+			*f = strings.ReplaceAll(*f, secret, redacted)
+		}
+	}
 	if p.Type == "" {
 		p.Type = "about:blank"
 	}

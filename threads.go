@@ -419,7 +419,7 @@ func checkAdvance(op string, p *AdvanceParams) error {
 func checkMessage(m MessageRequest) error {
 	switch m.Role {
 	case "":
-		return errors.New("Role is empty (use UserMessage or ToolResult)")
+		return errors.New("the Role is empty (use UserMessage or ToolResult)")
 	case RoleTool:
 		if m.ToolCallID == "" {
 			return errors.New("a tool message needs ToolCallID (the tool_call_id it answers)")
@@ -428,18 +428,18 @@ func checkMessage(m MessageRequest) error {
 	for i, part := range m.Content {
 		switch part.Type {
 		case "":
-			return fmt.Errorf("Content[%d]: Type is empty", i)
+			return fmt.Errorf("content part %d: Type is empty", i)
 		case ContentPartTypeImageURL:
 			if part.ImageURL == nil || part.ImageURL.URL == "" {
-				return fmt.Errorf("Content[%d]: an image_url part needs ImageURL.URL", i)
+				return fmt.Errorf("content part %d: an image_url part needs ImageURL.URL", i)
 			}
 		case ContentPartTypeInputAudio:
 			if part.InputAudio == nil || part.InputAudio.Data == "" {
-				return fmt.Errorf("Content[%d]: an input_audio part needs InputAudio.Data", i)
+				return fmt.Errorf("content part %d: an input_audio part needs InputAudio.Data", i)
 			}
 		case ContentPartTypeResource:
 			if part.Resource == nil {
-				return fmt.Errorf("Content[%d]: a resource part needs Resource", i)
+				return fmt.Errorf("content part %d: a resource part needs Resource", i)
 			}
 		}
 	}

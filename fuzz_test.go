@@ -1,0 +1,170 @@
+package threads
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// Fuzz targets for every decoder of server input. Seeds come from
+// testdata/ (the live service's formats) and testdata/fuzz/.
+
+var streamSeeds = []string{
+	"live/stream-plain.sse", "live/stream-error-after-placeholder.sse", "live/stream-error-only.sse",
+	"stream-tool-call.sse", "stream-two-messages.sse", "stream-synthetic.sse", "stream-truncated.sse",
+	"stream-keepalive.sse", "stream-crlf.sse", "stream-cr.sse", "stream-malformed.sse",
+}
+
+// splitReader returns data in pieces whose sizes come from seed.
+type splitReader struct {
+	data []byte
+	rng  *rand.Rand
+}
+
+func (s *splitReader) Read(p []byte) (int, error) {
+	if len(s.data) == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), len(s.data), 1+s.rng.IntN(64))
+	copy(p, s.data[:n])
+	s.data = s.data[n:]
+	return n, nil
+}
+
+type streamOutcome struct {
+	events []StreamEvent
+	err    error
+}
+
+func runStream(t *testing.T, r io.Reader) streamOutcome {
+	var out streamOutcome
+	s := streamFrom(r, WithMaxEventSize(64<<10))
+	for ev, err := range s.All() {
+		if out.err != nil {
+			t.Fatalf("yielded %v after the error %v", ev, out.err)
+		}
+		if err != nil {
+			out.err = err
+			continue
+		}
+		out.events = append(out.events, ev)
+	}
+	if s.Next() {
+		t.Fatal("Next is true after the end")
+	}
+	return out
+}
+
+// errKind names the class of a stream error, for comparing two runs.
+func errKind(err error) string {
+	var se *StreamError
+	switch {
+	case err == nil:
+		return "nil"
+	case errors.As(err, &se):
+		return "stream-error:" + se.Message
+	case errors.Is(err, ErrEventTooLarge):
+		return "too-large"
+	case errors.Is(err, ErrStreamTruncated):
+		return "truncated"
+	case errors.Is(err, ErrStreamFailed):
+		return "failed"
+	}
+	return "other:" + err.Error()
+}
+
+// FuzzStream decodes arbitrary bytes, whole and split at arbitrary points:
+// no panic, no event after an error, and the same events and ending either
+// way.
+func FuzzStream(f *testing.F) {
+	for _, name := range streamSeeds {
+		f.Add(fixture(f, name), uint64(1))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, seed uint64) {
+		whole := runStream(t, bytes.NewReader(data))
+		split := runStream(t, &splitReader{data: data, rng: rand.New(rand.NewPCG(seed, 0))})
+		if errKind(whole.err) != errKind(split.err) {
+			t.Fatalf("ending differs: whole %v, split %v", whole.err, split.err)
+		}
+		if len(whole.events) != len(split.events) {
+			t.Fatalf("%d events whole, %d split", len(whole.events), len(split.events))
+		}
+		for i := range whole.events {
+			a, b := whole.events[i], split.events[i]
+			if a.Message.ID != b.Message.ID || a.TextDelta != b.TextDelta || a.GenerationStage != b.GenerationStage {
+				t.Fatalf("event %d differs", i)
+			}
+		}
+		if whole.err == nil && !bytes.Contains(data, []byte("DONE")) {
+			t.Fatal("a clean end without DONE")
+		}
+	})
+}
+
+const fuzzSecret = "sk_fuzz_0123456789"
+
+// FuzzProblem decodes any error body with any status and content type: no
+// panic, the status kept, a title always, the body capped, and the key
+// never in Error().
+func FuzzProblem(f *testing.F) {
+	for _, seed := range []struct {
+		status int
+		ct     string
+		file   string
+	}{
+		{403, "application/json; charset=utf-8", "live/problem-403-forbidden.json"},
+		{400, "application/json; charset=utf-8", "live/problem-400-list-message.json"},
+		{500, "application/json; charset=utf-8", "live/problem-500-internal.json"},
+		{410, "application/json; charset=utf-8", "live/problem-410-advance-by-id.json"},
+		{404, "application/problem+json; charset=utf-8", "live/problem-404-not-found.problem.json"},
+	} {
+		f.Add(seed.status, seed.ct, fixture(f, seed.file))
+	}
+	f.Add(401, "application/json", []byte(`{"message":"bad key `+fuzzSecret+`","detail":"sk_fuzz_\u00301234567\u0038\u0039"}`))
+	f.Add(502, "text/html", []byte("<html>Bad gateway</html>"))
+	f.Fuzz(func(t *testing.T, status int, contentType string, body []byte) {
+		resp := &http.Response{StatusCode: status, Header: http.Header{"Content-Type": {contentType}},
+			Body: io.NopCloser(bytes.NewReader(body))}
+		p := decodeProblem(resp, "GET", "/threads/x", fuzzSecret)
+		if p.Status != status {
+			t.Fatalf("status %d, want %d", p.Status, status)
+		}
+		if len(p.Body) > maxProblemBody {
+			t.Fatalf("body of %d bytes kept", len(p.Body))
+		}
+		if p.Type == "" {
+			t.Fatal("empty type")
+		}
+		msg := p.Error()
+		if strings.Contains(msg, fuzzSecret) || strings.Contains(p.Detail, fuzzSecret) || bytes.Contains(p.Body, []byte(fuzzSecret)) {
+			t.Fatalf("the key leaked: %q", msg)
+		}
+		_ = errors.Is(p, ErrNotFound)
+		_, _ = p.Deprecation()
+	})
+}
+
+// FuzzListDecode decodes any list body: no panic, and a page that decodes
+// has items (possibly empty), never nil.
+func FuzzListDecode(f *testing.F) {
+	for _, name := range []string{"live/list-page.json", "live/list-contextkey.json", "live/list-limit-null.json"} {
+		f.Add(fixture(f, name), 0)
+	}
+	f.Add([]byte(`[{"id":"thr_a.1","projectId":"p","createdAt":"2026-01-01T00:00:00Z","updatedAt":"2026-01-01T00:00:00Z"}]`), 3)
+	f.Fuzz(func(t *testing.T, data []byte, offset int) {
+		page, err := decodeList(data, offset, 200)
+		if err != nil {
+			if !errors.Is(err, ErrUnexpectedResponse) {
+				t.Fatalf("error %v is not ErrUnexpectedResponse", err)
+			}
+			return
+		}
+		if page.Items == nil {
+			t.Fatal("nil items")
+		}
+	})
+}
