@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -289,7 +290,15 @@ func excerpt(b []byte, n int) string {
 			b = b[:len(b)-1]
 		}
 	}
-	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "?")), " ")
+	// One line of printable text: control characters (NUL, escape
+	// sequences, newlines) would garble a log line or a terminal.
+	s := strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(string(b), "?"))
+	s = strings.Join(strings.Fields(s), " ")
 	if cut {
 		s += "…"
 	}

@@ -95,6 +95,9 @@ func TestProblemNonJSON(t *testing.T) {
 	assert.Equal(t, "<html> <body><h1>502 Bad Gateway</h1> </body></html>", p.Detail)
 	assert.ErrorIs(t, p, ErrServer)
 
+	ctl := parseProblem(500, []byte("\x00\x00bad\x1b[31m gateway\r\n"), "")
+	assert.Equal(t, "bad [31m gateway", ctl.Detail)
+
 	long := parseProblem(503, []byte(strings.Repeat("é", 300)), "")
 	assert.LessOrEqual(t, len(long.Detail), 204)
 	assert.True(t, strings.HasSuffix(long.Detail, "…"))

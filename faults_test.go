@@ -1,0 +1,301 @@
+package threads
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+// The fault suite: what a server or network can do, each case ending
+// within its deadline with a typed, readable error, and leaving no
+// goroutine or connection behind. The cases run one after another so that
+// goleak can check each on its own.
+
+type faultCase struct {
+	name    string
+	handler http.HandlerFunc // nil: nothing listens
+	opts    []Option
+	call    func(ctx context.Context, c *Client) error
+	check   func(t *testing.T, err error)
+	within  time.Duration
+}
+
+func getThread(ctx context.Context, c *Client) error {
+	_, err := c.Threads.Get(ctx, "thr_a.1")
+	return err
+}
+
+func streamAll(ctx context.Context, c *Client) error {
+	s, err := c.Threads.CreateAndAdvanceStream(ctx, AdvanceParams{Message: UserMessage("x")})
+	if err != nil {
+		return err
+	}
+	for _, err := range s.All() {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func hijack(w http.ResponseWriter) net.Conn {
+	conn, _, err := w.(http.Hijacker).Hijack()
+	if err != nil {
+		panic(err)
+	}
+	return conn
+}
+
+// slowBytes writes body one byte per interval until the client leaves.
+func slowBytes(w http.ResponseWriter, r *http.Request, body string, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for i := 0; i < len(body); i++ {
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			return
+		}
+		if _, err := io.WriteString(w, body[i:i+1]); err != nil {
+			return
+		}
+		w.(http.Flusher).Flush()
+	}
+}
+
+func TestFaultSuite(t *testing.T) {
+	event := string(fixture(t, "live/stream-plain.sse")[:400])
+	cases := []faultCase{
+		{
+			name: "connection refused",
+			call: getThread,
+			check: func(t *testing.T, err error) {
+				var ue *url.Error
+				require.ErrorAs(t, err, &ue)
+				var oe *net.OpError
+				assert.ErrorAs(t, err, &oe)
+			},
+		},
+		{
+			name:    "reset before headers",
+			handler: func(w http.ResponseWriter, r *http.Request) { hijack(w).Close() },
+			call:    getThread,
+			check: func(t *testing.T, err error) {
+				var ue *url.Error
+				assert.ErrorAs(t, err, &ue)
+				assert.Contains(t, err.Error(), "GET /threads/thr_a.1")
+			},
+		},
+		{
+			name: "reset mid-body",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Length", "500")
+				w.WriteHeader(200)
+				io.WriteString(w, `{"id":"thr_a.1","projectId":"p","mess`)
+				w.(http.Flusher).Flush()
+				hijack(w).Close()
+			},
+			call:  getThread,
+			check: func(t *testing.T, err error) { assert.ErrorIs(t, err, io.ErrUnexpectedEOF) },
+		},
+		{
+			name: "stall before headers",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				// Read the body first: the server notices a client that hung
+				// up only once it reads the connection again.
+				io.Copy(io.Discard, r.Body)
+				<-r.Context().Done()
+			},
+			opts: []Option{WithRequestTimeout(50 * time.Millisecond), WithMaxRetries(0)},
+			call: streamAll,
+			check: func(t *testing.T, err error) {
+				assert.ErrorIs(t, err, context.DeadlineExceeded)
+				assert.Contains(t, err.Error(), "WithRequestTimeout")
+			},
+		},
+		{
+			name: "stall mid-stream",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.WriteHeader(201)
+				io.WriteString(w, strings.Split(string(fixture(t, "live/stream-plain.sse")), "\n\n")[0]+"\n\n")
+				w.(http.Flusher).Flush()
+				<-r.Context().Done()
+			},
+			opts:  []Option{WithStreamIdleTimeout(100 * time.Millisecond)},
+			call:  streamAll,
+			check: func(t *testing.T, err error) { assert.ErrorIs(t, err, ErrStreamIdle) },
+		},
+		{
+			name: "half-written event",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.WriteHeader(201)
+				io.WriteString(w, event)
+				w.(http.Flusher).Flush()
+				hijack(w).Close()
+			},
+			call: streamAll,
+			check: func(t *testing.T, err error) {
+				assert.ErrorIs(t, err, ErrStreamTruncated)
+				assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+			},
+		},
+		{
+			name:    "gzip error body, decoded by the transport",
+			handler: gzipError,
+			call:    getThread,
+			check: func(t *testing.T, err error) {
+				assert.ErrorIs(t, err, ErrServer)
+				assert.Contains(t, err.Error(), "database is down")
+			},
+		},
+		{
+			name:    "gzip error body the client did not ask for",
+			handler: gzipError,
+			opts:    []Option{WithHTTPClient(&http.Client{Transport: &http.Transport{DisableCompression: true}})},
+			call:    getThread,
+			check: func(t *testing.T, err error) {
+				assert.ErrorIs(t, err, ErrServer)
+				assert.Contains(t, err.Error(), "database is down")
+			},
+		},
+		{
+			name: "200 with HTML",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				io.WriteString(w, "<!doctype html><h1>Sign in</h1>")
+			},
+			call: getThread,
+			check: func(t *testing.T, err error) {
+				assert.ErrorIs(t, err, ErrUnexpectedResponse)
+				assert.Contains(t, err.Error(), "Sign in")
+			},
+		},
+		{
+			name: "2xx stream with the wrong content type",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(201)
+				io.WriteString(w, `{"ok":true}`)
+			},
+			call:  streamAll,
+			check: func(t *testing.T, err error) { assert.ErrorIs(t, err, ErrUnexpectedResponse) },
+		},
+		{
+			name: "100 MiB error body",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/plain")
+				w.WriteHeader(500)
+				io.Copy(w, io.LimitReader(zeros{}, 100<<20))
+			},
+			opts: []Option{WithMaxRetries(0)},
+			call: getThread,
+			check: func(t *testing.T, err error) {
+				var p *Problem
+				require.ErrorAs(t, err, &p)
+				assert.Len(t, p.Body, maxProblemBody)
+			},
+			within: 2 * time.Second,
+		},
+		{
+			name: "slow-loris JSON body, one byte per second",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(200)
+				w.(http.Flusher).Flush()
+				slowBytes(w, r, `{"id":"thr_a.1","projectId":"p","messages":[]}`, time.Second)
+			},
+			call: func(ctx context.Context, c *Client) error {
+				ctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
+				defer cancel()
+				return getThread(ctx, c)
+			},
+			check:  func(t *testing.T, err error) { assert.ErrorIs(t, err, context.DeadlineExceeded) },
+			within: 3 * time.Second,
+		},
+		{
+			name: "slow-loris stream, one byte per second",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.WriteHeader(201)
+				w.(http.Flusher).Flush()
+				slowBytes(w, r, event, time.Second)
+			},
+			opts:   []Option{WithStreamIdleTimeout(1500 * time.Millisecond)},
+			call:   streamAll,
+			check:  func(t *testing.T, err error) { assert.ErrorIs(t, err, ErrStreamIdle) },
+			within: 3 * time.Second,
+		},
+	}
+	for _, fc := range cases {
+		t.Run(fc.name, func(t *testing.T) {
+			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+			base := "http://127.0.0.1:1"
+			var srv *httptest.Server
+			if fc.handler != nil {
+				srv = httptest.NewServer(fc.handler)
+				base = srv.URL
+			}
+			tr := &http.Transport{}
+			opts := append([]Option{WithoutEnvironmentDefaults(), WithBaseURL(base), WithAPIKey(testKey),
+				WithRetryWait(time.Millisecond, 2*time.Millisecond), WithHTTPClient(&http.Client{Transport: tr})}, fc.opts...)
+			c, err := NewClient(opts...)
+			require.NoError(t, err)
+
+			within := fc.within
+			if within == 0 {
+				within = time.Second
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			start := time.Now()
+			err = fc.call(ctx, c)
+			elapsed := time.Since(start)
+			require.Error(t, err)
+			fc.check(t, err)
+			assert.Less(t, elapsed, within, "took %v", elapsed)
+			assert.NotContains(t, err.Error(), testKey)
+			t.Logf("%v after %v", err, elapsed.Round(time.Millisecond))
+
+			tr.CloseIdleConnections()
+			if srv != nil {
+				srv.CloseClientConnections()
+				srv.Close()
+			}
+		})
+	}
+}
+
+func gzipError(w http.ResponseWriter, r *http.Request) {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	io.WriteString(zw, `{"statusCode":500,"message":"database is down","error":"Internal Server Error"}`)
+	zw.Close()
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Encoding", "gzip")
+	w.WriteHeader(500)
+	w.Write(b.Bytes())
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
