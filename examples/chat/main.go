@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -20,7 +21,16 @@ import (
 )
 
 func main() {
-	if err := run(); err != nil {
+	env, err := demo.Setup()
+	if err != nil {
+		demo.Exit("chat", err)
+	}
+	defer env.Close()
+	interrupt := make(chan os.Signal, 1)
+	signal.Notify(interrupt, os.Interrupt)
+	defer signal.Stop(interrupt)
+	if err := run(env, os.Stdin, os.Stdout, interrupt); err != nil {
+		env.Close()
 		demo.Exit("chat", err)
 	}
 }
@@ -29,36 +39,32 @@ type chat struct {
 	client    *threads.Client
 	projectID string
 	threadID  string
-	interrupt chan os.Signal
+	out       io.Writer
+	interrupt <-chan os.Signal
 }
 
-func run() error {
-	env, err := demo.Setup()
-	if err != nil {
-		return err
-	}
-	defer env.Close()
-	c := &chat{client: env.Client, projectID: env.ProjectID, interrupt: make(chan os.Signal, 1)}
-	signal.Notify(c.interrupt, os.Interrupt)
-	defer signal.Stop(c.interrupt)
+// run chats over in and out until in ends or an interrupt arrives at the
+// prompt.
+func run(env *demo.Env, in io.Reader, out io.Writer, interrupt <-chan os.Signal) error {
+	c := &chat{client: env.Client, projectID: env.ProjectID, out: out, interrupt: interrupt}
 	if err := c.newThread(); err != nil {
 		return err
 	}
 
 	lines := make(chan string)
 	go func() {
-		sc := bufio.NewScanner(os.Stdin)
+		sc := bufio.NewScanner(in)
 		for sc.Scan() {
 			lines <- sc.Text()
 		}
 		close(lines)
 	}()
 	for {
-		fmt.Print("> ")
+		fmt.Fprint(out, "> ")
 		select {
 		case line, ok := <-lines:
 			if !ok {
-				fmt.Println()
+				fmt.Fprintln(out)
 				return nil
 			}
 			switch line = strings.TrimSpace(line); line {
@@ -69,11 +75,11 @@ func run() error {
 				}
 			default:
 				if err := c.reply(line); err != nil {
-					fmt.Println("\n[error]", err)
+					fmt.Fprintln(out, "\n[error]", err)
 				}
 			}
 		case <-c.interrupt:
-			fmt.Println()
+			fmt.Fprintln(out)
 			return nil
 		}
 	}
@@ -85,7 +91,7 @@ func (c *chat) newThread() error {
 		return err
 	}
 	c.threadID = t.ID
-	fmt.Printf("[new thread %s]\n", t.ID)
+	fmt.Fprintf(c.out, "[new thread %s]\n", t.ID)
 	return nil
 }
 
@@ -104,13 +110,13 @@ func (c *chat) reply(text string) error {
 				done <- err
 				return
 			}
-			fmt.Print(ev.TextDelta)
+			fmt.Fprint(c.out, ev.TextDelta)
 		}
 		done <- nil
 	}()
 	select {
 	case err := <-done:
-		fmt.Println()
+		fmt.Fprintln(c.out)
 		return err
 	case <-c.interrupt:
 		cancel() // hang up: the stream ends with context.Canceled
@@ -121,7 +127,7 @@ func (c *chat) reply(text string) error {
 		if _, err := c.client.Threads.Cancel(context.Background(), c.threadID); err != nil {
 			return err
 		}
-		fmt.Println(" [cancelled]")
+		fmt.Fprintln(c.out, " [cancelled]")
 		return nil
 	}
 }
