@@ -267,7 +267,7 @@ func (c *Client) send(ctx context.Context, cfg *config, r route.Route, cl call, 
 	}
 	logPath := u.EscapedPath()
 
-	a := &attempts{cfg: cfg, method: r.Method, path: logPath, query: u.Query(), idempotent: r.Method == http.MethodGet || r.Method == http.MethodHead}
+	a := &attempts{cfg: cfg, method: r.Method, path: logPath, rawQuery: u.RawQuery, idempotent: r.Method == http.MethodGet || r.Method == http.MethodHead}
 	if !a.idempotent {
 		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteHeaders: func() { a.wrote.Store(true) }})
 	}
@@ -348,7 +348,7 @@ type attempts struct {
 	cfg        *config
 	method     string
 	path       string
-	query      url.Values
+	rawQuery   string
 	idempotent bool
 	n          int         // the attempt in flight, from 0
 	wrote      atomic.Bool // set by the transport (another goroutine)
@@ -380,7 +380,7 @@ func (a *attempts) check(ctx context.Context, resp *http.Response, err error) (b
 			slog.Int("attempt", a.n+1),
 			slog.Duration("elapsed", time.Since(a.start)),
 		}
-		if q := redactQuery(a.query); q != "" {
+		if q := redactQuery(a.rawQuery); q != "" {
 			attrs = append(attrs, slog.String("query", q))
 		}
 		if resp != nil {
@@ -401,8 +401,10 @@ func (a *attempts) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Dur
 	return a.wait
 }
 
-// redactQuery renders q with the values of credential-like keys hidden.
-func redactQuery(q url.Values) string {
+// redactQuery renders a query with the values of credential-like keys
+// hidden.
+func redactQuery(raw string) string {
+	q, _ := url.ParseQuery(raw)
 	if len(q) == 0 {
 		return ""
 	}

@@ -396,14 +396,14 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, body []byte) {
 	case len(segs) == 1 && segs[0] == "threads" && m == http.MethodPost:
 		s.create(w, r, body)
 	case len(segs) == 2 && segs[0] == "threads" && segs[1] == "advance" && m == http.MethodPost:
-		s.deprecated(w, r, "/advance", "")
+		s.deprecated(w, r, "")
 	case len(segs) == 2 && segs[0] == "threads" && segs[1] == "advancestream" && m == http.MethodPost:
 		s.advance(w, r, body, "")
 	case len(segs) == 2 && segs[0] == "threads" && m == http.MethodGet:
 		s.get(w, r, segs[1])
 	case len(segs) == 3 && segs[0] == "threads" && segs[2] == "advance" && m == http.MethodPost:
 		if s.lookup(w, r, segs[1]) != nil {
-			s.deprecated(w, r, "/:id/advance", segs[1])
+			s.deprecated(w, r, segs[1])
 		}
 	case len(segs) == 3 && segs[0] == "threads" && segs[2] == "advancestream" && m == http.MethodPost:
 		s.advance(w, r, body, segs[1])
@@ -538,14 +538,13 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request, id string) {
 	writeJSON(w, http.StatusCreated, out)
 }
 
-func (s *Server) deprecated(w http.ResponseWriter, r *http.Request, what, id string) {
+func (s *Server) deprecated(w http.ResponseWriter, r *http.Request, id string) {
 	s.mu.Lock()
 	advice, detail := s.migrateNew, "The non-streaming /advance endpoint has been deprecated. Please use /advancestream instead."
 	if id != "" {
 		advice, detail = s.migrateByID, "The non-streaming /:id/advance endpoint has been deprecated. Please use /:id/advancestream instead."
 	}
 	s.mu.Unlock()
-	_ = what
 	// The live service sends these problems as plain application/json.
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(http.StatusGone)
