@@ -3,7 +3,9 @@ package threads
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -154,10 +156,19 @@ func TestProblemRedactsKey(t *testing.T) {
 func TestProblemRequestIDAndCap(t *testing.T) {
 	t.Parallel()
 	big := strings.Repeat("x", 3*maxProblemBody)
-	srv := serveCanned(t, 500, "text/plain", []byte(big))
-	c := cannedClient(t, srv)
-	_, err := c.Threads.Get(context.Background(), "thr_1.a")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Request-Id", "req_42")
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(500)
+		io.WriteString(w, big)
+	}))
+	defer srv.Close()
+	c, err := NewClient(WithoutEnvironmentDefaults(), WithBaseURL(srv.URL), WithAPIKey(testKey), WithMaxRetries(0))
+	require.NoError(t, err)
+	_, err = c.Threads.Get(context.Background(), "thr_1.a")
 	var p *Problem
 	require.ErrorAs(t, err, &p)
 	assert.Len(t, p.Body, maxProblemBody)
+	assert.Equal(t, "req_42", p.RequestID)
+	assert.Equal(t, "about:blank", p.Type)
 }

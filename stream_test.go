@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -500,4 +501,38 @@ func TestAdvanceReadsMigratedStream(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, GenerationStageComplete, out.GenerationStage)
 	assert.Equal(t, "Hello from the fake model.", out.Message.Text())
+}
+
+// TestStreamSlowFirstByte: the live service sends its headers only with the
+// first snapshot; the call waits for them (within WithRequestTimeout).
+func TestStreamSlowFirstByte(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t)
+	first := make(chan struct{})
+	srv.PushScript(fakeserver.Script{FirstByte: first})
+	type result struct {
+		s   *Stream
+		err error
+	}
+	got := make(chan result, 1)
+	go func() {
+		s, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage("hi")})
+		got <- result{s, err}
+	}()
+	// Once the server holds the request, the client cannot have headers.
+	for srv.Count("POST", "/threads/advancestream") == 0 {
+		runtime.Gosched()
+	}
+	select {
+	case r := <-got:
+		t.Fatalf("returned before the headers: %v", r.err)
+	default:
+	}
+	close(first)
+	r := <-got
+	require.NoError(t, r.err)
+	evs, err := collect(t, r.s)
+	require.NoError(t, err)
+	assert.Equal(t, "You said: hi", joinDeltas(evs, evs[0].Message.ID))
+	assert.Equal(t, 1, srv.Count("POST", "/threads/advancestream"))
 }
