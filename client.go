@@ -424,6 +424,11 @@ type attemptTimeoutKey struct{}
 
 // attemptTransport bounds each attempt until its response headers arrive.
 // The body is not bounded: a stream lives as long as its context.
+//
+// It deliberately has no CloseIdleConnections method: go-retryablehttp
+// calls that on every failed call, and passing it through would drop the
+// idle connections of a Transport the caller may share (such as
+// http.DefaultTransport) whenever one call fails.
 type attemptTransport struct{ next http.RoundTripper }
 
 func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
