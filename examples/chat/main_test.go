@@ -2,16 +2,21 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/threadsapi/threads-go/examples/internal/demo"
 	"github.com/threadsapi/threads-go/threadstest"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // TestChat types two lines and /new, then ends the input: the chat answers
 // each line and exits cleanly.
@@ -40,4 +45,52 @@ func TestChatInterruptAtPrompt(t *testing.T) {
 	defer w.Close()
 	var out bytes.Buffer
 	require.NoError(t, run(env, r, &out, interrupt))
+}
+
+// notifyWriter collects output and closes seen once it contains want.
+type notifyWriter struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	seen chan struct{}
+	once sync.Once
+}
+
+func (w *notifyWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.buf.Write(p)
+	if strings.Contains(w.buf.String(), w.want) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return n, err
+}
+
+func (w *notifyWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// TestChatCtrlCCancelsReply: Ctrl-C while a reply streams stops it, cancels
+// the generation on the service, and the chat goes on.
+func TestChatCtrlCCancelsReply(t *testing.T) {
+	srv := threadstest.NewServer(t, threadstest.WithThrottle(0))
+	hold := make(chan struct{})
+	defer close(hold)
+	srv.PushScript(threadstest.Script{Hold: hold, HoldAfter: 2}) // the reply stalls after "You"
+	env := &demo.Env{Client: srv.Client(), ProjectID: srv.ProjectID, Fake: srv}
+	out := &notifyWriter{want: "You", seen: make(chan struct{})}
+	interrupt := make(chan os.Signal, 1)
+	go func() {
+		<-out.seen
+		interrupt <- os.Interrupt
+	}()
+	require.NoError(t, run(env, strings.NewReader("tell me a long story\n"), out, interrupt))
+	assert.Contains(t, out.String(), "[cancelled]")
+	threads := srv.ThreadIDs()
+	require.Len(t, threads, 1)
+	th, err := env.Client.Threads.Get(context.Background(), threads[0])
+	require.NoError(t, err)
+	assert.Equal(t, "CANCELLED", string(th.GenerationStage))
 }
