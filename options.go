@@ -277,8 +277,9 @@ func WithMaxEventSize(n int) Option {
 	})
 }
 
-// WithStreamIdleTimeout ends a stream with ErrStreamIdle when no event
-// arrives for d (default 0: off). The live service sends no heartbeats, so
+// WithStreamIdleTimeout ends a stream with ErrStreamIdle when Next (or
+// All) has waited d for an event (default 0: off). Time the caller spends
+// between events does not count. The live service sends no heartbeats, so
 // choose d longer than the slowest tool call.
 func WithStreamIdleTimeout(d time.Duration) Option {
 	return callOption("WithStreamIdleTimeout", func(c *config) error {

@@ -89,9 +89,6 @@ type Stream struct {
 func newStream(ctx context.Context, body io.ReadCloser, cfg *config) *Stream {
 	s := &Stream{body: body, ctx: ctx, cfg: cfg, byID: make(map[string]int, 2)}
 	s.events = iter.Seq2[sse.Event, error](sse.Read(sseline.New(body), &sse.ReadConfig{MaxEventSize: cfg.maxEventSize}))
-	if cfg.idleTimeout > 0 {
-		s.timer = time.AfterFunc(cfg.idleTimeout, s.idleFired)
-	}
 	return s
 }
 
@@ -135,6 +132,15 @@ func (s *Stream) enter(pull bool) bool {
 		s.next, s.stop = iter.Pull2(s.events)
 	}
 	s.running = true
+	// The idle clock runs only while the caller waits for an event, not
+	// while it works on the previous one.
+	if d := s.cfg.idleTimeout; d > 0 {
+		if s.timer == nil {
+			s.timer = time.AfterFunc(d, s.idleFired)
+		} else {
+			s.timer.Reset(d)
+		}
+	}
 	return true
 }
 
@@ -145,8 +151,8 @@ func (s *Stream) step(ev sse.Event, err error, ok bool) bool {
 	s.mu.Lock()
 	s.running = false
 	closed, idle := s.closed, s.idle
-	if s.timer != nil && ok && err == nil {
-		s.timer.Reset(s.cfg.idleTimeout)
+	if s.timer != nil {
+		s.timer.Stop()
 	}
 	s.mu.Unlock()
 

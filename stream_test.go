@@ -392,6 +392,22 @@ func TestStreamIdleTimeout(t *testing.T) {
 	assert.ErrorIs(t, err, ErrStreamIdle)
 }
 
+// TestStreamIdleClockOnlyWhileWaiting: time the caller spends between
+// events does not count against WithStreamIdleTimeout.
+func TestStreamIdleClockOnlyWhileWaiting(t *testing.T) {
+	t.Parallel()
+	c, _ := setup(t, WithStreamIdleTimeout(20*time.Millisecond))
+	s, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage("a b")})
+	require.NoError(t, err)
+	defer s.Close()
+	require.True(t, s.Next())
+	busy := time.NewTimer(60 * time.Millisecond) // the caller works on the event
+	<-busy.C
+	for s.Next() {
+	}
+	assert.NoError(t, s.Err())
+}
+
 func TestStreamBreakClosesConnection(t *testing.T) {
 	t.Parallel()
 	c, srv := setup(t)
