@@ -15,8 +15,10 @@ import (
 )
 
 // Sentinel errors matched by errors.Is against a *Problem. A Problem matches
-// the sentinel of its HTTP status; ErrEndpointDeprecated also matches any
-// problem whose code is ENDPOINT_DEPRECATED, and ErrServer any 5xx status.
+// the sentinel of its HTTP status (ErrServer: any 5xx), except
+// ErrEndpointDeprecated, which matches by code: a problem whose code is
+// ENDPOINT_DEPRECATED (the service sends it with 410). ErrUnexpectedResponse
+// is not a Problem: it reports a 2xx answer the SDK cannot read.
 var (
 	ErrBadRequest         = errors.New("threads: bad request")         // 400
 	ErrUnauthorized       = errors.New("threads: unauthorized")        // 401
