@@ -480,11 +480,28 @@ func (e *timeoutError) Is(target error) bool {
 	return target == context.DeadlineExceeded
 }
 
+// maxJSONBody caps a 2xx JSON body: far above any thread the service
+// stores (its request limit is 10 MB), low enough that a broken or hostile
+// server cannot exhaust memory.
+const maxJSONBody = 256 << 20
+
+// readBody reads a 2xx body up to limit bytes.
+func readBody(resp *http.Response, method, path string, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("threads: %s %s: reading the response: %w", method, path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, unexpectedResponse(method, path, resp.StatusCode, "the body exceeds %d bytes", limit)
+	}
+	return data, nil
+}
+
 // decodeJSON reads a 2xx JSON body into out.
 func decodeJSON(resp *http.Response, method, path string, out any) error {
-	data, err := io.ReadAll(resp.Body)
+	data, err := readBody(resp, method, path, maxJSONBody)
 	if err != nil {
-		return fmt.Errorf("threads: %s %s: reading the response: %w", method, path, err)
+		return err
 	}
 	if err := json.Unmarshal(data, out); err != nil {
 		return unexpectedResponse(method, path, resp.StatusCode, "%s body is not the expected JSON (%v): %s",

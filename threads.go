@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"net/http"
 	"net/url"
@@ -171,9 +170,9 @@ func (s *ThreadsService) List(ctx context.Context, params *ListParams, opts ...O
 		return nil, err
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
+	data, err := readBody(resp, http.MethodGet, routeThreads, maxJSONBody)
 	if err != nil {
-		return nil, fmt.Errorf("threads: GET %s: reading the response: %w", routeThreads, err)
+		return nil, err
 	}
 	return decodeList(data, p.Offset, resp.StatusCode)
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -252,4 +254,16 @@ func TestMessageBodies(t *testing.T) {
 	b, err = json.Marshal(AdvanceParams{Message: UserMessage("hi")})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"messageToAppend":{"role":"user","content":[{"type":"text","text":"hi"}]}}`, string(b))
+}
+
+func TestReadBodyLimit(t *testing.T) {
+	t.Parallel()
+	resp := &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader(strings.Repeat("x", 101)))}
+	_, err := readBody(resp, "GET", "/threads", 100)
+	assert.ErrorIs(t, err, ErrUnexpectedResponse)
+	assert.ErrorContains(t, err, "exceeds 100 bytes")
+	resp = &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader(strings.Repeat("x", 100)))}
+	data, err := readBody(resp, "GET", "/threads", 100)
+	require.NoError(t, err)
+	assert.Len(t, data, 100)
 }
