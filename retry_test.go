@@ -226,7 +226,7 @@ func (h *cancelOnLog) Handle(ctx context.Context, r slog.Record) error {
 
 func TestRequestTimeoutStreamNotResent(t *testing.T) {
 	t.Parallel()
-	c, srv := setup(t, WithRequestTimeout(20*time.Millisecond))
+	c, srv := setup(t, WithRequestTimeout(100*time.Millisecond))
 	stall := make(chan struct{})
 	defer close(stall)
 	srv.Inject(fakeserver.Fault{Method: "POST", Path: "/threads/advancestream", Stall: stall})

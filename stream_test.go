@@ -396,12 +396,12 @@ func TestStreamIdleTimeout(t *testing.T) {
 // events does not count against WithStreamIdleTimeout.
 func TestStreamIdleClockOnlyWhileWaiting(t *testing.T) {
 	t.Parallel()
-	c, _ := setup(t, WithStreamIdleTimeout(20*time.Millisecond))
+	c, _ := setup(t, WithStreamIdleTimeout(250*time.Millisecond))
 	s, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage("a b")})
 	require.NoError(t, err)
 	defer s.Close()
 	require.True(t, s.Next())
-	busy := time.NewTimer(60 * time.Millisecond) // the caller works on the event
+	busy := time.NewTimer(500 * time.Millisecond) // the caller works on the event
 	<-busy.C
 	for s.Next() {
 	}
@@ -449,14 +449,14 @@ func TestStreamCancelStopsGeneration(t *testing.T) {
 // wait for headers only.
 func TestStreamOutlivesRequestTimeout(t *testing.T) {
 	t.Parallel()
-	c, srv := setup(t, WithRequestTimeout(30*time.Millisecond))
-	srv.SetThrottle(15 * time.Millisecond) // 7 snapshots: ~90ms in all
+	c, srv := setup(t, WithRequestTimeout(150*time.Millisecond))
+	srv.SetThrottle(50 * time.Millisecond) // 7 snapshots: ~300ms in all
 	s, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage("one two three")})
 	require.NoError(t, err)
 	start := time.Now()
 	evs, err := collect(t, s)
 	require.NoError(t, err)
-	assert.Greater(t, time.Since(start), 30*time.Millisecond)
+	assert.Greater(t, time.Since(start), 150*time.Millisecond)
 	assert.Equal(t, GenerationStageComplete, evs[len(evs)-1].GenerationStage)
 }
 
