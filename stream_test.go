@@ -552,3 +552,34 @@ func TestStreamSlowFirstByte(t *testing.T) {
 	assert.Equal(t, "You said: hi", joinDeltas(evs, evs[0].Message.ID))
 	assert.Equal(t, 1, srv.Count("POST", "/threads/advancestream"))
 }
+
+// TestStreamCloseDuringAll: Close from another goroutine ends a range over
+// All that is blocked in a read, without an error.
+func TestStreamCloseDuringAll(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t)
+	hold := make(chan struct{})
+	defer close(hold)
+	srv.PushScript(fakeserver.Script{Hold: hold, HoldAfter: 1})
+	s, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage("x")})
+	require.NoError(t, err)
+	first := make(chan struct{})
+	done := make(chan []error)
+	go func() {
+		var errs []error
+		n := 0
+		for _, err := range s.All() {
+			if err != nil {
+				errs = append(errs, err)
+			}
+			if n++; n == 1 {
+				close(first)
+			}
+		}
+		done <- errs
+	}()
+	<-first
+	require.NoError(t, s.Close())
+	assert.Empty(t, <-done)
+	assert.NoError(t, s.Err())
+}
