@@ -36,6 +36,8 @@ var defaultUserAgent = "threads-go/" + Version + " (" + runtime.Version() + ")"
 type Client struct {
 	// Threads lists, creates, reads, advances and cancels threads.
 	Threads *ThreadsService
+	// Projects reads the API key's project.
+	Projects *ProjectsService
 
 	cfg  config
 	base *url.URL
@@ -66,6 +68,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c := &Client{cfg: cfg, base: base}
 	c.hc = c.httpClient(cfg.httpClient)
 	c.Threads = &ThreadsService{client: c}
+	c.Projects = &ProjectsService{client: c}
 	return c, nil
 }
 

@@ -267,3 +267,25 @@ func TestReadBodyLimit(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, data, 100)
 }
+
+func TestProjectsCurrent(t *testing.T) {
+	t.Parallel()
+	srv := serveCanned(t, 200, "application/json; charset=utf-8", fixture(t, "live/projects.json"))
+	c := cannedClient(t, srv)
+	p, err := c.Projects.Current(context.Background())
+	require.NoError(t, err)
+	r := srv.requests()[0]
+	assert.Equal(t, "GET /projects", r.Method+" "+r.Path)
+	assert.Equal(t, "p_DSr8JxVP.57a223", p.ID)
+	assert.Equal(t, "Live Capture Project", p.Name)
+	assert.Equal(t, "llm", p.ProviderType)
+	assert.False(t, p.IsTokenRequired)
+
+	// Against the fake, the project id is the one Create accepts.
+	fc, fake := setup(t)
+	p, err = fc.Projects.Current(context.Background())
+	require.NoError(t, err)
+	_, err = fc.Threads.Create(context.Background(), CreateThreadParams{ProjectID: p.ID})
+	require.NoError(t, err)
+	assert.Equal(t, fake.ProjectID, p.ID)
+}

@@ -6,9 +6,9 @@
 //
 //	go run ./examples/quickstart
 //
-// Against the real service, set THREADS_BASE_URL, THREADS_API_KEY and
-// THREADS_PROJECT_ID (the live service needs the project id to create a
-// thread).
+// Against the real service, set THREADS_BASE_URL and THREADS_API_KEY. The
+// project id that creating a thread needs is read with Projects.Current;
+// THREADS_PROJECT_ID overrides it.
 package main
 
 import (

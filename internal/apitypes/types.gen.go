@@ -234,6 +234,21 @@ type ProblemDetails struct {
 	Type     string                 `json:"type,omitempty,omitzero"`
 }
 
+// Project The project an API key belongs to. Threads are created and listed per project.
+type Project struct {
+	AgentProviderType         string `json:"agentProviderType,omitempty,omitzero"`
+	AllowSystemPromptOverride bool   `json:"allowSystemPromptOverride,omitempty,omitzero"`
+	CustomLLMModelName        string `json:"customLlmModelName,omitempty,omitzero"`
+	DefaultLLMProviderName    string `json:"defaultLlmProviderName,omitempty,omitzero"`
+	ID                        string `json:"id"`
+
+	// IsTokenRequired Whether calls also need an end-user bearer token.
+	IsTokenRequired bool   `json:"isTokenRequired,omitempty,omitzero"`
+	Name            string `json:"name"`
+	ProviderType    string `json:"providerType,omitempty,omitzero"`
+	UserID          string `json:"userId,omitempty,omitzero"`
+}
+
 // Resource defines model for Resource.
 type Resource struct {
 	Annotations map[string]interface{} `json:"annotations,omitempty,omitzero"`

@@ -4,6 +4,8 @@
 package demo
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -25,7 +27,22 @@ func Setup(opts ...threads.Option) (*Env, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Env{Client: c, ProjectID: os.Getenv("THREADS_PROJECT_ID")}, nil
+		env := &Env{Client: c, ProjectID: os.Getenv("THREADS_PROJECT_ID")}
+		if env.ProjectID == "" {
+			// Creating a thread needs the project id; the key knows it.
+			p, err := c.Projects.Current(context.Background())
+			var problem *threads.Problem
+			switch {
+			case errors.As(err, &problem):
+				// The service answered but has no /projects: go on, and let
+				// a create call say what it needs.
+			case err != nil:
+				return nil, err
+			default:
+				env.ProjectID = p.ID
+			}
+		}
+		return env, nil
 	}
 	srv := threadstest.Start()
 	fmt.Printf("(THREADS_BASE_URL is not set: using the built-in fake service at %s)\n\n", srv.URL)

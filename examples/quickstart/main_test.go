@@ -1,0 +1,31 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/threadstest"
+)
+
+// TestQuickstartWithEnvironment runs the quickstart the way it runs against
+// the real service: only THREADS_BASE_URL and THREADS_API_KEY set, the
+// project id read from the service.
+func TestQuickstartWithEnvironment(t *testing.T) {
+	srv := threadstest.NewServer(t, threadstest.WithThrottle(0))
+	t.Setenv(threads.EnvBaseURL, srv.URL)
+	t.Setenv(threads.EnvAPIKey, srv.APIKey)
+	t.Setenv("THREADS_PROJECT_ID", "")
+	require.NoError(t, run(context.Background()))
+	assert.Equal(t, 1, srv.ThreadCount())
+	assert.Equal(t, 1, srv.Count("GET", "/projects"))
+}
+
+// TestQuickstartBuiltInFake runs it as a fresh clone does.
+func TestQuickstartBuiltInFake(t *testing.T) {
+	t.Setenv(threads.EnvBaseURL, "")
+	require.NoError(t, run(context.Background()))
+}

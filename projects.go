@@ -1,0 +1,33 @@
+package threads
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/threadsapi/threads-go/internal/apitypes"
+	"github.com/threadsapi/threads-go/internal/route"
+)
+
+// Project is the project an API key belongs to. Threads are created in and
+// listed per project; CreateThreadParams.ProjectID takes its ID.
+type Project = apitypes.Project
+
+const routeProjects = "/projects"
+
+// ProjectsService reads the key's project; use it as Client.Projects.
+//
+// GET /projects is not part of the API spec; the live service offers it,
+// and it is the only way to learn the project id that Create needs.
+type ProjectsService struct {
+	client *Client
+}
+
+// Current returns the project that the client's API key belongs to. It is
+// a GET: transient failures are retried.
+func (s *ProjectsService) Current(ctx context.Context, opts ...Option) (*Project, error) {
+	var p Project
+	if err := s.client.doJSON(ctx, opts, call{route: route.Route{Method: http.MethodGet, Template: routeProjects}}, &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
