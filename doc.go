@@ -11,7 +11,11 @@
 //	if err != nil {
 //		return err
 //	}
-//	thread, err := client.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: projectID})
+//	project, err := client.Projects.Current(ctx) // the key's project
+//	if err != nil {
+//		return err
+//	}
+//	thread, err := client.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: project.ID})
 //
 // A Client is safe for concurrent use; create one and share it. Every method
 // takes a context first and, last, options that apply to that call only
