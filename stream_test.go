@@ -325,6 +325,18 @@ func TestStreamProblemBeforeEvents(t *testing.T) {
 	assert.ErrorContains(t, err, "want text/event-stream, got text/html")
 }
 
+// heldStream starts a create-and-advance stream whose server pauses after
+// holdAfter snapshots until the test ends.
+func heldStream(t *testing.T, ctx context.Context, c *Client, srv *fakeserver.Server, holdAfter int, text string) *Stream {
+	t.Helper()
+	hold := make(chan struct{})
+	t.Cleanup(func() { close(hold) }) // before the server closes: cleanups run last-in first-out
+	srv.PushScript(fakeserver.Script{Hold: hold, HoldAfter: holdAfter})
+	s, err := c.Threads.CreateAndAdvanceStream(ctx, AdvanceParams{Message: UserMessage(text)})
+	require.NoError(t, err)
+	return s
+}
+
 // TestStreamDeliversBeforeNextBytes proves that an event reaches the caller
 // while the server still holds the rest of the stream back.
 func TestStreamDeliversBeforeNextBytes(t *testing.T) {
@@ -346,11 +358,7 @@ func TestStreamDeliversBeforeNextBytes(t *testing.T) {
 func TestStreamCloseWhileNextBlocks(t *testing.T) {
 	t.Parallel()
 	c, srv := setup(t)
-	hold := make(chan struct{})
-	defer close(hold)
-	srv.PushScript(fakeserver.Script{Hold: hold, HoldAfter: 1})
-	s, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage("hello")})
-	require.NoError(t, err)
+	s := heldStream(t, context.Background(), c, srv, 1, "hello")
 	require.True(t, s.Next())
 
 	done := make(chan bool)
@@ -366,12 +374,8 @@ func TestStreamCloseWhileNextBlocks(t *testing.T) {
 func TestStreamContextCancel(t *testing.T) {
 	t.Parallel()
 	c, srv := setup(t)
-	hold := make(chan struct{})
-	defer close(hold)
-	srv.PushScript(fakeserver.Script{Hold: hold, HoldAfter: 2})
 	ctx, cancel := context.WithCancel(context.Background())
-	s, err := c.Threads.CreateAndAdvanceStream(ctx, AdvanceParams{Message: UserMessage("one two three")})
-	require.NoError(t, err)
+	s := heldStream(t, ctx, c, srv, 2, "one two three")
 	require.True(t, s.Next())
 	require.True(t, s.Next())
 	cancel()
@@ -382,11 +386,7 @@ func TestStreamContextCancel(t *testing.T) {
 func TestStreamIdleTimeout(t *testing.T) {
 	t.Parallel()
 	c, srv := setup(t, WithStreamIdleTimeout(20*time.Millisecond))
-	hold := make(chan struct{})
-	defer close(hold)
-	srv.PushScript(fakeserver.Script{Hold: hold, HoldAfter: 1})
-	s, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage("x")})
-	require.NoError(t, err)
+	s := heldStream(t, context.Background(), c, srv, 1, "x")
 	evs, err := collect(t, s)
 	assert.Len(t, evs, 1)
 	assert.ErrorIs(t, err, ErrStreamIdle)
@@ -411,11 +411,7 @@ func TestStreamIdleClockOnlyWhileWaiting(t *testing.T) {
 func TestStreamBreakClosesConnection(t *testing.T) {
 	t.Parallel()
 	c, srv := setup(t)
-	hold := make(chan struct{})
-	defer close(hold)
-	srv.PushScript(fakeserver.Script{Hold: hold, HoldAfter: 1})
-	s, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage("x")})
-	require.NoError(t, err)
+	s := heldStream(t, context.Background(), c, srv, 1, "x")
 	for range s.All() {
 		break
 	}
@@ -558,11 +554,7 @@ func TestStreamSlowFirstByte(t *testing.T) {
 func TestStreamCloseDuringAll(t *testing.T) {
 	t.Parallel()
 	c, srv := setup(t)
-	hold := make(chan struct{})
-	defer close(hold)
-	srv.PushScript(fakeserver.Script{Hold: hold, HoldAfter: 1})
-	s, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage("x")})
-	require.NoError(t, err)
+	s := heldStream(t, context.Background(), c, srv, 1, "x")
 	first := make(chan struct{})
 	done := make(chan []error)
 	go func() {
