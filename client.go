@@ -52,12 +52,14 @@ type Client struct {
 // The base URL (WithBaseURL or $THREADS_BASE_URL) and the API key
 // (WithAPIKey or $THREADS_API_KEY) are required; NewClient returns an error
 // naming what is missing or invalid.
-func NewClient(opts ...Option) (*Client, error) {
+func NewClient(opts ...ClientOption) (*Client, error) {
 	cfg := defaultConfig()
-	if err := cfg.apply(opts, false); err != nil {
+	if err := cfg.applyClient(opts); err != nil {
 		return nil, err
 	}
-	cfg.fromEnvironment()
+	if err := cfg.fromEnvironment(); err != nil {
+		return nil, err
+	}
 	base, err := parseBaseURL(cfg.baseURL)
 	if err != nil {
 		return nil, err
@@ -93,21 +95,49 @@ func parseBaseURL(raw string) (*url.URL, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("threads: base URL %q: %w", raw, err)
+		// url.Error repeats the whole URL, credentials and all; keep only
+		// its reason.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("threads: base URL %q: %v", shownURL(raw), err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("threads: base URL %q: scheme must be http or https", u.Redacted())
+		return nil, fmt.Errorf("threads: base URL %q: scheme must be http or https", shownURL(raw))
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("threads: base URL %q: no host", u.Redacted())
+		return nil, fmt.Errorf("threads: base URL %q: no host", shownURL(raw))
 	}
 	if u.User != nil {
-		return nil, fmt.Errorf("threads: base URL %q: credentials belong in WithAPIKey, not in the URL", u.Redacted())
+		return nil, fmt.Errorf("threads: base URL %q: credentials belong in WithAPIKey, not in the URL", shownURL(raw))
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("threads: base URL %q: must not have a query or fragment", raw)
+		return nil, fmt.Errorf("threads: base URL %q: must not have a query or fragment", shownURL(raw))
 	}
 	return u, nil
+}
+
+// shownURL is raw as an error may show it: without user information, query
+// or fragment, which may hold credentials, and cut to a sane length.
+func shownURL(raw string) string {
+	s := raw
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		s = s[:i] + "?…"
+	}
+	if i := strings.Index(s, "://"); i >= 0 {
+		rest := s[i+3:]
+		end := strings.IndexAny(rest, "/?")
+		if end < 0 {
+			end = len(rest)
+		}
+		if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
+			s = s[:i+3] + "…@" + rest[at+1:]
+		}
+	} else if at := strings.LastIndex(s, "@"); at >= 0 {
+		s = "…@" + s[at+1:]
+	}
+	return excerpt([]byte(s), 200)
 }
 
 // httpClient wraps the caller's client (never changing it) with the
@@ -126,7 +156,7 @@ func (c *Client) httpClient(user *http.Client) *http.Client {
 	userCheck := hc.CheckRedirect
 	base := c.base
 	hc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if !sameOrigin(req.URL, base) {
+		if !route.SameOrigin(req.URL, base) {
 			// Hand back the redirect itself: following it would send the
 			// credentials (in whatever header) to a host the caller never named.
 			return http.ErrUseLastResponse
@@ -142,17 +172,16 @@ func (c *Client) httpClient(user *http.Client) *http.Client {
 	return &hc
 }
 
-func sameOrigin(u, base *url.URL) bool {
-	return strings.EqualFold(u.Scheme, base.Scheme) && strings.EqualFold(u.Host, base.Host)
-}
-
 // settings returns the configuration for one call.
-func (c *Client) settings(opts []Option) (*config, error) {
+func (c *Client) settings(opts []RequestOption) (*config, error) {
+	if c == nil || c.base == nil {
+		return nil, errors.New("threads: the Client was not made by NewClient")
+	}
 	if len(opts) == 0 {
 		return &c.cfg, nil
 	}
 	cfg := c.cfg
-	if err := cfg.apply(opts, true); err != nil {
+	if err := cfg.applyRequest(opts); err != nil {
 		return nil, err
 	}
 	return &cfg, nil
@@ -262,11 +291,13 @@ func (c *Client) send(ctx context.Context, cfg *config, r route.Route, cl call, 
 	if err != nil {
 		return nil, fmt.Errorf("threads: %s %s: %w", r.Method, path, err)
 	}
-	if len(cl.query) > 0 {
-		if u.RawQuery != "" {
-			u.RawQuery += "&"
+	for _, q := range [...]url.Values{cl.query, cfg.query} {
+		if len(q) > 0 {
+			if u.RawQuery != "" {
+				u.RawQuery += "&"
+			}
+			u.RawQuery += q.Encode()
 		}
-		u.RawQuery += cl.query.Encode()
 	}
 	logPath := u.EscapedPath()
 
@@ -518,4 +549,69 @@ func orUnknown(ct string) string {
 		return "untyped"
 	}
 	return ct
+}
+
+// doJSON makes a call whose 2xx answer is JSON, decoded into out. A call
+// migrated to a streaming replacement (Advance) reads that stream to its end
+// and keeps the last snapshot in out, which must then be *AdvanceResponse.
+func (c *Client) doJSON(ctx context.Context, opts []RequestOption, cl call, out any) error {
+	cfg, err := c.settings(opts)
+	if err != nil {
+		return err
+	}
+	resp, err := c.do(ctx, cfg, cl)
+	if err != nil {
+		return err
+	}
+	if cfg.respHeader != nil {
+		*cfg.respHeader = resp.Header.Clone()
+	}
+	if ar, ok := out.(*AdvanceResponse); ok && isEventStream(resp) {
+		return lastSnapshot(newStream(ctx, resp.Body, cfg), ar)
+	}
+	defer resp.Body.Close()
+	return decodeJSON(resp, cl.route.Method, pathOf(cl.route), out)
+}
+
+// doStream makes a call whose 2xx answer must be an event stream.
+func (c *Client) doStream(ctx context.Context, opts []RequestOption, cl call) (*Stream, error) {
+	cfg, err := c.settings(opts)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.do(ctx, cfg, cl)
+	if err != nil {
+		return nil, err
+	}
+	if !isEventStream(resp) {
+		ct := resp.Header.Get("Content-Type")
+		drainClose(resp.Body)
+		return nil, unexpectedResponse(cl.route.Method, pathOf(cl.route), resp.StatusCode, "want text/event-stream, got %s", orUnknown(ct))
+	}
+	if cfg.respHeader != nil {
+		*cfg.respHeader = resp.Header.Clone()
+	}
+	return newStream(ctx, resp.Body, cfg), nil
+}
+
+// lastSnapshot reads s to its end and keeps its last event in out.
+func lastSnapshot(s *Stream, out *AdvanceResponse) error {
+	defer s.Close()
+	seen := false
+	for s.Next() {
+		*out, seen = s.Current().AdvanceResponse, true
+	}
+	if err := s.Err(); err != nil {
+		return err
+	}
+	if !seen {
+		return fmt.Errorf("%w: the stream ended without a snapshot", ErrStreamFailed)
+	}
+	return nil
+}
+
+func isEventStream(resp *http.Response) bool {
+	ct := resp.Header.Get("Content-Type")
+	const es = "text/event-stream"
+	return len(ct) >= len(es) && strings.EqualFold(ct[:len(es)], es)
 }

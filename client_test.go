@@ -17,23 +17,23 @@ func TestNewClientErrors(t *testing.T) {
 	t.Setenv(EnvBaseURL, "")
 	tests := []struct {
 		name string
-		opts []Option
+		opts []ClientOption
 		want string
 	}{
-		{"no base URL", []Option{WithAPIKey("k")}, "no base URL"},
-		{"no key", []Option{WithBaseURL("https://api.example.com")}, "no API key"},
-		{"ftp", []Option{WithAPIKey("k"), WithBaseURL("ftp://example.com")}, "scheme must be http or https"},
-		{"no scheme", []Option{WithAPIKey("k"), WithBaseURL("api.example.com")}, "scheme must be http or https"},
-		{"no host", []Option{WithAPIKey("k"), WithBaseURL("https:///x")}, "no host"},
-		{"userinfo", []Option{WithAPIKey("k"), WithBaseURL("https://u:p@example.com")}, "credentials"},
-		{"negative retries", []Option{WithMaxRetries(-1)}, "WithMaxRetries(-1)"},
-		{"retry wait order", []Option{WithRetryWait(2, 1)}, "min <= max"},
-		{"bad header name", []Option{WithHeader("bad name", "v")}, "not a valid header name"},
-		{"reserved header", []Option{WithHeader("authorization", "x")}, "sets this header itself"},
-		{"header value", []Option{WithHeader("X-A", "a\r\nb")}, "cannot carry"},
-		{"key with newline", []Option{WithAPIKey("a\nb")}, "cannot carry"},
-		{"zero option", []Option{{}}, "zero Option"},
-		{"max event size", []Option{WithMaxEventSize(0)}, "must be positive"},
+		{"no base URL", []ClientOption{WithAPIKey("k")}, "no base URL"},
+		{"no key", []ClientOption{WithBaseURL("https://api.example.com")}, "no API key"},
+		{"ftp", []ClientOption{WithAPIKey("k"), WithBaseURL("ftp://example.com")}, "scheme must be http or https"},
+		{"no scheme", []ClientOption{WithAPIKey("k"), WithBaseURL("api.example.com")}, "scheme must be http or https"},
+		{"no host", []ClientOption{WithAPIKey("k"), WithBaseURL("https:///x")}, "no host"},
+		{"userinfo", []ClientOption{WithAPIKey("k"), WithBaseURL("https://u:p@example.com")}, "credentials"},
+		{"negative retries", []ClientOption{WithMaxRetries(-1)}, "WithMaxRetries(-1)"},
+		{"retry wait order", []ClientOption{WithRetryWait(2, 1)}, "min <= max"},
+		{"bad header name", []ClientOption{WithHeader("bad name", "v")}, "not a valid header name"},
+		{"reserved header", []ClientOption{WithHeader("authorization", "x")}, "sets this header itself"},
+		{"header value", []ClientOption{WithHeader("X-A", "a\r\nb")}, "cannot carry"},
+		{"key with newline", []ClientOption{WithAPIKey("a\nb")}, "cannot carry"},
+		{"nil option", []ClientOption{nil}, "option 0 is nil"},
+		{"max event size", []ClientOption{WithMaxEventSize(0)}, "must be positive"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -146,14 +146,6 @@ func TestKeyNeverPrinted(t *testing.T) {
 	assert.Contains(t, err.Error(), "GET /threads/thr_1.a")
 }
 
-func TestPerCallClientOnlyOption(t *testing.T) {
-	t.Parallel()
-	c, srv := setup(t)
-	_, err := c.Threads.List(context.Background(), nil, WithBaseURL("http://elsewhere.example"))
-	assert.ErrorContains(t, err, "WithBaseURL applies to NewClient only")
-	assert.Empty(t, srv.Requests())
-}
-
 func TestRedirectToOtherHostKeepsKey(t *testing.T) {
 	t.Parallel()
 	var leaked []string
@@ -166,7 +158,7 @@ func TestRedirectToOtherHostKeepsKey(t *testing.T) {
 		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusFound)
 	}))
 	defer redirect.Close()
-	for _, opt := range []Option{WithAPIKeyHeader("Authorization"), WithAPIKeyHeader("x-api-key")} {
+	for _, opt := range []ClientOption{WithAPIKeyHeader("Authorization"), WithAPIKeyHeader("x-api-key")} {
 		c, err := NewClient(WithoutEnvironmentDefaults(), WithBaseURL(redirect.URL), WithAPIKey(testKey), opt)
 		require.NoError(t, err)
 		_, err = c.Threads.Get(context.Background(), "thr_1.a")

@@ -26,7 +26,7 @@ import (
 type faultCase struct {
 	name    string
 	handler http.HandlerFunc // nil: nothing listens
-	opts    []Option
+	opts    []ClientOption
 	call    func(ctx context.Context, c *Client) error
 	check   func(t *testing.T, err error)
 	within  time.Duration
@@ -118,7 +118,7 @@ func TestFaultSuite(t *testing.T) {
 				io.Copy(io.Discard, r.Body)
 				<-r.Context().Done()
 			},
-			opts: []Option{WithRequestTimeout(50 * time.Millisecond), WithMaxRetries(0)},
+			opts: []ClientOption{WithRequestTimeout(50 * time.Millisecond), WithMaxRetries(0)},
 			call: streamAll,
 			check: func(t *testing.T, err error) {
 				assert.ErrorIs(t, err, context.DeadlineExceeded)
@@ -135,7 +135,7 @@ func TestFaultSuite(t *testing.T) {
 				w.(http.Flusher).Flush()
 				<-r.Context().Done()
 			},
-			opts:  []Option{WithStreamIdleTimeout(100 * time.Millisecond)},
+			opts:  []ClientOption{WithStreamIdleTimeout(100 * time.Millisecond)},
 			call:  streamAll,
 			check: func(t *testing.T, err error) { assert.ErrorIs(t, err, ErrStreamIdle) },
 		},
@@ -166,7 +166,7 @@ func TestFaultSuite(t *testing.T) {
 		{
 			name:    "gzip error body the client did not ask for",
 			handler: gzipError,
-			opts:    []Option{WithHTTPClient(&http.Client{Transport: &http.Transport{DisableCompression: true}})},
+			opts:    []ClientOption{WithHTTPClient(&http.Client{Transport: &http.Transport{DisableCompression: true}})},
 			call:    getThread,
 			check: func(t *testing.T, err error) {
 				assert.ErrorIs(t, err, ErrServer)
@@ -202,7 +202,7 @@ func TestFaultSuite(t *testing.T) {
 				w.WriteHeader(500)
 				io.Copy(w, io.LimitReader(zeros{}, 100<<20))
 			},
-			opts: []Option{WithMaxRetries(0)},
+			opts: []ClientOption{WithMaxRetries(0)},
 			call: getThread,
 			check: func(t *testing.T, err error) {
 				var p *Problem
@@ -236,7 +236,7 @@ func TestFaultSuite(t *testing.T) {
 				w.(http.Flusher).Flush()
 				slowBytes(w, r, event, time.Second)
 			},
-			opts:   []Option{WithStreamIdleTimeout(1500 * time.Millisecond)},
+			opts:   []ClientOption{WithStreamIdleTimeout(1500 * time.Millisecond)},
 			call:   streamAll,
 			check:  func(t *testing.T, err error) { assert.ErrorIs(t, err, ErrStreamIdle) },
 			within: 3 * time.Second,
@@ -252,7 +252,7 @@ func TestFaultSuite(t *testing.T) {
 				base = srv.URL
 			}
 			tr := &http.Transport{}
-			opts := append([]Option{WithoutEnvironmentDefaults(), WithBaseURL(base), WithAPIKey(testKey),
+			opts := append([]ClientOption{WithoutEnvironmentDefaults(), WithBaseURL(base), WithAPIKey(testKey),
 				WithRetryWait(time.Millisecond, 2*time.Millisecond), WithHTTPClient(&http.Client{Transport: tr})}, fc.opts...)
 			c, err := NewClient(opts...)
 			require.NoError(t, err)

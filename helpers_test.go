@@ -1,6 +1,7 @@
 package threads
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -24,11 +25,11 @@ const testKey = "sk_test_9f8e7d6c5b4a"
 
 // setup starts a fake server without throttle and a client for it with
 // tiny retry waits.
-func setup(t *testing.T, opts ...Option) (*Client, *fakeserver.Server) {
+func setup(t *testing.T, opts ...ClientOption) (*Client, *fakeserver.Server) {
 	t.Helper()
 	srv := fakeserver.New(fakeserver.WithThrottle(0), fakeserver.WithKey(testKey))
 	t.Cleanup(srv.Close)
-	base := []Option{
+	base := []ClientOption{
 		WithoutEnvironmentDefaults(),
 		WithBaseURL(srv.URL),
 		WithAPIKey(testKey),
@@ -79,9 +80,9 @@ func serveCanned(t *testing.T, status int, contentType string, body []byte) *can
 }
 
 // cannedClient returns a client for a canned server, without retries.
-func cannedClient(t *testing.T, srv *canned, opts ...Option) *Client {
+func cannedClient(t *testing.T, srv *canned, opts ...ClientOption) *Client {
 	t.Helper()
-	base := []Option{WithoutEnvironmentDefaults(), WithBaseURL(srv.URL), WithAPIKey(testKey), WithMaxRetries(0)}
+	base := []ClientOption{WithoutEnvironmentDefaults(), WithBaseURL(srv.URL), WithAPIKey(testKey), WithMaxRetries(0)}
 	c, err := NewClient(append(base, opts...)...)
 	require.NoError(t, err)
 	return c
@@ -92,4 +93,13 @@ func fixture(t testing.TB, name string) []byte {
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	require.NoError(t, err)
 	return b
+}
+
+// decodeList decodes a list body as List does.
+func decodeList(data []byte, offset, status int) (*ThreadPage, error) {
+	var b listBody
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, unexpectedResponse(http.MethodGet, routeThreads, status, "list is not the expected JSON (%v): %s", err, excerpt(data, 120))
+	}
+	return b.toPage(offset), nil
 }

@@ -6,16 +6,24 @@ import (
 	"log/slog"
 	"net/http"
 	"net/textproto"
+	"net/url"
 	"os"
 	"strings"
 	"time"
 )
 
-// Environment variables read by NewClient unless WithoutEnvironmentDefaults
-// is given. Options always win over the environment.
+// Environment variables read by [NewClient] unless
+// [WithoutEnvironmentDefaults] is given. Options always win over the
+// environment.
 const (
-	EnvAPIKey  = "THREADS_API_KEY"
+	// EnvAPIKey names the variable that holds the API key ([WithAPIKey]).
+	EnvAPIKey = "THREADS_API_KEY"
+	// EnvBaseURL names the variable that holds the base URL ([WithBaseURL]).
 	EnvBaseURL = "THREADS_BASE_URL"
+	// EnvAPIKeyHeader names the variable that holds the header the key is
+	// sent in ([WithAPIKeyHeader]), such as "x-api-key" for the live
+	// service. Unset or empty: "Authorization: Bearer <key>".
+	EnvAPIKeyHeader = "THREADS_API_KEY_HEADER"
 )
 
 // Defaults used when no option says otherwise.
@@ -27,37 +35,78 @@ const (
 	DefaultMaxEventSize   = 16 << 20
 )
 
-// An Option configures a Client (given to NewClient) or a single call (given
-// to a method). Options that only make sense for the whole client, such as
-// WithBaseURL or WithHTTPClient, make a call fail with a clear error when
-// given to a method.
-type Option struct {
-	name       string
-	clientOnly bool
-	apply      func(*config) error
+// A ClientOption configures a [Client]; give it to [NewClient]. Options that
+// only make sense for the whole client ([WithBaseURL], [WithHTTPClient],
+// [WithDeprecationHandler], [WithoutEnvironmentDefaults]) are ClientOptions
+// only, so passing one to a single call does not compile.
+//
+// Every [RequestOption] is also a ClientOption: given to NewClient it sets
+// the client's default for every call.
+type ClientOption interface {
+	applyClient(*config) error
 }
+
+// A RequestOption configures a single call (given to a method) or, given to
+// [NewClient], every call of the client. Options given to a call are applied
+// after the client's, so they win.
+type RequestOption interface {
+	ClientOption
+	applyRequest(*config) error
+}
+
+// clientOption is a ClientOption that is not a RequestOption.
+type clientOption struct {
+	name string
+	fn   func(*config) error
+}
+
+func (o clientOption) applyClient(c *config) error { return o.fn(c) }
+
+// String names the option without its value (which may be a secret).
+func (o clientOption) String() string { return "threads." + o.name }
+
+// GoString is String, for %#v.
+func (o clientOption) GoString() string { return o.String() }
+
+// requestOption works on NewClient and on a single call.
+type requestOption struct {
+	name string
+	fn   func(*config) error
+}
+
+func (o requestOption) applyClient(c *config) error  { return o.fn(c) }
+func (o requestOption) applyRequest(c *config) error { return o.fn(c) }
+
+// String names the option without its value (which may be a secret).
+func (o requestOption) String() string { return "threads." + o.name }
+
+// GoString is String, for %#v.
+func (o requestOption) GoString() string { return o.String() }
 
 // config is everything the options set. A Client keeps one; a call with
 // options works on a copy.
 type config struct {
-	apiKey         secret
-	apiKeySet      bool
-	baseURL        string
-	baseURLSet     bool
-	httpClient     *http.Client
-	maxRetries     int
-	retryWaitMin   time.Duration
-	retryWaitMax   time.Duration
-	requestTimeout time.Duration
-	apiKeyHeader   string // canonical header name; "" means Authorization: Bearer
-	headers        http.Header
-	userAgent      string
-	logger         *slog.Logger
-	maxEventSize   int
-	idleTimeout    time.Duration
-	noAutoMigrate  bool
-	onDeprecation  func(Deprecation)
-	noEnv          bool
+	apiKey          secret
+	apiKeySet       bool
+	baseURL         string
+	baseURLSet      bool
+	httpClient      *http.Client
+	maxRetries      int
+	retryWaitMin    time.Duration
+	retryWaitMax    time.Duration
+	requestTimeout  time.Duration
+	apiKeyHeader    string // canonical header name; "" means Authorization: Bearer
+	apiKeyHeaderSet bool
+	query           url.Values
+	respHeader      *http.Header
+	headers         http.Header
+	userAgent       string
+	logger          *slog.Logger
+	maxEventSize    int
+	idleTimeout     time.Duration
+	noAutoMigrate   bool
+	onDeprecation   func(Deprecation)
+	noEnv           bool
 }
 
 func defaultConfig() config {
@@ -100,30 +149,34 @@ func (s secret) get() string {
 // String hides the key from fmt.
 func (s secret) String() string { return redacted }
 
-// String names the option without its value (which may be a secret).
-func (o Option) String() string { return "threads." + o.name }
-
-// GoString is String, for %#v.
-func (o Option) GoString() string { return o.String() }
-
-func clientOption(name string, apply func(*config) error) Option {
-	return Option{name: name, clientOnly: true, apply: apply}
+func newClientOption(name string, fn func(*config) error) ClientOption {
+	return clientOption{name: name, fn: fn}
 }
 
-func callOption(name string, apply func(*config) error) Option {
-	return Option{name: name, apply: apply}
+func newRequestOption(name string, fn func(*config) error) RequestOption {
+	return requestOption{name: name, fn: fn}
 }
 
-// apply runs opts over c. perCall reports options that only work on NewClient.
-func (c *config) apply(opts []Option, perCall bool) error {
-	for _, o := range opts {
-		if o.apply == nil {
-			return errors.New("threads: zero Option value; use the With... functions")
+// applyClient runs NewClient's options over c.
+func (c *config) applyClient(opts []ClientOption) error {
+	for i, o := range opts {
+		if o == nil {
+			return fmt.Errorf("threads: NewClient: option %d is nil", i)
 		}
-		if perCall && o.clientOnly {
-			return fmt.Errorf("threads: %s applies to NewClient only, not to a single call", o.name)
+		if err := o.applyClient(c); err != nil {
+			return err
 		}
-		if err := o.apply(c); err != nil {
+	}
+	return nil
+}
+
+// applyRequest runs a call's options over c.
+func (c *config) applyRequest(opts []RequestOption) error {
+	for i, o := range opts {
+		if o == nil {
+			return fmt.Errorf("threads: option %d is nil", i)
+		}
+		if err := o.applyRequest(c); err != nil {
 			return err
 		}
 	}
@@ -131,10 +184,14 @@ func (c *config) apply(opts []Option, perCall bool) error {
 }
 
 // WithAPIKey sets the API key. Default: $THREADS_API_KEY. The key is sent
-// only to the base URL's host, as "Authorization: Bearer <key>" unless
-// WithAPIKeyHeader says otherwise.
-func WithAPIKey(key string) Option {
-	return callOption("WithAPIKey", func(c *config) error {
+// only to the base URL's origin, as "Authorization: Bearer <key>" unless
+// [WithAPIKeyHeader] says otherwise. An empty key or one with characters a
+// header cannot carry is refused.
+func WithAPIKey(key string) RequestOption {
+	return newRequestOption("WithAPIKey", func(c *config) error {
+		if strings.TrimSpace(key) == "" {
+			return errors.New("threads: WithAPIKey: empty key")
+		}
 		if !validHeaderValue(key) {
 			return errors.New("threads: WithAPIKey: the key contains characters a header cannot carry")
 		}
@@ -146,8 +203,8 @@ func WithAPIKey(key string) Option {
 // WithBaseURL sets the service's base URL, such as "https://api.tambo.co".
 // Default: $THREADS_BASE_URL. A path prefix ("https://host/api") is kept in
 // front of every route. Only http and https are accepted.
-func WithBaseURL(rawURL string) Option {
-	return clientOption("WithBaseURL", func(c *config) error {
+func WithBaseURL(rawURL string) ClientOption {
+	return newClientOption("WithBaseURL", func(c *config) error {
 		c.baseURL, c.baseURLSet = rawURL, true
 		return nil
 	})
@@ -157,8 +214,8 @@ func WithBaseURL(rawURL string) Option {
 // its per-attempt timeout and redirect policy around hc's Transport and
 // CheckRedirect without changing hc. Note that hc.Timeout, when set, bounds
 // whole calls including stream bodies; leave it zero and use contexts.
-func WithHTTPClient(hc *http.Client) Option {
-	return clientOption("WithHTTPClient", func(c *config) error {
+func WithHTTPClient(hc *http.Client) ClientOption {
+	return newClientOption("WithHTTPClient", func(c *config) error {
 		if hc == nil {
 			return errors.New("threads: WithHTTPClient: nil *http.Client")
 		}
@@ -169,8 +226,8 @@ func WithHTTPClient(hc *http.Client) Option {
 
 // WithMaxRetries sets how many times a failed attempt is retried (default 2;
 // 0 turns retries off). See the package documentation for what is retried.
-func WithMaxRetries(n int) Option {
-	return callOption("WithMaxRetries", func(c *config) error {
+func WithMaxRetries(n int) RequestOption {
+	return newRequestOption("WithMaxRetries", func(c *config) error {
 		if n < 0 {
 			return fmt.Errorf("threads: WithMaxRetries(%d): must not be negative", n)
 		}
@@ -181,8 +238,8 @@ func WithMaxRetries(n int) Option {
 
 // WithRetryWait sets the backoff range between attempts (default 500ms to
 // 8s). max also caps the waits that Retry-After and Retry-After-Ms ask for.
-func WithRetryWait(min, max time.Duration) Option {
-	return callOption("WithRetryWait", func(c *config) error {
+func WithRetryWait(min, max time.Duration) RequestOption {
+	return newRequestOption("WithRetryWait", func(c *config) error {
 		if min < 0 || max < min {
 			return fmt.Errorf("threads: WithRetryWait(%v, %v): need 0 <= min <= max", min, max)
 		}
@@ -194,8 +251,8 @@ func WithRetryWait(min, max time.Duration) Option {
 // WithRequestTimeout bounds each attempt until its response headers arrive
 // (default 60s; 0 means no bound). It never cuts a body that has started, so
 // a stream lives on; bound whole calls with the context.
-func WithRequestTimeout(d time.Duration) Option {
-	return callOption("WithRequestTimeout", func(c *config) error {
+func WithRequestTimeout(d time.Duration) RequestOption {
+	return newRequestOption("WithRequestTimeout", func(c *config) error {
 		if d < 0 {
 			return fmt.Errorf("threads: WithRequestTimeout(%v): must not be negative", d)
 		}
@@ -205,25 +262,34 @@ func WithRequestTimeout(d time.Duration) Option {
 }
 
 // WithAPIKeyHeader sends the key as "name: <key>" instead of
-// "Authorization: Bearer <key>". The live service reads x-api-key.
-func WithAPIKeyHeader(name string) Option {
-	return callOption("WithAPIKeyHeader", func(c *config) error {
-		if !validHeaderName(name) {
-			return fmt.Errorf("threads: WithAPIKeyHeader(%q): not a valid header name", name)
-		}
-		c.apiKeyHeader = textproto.CanonicalMIMEHeaderKey(name)
-		return nil
+// "Authorization: Bearer <key>". Default: $THREADS_API_KEY_HEADER, else
+// Bearer. The live service reads "x-api-key" and refuses a Bearer key with
+// 403; the spec says Bearer. Passing "Authorization" sends the bare key in
+// it. Headers the SDK sets itself (Content-Type, Content-Length, Host,
+// Accept, User-Agent) are refused.
+func WithAPIKeyHeader(name string) RequestOption {
+	return newRequestOption("WithAPIKeyHeader", func(c *config) error {
+		return c.setKeyHeader("WithAPIKeyHeader", name)
 	})
 }
 
-// reservedHeaders are set by the SDK itself.
-var reservedHeaders = map[string]bool{"Authorization": true, "Content-Type": true, "Content-Length": true, "Host": true}
+func (c *config) setKeyHeader(from, name string) error {
+	if !validHeaderName(name) {
+		return fmt.Errorf("threads: %s(%q): not a valid header name", from, name)
+	}
+	key := textproto.CanonicalMIMEHeaderKey(name)
+	if key != "Authorization" && (reservedHeader(key) || key == "Accept" || key == "User-Agent") {
+		return fmt.Errorf("threads: %s(%q): the SDK sets this header itself", from, name)
+	}
+	c.apiKeyHeader, c.apiKeyHeaderSet = key, true
+	return nil
+}
 
 // WithHeader adds a header to every request (on NewClient) or to one call.
 // Authorization, Content-Type, Content-Length and Host are the SDK's own and
 // are refused; use WithAPIKey for credentials.
-func WithHeader(name, value string) Option {
-	return callOption("WithHeader", func(c *config) error {
+func WithHeader(name, value string) RequestOption {
+	return newRequestOption("WithHeader", func(c *config) error {
 		if !validHeaderName(name) {
 			return fmt.Errorf("threads: WithHeader(%q): not a valid header name", name)
 		}
@@ -231,7 +297,7 @@ func WithHeader(name, value string) Option {
 			return fmt.Errorf("threads: WithHeader(%q): the value contains characters a header cannot carry", name)
 		}
 		key := textproto.CanonicalMIMEHeaderKey(name)
-		if reservedHeaders[key] {
+		if reservedHeader(key) {
 			return fmt.Errorf("threads: WithHeader(%q): the SDK sets this header itself", name)
 		}
 		c.headers = c.headers.Clone()
@@ -244,8 +310,8 @@ func WithHeader(name, value string) Option {
 }
 
 // WithUserAgent puts ua in front of the SDK's own User-Agent.
-func WithUserAgent(ua string) Option {
-	return callOption("WithUserAgent", func(c *config) error {
+func WithUserAgent(ua string) RequestOption {
+	return newRequestOption("WithUserAgent", func(c *config) error {
 		if !validHeaderValue(ua) {
 			return errors.New("threads: WithUserAgent: the value contains characters a header cannot carry")
 		}
@@ -254,11 +320,46 @@ func WithUserAgent(ua string) Option {
 	})
 }
 
+// WithQuery adds a query parameter to the request, for parameters the SDK
+// does not model, such as Get's "contextKey" (the live service answers 404
+// when it does not match the thread's). Given to NewClient it is added to
+// every request. The value is logged redacted when the name contains "key",
+// "token" or "secret".
+func WithQuery(name, value string) RequestOption {
+	return newRequestOption("WithQuery", func(c *config) error {
+		if name == "" {
+			return errors.New("threads: WithQuery: empty parameter name")
+		}
+		q := make(url.Values, len(c.query)+1)
+		for k, vs := range c.query {
+			q[k] = append([]string(nil), vs...)
+		}
+		q.Add(name, value)
+		c.query = q
+		return nil
+	})
+}
+
+// WithResponseHeader stores the headers of the call's final 2xx response in
+// *dst (for a stream, as soon as the stream is returned), so a caller can read
+// rate limits or a request id. A failed call leaves *dst alone: its
+// [*Problem] carries the headers in Problem.Header. It is meant for a single
+// call; given to NewClient, every call writes to the same *dst.
+func WithResponseHeader(dst *http.Header) RequestOption {
+	return newRequestOption("WithResponseHeader", func(c *config) error {
+		if dst == nil {
+			return errors.New("threads: WithResponseHeader: nil destination")
+		}
+		c.respHeader = dst
+		return nil
+	})
+}
+
 // WithLogger makes the client log through l: one debug line per attempt and
 // a warning per endpoint move. Credentials are never logged. Default: no
 // logging at all.
-func WithLogger(l *slog.Logger) Option {
-	return callOption("WithLogger", func(c *config) error {
+func WithLogger(l *slog.Logger) RequestOption {
+	return newRequestOption("WithLogger", func(c *config) error {
 		c.logger = l
 		return nil
 	})
@@ -267,8 +368,8 @@ func WithLogger(l *slog.Logger) Option {
 // WithMaxEventSize caps the size of one stream event (default 16 MiB). A
 // larger event ends the stream with ErrEventTooLarge instead of growing
 // memory without bound.
-func WithMaxEventSize(n int) Option {
-	return callOption("WithMaxEventSize", func(c *config) error {
+func WithMaxEventSize(n int) RequestOption {
+	return newRequestOption("WithMaxEventSize", func(c *config) error {
 		if n <= 0 {
 			return fmt.Errorf("threads: WithMaxEventSize(%d): must be positive", n)
 		}
@@ -281,8 +382,8 @@ func WithMaxEventSize(n int) Option {
 // All) has waited d for an event (default 0: off). Time the caller spends
 // between events does not count. The live service sends no heartbeats, so
 // choose d longer than the slowest tool call.
-func WithStreamIdleTimeout(d time.Duration) Option {
-	return callOption("WithStreamIdleTimeout", func(c *config) error {
+func WithStreamIdleTimeout(d time.Duration) RequestOption {
+	return newRequestOption("WithStreamIdleTimeout", func(c *config) error {
 		if d < 0 {
 			return fmt.Errorf("threads: WithStreamIdleTimeout(%v): must not be negative", d)
 		}
@@ -294,8 +395,8 @@ func WithStreamIdleTimeout(d time.Duration) Option {
 // WithoutAutoMigrate turns off the following of 410 ENDPOINT_DEPRECATED
 // advice: the 410 is returned as a *Problem whose Deprecation method reports
 // the resolved replacement.
-func WithoutAutoMigrate() Option {
-	return callOption("WithoutAutoMigrate", func(c *config) error {
+func WithoutAutoMigrate() RequestOption {
+	return newRequestOption("WithoutAutoMigrate", func(c *config) error {
 		c.noAutoMigrate = true
 		return nil
 	})
@@ -304,33 +405,39 @@ func WithoutAutoMigrate() Option {
 // WithDeprecationHandler calls fn once per endpoint move per client, the
 // first time the service's 410 advice is followed. fn runs on the calling
 // goroutine and must not block for long.
-func WithDeprecationHandler(fn func(Deprecation)) Option {
-	return clientOption("WithDeprecationHandler", func(c *config) error {
+func WithDeprecationHandler(fn func(Deprecation)) ClientOption {
+	return newClientOption("WithDeprecationHandler", func(c *config) error {
 		c.onDeprecation = fn
 		return nil
 	})
 }
 
-// WithoutEnvironmentDefaults makes NewClient ignore THREADS_API_KEY and
-// THREADS_BASE_URL.
-func WithoutEnvironmentDefaults() Option {
-	return clientOption("WithoutEnvironmentDefaults", func(c *config) error {
+// WithoutEnvironmentDefaults makes NewClient ignore $THREADS_API_KEY,
+// $THREADS_BASE_URL and $THREADS_API_KEY_HEADER.
+func WithoutEnvironmentDefaults() ClientOption {
+	return newClientOption("WithoutEnvironmentDefaults", func(c *config) error {
 		c.noEnv = true
 		return nil
 	})
 }
 
 // fromEnvironment fills what the options left unset.
-func (c *config) fromEnvironment() {
+func (c *config) fromEnvironment() error {
 	if c.noEnv {
-		return
+		return nil
 	}
 	if !c.apiKeySet {
-		c.apiKey = newSecret(os.Getenv(EnvAPIKey))
+		c.apiKey = newSecret(strings.TrimSpace(os.Getenv(EnvAPIKey)))
 	}
 	if !c.baseURLSet {
-		c.baseURL = os.Getenv(EnvBaseURL)
+		c.baseURL = strings.TrimSpace(os.Getenv(EnvBaseURL))
 	}
+	if h := strings.TrimSpace(os.Getenv(EnvAPIKeyHeader)); h != "" && !c.apiKeyHeaderSet {
+		if err := c.setKeyHeader("$"+EnvAPIKeyHeader, h); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // validHeaderName reports whether s is an RFC 9110 token.
@@ -356,4 +463,14 @@ func validHeaderValue(s string) bool {
 		}
 	}
 	return true
+}
+
+// reservedHeader reports whether the SDK sets the canonical header key
+// itself, so that WithHeader must not.
+func reservedHeader(key string) bool {
+	switch key {
+	case "Authorization", "Content-Type", "Content-Length", "Host", "Transfer-Encoding":
+		return true
+	}
+	return false
 }

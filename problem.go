@@ -60,6 +60,7 @@ type Problem struct {
 	Details    map[string]any             // the "details" member
 	Extensions map[string]json.RawMessage // every other member that is not one of the above
 	RequestID  string                     // from a request-id header, when the service sends one
+	Header     http.Header                // the response's headers (Retry-After, rate limits, ...)
 	Body       []byte                     // the raw error body, capped at 64 KiB
 
 	// Method and Path name the call that failed (the path has no query).
@@ -178,6 +179,7 @@ func decodeProblem(resp *http.Response, method, path, secret string) *Problem {
 	p := parseProblem(resp.StatusCode, body, secret)
 	p.Method, p.Path = method, path
 	p.RequestID = requestID(resp.Header)
+	p.Header = resp.Header.Clone()
 	return p
 }
 

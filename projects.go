@@ -24,7 +24,7 @@ type ProjectsService struct {
 
 // Current returns the project that the client's API key belongs to. It is
 // a GET: transient failures are retried.
-func (s *ProjectsService) Current(ctx context.Context, opts ...Option) (*Project, error) {
+func (s *ProjectsService) Current(ctx context.Context, opts ...RequestOption) (*Project, error) {
 	var p Project
 	if err := s.client.doJSON(ctx, opts, call{route: route.Route{Method: http.MethodGet, Template: routeProjects}}, &p); err != nil {
 		return nil, err

@@ -22,9 +22,9 @@ import (
 )
 
 // streamFrom decodes body as a stream, without any network.
-func streamFrom(body io.Reader, opts ...Option) *Stream {
+func streamFrom(body io.Reader, opts ...RequestOption) *Stream {
 	cfg := defaultConfig()
-	if err := cfg.apply(opts, true); err != nil {
+	if err := cfg.applyRequest(opts); err != nil {
 		panic(err)
 	}
 	return newStream(context.Background(), io.NopCloser(body), &cfg)

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/threadsapi/threads-go/internal/apitypes"
 	"github.com/threadsapi/threads-go/internal/route"
@@ -142,7 +141,7 @@ type ThreadsService struct {
 // be nil. A server that answers with a bare JSON array instead of the
 // {items,total,offset,limit,count} envelope yields a page whose Total is
 // the threads it holds.
-func (s *ThreadsService) List(ctx context.Context, params *ListParams, opts ...Option) (*ThreadPage, error) {
+func (s *ThreadsService) List(ctx context.Context, params *ListParams, opts ...RequestOption) (*ThreadPage, error) {
 	var p ListParams
 	if params != nil {
 		p = *params
@@ -160,41 +159,39 @@ func (s *ThreadsService) List(ctx context.Context, params *ListParams, opts ...O
 	if p.ContextKey != "" {
 		q.Set("contextKey", p.ContextKey)
 	}
-	c := s.client
-	cfg, err := c.settings(opts)
-	if err != nil {
+	var body listBody
+	if err := s.client.doJSON(ctx, opts, call{route: route.Route{Method: http.MethodGet, Template: routeThreads}, query: q}, &body); err != nil {
 		return nil, err
 	}
-	resp, err := c.do(ctx, cfg, call{route: route.Route{Method: http.MethodGet, Template: routeThreads}, query: q})
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	data, err := readBody(resp, http.MethodGet, routeThreads, maxJSONBody)
-	if err != nil {
-		return nil, err
-	}
-	return decodeList(data, p.Offset, resp.StatusCode)
+	return body.toPage(p.Offset), nil
 }
 
-// decodeList reads the list envelope, or a bare array of threads.
-func decodeList(data []byte, offset, status int) (*ThreadPage, error) {
-	trimmed := bytes.TrimSpace(data)
-	var page ThreadPage
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		if err := json.Unmarshal(trimmed, &page.Items); err != nil {
-			return nil, unexpectedResponse(http.MethodGet, routeThreads, status, "list is not a JSON array of threads (%v): %s", err, excerpt(trimmed, 120))
-		}
+// listBody reads the list envelope, or a bare array of threads.
+type listBody struct {
+	page ThreadPage
+	bare bool // the body was a bare array: Total, Offset and Count are unknown
+}
+
+// toPage returns the page; offset is the one asked for, which a bare array
+// does not repeat.
+func (b *listBody) toPage(offset int) *ThreadPage {
+	page := b.page
+	if b.bare {
 		page.Offset, page.Count, page.Total = offset, len(page.Items), offset+len(page.Items)
-		return &page, nil
-	}
-	if err := json.Unmarshal(trimmed, &page); err != nil {
-		return nil, unexpectedResponse(http.MethodGet, routeThreads, status, "list is not the expected JSON (%v): %s", err, excerpt(trimmed, 120))
 	}
 	if page.Items == nil {
 		page.Items = []Thread{}
 	}
-	return &page, nil
+	return &page
+}
+
+func (b *listBody) UnmarshalJSON(data []byte) error {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		b.bare = true
+		return json.Unmarshal(trimmed, &b.page.Items)
+	}
+	return json.Unmarshal(trimmed, &b.page)
 }
 
 // All iterates over every thread from params.Offset on, requesting pages of
@@ -204,7 +201,7 @@ func decodeList(data []byte, offset, status int) (*ThreadPage, error) {
 //
 // Threads created while paging can shift the offsets (the service orders by
 // creation time only), so a thread may be seen twice or not at all.
-func (s *ThreadsService) All(ctx context.Context, params *ListParams, opts ...Option) iter.Seq2[Thread, error] {
+func (s *ThreadsService) All(ctx context.Context, params *ListParams, opts ...RequestOption) iter.Seq2[Thread, error] {
 	return func(yield func(Thread, error) bool) {
 		var p ListParams
 		if params != nil {
@@ -230,7 +227,7 @@ func (s *ThreadsService) All(ctx context.Context, params *ListParams, opts ...Op
 }
 
 // Create creates a thread and returns it (the service answers 201).
-func (s *ThreadsService) Create(ctx context.Context, params CreateThreadParams, opts ...Option) (*Thread, error) {
+func (s *ThreadsService) Create(ctx context.Context, params CreateThreadParams, opts ...RequestOption) (*Thread, error) {
 	var t Thread
 	err := s.client.doJSON(ctx, opts, call{route: route.Route{Method: http.MethodPost, Template: routeThreads}, body: params}, &t)
 	if err != nil {
@@ -240,7 +237,7 @@ func (s *ThreadsService) Create(ctx context.Context, params CreateThreadParams, 
 }
 
 // Get returns the thread with the given id and its messages.
-func (s *ThreadsService) Get(ctx context.Context, id string, opts ...Option) (*ThreadWithMessages, error) {
+func (s *ThreadsService) Get(ctx context.Context, id string, opts ...RequestOption) (*ThreadWithMessages, error) {
 	r, err := threadRoute(http.MethodGet, routeThread, "Get", id)
 	if err != nil {
 		return nil, err
@@ -255,7 +252,7 @@ func (s *ThreadsService) Get(ctx context.Context, id string, opts ...Option) (*T
 // Cancel stops the thread's running generation and returns the thread,
 // now CANCELLED. Closing a stream does not stop the service's generation;
 // Cancel does.
-func (s *ThreadsService) Cancel(ctx context.Context, id string, opts ...Option) (*Thread, error) {
+func (s *ThreadsService) Cancel(ctx context.Context, id string, opts ...RequestOption) (*Thread, error) {
 	r, err := threadRoute(http.MethodPost, routeCancel, "Cancel", id)
 	if err != nil {
 		return nil, err
@@ -275,7 +272,7 @@ func (s *ThreadsService) Cancel(ctx context.Context, id string, opts ...Option) 
 // request is never re-sent once it may have reached the service: a failure
 // after that is reported, not retried. A 2xx stream can still fail: see
 // Stream.Err.
-func (s *ThreadsService) AdvanceStream(ctx context.Context, id string, params AdvanceParams, opts ...Option) (*Stream, error) {
+func (s *ThreadsService) AdvanceStream(ctx context.Context, id string, params AdvanceParams, opts ...RequestOption) (*Stream, error) {
 	r, err := threadRoute(http.MethodPost, routeAdvanceStream, "AdvanceStream", id)
 	if err != nil {
 		return nil, err
@@ -289,29 +286,15 @@ func (s *ThreadsService) AdvanceStream(ctx context.Context, id string, params Ad
 // CreateAndAdvanceStream creates a thread, appends params.Message (after
 // params.InitialMessages, if any) and streams the reply. The new thread's
 // id is each snapshot's Message.ThreadID. It behaves as AdvanceStream.
-func (s *ThreadsService) CreateAndAdvanceStream(ctx context.Context, params AdvanceParams, opts ...Option) (*Stream, error) {
+func (s *ThreadsService) CreateAndAdvanceStream(ctx context.Context, params AdvanceParams, opts ...RequestOption) (*Stream, error) {
 	return s.stream(ctx, route.Route{Method: http.MethodPost, Template: routeCreateAdvanceStr}, "CreateAndAdvanceStream", params, opts)
 }
 
-func (s *ThreadsService) stream(ctx context.Context, r route.Route, op string, params AdvanceParams, opts []Option) (*Stream, error) {
+func (s *ThreadsService) stream(ctx context.Context, r route.Route, op string, params AdvanceParams, opts []RequestOption) (*Stream, error) {
 	if err := checkAdvance(op, &params); err != nil {
 		return nil, err
 	}
-	c := s.client
-	cfg, err := c.settings(opts)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := c.do(ctx, cfg, call{route: r, body: params, stream: true})
-	if err != nil {
-		return nil, err
-	}
-	if !isEventStream(resp) {
-		ct := resp.Header.Get("Content-Type")
-		drainClose(resp.Body)
-		return nil, unexpectedResponse(r.Method, pathOf(r), resp.StatusCode, "want text/event-stream, got %s", orUnknown(ct))
-	}
-	return newStream(ctx, resp.Body, cfg), nil
+	return s.client.doStream(ctx, opts, call{route: r, body: params, stream: true})
 }
 
 // Advance appends params.Message and returns the final snapshot of the
@@ -321,7 +304,7 @@ func (s *ThreadsService) stream(ctx context.Context, r route.Route, op string, p
 // 410 ENDPOINT_DEPRECATED; Advance follows its advice to advancestream,
 // reads that stream to its end and returns the last snapshot, or the
 // stream's error.
-func (s *ThreadsService) Advance(ctx context.Context, id string, params AdvanceParams, opts ...Option) (*AdvanceResponse, error) {
+func (s *ThreadsService) Advance(ctx context.Context, id string, params AdvanceParams, opts ...RequestOption) (*AdvanceResponse, error) {
 	r, err := threadRoute(http.MethodPost, routeAdvance, "Advance", id)
 	if err != nil {
 		return nil, err
@@ -341,7 +324,7 @@ func (s *ThreadsService) Advance(ctx context.Context, id string, params AdvanceP
 //
 // Deprecated: use CreateAndAdvanceStream. POST /threads/advance answers 410
 // and is migrated to POST /threads/advancestream the same way as Advance.
-func (s *ThreadsService) CreateAndAdvance(ctx context.Context, params AdvanceParams, opts ...Option) (*AdvanceResponse, error) {
+func (s *ThreadsService) CreateAndAdvance(ctx context.Context, params AdvanceParams, opts ...RequestOption) (*AdvanceResponse, error) {
 	if err := checkAdvance("CreateAndAdvance", &params); err != nil {
 		return nil, err
 	}
@@ -351,41 +334,6 @@ func (s *ThreadsService) CreateAndAdvance(ctx context.Context, params AdvancePar
 		return nil, err
 	}
 	return &out, nil
-}
-
-// doJSON makes a call whose 2xx answer is JSON, or a stream whose last
-// snapshot is the answer (a non-streaming call migrated to a streaming one).
-func (c *Client) doJSON(ctx context.Context, opts []Option, cl call, out any) error {
-	cfg, err := c.settings(opts)
-	if err != nil {
-		return err
-	}
-	resp, err := c.do(ctx, cfg, cl)
-	if err != nil {
-		return err
-	}
-	path := pathOf(cl.route)
-	if ar, ok := out.(*AdvanceResponse); ok && isEventStream(resp) {
-		return lastSnapshot(newStream(ctx, resp.Body, cfg), ar)
-	}
-	defer resp.Body.Close()
-	return decodeJSON(resp, cl.route.Method, path, out)
-}
-
-// lastSnapshot reads s to its end and keeps its last event in out.
-func lastSnapshot(s *Stream, out *AdvanceResponse) error {
-	defer s.Close()
-	seen := false
-	for s.Next() {
-		*out, seen = s.Current().AdvanceResponse, true
-	}
-	if err := s.Err(); err != nil {
-		return err
-	}
-	if !seen {
-		return fmt.Errorf("%w: the stream ended without a snapshot", ErrStreamFailed)
-	}
-	return nil
 }
 
 func threadRoute(method, tmpl, op, id string) (route.Route, error) {
@@ -443,10 +391,4 @@ func checkMessage(m MessageRequest) error {
 		}
 	}
 	return nil
-}
-
-func isEventStream(resp *http.Response) bool {
-	ct := resp.Header.Get("Content-Type")
-	const es = "text/event-stream"
-	return len(ct) >= len(es) && strings.EqualFold(ct[:len(es)], es)
 }

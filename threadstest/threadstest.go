@@ -73,8 +73,8 @@ func Start(opts ...Option) *Server {
 // Client returns a threads.Client for the server: its base URL and key,
 // no environment defaults, and short retry waits. opts are applied after
 // those and may override them.
-func (s *Server) Client(opts ...threads.Option) *threads.Client {
-	base := []threads.Option{
+func (s *Server) Client(opts ...threads.ClientOption) *threads.Client {
+	base := []threads.ClientOption{
 		threads.WithoutEnvironmentDefaults(),
 		threads.WithBaseURL(s.URL),
 		threads.WithAPIKey(s.APIKey),

@@ -214,7 +214,7 @@ func fromAbsolute(target string, base *url.URL) (string, error) {
 	if u.User != nil {
 		return "", fmt.Errorf("%w: %q carries credentials", ErrOffOrigin, clip(target))
 	}
-	if !strings.EqualFold(u.Scheme, base.Scheme) || !strings.EqualFold(hostPort(u), hostPort(base)) {
+	if !SameOrigin(u, base) {
 		return "", fmt.Errorf("%w: %s://%s", ErrOffOrigin, u.Scheme, u.Host)
 	}
 	// Keep the target's own spelling of the path: escaping it would turn
@@ -242,6 +242,14 @@ func fromAbsolute(target string, base *url.URL) (string, error) {
 		path += "?" + query
 	}
 	return path, nil
+}
+
+// SameOrigin reports whether u has base's scheme, host and port, with
+// default ports made explicit ("https://h" and "https://h:443" are one
+// origin). It is the one origin check of the SDK: redirects and migration
+// advice both go through it.
+func SameOrigin(u, base *url.URL) bool {
+	return strings.EqualFold(u.Scheme, base.Scheme) && hostPort(u) == hostPort(base)
 }
 
 func hostPort(u *url.URL) string {

@@ -21,7 +21,7 @@ type Env struct {
 }
 
 // Setup returns the example's environment; call Close when done.
-func Setup(opts ...threads.Option) (*Env, error) {
+func Setup(opts ...threads.ClientOption) (*Env, error) {
 	if os.Getenv(threads.EnvBaseURL) != "" {
 		c, err := threads.NewClient(opts...)
 		if err != nil {
