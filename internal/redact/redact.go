@@ -1,0 +1,163 @@
+// Package redact removes secrets from text that came from a server before
+// the SDK puts that text in an error, a log line or a formatted value.
+//
+// A server may echo a credential raw or spelled with JSON escapes ("\/",
+// "\u0041", "\n"...), so a plain substring search is not enough: String
+// matches every spelling in which each character of the secret is either
+// itself or one JSON escape of itself.
+package redact
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Mark replaces every secret.
+const Mark = "[REDACTED]"
+
+// String returns s with every spelling of each non-empty secret replaced by
+// Mark. It allocates only when it finds one.
+func String(s string, secrets ...string) string {
+	for _, secret := range secrets {
+		if secret == "" {
+			continue
+		}
+		s = one(s, secret)
+	}
+	return s
+}
+
+// Bytes is String for a byte slice; it returns b itself when nothing matched.
+func Bytes(b []byte, secrets ...string) []byte {
+	s := string(b)
+	r := String(s, secrets...)
+	if r == s {
+		return b
+	}
+	return []byte(r)
+}
+
+// Contains reports whether s holds any spelling of secret.
+func Contains(s, secret string) bool {
+	if secret == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if n := matchAt(s, i, secret); n > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func one(s, secret string) string {
+	// Fast path: no raw spelling, and no escape that could start one.
+	if !strings.Contains(s, secret) && !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); {
+		if n := matchAt(s, i, secret); n > 0 {
+			if b.Len() == 0 {
+				b.Grow(len(s))
+			}
+			b.WriteString(s[last:i])
+			b.WriteString(Mark)
+			i += n
+			last = i
+			continue
+		}
+		i++
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// matchAt returns the length of the spelling of secret that starts at s[i],
+// or 0.
+func matchAt(s string, i int, secret string) int {
+	start := i
+	for _, want := range secret {
+		if i >= len(s) {
+			return 0
+		}
+		if s[i] != '\\' {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r != want {
+				return 0
+			}
+			i += size
+			continue
+		}
+		if want == '\\' && i+1 < len(s) && s[i+1] != '\\' && s[i+1] != 'u' {
+			// A raw backslash in the secret, spelled raw.
+			i++
+			continue
+		}
+		n, ok := escapeOf(s[i:], want)
+		if !ok {
+			return 0
+		}
+		i += n
+	}
+	return i - start
+}
+
+// escapeOf reports whether s starts with a JSON escape of r, and its length.
+func escapeOf(s string, r rune) (int, bool) {
+	if len(s) < 2 {
+		return 0, false
+	}
+	switch s[1] {
+	case 'u':
+		if len(s) < 6 {
+			return 0, false
+		}
+		v, ok := hex4(s[2:6])
+		if !ok {
+			return 0, false
+		}
+		if v >= 0xD800 && v < 0xDC00 && len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
+			lo, ok := hex4(s[8:12])
+			if ok && lo >= 0xDC00 && lo < 0xE000 {
+				return 12, rune((v-0xD800)<<10|(lo-0xDC00))+0x10000 == r
+			}
+		}
+		return 6, rune(v) == r
+	case '"', '\\', '/':
+		return 2, rune(s[1]) == r
+	case 'b':
+		return 2, r == '\b'
+	case 'f':
+		return 2, r == '\f'
+	case 'n':
+		return 2, r == '\n'
+	case 'r':
+		return 2, r == '\r'
+	case 't':
+		return 2, r == '\t'
+	}
+	return 0, false
+}
+
+func hex4(s string) (int, bool) {
+	v := 0
+	for i := 0; i < 4; i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			v = v<<4 | int(c-'0')
+		case c >= 'a' && c <= 'f':
+			v = v<<4 | int(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			v = v<<4 | int(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return v, true
+}
