@@ -43,8 +43,14 @@ type Client struct {
 	base *url.URL
 	hc   *http.Client
 
-	moves    sync.Map // route key -> route.Move learned from 410 advice
-	reported sync.Map // route key -> struct{}: the move was reported
+	moves    sync.Map    // route key -> route.Move learned from 410 advice
+	reported sync.Map    // route key -> struct{}: the move was reported
+	authOK   atomic.Bool // some answer was 2xx: the key reaches the service
+
+	listMu     sync.Mutex  // held while finding out how the service lists
+	perProject atomic.Bool // GET /threads answered 404: list per project
+	specList   atomic.Bool // GET /threads answered 2xx
+	projects   sync.Map    // API key -> its project id, learned from GET /projects
 }
 
 // NewClient returns a Client configured by opts. It does no network I/O.
@@ -220,9 +226,11 @@ func (c *Client) do(ctx context.Context, cfg *config, cl call) (*http.Response, 
 		return nil, err
 	}
 	if ok2xx(resp.StatusCode) {
+		c.authOK.Store(true)
 		return resp, nil
 	}
 	p := decodeProblem(resp, r.Method, pathOf(r), cfg.apiKey.get())
+	c.hintAuth(cfg, p)
 	if p.Code != CodeEndpointDeprecated {
 		return nil, p
 	}
@@ -253,6 +261,24 @@ func (c *Client) do(ctx context.Context, cfg *config, cl call) (*http.Response, 
 	}
 	c.remember(cfg, cl.route.Key(), move, *p.deprecation)
 	return resp, nil
+}
+
+// hintAuth tells the caller how to send the key another way when a key sent
+// as "Authorization: Bearer" is refused before this client ever got through:
+// the live service reads x-api-key and refuses Bearer with 403.
+func (c *Client) hintAuth(cfg *config, p *Problem) {
+	if cfg.apiKeyHeader != "" || c.authOK.Load() {
+		return
+	}
+	if p.Status != http.StatusUnauthorized && p.Status != http.StatusForbidden {
+		return
+	}
+	if p.Code != "" || p.Type != "about:blank" {
+		// An RFC 9457 problem about something else, not the auth guard.
+		return
+	}
+	p.hint = "the key was sent as Authorization: Bearer; if the service reads it from another header, set " +
+		EnvAPIKeyHeader + " (e.g. x-api-key) or use WithAPIKeyHeader"
 }
 
 // remember stores a move and reports it once per client.

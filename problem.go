@@ -68,6 +68,7 @@ type Problem struct {
 	Path   string
 
 	migration   string       // why a 410 was not followed, when it was not
+	hint        string       // what the caller can change, when the SDK can tell
 	deprecation *Deprecation // the resolved move, when the problem is a 410 with usable advice
 }
 
@@ -99,6 +100,11 @@ func (p *Problem) Error() string {
 	if p.Detail != "" && p.Detail != p.Title {
 		b.WriteString(": ")
 		b.WriteString(p.Detail)
+	}
+	if p.hint != "" {
+		b.WriteString(" (")
+		b.WriteString(p.hint)
+		b.WriteByte(')')
 	}
 	if p.migration != "" {
 		b.WriteString(" (migration not followed: ")

@@ -358,3 +358,18 @@ func (s *Stream) push(yield func(StreamEvent, error) bool) {
 func (s *Stream) Messages() []Message {
 	return append([]Message(nil), s.messages...)
 }
+
+// Collect reads the stream to its end, closes it, and returns the latest
+// snapshot of each message (as [Stream.Messages]) with the stream's error
+// (as [Stream.Err]): nil after "data: DONE". Use it when a program wants
+// the whole reply rather than its events. The messages read before a
+// failure are returned with the error.
+func (s *Stream) Collect() ([]Message, error) {
+	if s == nil {
+		return nil, errors.New("threads: Collect on a nil *Stream")
+	}
+	for s.Next() {
+	}
+	s.Close()
+	return s.Messages(), s.Err()
+}
