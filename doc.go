@@ -86,3 +86,7 @@
 //
 // Package threadstest runs a fake of the service in your test process.
 package threads
+
+// The model (types.gen.go) is generated from internal/apispec/openapi.yaml.
+//go:generate go -C internal/tools tool oapi-codegen -config ../apispec/oapi-codegen.yaml ../apispec/openapi.yaml
+//go:generate gofmt -w -r "interface{} -> any" types.gen.go

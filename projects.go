@@ -4,13 +4,8 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/threadsapi/threads-go/internal/apitypes"
 	"github.com/threadsapi/threads-go/internal/route"
 )
-
-// Project is the project an API key belongs to. Threads are created in and
-// listed per project; CreateThreadParams.ProjectID takes its ID.
-type Project = apitypes.Project
 
 const routeProjects = "/projects"
 

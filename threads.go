@@ -6,103 +6,33 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
-	"github.com/threadsapi/threads-go/internal/apitypes"
 	"github.com/threadsapi/threads-go/internal/route"
 )
 
-// The API's types, generated from the SDK's OpenAPI document. Optional
-// scalars are plain values (zero when absent); optional nested objects are
-// pointers. Enums are open: a value the SDK does not know decodes as is.
-type (
-	// Thread is a conversation. ContextKey is sent only in list items and
-	// in the answer to Cancel.
-	Thread = apitypes.Thread
-	// ThreadWithMessages is a thread and its messages, oldest first. The
-	// service leaves system messages out.
-	ThreadWithMessages = apitypes.ThreadWithMessages
-	// ThreadPage is one page of List: Total counts every thread that
-	// matches the filter, whatever Offset and Limit say.
-	ThreadPage = apitypes.ThreadList
-	// Message is one entry of a thread; Text returns its text.
-	Message = apitypes.Message
-	// ContentPart is one part of a message; Type says which payload is set.
-	ContentPart = apitypes.ContentPart
-	// ContentPartType names a ContentPart's payload.
-	ContentPartType = apitypes.ContentPartType
-	// ImageURL is the payload of an image_url part.
-	ImageURL = apitypes.ImageURL
-	// InputAudio is the payload of an input_audio part.
-	InputAudio = apitypes.InputAudio
-	// Resource is the payload of a resource part.
-	Resource = apitypes.Resource
-	// ComponentDecision is the UI component the model chose, if any.
-	ComponentDecision = apitypes.ComponentDecision
-	// ToolCallRequest is a tool the model asks the client to run. Its
-	// arguments come as name/value pairs.
-	ToolCallRequest = apitypes.ToolCallRequest
-	// ToolCallParameter is one argument of a ToolCallRequest.
-	ToolCallParameter = apitypes.ToolCallParameter
-	// MessageRequest is a message to append; see UserMessage and ToolResult.
-	MessageRequest = apitypes.MessageRequest
-	// AvailableComponent is a UI component the model may render.
-	AvailableComponent = apitypes.AvailableComponent
-	// ClientTool is a tool the client runs when the model asks for it.
-	ClientTool = apitypes.ClientTool
-	// ToolParameter describes one parameter of a ClientTool.
-	ToolParameter = apitypes.ToolParameter
-	// AdvanceResponse is one snapshot of a reply: Message is the whole
-	// message so far (JSON responseMessageDto).
-	AdvanceResponse = apitypes.AdvanceResponse
-	// GenerationStage says where a thread's generation stands.
-	GenerationStage = apitypes.GenerationStage
-	// Role says who wrote a message.
-	Role = apitypes.Role
-
-	// ListParams filters and pages List and All. Zero values are left out
-	// of the query: the service's defaults are offset 0 and limit 10, and
-	// no ContextKey means threads that have none.
-	ListParams = apitypes.ListThreadsParams
-	// CreateThreadParams is the body of Create. The live service requires
-	// ProjectID.
-	CreateThreadParams = apitypes.CreateThreadRequest
-	// AdvanceParams is the body of the advance calls. Message is the
-	// message to append (JSON messageToAppend); InitialMessages is for
-	// CreateAndAdvanceStream only.
-	AdvanceParams = apitypes.AdvanceRequest
-)
-
-// Values of Role.
-const (
-	RoleUser      = apitypes.RoleUser
-	RoleAssistant = apitypes.RoleAssistant
-	RoleSystem    = apitypes.RoleSystem
-	RoleTool      = apitypes.RoleTool
-)
-
-// Values of GenerationStage.
-const (
-	GenerationStageIdle               = apitypes.GenerationStageIdle
-	GenerationStageChoosingComponent  = apitypes.GenerationStageChoosingComponent
-	GenerationStageFetchingContext    = apitypes.GenerationStageFetchingContext
-	GenerationStageHydratingComponent = apitypes.GenerationStageHydratingComponent
-	GenerationStageStreamingResponse  = apitypes.GenerationStageStreamingResponse
-	GenerationStageComplete           = apitypes.GenerationStageComplete
-	GenerationStageError              = apitypes.GenerationStageError
-	GenerationStageCancelled          = apitypes.GenerationStageCancelled
-)
-
-// Values of ContentPartType.
-const (
-	ContentPartTypeText       = apitypes.ContentPartTypeText
-	ContentPartTypeImageURL   = apitypes.ContentPartTypeImageURL
-	ContentPartTypeInputAudio = apitypes.ContentPartTypeInputAudio
-	ContentPartTypeResource   = apitypes.ContentPartTypeResource
-)
+// ListParams filters and pages List and All. Zero values are left out of
+// the query: the service's defaults are offset 0 and limit 10, and no
+// ContextKey means threads that have none.
+type ListParams struct {
+	// Offset skips this many threads (query parameter offset).
+	Offset int
+	// Limit asks for at most this many threads (query parameter limit).
+	Limit int
+	// ContextKey lists only the threads with exactly this context key
+	// (query parameter contextKey).
+	ContextKey string
+	// ProjectID, when set, lists that project's threads through the live
+	// service's GET /threads/project/{projectId}; empty, List uses the
+	// spec's GET /threads.
+	ProjectID string
+}
 
 // UserMessage returns a user message holding text.
 func UserMessage(text string) MessageRequest {
@@ -118,6 +48,7 @@ func ToolResult(toolCallID, text string) MessageRequest {
 // Route templates, one per operation.
 const (
 	routeThreads          = "/threads"
+	routeProjectThreads   = "/threads/project/{projectId}"
 	routeThread           = "/threads/{id}"
 	routeCancel           = "/threads/{id}/cancel"
 	routeAdvance          = "/threads/{id}/advance"
@@ -391,4 +322,96 @@ func checkMessage(m MessageRequest) error {
 		}
 	}
 	return nil
+}
+
+// The model's hand-written parts: methods on the generated types
+// (types.gen.go) and the Token type that the OpenAPI document refers to.
+
+// Text returns the message's text: its text parts joined in order. Other
+// parts (images, audio, resources) are left out.
+func (m Message) Text() string {
+	return joinText(m.Content)
+}
+
+// Text returns the message's text parts joined in order.
+func (m MessageRequest) Text() string {
+	return joinText(m.Content)
+}
+
+func joinText(parts []ContentPart) string {
+	// One text part is the common case; return it without copying.
+	first, n := -1, 0
+	for i, p := range parts {
+		if p.Type == ContentPartTypeText {
+			if first < 0 {
+				first = i
+			}
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return parts[first].Text
+	}
+	var b strings.Builder
+	for _, p := range parts[first:] {
+		if p.Type == ContentPartTypeText {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+// Token is a secret that the service hands out, such as
+// [AdvanceResponse.MCPAccessToken]. Every fmt verb (%v, %+v, %#v, %s, %q,
+// %x, %d...) prints a non-empty Token as [REDACTED] and an empty one as
+// nothing, and so does log/slog; a struct that holds a Token prints the
+// same way. JSON keeps the real value both ways, so a Token survives being
+// decoded, stored and encoded again.
+//
+// Call [Token.Reveal] only where the value itself is needed: to put it in
+// the Authorization header of a request to the service it is meant for.
+type Token string
+
+// Reveal returns the token's real value. Use it only to hand the token to
+// the server it is meant for; never log, print or wrap the result in an
+// error.
+func (t Token) Reveal() string { return string(t) }
+
+// String returns "[REDACTED]", or "" for an empty token.
+func (t Token) String() string {
+	if t == "" {
+		return ""
+	}
+	return redacted
+}
+
+// GoString returns the %#v form: "[REDACTED]" as a quoted string.
+func (t Token) GoString() string { return fmt.Sprintf("%q", t.String()) }
+
+// Format prints the token as [Token.String] does, whatever the verb: %q and
+// %#v quote it; no verb prints the real value.
+func (t Token) Format(f fmt.State, verb rune) {
+	s := t.String()
+	if verb == 'q' || (verb == 'v' && f.Flag('#')) {
+		s = fmt.Sprintf("%q", s)
+	}
+	_, _ = io.WriteString(f, s)
+}
+
+// LogValue makes log/slog record "[REDACTED]" (or "" for an empty token).
+func (t Token) LogValue() slog.Value { return slog.StringValue(t.String()) }
+
+// LogValue makes log/slog record the snapshot with its token redacted: the
+// JSON handler would otherwise encode the whole struct with encoding/json,
+// which keeps a [Token]'s real value.
+func (r AdvanceResponse) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.Any("message", r.Message),
+		slog.String("generationStage", string(r.GenerationStage)),
+		slog.String("statusMessage", r.StatusMessage),
+		slog.Any("mcpAccessToken", r.MCPAccessToken),
+	)
 }
