@@ -69,9 +69,18 @@ type ThreadsService struct {
 }
 
 // List returns one page of the project's threads, newest first. params may
-// be nil. A server that answers with a bare JSON array instead of the
-// {items,total,offset,limit,count} envelope yields a page whose Total is
-// the threads it holds.
+// be nil. It is a GET: transient failures are retried.
+//
+// With params.ProjectID set it lists through GET /threads/project/{projectId}
+// (the live service's route). Without it, List uses the spec's GET /threads;
+// when that route answers 404 (the live service does not have it), the
+// client lists per project instead, with the project of the call's API key
+// (asked once with [ProjectsService.Current] and remembered), remembers the
+// route for its lifetime, and logs the switch once at info level.
+//
+// A server that answers with a bare JSON array instead of the
+// {items,total,offset,limit,count} envelope yields a page whose Offset and
+// Count describe the items and whose Total is 0 (unknown).
 func (s *ThreadsService) List(ctx context.Context, params *ListParams, opts ...RequestOption) (*ThreadPage, error) {
 	var p ListParams
 	if params != nil {
@@ -79,6 +88,9 @@ func (s *ThreadsService) List(ctx context.Context, params *ListParams, opts ...R
 	}
 	if p.Offset < 0 || p.Limit < 0 {
 		return nil, fmt.Errorf("threads: List: Offset (%d) and Limit (%d) must not be negative", p.Offset, p.Limit)
+	}
+	if p.ProjectID != "" && strings.TrimSpace(p.ProjectID) == "" {
+		return nil, errors.New("threads: List: ProjectID is blank")
 	}
 	q := url.Values{}
 	if p.Offset > 0 {
@@ -90,11 +102,100 @@ func (s *ThreadsService) List(ctx context.Context, params *ListParams, opts ...R
 	if p.ContextKey != "" {
 		q.Set("contextKey", p.ContextKey)
 	}
-	var body listBody
-	if err := s.client.doJSON(ctx, opts, call{route: route.Route{Method: http.MethodGet, Template: routeThreads}, query: q}, &body); err != nil {
+	c := s.client
+	if c == nil {
+		return nil, errNoClient
+	}
+	if p.ProjectID != "" {
+		return c.listPage(ctx, opts, projectThreads(p.ProjectID), q, p.Offset)
+	}
+	if !c.perProject.Load() {
+		page, err := c.listSpec(ctx, opts, q, p.Offset)
+		if !c.perProject.Load() {
+			return page, err
+		}
+	}
+	cfg, err := c.settings(opts)
+	if err != nil {
 		return nil, err
 	}
-	return body.toPage(p.Offset), nil
+	projectID, err := c.keyProject(ctx, cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.listPage(ctx, opts, projectThreads(projectID), q, p.Offset)
+}
+
+var errNoClient = errors.New("threads: the service was not made by NewClient")
+
+func projectThreads(projectID string) route.Route {
+	return route.Route{Method: http.MethodGet, Template: routeProjectThreads, Values: map[string]string{"projectId": projectID}}
+}
+
+func (c *Client) listPage(ctx context.Context, opts []RequestOption, r route.Route, q url.Values, offset int) (*ThreadPage, error) {
+	var body listBody
+	if err := c.doJSON(ctx, opts, call{route: r, query: q}, &body); err != nil {
+		return nil, err
+	}
+	return body.toPage(offset), nil
+}
+
+// listSpec lists through GET /threads. The first calls of a client take
+// turns, so that a deployment without the route costs one 404 and one
+// GET /projects however many calls start at once; when the route answers
+// 404 it sets c.perProject (with the key's project remembered) and the
+// caller lists per project.
+func (c *Client) listSpec(ctx context.Context, opts []RequestOption, q url.Values, offset int) (*ThreadPage, error) {
+	spec := route.Route{Method: http.MethodGet, Template: routeThreads}
+	if c.specList.Load() {
+		return c.listPage(ctx, opts, spec, q, offset)
+	}
+	c.listMu.Lock()
+	defer c.listMu.Unlock()
+	if c.perProject.Load() {
+		return nil, nil
+	}
+	page, err := c.listPage(ctx, opts, spec, q, offset)
+	var p *Problem
+	switch {
+	case err == nil:
+		c.specList.Store(true)
+		return page, nil
+	case !errors.As(err, &p) || p.Status != http.StatusNotFound:
+		return nil, err
+	}
+	cfg, cfgErr := c.settings(opts)
+	if cfgErr != nil {
+		return nil, cfgErr
+	}
+	if _, perr := c.keyProject(ctx, cfg, opts); perr != nil {
+		// Without the project the per-project route cannot be tried: report
+		// both, and decide again on the next call.
+		return nil, fmt.Errorf("%w; listing per project needs the key's project: %w", err, perr)
+	}
+	c.perProject.Store(true)
+	if cfg.logger != nil {
+		cfg.logger.Info("threads: GET /threads answered 404; listing per project through GET /threads/project/{projectId} from now on")
+	}
+	return nil, nil
+}
+
+// keyProject returns the project of the call's API key, asking GET /projects
+// once per key and client.
+func (c *Client) keyProject(ctx context.Context, cfg *config, opts []RequestOption) (string, error) {
+	key := cfg.apiKey.get()
+	if id, ok := c.projects.Load(key); ok {
+		return id.(string), nil
+	}
+	proj, err := c.Projects.Current(ctx, opts...)
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(proj.ID) == "" {
+		return "", unexpectedResponse(http.MethodGet, routeProjects, http.StatusOK, "the project has no id")
+	}
+	c.projects.Store(key, proj.ID)
+	return proj.ID, nil
 }
 
 // listBody reads the list envelope, or a bare array of threads.
@@ -108,7 +209,7 @@ type listBody struct {
 func (b *listBody) toPage(offset int) *ThreadPage {
 	page := b.page
 	if b.bare {
-		page.Offset, page.Count, page.Total = offset, len(page.Items), offset+len(page.Items)
+		page.Offset, page.Count, page.Total = offset, len(page.Items), 0
 	}
 	if page.Items == nil {
 		page.Items = []Thread{}
@@ -126,9 +227,12 @@ func (b *listBody) UnmarshalJSON(data []byte) error {
 }
 
 // All iterates over every thread from params.Offset on, requesting pages of
-// params.Limit (the service's default when 0) until a page is empty or the
-// envelope's total is reached. Breaking out of the loop stops paging. An
-// error is yielded once, as the last element. params may be nil.
+// params.Limit (the service's default when 0) through [ThreadsService.List],
+// so it lists per project the same way. It stops at an empty page or when
+// the envelope's total is reached; when the service gives no total (a bare
+// array, or an envelope without it) it pages until an empty page. Breaking
+// out of the loop stops paging. An error is yielded once, as the last
+// element. params may be nil.
 //
 // Threads created while paging can shift the offsets (the service orders by
 // creation time only), so a thread may be seen twice or not at all.
@@ -150,7 +254,7 @@ func (s *ThreadsService) All(ctx context.Context, params *ListParams, opts ...Re
 				}
 			}
 			p.Offset += len(page.Items)
-			if len(page.Items) == 0 || p.Offset >= page.Total {
+			if len(page.Items) == 0 || (page.Total > 0 && p.Offset >= page.Total) {
 				return
 			}
 		}
