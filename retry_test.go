@@ -36,15 +36,17 @@ func TestRetryStatuses(t *testing.T) {
 		t.Run(fmt.Sprint(tt.status), func(t *testing.T) {
 			t.Parallel()
 			c, srv := setup(t)
-			srv.Inject(fakeserver.Fault{Method: "GET", Path: "/threads", Times: -1, Status: tt.status,
+			// GET /projects: a 404 on GET /threads would switch the client
+			// to per-project listing instead.
+			srv.Inject(fakeserver.Fault{Method: "GET", Path: "/projects", Times: -1, Status: tt.status,
 				Header: http.Header{"Content-Type": {"application/json"}}, Body: `{"statusCode":` + fmt.Sprint(tt.status) + `,"message":"injected"}`})
 			srv.Inject(fakeserver.Fault{Method: "POST", Path: "/threads", Times: -1, Status: tt.status, Body: "injected"})
-			_, err := c.Threads.List(context.Background(), nil)
+			_, err := c.Projects.Current(context.Background())
 			var p *Problem
 			require.ErrorAs(t, err, &p)
 			assert.Equal(t, tt.status, p.Status)
 			assert.Equal(t, "injected", p.Detail)
-			assert.Equal(t, tt.getTries, srv.Count("GET", "/threads"), "GET attempts")
+			assert.Equal(t, tt.getTries, srv.Count("GET", "/projects"), "GET attempts")
 
 			_, err = c.Threads.Create(context.Background(), CreateThreadParams{ProjectID: srv.ProjectID})
 			require.ErrorAs(t, err, &p)
