@@ -1,0 +1,157 @@
+package threads_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	threads "github.com/threadsapi/threads-go"
+)
+
+// EnvLiveTest turns on the live tests: with THREADS_LIVE_TEST=1 and
+// THREADS_BASE_URL, THREADS_API_KEY and THREADS_API_KEY_HEADER set, the
+// tests below run against that deployment; otherwise they are skipped, so
+// the suite stays offline.
+const EnvLiveTest = "THREADS_LIVE_TEST"
+
+// liveClient returns a client for the deployment named by the environment,
+// or skips the test.
+func liveClient(t *testing.T) (*threads.Client, context.Context) {
+	t.Helper()
+	if os.Getenv(EnvLiveTest) != "1" {
+		t.Skipf("live test: set %s=1 and %s, %s, %s to run it", EnvLiveTest, threads.EnvBaseURL, threads.EnvAPIKey, threads.EnvAPIKeyHeader)
+	}
+	for _, name := range []string{threads.EnvBaseURL, threads.EnvAPIKey, threads.EnvAPIKeyHeader} {
+		if os.Getenv(name) == "" {
+			t.Skipf("live test: %s is not set", name)
+		}
+	}
+	c, err := threads.NewClient()
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return c, ctx
+}
+
+// liveThread creates a thread for one test and cancels whatever it still
+// runs when the test ends.
+func liveThread(t *testing.T, c *threads.Client, ctx context.Context) *threads.Thread {
+	t.Helper()
+	proj, err := c.Projects.Current(ctx)
+	require.NoError(t, err)
+	th, err := c.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: proj.ID, Name: "threads-go live test " + t.Name()})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		// The live service answers 500 to a cancel of an idle thread with
+		// no messages, and cancels it all the same.
+		_, _ = c.Threads.Cancel(ctx, th.ID)
+	})
+	return th
+}
+
+func TestLiveCreateGetList(t *testing.T) {
+	c, ctx := liveClient(t)
+	th := liveThread(t, c, ctx)
+	got, err := c.Threads.Get(ctx, th.ID)
+	require.NoError(t, err)
+	assert.Equal(t, th.ID, got.ID)
+
+	found := false
+	for item, err := range c.Threads.All(ctx, &threads.ListParams{Limit: 50}) {
+		require.NoError(t, err)
+		if item.ID == th.ID {
+			found = true
+			break
+		}
+	}
+	assert.True(t, found, "the new thread is listed")
+
+	_, err = c.Threads.Get(ctx, "thr_doesnotexist.000000")
+	assert.Error(t, err)
+}
+
+func TestLiveStream(t *testing.T) {
+	c, ctx := liveClient(t)
+	th := liveThread(t, c, ctx)
+	s, err := c.Threads.AdvanceStream(ctx, th.ID, threads.AdvanceParams{Message: threads.UserMessage("Say hello in three words.")})
+	require.NoError(t, err)
+	var text strings.Builder
+	for ev, err := range s.All() {
+		require.NoError(t, err)
+		if ev.TextReset {
+			text.Reset()
+		}
+		text.WriteString(ev.TextDelta)
+	}
+	msgs := s.Messages()
+	require.NotEmpty(t, msgs)
+	assert.Equal(t, msgs[len(msgs)-1].Text(), text.String(), "joined deltas equal the final snapshot")
+
+	stored, err := c.Threads.Get(ctx, th.ID)
+	require.NoError(t, err)
+	require.NotEmpty(t, stored.Messages)
+}
+
+func TestLiveToolRoundTrip(t *testing.T) {
+	c, ctx := liveClient(t)
+	th := liveThread(t, c, ctx)
+	tools := []threads.ClientTool{{
+		Name:        "get_weather",
+		Description: "Returns the weather for a city.",
+		Parameters:  []threads.ToolParameter{{Name: "city", Type: "string", Description: "The city", IsRequired: true}},
+	}}
+	s, err := c.Threads.AdvanceStream(ctx, th.ID, threads.AdvanceParams{
+		Message:         threads.UserMessage("What is the weather in Paris? Use the tool."),
+		ClientTools:     tools,
+		ForceToolChoice: "get_weather",
+	})
+	require.NoError(t, err)
+	msgs, err := s.Collect()
+	require.NoError(t, err)
+	require.NotEmpty(t, msgs)
+	last := msgs[len(msgs)-1]
+	if last.ToolCallRequest == nil {
+		t.Skip("the model answered without calling the tool")
+	}
+	s, err = c.Threads.AdvanceStream(ctx, th.ID, threads.AdvanceParams{
+		Message:        threads.ToolResult(last.ToolCallID, "sunny, 21 °C"),
+		ClientTools:    tools,
+		ToolCallCounts: map[string]int{"get_weather": 1},
+	})
+	require.NoError(t, err)
+	_, err = s.Collect()
+	require.NoError(t, err)
+}
+
+func TestLiveMigration(t *testing.T) {
+	c, ctx := liveClient(t)
+	th := liveThread(t, c, ctx)
+	//lint:ignore SA1019 the deprecated call is what this test exercises.
+	res, err := c.Threads.Advance(ctx, th.ID, threads.AdvanceParams{Message: threads.UserMessage("Say hi.")})
+	require.NoError(t, err)
+	assert.NotEmpty(t, strings.TrimSpace(res.Message.Text()))
+
+	//lint:ignore SA1019 the deprecated call is what this test exercises.
+	_, err = c.Threads.Advance(ctx, th.ID, threads.AdvanceParams{Message: threads.UserMessage("Say hi.")}, threads.WithoutAutoMigrate())
+	assert.True(t, errors.Is(err, threads.ErrEndpointDeprecated), "%v", err)
+}
+
+func TestLiveCancel(t *testing.T) {
+	c, ctx := liveClient(t)
+	th := liveThread(t, c, ctx)
+	s, err := c.Threads.AdvanceStream(ctx, th.ID, threads.AdvanceParams{Message: threads.UserMessage("Count slowly from one to two hundred.")})
+	require.NoError(t, err)
+	defer s.Close()
+	require.True(t, s.Next(), "first snapshot: %v", s.Err())
+	got, err := c.Threads.Cancel(ctx, th.ID)
+	require.NoError(t, err)
+	assert.Equal(t, threads.GenerationStageCancelled, got.GenerationStage)
+}
