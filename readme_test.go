@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"log"
 	"log/slog"
+	"net/http"
 	"os"
 	"testing"
 	"time"
@@ -36,6 +37,7 @@ var (
 	_ = fmt.Sprint
 	_ = log.Println
 	_ = slog.New
+	_ http.Header
 	_ = os.Stderr
 	_ = time.Second
 	_ testing.T
