@@ -5,7 +5,6 @@ package demo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 
@@ -29,18 +28,14 @@ func Setup(opts ...threads.ClientOption) (*Env, error) {
 		}
 		env := &Env{Client: c, ProjectID: os.Getenv("THREADS_PROJECT_ID")}
 		if env.ProjectID == "" {
-			// Creating a thread needs the project id; the key knows it.
+			// Creating a thread needs the project id; the key knows it. This
+			// is the first call: its error (a refused key, say) is the one
+			// to show.
 			p, err := c.Projects.Current(context.Background())
-			var problem *threads.Problem
-			switch {
-			case errors.As(err, &problem):
-				// The service answered but has no /projects: go on, and let
-				// a create call say what it needs.
-			case err != nil:
-				return nil, err
-			default:
-				env.ProjectID = p.ID
+			if err != nil {
+				return nil, fmt.Errorf("reading the API key's project (or set THREADS_PROJECT_ID): %w", err)
 			}
+			env.ProjectID = p.ID
 		}
 		return env, nil
 	}
