@@ -470,43 +470,83 @@ func joinText(parts []ContentPart) string {
 
 // Token is a secret that the service hands out, such as
 // [AdvanceResponse.MCPAccessToken]. Every fmt verb (%v, %+v, %#v, %s, %q,
-// %x, %d...) prints a non-empty Token as [REDACTED] and an empty one as
-// nothing, and so does log/slog; a struct that holds a Token prints the
+// %x, %d, even %p) prints a non-empty Token as [REDACTED] and an empty one
+// as nothing, and so does log/slog; a struct that holds a Token prints the
 // same way. JSON keeps the real value both ways, so a Token survives being
-// decoded, stored and encoded again.
+// decoded, stored and encoded again (which also means that encoding a value
+// that holds a Token with encoding/json writes the real value).
 //
 // Call [Token.Reveal] only where the value itself is needed: to put it in
-// the Authorization header of a request to the service it is meant for.
-type Token string
+// the Authorization header of a request to the server it is meant for.
+// Compare tokens by their revealed values; the zero Token is empty.
+type Token struct {
+	// value is behind a pointer so that no fmt path can print it: even the
+	// ones that bypass Format (%p on a non-pointer) show only an address.
+	value *string
+}
+
+// NewToken returns a Token that holds s, e.g. for a test's fake answer.
+func NewToken(s string) Token {
+	if s == "" {
+		return Token{}
+	}
+	return Token{value: &s}
+}
 
 // Reveal returns the token's real value. Use it only to hand the token to
 // the server it is meant for; never log, print or wrap the result in an
 // error.
-func (t Token) Reveal() string { return string(t) }
+func (t Token) Reveal() string {
+	if t.value == nil {
+		return ""
+	}
+	return *t.value
+}
+
+// IsZero reports whether the token is empty; a JSON field marked omitzero
+// leaves an empty token out.
+func (t Token) IsZero() bool { return t.Reveal() == "" }
 
 // String returns "[REDACTED]", or "" for an empty token.
 func (t Token) String() string {
-	if t == "" {
+	if t.IsZero() {
 		return ""
 	}
 	return redacted
 }
 
-// GoString returns the %#v form: "[REDACTED]" as a quoted string.
-func (t Token) GoString() string { return fmt.Sprintf("%q", t.String()) }
+// GoString returns the %#v form: [Token.String] as a quoted string.
+func (t Token) GoString() string { return strconv.Quote(t.String()) }
 
 // Format prints the token as [Token.String] does, whatever the verb: %q and
 // %#v quote it; no verb prints the real value.
 func (t Token) Format(f fmt.State, verb rune) {
 	s := t.String()
 	if verb == 'q' || (verb == 'v' && f.Flag('#')) {
-		s = fmt.Sprintf("%q", s)
+		s = strconv.Quote(s)
 	}
 	_, _ = io.WriteString(f, s)
 }
 
 // LogValue makes log/slog record "[REDACTED]" (or "" for an empty token).
 func (t Token) LogValue() slog.Value { return slog.StringValue(t.String()) }
+
+// MarshalJSON encodes the real value as a JSON string.
+func (t Token) MarshalJSON() ([]byte, error) { return json.Marshal(t.Reveal()) }
+
+// UnmarshalJSON decodes a JSON string (null leaves the token empty).
+func (t *Token) UnmarshalJSON(data []byte) error {
+	var s *string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return fmt.Errorf("threads: token: %w", err)
+	}
+	if s == nil {
+		*t = Token{}
+		return nil
+	}
+	*t = NewToken(*s)
+	return nil
+}
 
 // LogValue makes log/slog record the snapshot with its token redacted: the
 // JSON handler would otherwise encode the whole struct with encoding/json,
@@ -517,5 +557,17 @@ func (r AdvanceResponse) LogValue() slog.Value {
 		slog.String("generationStage", string(r.GenerationStage)),
 		slog.String("statusMessage", r.StatusMessage),
 		slog.Any("mcpAccessToken", r.MCPAccessToken),
+	)
+}
+
+// LogValue makes log/slog record the event with its token redacted, as
+// [AdvanceResponse.LogValue] does, plus its TextDelta.
+func (e StreamEvent) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.Any("message", e.Message),
+		slog.String("generationStage", string(e.GenerationStage)),
+		slog.String("statusMessage", e.StatusMessage),
+		slog.Any("mcpAccessToken", e.MCPAccessToken),
+		slog.String("textDelta", e.TextDelta),
 	)
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Defines values for ActionType.
+// The values of [ActionType] that the SDK knows; the service may send others.
 const (
 	ActionTypeToolCall     ActionType = "tool_call"
 	ActionTypeToolResponse ActionType = "tool_response"
@@ -27,7 +27,7 @@ func (e ActionType) Valid() bool {
 	}
 }
 
-// Defines values for ContentPartType.
+// The values of [ContentPartType] that the SDK knows; the service may send others.
 const (
 	ContentPartTypeImageURL   ContentPartType = "image_url"
 	ContentPartTypeInputAudio ContentPartType = "input_audio"
@@ -51,7 +51,7 @@ func (e ContentPartType) Valid() bool {
 	}
 }
 
-// Defines values for GenerationStage.
+// The values of [GenerationStage] that the SDK knows; the service may send others.
 const (
 	GenerationStageCancelled          GenerationStage = "CANCELLED"
 	GenerationStageChoosingComponent  GenerationStage = "CHOOSING_COMPONENT"
@@ -87,7 +87,7 @@ func (e GenerationStage) Valid() bool {
 	}
 }
 
-// Defines values for Role.
+// The values of [Role] that the SDK knows; the service may send others.
 const (
 	RoleAssistant Role = "assistant"
 	RoleSystem    Role = "system"
