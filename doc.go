@@ -23,7 +23,7 @@
 //
 // # Streaming a reply
 //
-// AdvanceStream sends a message and returns a *Stream of snapshots. Each
+// AdvanceStream sends a message and returns a [*Stream] of snapshots. Each
 // event carries the whole message so far and, in TextDelta, only the text
 // that is new, so printing the deltas prints the reply once:
 //
@@ -41,14 +41,14 @@
 //	}
 //
 // A stream ends cleanly only on the service's "data: DONE". The service's
-// in-band "error:" line becomes a *StreamError; a connection lost before
-// DONE is ErrStreamTruncated. Ranging over All, or calling Close, releases
+// in-band "error:" line becomes a [*StreamError]; a connection lost before
+// DONE is [ErrStreamTruncated]. Ranging over All, or calling Close, releases
 // the connection. Closing a stream does not stop the generation on the
 // service: call Threads.Cancel for that.
 //
 // # Errors
 //
-// Every answer that is not 2xx is a *Problem, whichever of the service's
+// Every answer that is not 2xx is a [*Problem], whichever of the service's
 // shapes it came in (RFC 9457, the framework's {statusCode, message, error},
 // or plain text). Branch with errors.Is and the sentinels, read details with
 // errors.As:
@@ -67,8 +67,8 @@
 // When the service answers 410 ENDPOINT_DEPRECATED with migration advice
 // (details.migrateToEndpoint), the client re-sends the call once to the
 // replacement on the same host, remembers the move for later calls, and
-// reports it once through WithDeprecationHandler and a warning log line.
-// That is how the deprecated Advance keeps working. WithoutAutoMigrate turns
+// reports it once through [WithDeprecationHandler] and a warning log line.
+// That is how the deprecated Advance keeps working. [WithoutAutoMigrate] turns
 // this off; Problem.Deprecation then says where the call should go.
 //
 // # Retries and timeouts
@@ -77,9 +77,9 @@
 // POST calls (Create, AdvanceStream, Cancel, ...) retry only what provably
 // did not act: a connection that failed before the request was written,
 // 429 and 503. The header x-should-retry overrides both. Waits follow
-// Retry-After-Ms and Retry-After, capped by WithRetryWait's maximum, else an
+// Retry-After-Ms and Retry-After, capped by [WithRetryWait]'s maximum, else an
 // exponential backoff with jitter. A stream is never retried once its
-// headers have arrived. WithRequestTimeout (default 60s) bounds each
+// headers have arrived. [WithRequestTimeout] (default 60s) bounds each
 // attempt until its response headers; the context bounds the whole call.
 //
 // # Testing

@@ -35,18 +35,18 @@ const (
 	DefaultMaxEventSize   = 16 << 20
 )
 
-// A ClientOption configures a [Client]; give it to [NewClient]. Options that
+// A [ClientOption] configures a [Client]; give it to [NewClient]. Options that
 // only make sense for the whole client ([WithBaseURL], [WithHTTPClient],
 // [WithDeprecationHandler], [WithoutEnvironmentDefaults]) are ClientOptions
 // only, so passing one to a single call does not compile.
 //
-// Every [RequestOption] is also a ClientOption: given to NewClient it sets
+// Every [RequestOption] is also a [ClientOption]: given to [NewClient] it sets
 // the client's default for every call.
 type ClientOption interface {
 	applyClient(*config) error
 }
 
-// A RequestOption configures a single call (given to a method) or, given to
+// A [RequestOption] configures a single call (given to a method) or, given to
 // [NewClient], every call of the client. Options given to a call are applied
 // after the client's, so they win.
 type RequestOption interface {
@@ -54,7 +54,7 @@ type RequestOption interface {
 	applyRequest(*config) error
 }
 
-// clientOption is a ClientOption that is not a RequestOption.
+// clientOption is a [ClientOption] that is not a [RequestOption].
 type clientOption struct {
 	name string
 	fn   func(*config) error
@@ -68,7 +68,7 @@ func (o clientOption) String() string { return "threads." + o.name }
 // GoString is String, for %#v.
 func (o clientOption) GoString() string { return o.String() }
 
-// requestOption works on NewClient and on a single call.
+// requestOption works on [NewClient] and on a single call.
 type requestOption struct {
 	name string
 	fn   func(*config) error
@@ -157,7 +157,7 @@ func newRequestOption(name string, fn func(*config) error) RequestOption {
 	return requestOption{name: name, fn: fn}
 }
 
-// applyClient runs NewClient's options over c.
+// applyClient runs [NewClient]'s options over c.
 func (c *config) applyClient(opts []ClientOption) error {
 	for i, o := range opts {
 		if o == nil {
@@ -285,9 +285,9 @@ func (c *config) setKeyHeader(from, name string) error {
 	return nil
 }
 
-// WithHeader adds a header to every request (on NewClient) or to one call.
+// WithHeader adds a header to every request (on [NewClient]) or to one call.
 // Authorization, Content-Type, Content-Length and Host are the SDK's own and
-// are refused; use WithAPIKey for credentials.
+// are refused; use [WithAPIKey] for credentials.
 func WithHeader(name, value string) RequestOption {
 	return newRequestOption("WithHeader", func(c *config) error {
 		if !validHeaderName(name) {
@@ -322,7 +322,7 @@ func WithUserAgent(ua string) RequestOption {
 
 // WithQuery adds a query parameter to the request, for parameters the SDK
 // does not model, such as Get's "contextKey" (the live service answers 404
-// when it does not match the thread's). Given to NewClient it is added to
+// when it does not match the thread's). Given to [NewClient] it is added to
 // every request. The value is logged redacted when the name contains "key",
 // "token" or "secret".
 func WithQuery(name, value string) RequestOption {
@@ -344,7 +344,7 @@ func WithQuery(name, value string) RequestOption {
 // *dst (for a stream, as soon as the stream is returned), so a caller can read
 // rate limits or a request id. A failed call leaves *dst alone: its
 // [*Problem] carries the headers in Problem.Header. It is meant for a single
-// call; given to NewClient, every call writes to the same *dst.
+// call; given to [NewClient], every call writes to the same *dst.
 func WithResponseHeader(dst *http.Header) RequestOption {
 	return newRequestOption("WithResponseHeader", func(c *config) error {
 		if dst == nil {
@@ -366,7 +366,7 @@ func WithLogger(l *slog.Logger) RequestOption {
 }
 
 // WithMaxEventSize caps the size of one stream event (default 16 MiB). A
-// larger event ends the stream with ErrEventTooLarge instead of growing
+// larger event ends the stream with [ErrEventTooLarge] instead of growing
 // memory without bound.
 func WithMaxEventSize(n int) RequestOption {
 	return newRequestOption("WithMaxEventSize", func(c *config) error {
@@ -378,7 +378,7 @@ func WithMaxEventSize(n int) RequestOption {
 	})
 }
 
-// WithStreamIdleTimeout ends a stream with ErrStreamIdle when Next (or
+// WithStreamIdleTimeout ends a stream with [ErrStreamIdle] when Next (or
 // All) has waited d for an event (default 0: off). Time the caller spends
 // between events does not count. The live service sends no heartbeats, so
 // choose d longer than the slowest tool call.
@@ -393,7 +393,7 @@ func WithStreamIdleTimeout(d time.Duration) RequestOption {
 }
 
 // WithoutAutoMigrate turns off the following of 410 ENDPOINT_DEPRECATED
-// advice: the 410 is returned as a *Problem whose Deprecation method reports
+// advice: the 410 is returned as a [*Problem] whose Deprecation method reports
 // the resolved replacement.
 func WithoutAutoMigrate() RequestOption {
 	return newRequestOption("WithoutAutoMigrate", func(c *config) error {
@@ -412,7 +412,7 @@ func WithDeprecationHandler(fn func(Deprecation)) ClientOption {
 	})
 }
 
-// WithoutEnvironmentDefaults makes NewClient ignore $THREADS_API_KEY,
+// WithoutEnvironmentDefaults makes [NewClient] ignore $THREADS_API_KEY,
 // $THREADS_BASE_URL and $THREADS_API_KEY_HEADER.
 func WithoutEnvironmentDefaults() ClientOption {
 	return newClientOption("WithoutEnvironmentDefaults", func(c *config) error {
@@ -466,7 +466,7 @@ func validHeaderValue(s string) bool {
 }
 
 // reservedHeader reports whether the SDK sets the canonical header key
-// itself, so that WithHeader must not.
+// itself, so that [WithHeader] must not.
 func reservedHeader(key string) bool {
 	switch key {
 	case "Authorization", "Content-Type", "Content-Length", "Host", "Transfer-Encoding":

@@ -61,7 +61,7 @@ const (
 //
 // Every method takes options that apply to that call only, returns a
 // *Problem for any non-2xx answer, and follows the service's 410
-// migration advice unless WithoutAutoMigrate is given. Retries follow the
+// migration advice unless [WithoutAutoMigrate] is given. Retries follow the
 // policy in the package documentation: GET calls retry transient failures;
 // POST calls retry only what provably did not reach the service.
 type ThreadsService struct {
@@ -302,7 +302,7 @@ func (s *ThreadsService) Cancel(ctx context.Context, id string, opts ...RequestO
 // AdvanceStream appends params.Message to the thread and streams the reply.
 //
 // It returns once the response headers say 2xx and text/event-stream; any
-// other answer is a *Problem, before any event. The caller must Close the
+// other answer is a [*Problem], before any event. The caller must Close the
 // stream (ranging over All to its end, or breaking out, closes it). The
 // request is never re-sent once it may have reached the service: a failure
 // after that is reported, not retried. A 2xx stream can still fail: see
