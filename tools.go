@@ -455,7 +455,7 @@ func schemaOf(t reflect.Type, depth int) map[string]any {
 				p["description"] = f.description
 			}
 			if len(f.enum) > 0 {
-				p["enum"] = f.enum
+				p["enum"] = enumValues(f.enum, p["type"])
 			}
 			props[f.name] = p
 			if f.required {
@@ -469,6 +469,22 @@ func schemaOf(t reflect.Type, depth int) map[string]any {
 	return s
 }
 
+// enumValues types an enum tag's values as JSON Schema wants them: numbers
+// for a number or integer, booleans for a boolean.
+func enumValues(vals []string, typ any) []any {
+	out := make([]any, 0, len(vals))
+	for _, v := range vals {
+		var x any = v
+		if typ != "string" {
+			if err := json.Unmarshal([]byte(v), &x); err != nil {
+				x = v
+			}
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
 // decodeArgs checks call's arguments against fields and decodes them into
 // dst (a pointer to the Args struct). Its errors are written for the model.
 func decodeArgs(call ToolCall, fields []argField, dst any) error {
@@ -478,6 +494,9 @@ func decodeArgs(call ToolCall, fields []argField, dst any) error {
 		known[f.name] = true
 		if v, ok := call.Arguments[f.name]; f.required && (!ok || v == nil) {
 			problems = append(problems, fmt.Sprintf("the required argument %q is missing", f.name))
+		}
+		if v, ok := call.Arguments[f.name]; ok && v != nil && len(f.enum) > 0 && !slices.Contains(f.enum, fmt.Sprint(v)) {
+			problems = append(problems, fmt.Sprintf("argument %q is %v, want one of: %s", f.name, v, strings.Join(f.enum, ", ")))
 		}
 	}
 	var unknown []string
