@@ -1,4 +1,4 @@
-package threads
+package threads_test
 
 // Benchmarks: each SDK figure beside a baseline measured in the same run on
 // the same bytes (raw net/http, bufio and encoding/json into the same
@@ -21,7 +21,8 @@ import (
 
 	sse "github.com/tmaxmax/go-sse"
 
-	"github.com/threadsapi/threads-go/internal/fakeserver"
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/threadstest"
 )
 
 // snapshotLine renders one event in the live service's format: the
@@ -56,9 +57,9 @@ func growingStream(n int) []byte {
 
 // baselineDecode is what a careful hand-written client does: bufio lines,
 // encoding/json into the same generated type.
-func baselineDecode(r io.Reader, each func(*AdvanceResponse)) (int, error) {
+func baselineDecode(r io.Reader, each func(*threads.AdvanceResponse)) (int, error) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), DefaultMaxEventSize)
+	sc.Buffer(make([]byte, 64<<10), threads.DefaultMaxEventSize)
 	n := 0
 	for sc.Scan() {
 		line := sc.Bytes()
@@ -69,7 +70,7 @@ func baselineDecode(r io.Reader, each func(*AdvanceResponse)) (int, error) {
 		if string(data) == "DONE" {
 			return n, nil
 		}
-		var ev AdvanceResponse
+		var ev threads.AdvanceResponse
 		if err := json.Unmarshal(data, &ev); err != nil {
 			return n, err
 		}
@@ -127,7 +128,7 @@ func BenchmarkStreamDecode(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			n := 0
-			for ev, err := range sse.Read(bytes.NewReader(body), &sse.ReadConfig{MaxEventSize: DefaultMaxEventSize}) {
+			for ev, err := range sse.Read(bytes.NewReader(body), &sse.ReadConfig{MaxEventSize: threads.DefaultMaxEventSize}) {
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -146,7 +147,7 @@ func BenchmarkStreamDecode(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			sc := bufio.NewScanner(bytes.NewReader(body))
-			sc.Buffer(make([]byte, 64<<10), DefaultMaxEventSize)
+			sc.Buffer(make([]byte, 64<<10), threads.DefaultMaxEventSize)
 			n := 0
 			for sc.Scan() {
 				if bytes.HasPrefix(sc.Bytes(), []byte("data: {")) {
@@ -174,22 +175,22 @@ func BenchmarkStreamDecode(b *testing.B) {
 
 // BenchmarkStreamLoopback streams from the fake server, throttle off.
 func BenchmarkStreamLoopback(b *testing.B) {
-	srv := fakeserver.New(fakeserver.WithThrottle(0), fakeserver.WithKey(testKey))
+	srv := threadstest.Start(threadstest.WithThrottle(0), threadstest.WithAPIKey(testKey))
 	defer srv.Close()
 	reply := strings.Repeat("word ", 400) // 401 snapshots per stream
-	c, err := NewClient(WithoutEnvironmentDefaults(), WithBaseURL(srv.URL), WithAPIKey(testKey))
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey(testKey))
 	if err != nil {
 		b.Fatal(err)
 	}
-	body, _ := json.Marshal(AdvanceParams{Message: UserMessage("x")})
+	body, _ := json.Marshal(threads.AdvanceParams{Message: threads.UserMessage("x")})
 	// The fake sends a placeholder, one snapshot per word (and one for the
 	// empty tail after the last space), then the final text twice.
 	count := 1 + strings.Count(reply, " ") + 1 + 2
 	b.Run("impl=sdk", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			srv.PushScript(fakeserver.Script{Replies: []string{reply}})
-			s, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage("x")})
+			srv.PushScript(threadstest.Script{Replies: []string{reply}})
+			s, err := c.Threads.CreateAndAdvanceStream(context.Background(), threads.AdvanceParams{Message: threads.UserMessage("x")})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -206,7 +207,7 @@ func BenchmarkStreamLoopback(b *testing.B) {
 	b.Run("impl=baseline", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			srv.PushScript(fakeserver.Script{Replies: []string{reply}})
+			srv.PushScript(threadstest.Script{Replies: []string{reply}})
 			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/threads/advancestream", bytes.NewReader(body))
 			req.Header.Set("Authorization", "Bearer "+testKey)
 			req.Header.Set("Content-Type", "application/json")
@@ -246,7 +247,7 @@ func getServer(b *testing.B) *httptest.Server {
 func BenchmarkGet(b *testing.B) {
 	srv := getServer(b)
 	defer srv.Close()
-	c, err := NewClient(WithoutEnvironmentDefaults(), WithBaseURL(srv.URL), WithAPIKey(testKey))
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey(testKey))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -269,7 +270,7 @@ func BenchmarkGet(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			var t ThreadWithMessages
+			var t threads.ThreadWithMessages
 			err = json.NewDecoder(resp.Body).Decode(&t)
 			resp.Body.Close()
 			if err != nil || len(t.Messages) != 50 {
@@ -301,11 +302,11 @@ func BenchmarkTimeToFirstEvent(b *testing.B) {
 		io.WriteString(w, "data: DONE\n\n")
 	}))
 	defer srv.Close()
-	c, err := NewClient(WithoutEnvironmentDefaults(), WithBaseURL(srv.URL), WithAPIKey(testKey))
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey(testKey))
 	if err != nil {
 		b.Fatal(err)
 	}
-	body, _ := json.Marshal(AdvanceParams{Message: UserMessage("x")})
+	body, _ := json.Marshal(threads.AdvanceParams{Message: threads.UserMessage("x")})
 	report := func(b *testing.B, gaps []time.Duration) {
 		slices.Sort(gaps)
 		b.ReportMetric(float64(gaps[len(gaps)/2].Microseconds()), "µs-median")
@@ -314,7 +315,7 @@ func BenchmarkTimeToFirstEvent(b *testing.B) {
 	b.Run("impl=sdk", func(b *testing.B) {
 		var gaps []time.Duration
 		for b.Loop() {
-			s, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage("x")})
+			s, err := c.Threads.CreateAndAdvanceStream(context.Background(), threads.AdvanceParams{Message: threads.UserMessage("x")})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,8 +1,9 @@
-package threads
+package threads_test
 
 import (
 	"context"
 	"fmt"
+	threads "github.com/threadsapi/threads-go"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,31 +14,31 @@ import (
 )
 
 func TestNewClientErrors(t *testing.T) {
-	t.Setenv(EnvAPIKey, "")
-	t.Setenv(EnvBaseURL, "")
+	t.Setenv(threads.EnvAPIKey, "")
+	t.Setenv(threads.EnvBaseURL, "")
 	tests := []struct {
 		name string
-		opts []ClientOption
+		opts []threads.ClientOption
 		want string
 	}{
-		{"no base URL", []ClientOption{WithAPIKey("k")}, "no base URL"},
-		{"no key", []ClientOption{WithBaseURL("https://api.example.com")}, "no API key"},
-		{"ftp", []ClientOption{WithAPIKey("k"), WithBaseURL("ftp://example.com")}, "scheme must be http or https"},
-		{"no scheme", []ClientOption{WithAPIKey("k"), WithBaseURL("api.example.com")}, "scheme must be http or https"},
-		{"no host", []ClientOption{WithAPIKey("k"), WithBaseURL("https:///x")}, "no host"},
-		{"userinfo", []ClientOption{WithAPIKey("k"), WithBaseURL("https://u:p@example.com")}, "credentials"},
-		{"negative retries", []ClientOption{WithMaxRetries(-1)}, "WithMaxRetries(-1)"},
-		{"retry wait order", []ClientOption{WithRetryWait(2, 1)}, "min <= max"},
-		{"bad header name", []ClientOption{WithHeader("bad name", "v")}, "not a valid header name"},
-		{"reserved header", []ClientOption{WithHeader("authorization", "x")}, "sets this header itself"},
-		{"header value", []ClientOption{WithHeader("X-A", "a\r\nb")}, "cannot carry"},
-		{"key with newline", []ClientOption{WithAPIKey("a\nb")}, "cannot carry"},
-		{"nil option", []ClientOption{nil}, "option 0 is nil"},
-		{"max event size", []ClientOption{WithMaxEventSize(0)}, "must be positive"},
+		{"no base URL", []threads.ClientOption{threads.WithAPIKey("k")}, "no base URL"},
+		{"no key", []threads.ClientOption{threads.WithBaseURL("https://api.example.com")}, "no API key"},
+		{"ftp", []threads.ClientOption{threads.WithAPIKey("k"), threads.WithBaseURL("ftp://example.com")}, "scheme must be http or https"},
+		{"no scheme", []threads.ClientOption{threads.WithAPIKey("k"), threads.WithBaseURL("api.example.com")}, "scheme must be http or https"},
+		{"no host", []threads.ClientOption{threads.WithAPIKey("k"), threads.WithBaseURL("https:///x")}, "no host"},
+		{"userinfo", []threads.ClientOption{threads.WithAPIKey("k"), threads.WithBaseURL("https://u:p@example.com")}, "credentials"},
+		{"negative retries", []threads.ClientOption{threads.WithMaxRetries(-1)}, "WithMaxRetries(-1)"},
+		{"retry wait order", []threads.ClientOption{threads.WithRetryWait(2, 1)}, "min <= max"},
+		{"bad header name", []threads.ClientOption{threads.WithHeader("bad name", "v")}, "not a valid header name"},
+		{"reserved header", []threads.ClientOption{threads.WithHeader("authorization", "x")}, "sets this header itself"},
+		{"header value", []threads.ClientOption{threads.WithHeader("X-A", "a\r\nb")}, "cannot carry"},
+		{"key with newline", []threads.ClientOption{threads.WithAPIKey("a\nb")}, "cannot carry"},
+		{"nil option", []threads.ClientOption{nil}, "option 0 is nil"},
+		{"max event size", []threads.ClientOption{threads.WithMaxEventSize(0)}, "must be positive"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := NewClient(tt.opts...)
+			c, err := threads.NewClient(tt.opts...)
 			require.Error(t, err)
 			assert.Nil(t, c)
 			assert.Contains(t, err.Error(), tt.want)
@@ -47,38 +48,40 @@ func TestNewClientErrors(t *testing.T) {
 
 func TestNewClientFromEnvironment(t *testing.T) {
 	srv := serveCanned(t, 200, "application/json", fixture(t, "live/get-empty.json"))
-	t.Setenv(EnvAPIKey, testKey)
-	t.Setenv(EnvBaseURL, srv.URL)
-	c, err := NewClient()
+	t.Setenv(threads.EnvAPIKey, testKey)
+	t.Setenv(threads.EnvBaseURL, srv.URL)
+	c, err := threads.NewClient()
 	require.NoError(t, err)
 	_, err = c.Threads.Get(context.Background(), "thr_iSp004Xf.f4a5d7")
 	require.NoError(t, err)
 	assert.Equal(t, "Bearer "+testKey, srv.requests()[0].Header.Get("Authorization"))
 
 	// Options win over the environment; WithoutEnvironmentDefaults ignores it.
-	c, err = NewClient(WithAPIKey("other-key"))
+	c, err = threads.NewClient(threads.WithAPIKey("other-key"))
 	require.NoError(t, err)
-	assert.Equal(t, "other-key", c.cfg.apiKey.get())
-	_, err = NewClient(WithoutEnvironmentDefaults())
+	_, err = c.Threads.Get(context.Background(), "thr_iSp004Xf.f4a5d7")
+	require.NoError(t, err)
+	assert.Equal(t, "Bearer other-key", srv.requests()[1].Header.Get("Authorization"))
+	_, err = threads.NewClient(threads.WithoutEnvironmentDefaults())
 	assert.ErrorContains(t, err, "no base URL")
 }
 
 func TestRequestHeaders(t *testing.T) {
 	t.Parallel()
 	srv := serveCanned(t, 201, "application/json; charset=utf-8", fixture(t, "live/create.json"))
-	c := cannedClient(t, srv, WithHeader("X-Tenant", "acme"), WithUserAgent("my-app/2.0"))
-	_, err := c.Threads.Create(context.Background(), CreateThreadParams{ProjectID: "p_1"}, WithHeader("X-Call", "one"))
+	c := cannedClient(t, srv, threads.WithHeader("X-Tenant", "acme"), threads.WithUserAgent("my-app/2.0"))
+	_, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: "p_1"}, threads.WithHeader("X-Call", "one"))
 	require.NoError(t, err)
 	h := srv.requests()[0].Header
 	assert.Equal(t, "Bearer "+testKey, h.Get("Authorization"))
 	assert.Equal(t, "application/json", h.Get("Content-Type"))
 	assert.Equal(t, "application/json", h.Get("Accept"))
-	assert.True(t, strings.HasPrefix(h.Get("User-Agent"), "my-app/2.0 threads-go/"+Version), h.Get("User-Agent"))
+	assert.True(t, strings.HasPrefix(h.Get("User-Agent"), "my-app/2.0 threads-go/"+threads.Version), h.Get("User-Agent"))
 	assert.Equal(t, "acme", h.Get("X-Tenant"))
 	assert.Equal(t, "one", h.Get("X-Call"))
 
 	// A per-call header does not stick to the client.
-	_, err = c.Threads.Create(context.Background(), CreateThreadParams{ProjectID: "p_1"})
+	_, err = c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: "p_1"})
 	require.NoError(t, err)
 	assert.Empty(t, srv.requests()[1].Header.Get("X-Call"))
 }
@@ -86,7 +89,7 @@ func TestRequestHeaders(t *testing.T) {
 func TestAPIKeyHeader(t *testing.T) {
 	t.Parallel()
 	srv := serveCanned(t, 200, "application/json", fixture(t, "live/get-empty.json"))
-	c := cannedClient(t, srv, WithAPIKeyHeader("x-api-key"))
+	c := cannedClient(t, srv, threads.WithAPIKeyHeader("x-api-key"))
 	_, err := c.Threads.Get(context.Background(), "thr_1.a")
 	require.NoError(t, err)
 	h := srv.requests()[0].Header
@@ -121,7 +124,7 @@ func TestBaseURLPrefix(t *testing.T) {
 	t.Parallel()
 	srv := serveCanned(t, 200, "application/json", fixture(t, "live/get-empty.json"))
 	for _, base := range []string{srv.URL + "/api", srv.URL + "/api/"} {
-		c, err := NewClient(WithoutEnvironmentDefaults(), WithBaseURL(base), WithAPIKey(testKey))
+		c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(base), threads.WithAPIKey(testKey))
 		require.NoError(t, err)
 		_, err = c.Threads.Get(context.Background(), "thr_1.a")
 		require.NoError(t, err)
@@ -133,10 +136,10 @@ func TestBaseURLPrefix(t *testing.T) {
 
 func TestKeyNeverPrinted(t *testing.T) {
 	t.Parallel()
-	c, err := NewClient(WithoutEnvironmentDefaults(), WithBaseURL("http://127.0.0.1:1"), WithAPIKey(testKey), WithMaxRetries(0))
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL("http://127.0.0.1:1"), threads.WithAPIKey(testKey), threads.WithMaxRetries(0))
 	require.NoError(t, err)
-	for _, s := range []string{fmt.Sprint(c), fmt.Sprintf("%+v", c), fmt.Sprintf("%#v", c), fmt.Sprintf("%v", c.cfg), fmt.Sprintf("%+v", struct{ C config }{c.cfg}),
-		fmt.Sprintf("%+v", WithAPIKey(testKey)), fmt.Sprintf("%#v", WithAPIKey(testKey)), fmt.Sprintf("%v", c.cfg)} {
+	for _, s := range []string{fmt.Sprint(c), fmt.Sprintf("%+v", c), fmt.Sprintf("%#v", c), fmt.Sprintf("%v", threads.ClientConfig(c)), fmt.Sprintf("%+v", struct{ C any }{threads.ClientConfig(c)}),
+		fmt.Sprintf("%+v", threads.WithAPIKey(testKey)), fmt.Sprintf("%#v", threads.WithAPIKey(testKey)), fmt.Sprintf("%#v", threads.ClientConfig(c))} {
 		assert.NotContains(t, s, testKey)
 	}
 	// A connection error names the call, not the key.
@@ -158,11 +161,11 @@ func TestRedirectToOtherHostKeepsKey(t *testing.T) {
 		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusFound)
 	}))
 	defer redirect.Close()
-	for _, opt := range []ClientOption{WithAPIKeyHeader("Authorization"), WithAPIKeyHeader("x-api-key")} {
-		c, err := NewClient(WithoutEnvironmentDefaults(), WithBaseURL(redirect.URL), WithAPIKey(testKey), opt)
+	for _, opt := range []threads.ClientOption{threads.WithAPIKeyHeader("Authorization"), threads.WithAPIKeyHeader("x-api-key")} {
+		c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(redirect.URL), threads.WithAPIKey(testKey), opt)
 		require.NoError(t, err)
 		_, err = c.Threads.Get(context.Background(), "thr_1.a")
-		var p *Problem
+		var p *threads.Problem
 		require.ErrorAs(t, err, &p)
 		assert.Equal(t, http.StatusFound, p.Status)
 	}

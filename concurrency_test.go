@@ -1,4 +1,4 @@
-package threads
+package threads_test
 
 import (
 	"context"
@@ -10,7 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/threadsapi/threads-go/internal/fakeserver"
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/threadstest"
 )
 
 // TestThousandConcurrentStreams runs 1,000 streams at once through one
@@ -22,16 +23,16 @@ func TestThousandConcurrentStreams(t *testing.T) {
 		t.Skip("1,000 streams")
 	}
 	const idlePool = 50
-	srv := fakeserver.New(fakeserver.WithThrottle(0), fakeserver.WithKey(testKey))
+	srv := threadstest.Start(threadstest.WithThrottle(0), threadstest.WithAPIKey(testKey))
 	defer srv.Close()
 	tr := &http.Transport{MaxIdleConnsPerHost: idlePool, IdleConnTimeout: time.Minute}
 	defer tr.CloseIdleConnections()
-	c, err := NewClient(WithoutEnvironmentDefaults(), WithBaseURL(srv.URL), WithAPIKey(testKey),
-		WithHTTPClient(&http.Client{Transport: tr}), WithMaxRetries(0))
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey(testKey),
+		threads.WithHTTPClient(&http.Client{Transport: tr}), threads.WithMaxRetries(0))
 	require.NoError(t, err)
 
 	run := func(id int) error {
-		s, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage("hello")})
+		s, err := c.Threads.CreateAndAdvanceStream(context.Background(), threads.AdvanceParams{Message: threads.UserMessage("hello")})
 		if err != nil {
 			return err
 		}

@@ -217,7 +217,19 @@ func Example_errors() {
 	client := srv.Client()
 	ctx := context.Background()
 
+	// The service answers 403 for a thread id it does not know (or that is
+	// in another project), and 404 for a contextKey that is not the
+	// thread's.
 	_, err := client.Threads.Get(ctx, "thr_missing.000000")
+	if errors.Is(err, threads.ErrForbidden) {
+		fmt.Println("forbidden")
+	}
+	th, err := client.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = client.Threads.Get(ctx, th.ID, threads.WithQuery("contextKey", "someone-else"))
 	if errors.Is(err, threads.ErrNotFound) {
 		fmt.Println("not found")
 	}
@@ -243,6 +255,7 @@ func Example_errors() {
 		}
 	}
 	// Output:
+	// forbidden
 	// not found
 	// 404 Not Found | Thread not found
 	// threads: POST /threads: 400 Bad Request: projectId must be a string

@@ -1,9 +1,10 @@
-package threads
+package threads_test
 
 import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	threads "github.com/threadsapi/threads-go"
 	"io"
 	"net"
 	"net/http"
@@ -26,19 +27,19 @@ import (
 type faultCase struct {
 	name    string
 	handler http.HandlerFunc // nil: nothing listens
-	opts    []ClientOption
-	call    func(ctx context.Context, c *Client) error
+	opts    []threads.ClientOption
+	call    func(ctx context.Context, c *threads.Client) error
 	check   func(t *testing.T, err error)
 	within  time.Duration
 }
 
-func getThread(ctx context.Context, c *Client) error {
+func getThread(ctx context.Context, c *threads.Client) error {
 	_, err := c.Threads.Get(ctx, "thr_a.1")
 	return err
 }
 
-func streamAll(ctx context.Context, c *Client) error {
-	s, err := c.Threads.CreateAndAdvanceStream(ctx, AdvanceParams{Message: UserMessage("x")})
+func streamAll(ctx context.Context, c *threads.Client) error {
+	s, err := c.Threads.CreateAndAdvanceStream(ctx, threads.AdvanceParams{Message: threads.UserMessage("x")})
 	if err != nil {
 		return err
 	}
@@ -118,7 +119,7 @@ func TestFaultSuite(t *testing.T) {
 				io.Copy(io.Discard, r.Body)
 				<-r.Context().Done()
 			},
-			opts: []ClientOption{WithRequestTimeout(50 * time.Millisecond), WithMaxRetries(0)},
+			opts: []threads.ClientOption{threads.WithRequestTimeout(50 * time.Millisecond), threads.WithMaxRetries(0)},
 			call: streamAll,
 			check: func(t *testing.T, err error) {
 				assert.ErrorIs(t, err, context.DeadlineExceeded)
@@ -135,9 +136,9 @@ func TestFaultSuite(t *testing.T) {
 				w.(http.Flusher).Flush()
 				<-r.Context().Done()
 			},
-			opts:  []ClientOption{WithStreamIdleTimeout(100 * time.Millisecond)},
+			opts:  []threads.ClientOption{threads.WithStreamIdleTimeout(100 * time.Millisecond)},
 			call:  streamAll,
-			check: func(t *testing.T, err error) { assert.ErrorIs(t, err, ErrStreamIdle) },
+			check: func(t *testing.T, err error) { assert.ErrorIs(t, err, threads.ErrStreamIdle) },
 		},
 		{
 			name: "half-written event",
@@ -150,7 +151,7 @@ func TestFaultSuite(t *testing.T) {
 			},
 			call: streamAll,
 			check: func(t *testing.T, err error) {
-				assert.ErrorIs(t, err, ErrStreamTruncated)
+				assert.ErrorIs(t, err, threads.ErrStreamTruncated)
 				assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
 			},
 		},
@@ -159,17 +160,17 @@ func TestFaultSuite(t *testing.T) {
 			handler: gzipError,
 			call:    getThread,
 			check: func(t *testing.T, err error) {
-				assert.ErrorIs(t, err, ErrServer)
+				assert.ErrorIs(t, err, threads.ErrServer)
 				assert.Contains(t, err.Error(), "database is down")
 			},
 		},
 		{
 			name:    "gzip error body the client did not ask for",
 			handler: gzipError,
-			opts:    []ClientOption{WithHTTPClient(&http.Client{Transport: &http.Transport{DisableCompression: true}})},
+			opts:    []threads.ClientOption{threads.WithHTTPClient(&http.Client{Transport: &http.Transport{DisableCompression: true}})},
 			call:    getThread,
 			check: func(t *testing.T, err error) {
-				assert.ErrorIs(t, err, ErrServer)
+				assert.ErrorIs(t, err, threads.ErrServer)
 				assert.Contains(t, err.Error(), "database is down")
 			},
 		},
@@ -181,7 +182,7 @@ func TestFaultSuite(t *testing.T) {
 			},
 			call: getThread,
 			check: func(t *testing.T, err error) {
-				assert.ErrorIs(t, err, ErrUnexpectedResponse)
+				assert.ErrorIs(t, err, threads.ErrUnexpectedResponse)
 				assert.Contains(t, err.Error(), "Sign in")
 			},
 		},
@@ -193,7 +194,7 @@ func TestFaultSuite(t *testing.T) {
 				io.WriteString(w, `{"ok":true}`)
 			},
 			call:  streamAll,
-			check: func(t *testing.T, err error) { assert.ErrorIs(t, err, ErrUnexpectedResponse) },
+			check: func(t *testing.T, err error) { assert.ErrorIs(t, err, threads.ErrUnexpectedResponse) },
 		},
 		{
 			name: "100 MiB error body",
@@ -202,12 +203,12 @@ func TestFaultSuite(t *testing.T) {
 				w.WriteHeader(500)
 				io.Copy(w, io.LimitReader(zeros{}, 100<<20))
 			},
-			opts: []ClientOption{WithMaxRetries(0)},
+			opts: []threads.ClientOption{threads.WithMaxRetries(0)},
 			call: getThread,
 			check: func(t *testing.T, err error) {
-				var p *Problem
+				var p *threads.Problem
 				require.ErrorAs(t, err, &p)
-				assert.Len(t, p.Body, maxProblemBody)
+				assert.Len(t, p.Body, threads.MaxProblemBody)
 			},
 			within: 2 * time.Second,
 		},
@@ -219,7 +220,7 @@ func TestFaultSuite(t *testing.T) {
 				w.(http.Flusher).Flush()
 				slowBytes(w, r, `{"id":"thr_a.1","projectId":"p","messages":[]}`, time.Second)
 			},
-			call: func(ctx context.Context, c *Client) error {
+			call: func(ctx context.Context, c *threads.Client) error {
 				ctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
 				defer cancel()
 				return getThread(ctx, c)
@@ -236,9 +237,9 @@ func TestFaultSuite(t *testing.T) {
 				w.(http.Flusher).Flush()
 				slowBytes(w, r, event, time.Second)
 			},
-			opts:   []ClientOption{WithStreamIdleTimeout(1500 * time.Millisecond)},
+			opts:   []threads.ClientOption{threads.WithStreamIdleTimeout(1500 * time.Millisecond)},
 			call:   streamAll,
-			check:  func(t *testing.T, err error) { assert.ErrorIs(t, err, ErrStreamIdle) },
+			check:  func(t *testing.T, err error) { assert.ErrorIs(t, err, threads.ErrStreamIdle) },
 			within: 3 * time.Second,
 		},
 	}
@@ -252,9 +253,9 @@ func TestFaultSuite(t *testing.T) {
 				base = srv.URL
 			}
 			tr := &http.Transport{}
-			opts := append([]ClientOption{WithoutEnvironmentDefaults(), WithBaseURL(base), WithAPIKey(testKey),
-				WithRetryWait(time.Millisecond, 2*time.Millisecond), WithHTTPClient(&http.Client{Transport: tr})}, fc.opts...)
-			c, err := NewClient(opts...)
+			opts := append([]threads.ClientOption{threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(base), threads.WithAPIKey(testKey),
+				threads.WithRetryWait(time.Millisecond, 2*time.Millisecond), threads.WithHTTPClient(&http.Client{Transport: tr})}, fc.opts...)
+			c, err := threads.NewClient(opts...)
 			require.NoError(t, err)
 
 			within := fc.within

@@ -1,8 +1,9 @@
-package threads
+package threads_test
 
 import (
 	"bytes"
 	"errors"
+	threads "github.com/threadsapi/threads-go"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -36,13 +37,13 @@ func (s *splitReader) Read(p []byte) (int, error) {
 }
 
 type streamOutcome struct {
-	events []StreamEvent
+	events []threads.StreamEvent
 	err    error
 }
 
 func runStream(t *testing.T, r io.Reader) streamOutcome {
 	var out streamOutcome
-	s := streamFrom(r, WithMaxEventSize(64<<10))
+	s := streamFrom(r, threads.WithMaxEventSize(64<<10))
 	for ev, err := range s.All() {
 		if out.err != nil {
 			t.Fatalf("yielded %v after the error %v", ev, out.err)
@@ -61,17 +62,17 @@ func runStream(t *testing.T, r io.Reader) streamOutcome {
 
 // errKind names the class of a stream error, for comparing two runs.
 func errKind(err error) string {
-	var se *StreamError
+	var se *threads.StreamError
 	switch {
 	case err == nil:
 		return "nil"
 	case errors.As(err, &se):
 		return "stream-error:" + se.Message
-	case errors.Is(err, ErrEventTooLarge):
+	case errors.Is(err, threads.ErrEventTooLarge):
 		return "too-large"
-	case errors.Is(err, ErrStreamTruncated):
+	case errors.Is(err, threads.ErrStreamTruncated):
 		return "truncated"
-	case errors.Is(err, ErrStreamFailed):
+	case errors.Is(err, threads.ErrStreamFailed):
 		return "failed"
 	}
 	return "other:" + err.Error()
@@ -129,11 +130,11 @@ func FuzzProblem(f *testing.F) {
 	f.Fuzz(func(t *testing.T, status int, contentType string, body []byte) {
 		resp := &http.Response{StatusCode: status, Header: http.Header{"Content-Type": {contentType}},
 			Body: io.NopCloser(bytes.NewReader(body))}
-		p := decodeProblem(resp, "GET", "/threads/x", fuzzSecret)
+		p := threads.DecodeProblem(resp, "GET", "/threads/x", fuzzSecret)
 		if p.Status != status {
 			t.Fatalf("status %d, want %d", p.Status, status)
 		}
-		if len(p.Body) > maxProblemBody {
+		if len(p.Body) > threads.MaxProblemBody {
 			t.Fatalf("body of %d bytes kept", len(p.Body))
 		}
 		if p.Type == "" {
@@ -143,7 +144,7 @@ func FuzzProblem(f *testing.F) {
 		if strings.Contains(msg, fuzzSecret) || strings.Contains(p.Detail, fuzzSecret) || bytes.Contains(p.Body, []byte(fuzzSecret)) {
 			t.Fatalf("the key leaked: %q", msg)
 		}
-		_ = errors.Is(p, ErrNotFound)
+		_ = errors.Is(p, threads.ErrNotFound)
 		_, _ = p.Deprecation()
 	})
 }
@@ -156,9 +157,9 @@ func FuzzListDecode(f *testing.F) {
 	}
 	f.Add([]byte(`[{"id":"thr_a.1","projectId":"p","createdAt":"2026-01-01T00:00:00Z","updatedAt":"2026-01-01T00:00:00Z"}]`), 3)
 	f.Fuzz(func(t *testing.T, data []byte, offset int) {
-		page, err := decodeList(data, offset, 200)
+		page, err := threads.DecodeList(data, offset, 200)
 		if err != nil {
-			if !errors.Is(err, ErrUnexpectedResponse) {
+			if !errors.Is(err, threads.ErrUnexpectedResponse) {
 				t.Fatalf("error %v is not ErrUnexpectedResponse", err)
 			}
 			return

@@ -1,7 +1,7 @@
-package threads
+package threads_test
 
 import (
-	"encoding/json"
+	"bytes"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,7 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/threadsapi/threads-go/internal/fakeserver"
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/threadstest"
 )
 
 func TestMain(m *testing.M) {
@@ -23,21 +24,14 @@ func TestMain(m *testing.M) {
 
 const testKey = "sk_test_9f8e7d6c5b4a"
 
-// setup starts a fake server without throttle and a client for it with
-// tiny retry waits.
-func setup(t *testing.T, opts ...ClientOption) (*Client, *fakeserver.Server) {
+// setup starts a fake server (closed when the test ends) without throttle,
+// and a client for it with tiny retry waits; opts apply to the client after
+// those.
+func setup(t *testing.T, opts ...threads.ClientOption) (*threads.Client, *threadstest.Server) {
 	t.Helper()
-	srv := fakeserver.New(fakeserver.WithThrottle(0), fakeserver.WithKey(testKey))
-	t.Cleanup(srv.Close)
-	base := []ClientOption{
-		WithoutEnvironmentDefaults(),
-		WithBaseURL(srv.URL),
-		WithAPIKey(testKey),
-		WithRetryWait(time.Millisecond, 2*time.Millisecond),
-	}
-	c, err := NewClient(append(base, opts...)...)
-	require.NoError(t, err)
-	return c, srv
+	srv := threadstest.NewServer(t, threadstest.WithThrottle(0), threadstest.WithAPIKey(testKey))
+	base := []threads.ClientOption{threads.WithRetryWait(time.Millisecond, 2*time.Millisecond)}
+	return srv.Client(append(base, opts...)...), srv
 }
 
 // recorded is one request seen by a canned server.
@@ -80,10 +74,10 @@ func serveCanned(t *testing.T, status int, contentType string, body []byte) *can
 }
 
 // cannedClient returns a client for a canned server, without retries.
-func cannedClient(t *testing.T, srv *canned, opts ...ClientOption) *Client {
+func cannedClient(t *testing.T, srv *canned, opts ...threads.ClientOption) *threads.Client {
 	t.Helper()
-	base := []ClientOption{WithoutEnvironmentDefaults(), WithBaseURL(srv.URL), WithAPIKey(testKey), WithMaxRetries(0)}
-	c, err := NewClient(append(base, opts...)...)
+	base := []threads.ClientOption{threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey(testKey), threads.WithMaxRetries(0)}
+	c, err := threads.NewClient(append(base, opts...)...)
 	require.NoError(t, err)
 	return c
 }
@@ -95,11 +89,9 @@ func fixture(t testing.TB, name string) []byte {
 	return b
 }
 
-// decodeList decodes a list body as List does.
-func decodeList(data []byte, offset, status int) (*ThreadPage, error) {
-	var b listBody
-	if err := json.Unmarshal(data, &b); err != nil {
-		return nil, unexpectedResponse(http.MethodGet, routeThreads, status, "list is not the expected JSON (%v): %s", err, excerpt(data, 120))
-	}
-	return b.toPage(offset), nil
+// problemFrom decodes an error answer with status and body as the client
+// does.
+func problemFrom(status int, body []byte, secret string) *threads.Problem {
+	resp := &http.Response{StatusCode: status, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(body))}
+	return threads.DecodeProblem(resp, http.MethodGet, "/threads/x", secret)
 }

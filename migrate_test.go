@@ -1,7 +1,8 @@
-package threads
+package threads_test
 
 import (
 	"context"
+	threads "github.com/threadsapi/threads-go"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -16,17 +17,17 @@ import (
 
 func TestAdvanceMigratesAndRemembers(t *testing.T) {
 	t.Parallel()
-	var moves []Deprecation
+	var moves []threads.Deprecation
 	logs := &recordLogs{}
-	c, srv := setup(t, WithDeprecationHandler(func(d Deprecation) { moves = append(moves, d) }), WithLogger(slog.New(logs)))
+	c, srv := setup(t, threads.WithDeprecationHandler(func(d threads.Deprecation) { moves = append(moves, d) }), threads.WithLogger(slog.New(logs)))
 	ctx := context.Background()
-	th, err := c.Threads.Create(ctx, CreateThreadParams{ProjectID: srv.ProjectID})
+	th, err := c.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID})
 	require.NoError(t, err)
 
-	out, err := c.Threads.Advance(ctx, th.ID, AdvanceParams{Message: UserMessage("first")})
+	out, err := c.Threads.Advance(ctx, th.ID, threads.AdvanceParams{Message: threads.UserMessage("first")})
 	require.NoError(t, err)
 	assert.Equal(t, "You said: first", out.Message.Text())
-	assert.Equal(t, GenerationStageComplete, out.GenerationStage)
+	assert.Equal(t, threads.GenerationStageComplete, out.GenerationStage)
 	assert.Equal(t, 1, srv.Count("POST", "/threads/"+th.ID+"/advance"))
 	assert.Equal(t, 1, srv.Count("POST", "/threads/"+th.ID+"/advancestream"))
 
@@ -37,7 +38,7 @@ func TestAdvanceMigratesAndRemembers(t *testing.T) {
 	assert.Equal(t, "application/json", moved.Header.Get("Content-Type"))
 	assert.Equal(t, old.Header.Get("Authorization"), moved.Header.Get("Authorization"))
 
-	out, err = c.Threads.Advance(ctx, th.ID, AdvanceParams{Message: UserMessage("second")})
+	out, err = c.Threads.Advance(ctx, th.ID, threads.AdvanceParams{Message: threads.UserMessage("second")})
 	require.NoError(t, err)
 	assert.Equal(t, "You said: second", out.Message.Text())
 	assert.Equal(t, 1, srv.Count("POST", "/threads/"+th.ID+"/advance"), "the second call goes straight to the replacement")
@@ -46,7 +47,7 @@ func TestAdvanceMigratesAndRemembers(t *testing.T) {
 	assert.Equal(t, "POST /threads/"+th.ID+"/advance", moves[0].From)
 	assert.Equal(t, "POST /threads/"+th.ID+"/advancestream", moves[0].To)
 	assert.Equal(t, "POST /:id/advancestream", moves[0].MigrateTo)
-	assert.ErrorIs(t, moves[0].Problem, ErrEndpointDeprecated)
+	assert.ErrorIs(t, moves[0].Problem, threads.ErrEndpointDeprecated)
 	warns := 0
 	for _, r := range logs.recs {
 		if r.Level == slog.LevelWarn {
@@ -56,7 +57,7 @@ func TestAdvanceMigratesAndRemembers(t *testing.T) {
 	assert.Equal(t, 1, warns)
 
 	// Create-and-advance: POST /threads/advance -> POST /threads/advancestream.
-	out, err = c.Threads.CreateAndAdvance(ctx, AdvanceParams{Message: UserMessage("new")})
+	out, err = c.Threads.CreateAndAdvance(ctx, threads.AdvanceParams{Message: threads.UserMessage("new")})
 	require.NoError(t, err)
 	assert.Equal(t, "You said: new", out.Message.Text())
 	assert.NotEqual(t, th.ID, out.Message.ThreadID)
@@ -81,9 +82,9 @@ func TestMigrationForms(t *testing.T) {
 				advice = "POST " + srv.URL + "/threads/{id}/advancestream"
 			}
 			srv.SetMigrateTo(advice, "POST /advancestream")
-			th, err := c.Threads.Create(context.Background(), CreateThreadParams{ProjectID: srv.ProjectID})
+			th, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID})
 			require.NoError(t, err)
-			out, err := c.Threads.Advance(context.Background(), th.ID, AdvanceParams{Message: UserMessage("hi")})
+			out, err := c.Threads.Advance(context.Background(), th.ID, threads.AdvanceParams{Message: threads.UserMessage("hi")})
 			require.NoError(t, err)
 			assert.Equal(t, "You said: hi", out.Message.Text())
 			assert.Equal(t, 1, srv.Count("POST", "/threads/"+th.ID+"/advancestream"))
@@ -94,14 +95,14 @@ func TestMigrationForms(t *testing.T) {
 func TestMigrationConcurrentFirstCalls(t *testing.T) {
 	t.Parallel()
 	var fired atomic.Int32
-	c, srv := setup(t, WithDeprecationHandler(func(Deprecation) { fired.Add(1) }))
+	c, srv := setup(t, threads.WithDeprecationHandler(func(threads.Deprecation) { fired.Add(1) }))
 	var wg sync.WaitGroup
 	errs := make(chan error, 50)
 	for range 50 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := c.Threads.CreateAndAdvance(context.Background(), AdvanceParams{Message: UserMessage("x")})
+			_, err := c.Threads.CreateAndAdvance(context.Background(), threads.AdvanceParams{Message: threads.UserMessage("x")})
 			errs <- err
 		}()
 	}
@@ -122,9 +123,9 @@ func TestMigrationOffOriginRefused(t *testing.T) {
 	defer other.Close()
 	c, srv := setup(t)
 	srv.SetMigrateTo("POST "+other.URL+"/threads/:id/advancestream", "POST "+other.URL+"/threads/advancestream")
-	_, err := c.Threads.CreateAndAdvance(context.Background(), AdvanceParams{Message: UserMessage("x")})
-	require.ErrorIs(t, err, ErrEndpointDeprecated)
-	var p *Problem
+	_, err := c.Threads.CreateAndAdvance(context.Background(), threads.AdvanceParams{Message: threads.UserMessage("x")})
+	require.ErrorIs(t, err, threads.ErrEndpointDeprecated)
+	var p *threads.Problem
 	require.ErrorAs(t, err, &p)
 	assert.Equal(t, 410, p.Status)
 	assert.Contains(t, err.Error(), "not on the base URL's origin")
@@ -144,10 +145,10 @@ func TestMigrationRefusals(t *testing.T) {
 			t.Parallel()
 			c, srv := setup(t)
 			srv.SetMigrateTo(advice, "POST /advancestream")
-			th, err := c.Threads.Create(context.Background(), CreateThreadParams{ProjectID: srv.ProjectID})
+			th, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID})
 			require.NoError(t, err)
-			_, err = c.Threads.Advance(context.Background(), th.ID, AdvanceParams{Message: UserMessage("x")})
-			require.ErrorIs(t, err, ErrEndpointDeprecated)
+			_, err = c.Threads.Advance(context.Background(), th.ID, threads.AdvanceParams{Message: threads.UserMessage("x")})
+			require.ErrorIs(t, err, threads.ErrEndpointDeprecated)
 			assert.Contains(t, err.Error(), reason)
 			assert.Zero(t, srv.Count("POST", "/threads/"+th.ID+"/advancestream"))
 		})
@@ -156,11 +157,11 @@ func TestMigrationRefusals(t *testing.T) {
 
 func TestWithoutAutoMigrate(t *testing.T) {
 	t.Parallel()
-	c, srv := setup(t, WithoutAutoMigrate())
-	th, err := c.Threads.Create(context.Background(), CreateThreadParams{ProjectID: srv.ProjectID})
+	c, srv := setup(t, threads.WithoutAutoMigrate())
+	th, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID})
 	require.NoError(t, err)
-	_, err = c.Threads.Advance(context.Background(), th.ID, AdvanceParams{Message: UserMessage("x")})
-	var p *Problem
+	_, err = c.Threads.Advance(context.Background(), th.ID, threads.AdvanceParams{Message: threads.UserMessage("x")})
+	var p *threads.Problem
 	require.ErrorAs(t, err, &p)
 	d, ok := p.Deprecation()
 	require.True(t, ok)
@@ -172,8 +173,8 @@ func TestWithoutAutoMigrate(t *testing.T) {
 
 	// Per call as well.
 	c2, srv2 := setup(t)
-	_, err = c2.Threads.CreateAndAdvance(context.Background(), AdvanceParams{Message: UserMessage("x")}, WithoutAutoMigrate())
-	assert.ErrorIs(t, err, ErrEndpointDeprecated)
+	_, err = c2.Threads.CreateAndAdvance(context.Background(), threads.AdvanceParams{Message: threads.UserMessage("x")}, threads.WithoutAutoMigrate())
+	assert.ErrorIs(t, err, threads.ErrEndpointDeprecated)
 	assert.Equal(t, 0, srv2.Count("POST", "/threads/advancestream"))
 	assert.True(t, strings.HasPrefix(err.Error(), "threads: POST /threads/advance: 410 Endpoint Deprecated [ENDPOINT_DEPRECATED]"), err.Error())
 }

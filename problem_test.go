@@ -1,8 +1,9 @@
-package threads
+package threads_test
 
 import (
 	"context"
 	"errors"
+	threads "github.com/threadsapi/threads-go"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,27 +20,27 @@ func TestProblemShapes(t *testing.T) {
 		file, contentType string
 		status            int
 		sentinel          error
-		want              Problem
+		want              threads.Problem
 	}{
-		{"live/problem-403-forbidden.json", "application/json; charset=utf-8", 403, ErrForbidden,
-			Problem{Type: "about:blank", Title: "Forbidden", Detail: "Forbidden resource"}},
-		{"live/problem-401-invalid-bearer.json", "application/json; charset=utf-8", 401, ErrUnauthorized,
-			Problem{Type: "about:blank", Title: "Unauthorized", Detail: "Invalid bearer token"}},
-		{"live/problem-404-cannot-get.json", "application/json; charset=utf-8", 404, ErrNotFound,
-			Problem{Type: "about:blank", Title: "Not Found", Detail: "Cannot GET /threads"}},
-		{"live/problem-400-list-message.json", "application/json; charset=utf-8", 400, ErrBadRequest,
-			Problem{Type: "about:blank", Title: "Bad Request", Detail: "projectId must be a string"}},
-		{"live/problem-400-string-message.json", "application/json; charset=utf-8", 400, ErrBadRequest,
-			Problem{Type: "about:blank", Title: "Bad Request", Detail: "includeInternal is deprecated, if passed, it can only be `true`"}},
+		{"live/problem-403-forbidden.json", "application/json; charset=utf-8", 403, threads.ErrForbidden,
+			threads.Problem{Type: "about:blank", Title: "Forbidden", Detail: "Forbidden resource"}},
+		{"live/problem-401-invalid-bearer.json", "application/json; charset=utf-8", 401, threads.ErrUnauthorized,
+			threads.Problem{Type: "about:blank", Title: "Unauthorized", Detail: "Invalid bearer token"}},
+		{"live/problem-404-cannot-get.json", "application/json; charset=utf-8", 404, threads.ErrNotFound,
+			threads.Problem{Type: "about:blank", Title: "Not Found", Detail: "Cannot GET /threads"}},
+		{"live/problem-400-list-message.json", "application/json; charset=utf-8", 400, threads.ErrBadRequest,
+			threads.Problem{Type: "about:blank", Title: "Bad Request", Detail: "projectId must be a string"}},
+		{"live/problem-400-string-message.json", "application/json; charset=utf-8", 400, threads.ErrBadRequest,
+			threads.Problem{Type: "about:blank", Title: "Bad Request", Detail: "includeInternal is deprecated, if passed, it can only be `true`"}},
 		// No "error" member: the title comes from the status.
-		{"live/problem-500-internal.json", "application/json; charset=utf-8", 500, ErrServer,
-			Problem{Type: "about:blank", Title: "Internal Server Error", Detail: "Internal server error"}},
-		{"live/problem-404-not-found.problem.json", "application/problem+json; charset=utf-8", 404, ErrNotFound,
-			Problem{Type: "https://docs.tambo.co/reference/problems/not-found", Title: "Not Found", Detail: "Thread not found",
+		{"live/problem-500-internal.json", "application/json; charset=utf-8", 500, threads.ErrServer,
+			threads.Problem{Type: "about:blank", Title: "Internal Server Error", Detail: "Internal server error"}},
+		{"live/problem-404-not-found.problem.json", "application/problem+json; charset=utf-8", 404, threads.ErrNotFound,
+			threads.Problem{Type: "https://docs.tambo.co/reference/problems/not-found", Title: "Not Found", Detail: "Thread not found",
 				Instance: "/threads/thr_iSp004Xf.f4a5d7?contextKey=someone-else"}},
 		// The 410 arrives as plain application/json: decided by the body, not the media type.
-		{"live/problem-410-advance-by-id.json", "application/json; charset=utf-8", 410, ErrEndpointDeprecated,
-			Problem{Type: "https://docs.tambo.co/reference/problems/endpoint-deprecated", Title: "Endpoint Deprecated",
+		{"live/problem-410-advance-by-id.json", "application/json; charset=utf-8", 410, threads.ErrEndpointDeprecated,
+			threads.Problem{Type: "https://docs.tambo.co/reference/problems/endpoint-deprecated", Title: "Endpoint Deprecated",
 				Detail:   "The non-streaming /:id/advance endpoint has been deprecated. Please use /:id/advancestream instead.",
 				Code:     "ENDPOINT_DEPRECATED",
 				Instance: "/threads/thr_iSp004Xf.f4a5d7/advance",
@@ -50,9 +51,9 @@ func TestProblemShapes(t *testing.T) {
 			t.Parallel()
 			body := fixture(t, tt.file)
 			srv := serveCanned(t, tt.status, tt.contentType, body)
-			c := cannedClient(t, srv, WithoutAutoMigrate())
+			c := cannedClient(t, srv, threads.WithoutAutoMigrate())
 			_, err := c.Threads.Get(context.Background(), "thr_iSp004Xf.f4a5d7")
-			var p *Problem
+			var p *threads.Problem
 			require.ErrorAs(t, err, &p)
 			assert.ErrorIs(t, err, tt.sentinel)
 			assert.Equal(t, tt.status, p.Status)
@@ -76,7 +77,7 @@ func TestProblemShapes(t *testing.T) {
 
 func TestProblemFrameworkExtensions(t *testing.T) {
 	t.Parallel()
-	p := parseProblem(400, fixture(t, "live/problem-400-list-message.json"), "")
+	p := problemFrom(400, fixture(t, "live/problem-400-list-message.json"), "")
 	assert.JSONEq(t, `["projectId must be a string"]`, string(p.Extensions["message"]))
 	assert.JSONEq(t, `400`, string(p.Extensions["statusCode"]))
 	assert.NotContains(t, p.Extensions, "type")
@@ -84,23 +85,23 @@ func TestProblemFrameworkExtensions(t *testing.T) {
 
 func TestProblemListJoined(t *testing.T) {
 	t.Parallel()
-	p := parseProblem(400, []byte(`{"statusCode":400,"message":["a must be set","b must be a string"],"error":"Bad Request"}`), "")
+	p := problemFrom(400, []byte(`{"statusCode":400,"message":["a must be set","b must be a string"],"error":"Bad Request"}`), "")
 	assert.Equal(t, "a must be set; b must be a string", p.Detail)
 }
 
 func TestProblemNonJSON(t *testing.T) {
 	t.Parallel()
 	html := []byte("<html>\n<body><h1>502 Bad Gateway</h1>\n</body></html>")
-	p := parseProblem(502, html, "")
+	p := problemFrom(502, html, "")
 	assert.Equal(t, "Bad Gateway", p.Title)
 	assert.Equal(t, "about:blank", p.Type)
 	assert.Equal(t, "<html> <body><h1>502 Bad Gateway</h1> </body></html>", p.Detail)
-	assert.ErrorIs(t, p, ErrServer)
+	assert.ErrorIs(t, p, threads.ErrServer)
 
-	ctl := parseProblem(500, []byte("\x00\x00bad\x1b[31m gateway\r\n"), "")
+	ctl := problemFrom(500, []byte("\x00\x00bad\x1b[31m gateway\r\n"), "")
 	assert.Equal(t, "bad [31m gateway", ctl.Detail)
 
-	long := parseProblem(503, []byte(strings.Repeat("é", 300)), "")
+	long := problemFrom(503, []byte(strings.Repeat("é", 300)), "")
 	assert.LessOrEqual(t, len(long.Detail), 204)
 	assert.True(t, strings.HasSuffix(long.Detail, "…"))
 	assert.NotContains(t, long.Detail, "\uFFFD")
@@ -108,34 +109,34 @@ func TestProblemNonJSON(t *testing.T) {
 
 func TestProblemURNTypeAndUnknownShape(t *testing.T) {
 	t.Parallel()
-	p := parseProblem(409, []byte(`{"type":"urn:tambo:error:concurrent_run","title":"Conflict","status":409,"code":"CONCURRENT_RUN","runId":"r1"}`), "")
+	p := problemFrom(409, []byte(`{"type":"urn:tambo:error:concurrent_run","title":"Conflict","status":409,"code":"CONCURRENT_RUN","runId":"r1"}`), "")
 	assert.Equal(t, "urn:tambo:error:concurrent_run", p.Type)
-	assert.ErrorIs(t, p, ErrConflict)
+	assert.ErrorIs(t, p, threads.ErrConflict)
 	assert.JSONEq(t, `"r1"`, string(p.Extensions["runId"]))
 
 	for _, body := range []string{"", "null", "[]", `{"title":5}`, "{", `"text"`} {
-		p := parseProblem(429, []byte(body), "")
+		p := problemFrom(429, []byte(body), "")
 		assert.Equal(t, "Too Many Requests", p.Title, body)
-		assert.ErrorIs(t, p, ErrRateLimited)
+		assert.ErrorIs(t, p, threads.ErrRateLimited)
 	}
 }
 
 func TestProblemNilAndSentinels(t *testing.T) {
 	t.Parallel()
-	var p *Problem
+	var p *threads.Problem
 	assert.Equal(t, "threads: <nil problem>", p.Error())
-	assert.False(t, errors.Is(p, ErrNotFound))
+	assert.False(t, errors.Is(p, threads.ErrNotFound))
 	_, ok := p.Deprecation()
 	assert.False(t, ok)
 
-	for status, sentinel := range map[int]error{400: ErrBadRequest, 401: ErrUnauthorized, 402: ErrPaymentRequired,
-		403: ErrForbidden, 404: ErrNotFound, 409: ErrConflict, 429: ErrRateLimited, 500: ErrServer, 599: ErrServer} {
-		p := &Problem{Status: status}
+	for status, sentinel := range map[int]error{400: threads.ErrBadRequest, 401: threads.ErrUnauthorized, 402: threads.ErrPaymentRequired,
+		403: threads.ErrForbidden, 404: threads.ErrNotFound, 409: threads.ErrConflict, 429: threads.ErrRateLimited, 500: threads.ErrServer, 599: threads.ErrServer} {
+		p := &threads.Problem{Status: status}
 		assert.ErrorIs(t, p, sentinel, status)
-		assert.NotErrorIs(t, p, ErrEndpointDeprecated, status)
+		assert.NotErrorIs(t, p, threads.ErrEndpointDeprecated, status)
 	}
-	assert.NotErrorIs(t, &Problem{Status: 501}, ErrNotFound)
-	assert.ErrorIs(t, &Problem{Status: 410, Code: CodeEndpointDeprecated}, ErrEndpointDeprecated)
+	assert.NotErrorIs(t, &threads.Problem{Status: 501}, threads.ErrNotFound)
+	assert.ErrorIs(t, &threads.Problem{Status: 410, Code: threads.CodeEndpointDeprecated}, threads.ErrEndpointDeprecated)
 }
 
 func TestProblemRedactsKey(t *testing.T) {
@@ -145,7 +146,7 @@ func TestProblemRedactsKey(t *testing.T) {
 	c := cannedClient(t, srv)
 	_, err := c.Threads.Get(context.Background(), "thr_1.a")
 	require.Error(t, err)
-	var p *Problem
+	var p *threads.Problem
 	require.ErrorAs(t, err, &p)
 	assert.NotContains(t, err.Error(), testKey)
 	assert.NotContains(t, string(p.Body), testKey)
@@ -155,7 +156,7 @@ func TestProblemRedactsKey(t *testing.T) {
 
 func TestProblemRequestIDAndCap(t *testing.T) {
 	t.Parallel()
-	big := strings.Repeat("x", 3*maxProblemBody)
+	big := strings.Repeat("x", 3*threads.MaxProblemBody)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Request-Id", "req_42")
 		w.Header().Set("Content-Type", "text/plain")
@@ -163,12 +164,12 @@ func TestProblemRequestIDAndCap(t *testing.T) {
 		io.WriteString(w, big)
 	}))
 	defer srv.Close()
-	c, err := NewClient(WithoutEnvironmentDefaults(), WithBaseURL(srv.URL), WithAPIKey(testKey), WithMaxRetries(0))
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey(testKey), threads.WithMaxRetries(0))
 	require.NoError(t, err)
 	_, err = c.Threads.Get(context.Background(), "thr_1.a")
-	var p *Problem
+	var p *threads.Problem
 	require.ErrorAs(t, err, &p)
-	assert.Len(t, p.Body, maxProblemBody)
+	assert.Len(t, p.Body, threads.MaxProblemBody)
 	assert.Equal(t, "req_42", p.RequestID)
 	assert.Equal(t, "about:blank", p.Type)
 }

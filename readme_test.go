@@ -1,4 +1,4 @@
-package threads
+package threads_test
 
 import (
 	"fmt"
@@ -60,11 +60,22 @@ func TestReadmeCodeBlocksCompile(t *testing.T) {
 	blocks := regexp.MustCompile("(?s)```go\n(.*?)```").FindAllStringSubmatch(string(readme), -1)
 	require.NotEmpty(t, blocks)
 
-	// Build inside this module (a directory go's ./... patterns skip), so
-	// the blocks compile against the working tree with its go.sum.
-	dir, err := os.MkdirTemp(".", "_readmecheck")
+	// Build in a temporary module that requires this one through a replace
+	// directive, so the blocks compile against the working tree and the
+	// test writes nothing inside the package (which may be read-only, as in
+	// the module cache).
+	root, err := filepath.Abs(".")
 	require.NoError(t, err)
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	gomod, err := os.ReadFile("go.mod")
+	require.NoError(t, err)
+	gosum, err := os.ReadFile("go.sum")
+	require.NoError(t, err)
+	_, rest, ok := strings.Cut(string(gomod), "\n") // drop the module line
+	require.True(t, ok)
+	dir := t.TempDir()
+	mod := "module readmecheck\n" + rest + fmt.Sprintf("\nrequire github.com/threadsapi/threads-go v0.0.0\n\nreplace github.com/threadsapi/threads-go => %q\n", root)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(mod), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), gosum, 0o644))
 	var pkgs []string
 	for i, b := range blocks {
 		code := b[1]
@@ -80,9 +91,11 @@ func TestReadmeCodeBlocksCompile(t *testing.T) {
 		pkg := filepath.Join(dir, fmt.Sprint("block", i))
 		require.NoError(t, os.MkdirAll(pkg, 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(pkg, "main.go"), []byte(src), 0o644))
-		pkgs = append(pkgs, "./"+filepath.ToSlash(pkg))
+		pkgs = append(pkgs, "./"+fmt.Sprint("block", i))
 	}
 	cmd := exec.Command("go", append([]string{"build", "-o", os.DevNull}, pkgs...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "README code blocks do not compile:\n%s", out)
 	t.Logf("%d README code blocks compile", len(blocks))

@@ -1,4 +1,4 @@
-package threads
+package threads_test
 
 import (
 	"bytes"
@@ -18,7 +18,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/threadsapi/threads-go/internal/fakeserver"
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/threadstest"
 )
 
 func TestRetryStatuses(t *testing.T) {
@@ -38,17 +39,17 @@ func TestRetryStatuses(t *testing.T) {
 			c, srv := setup(t)
 			// GET /projects: a 404 on GET /threads would switch the client
 			// to per-project listing instead.
-			srv.Inject(fakeserver.Fault{Method: "GET", Path: "/projects", Times: -1, Status: tt.status,
+			srv.Inject(threadstest.Fault{Method: "GET", Path: "/projects", Times: -1, Status: tt.status,
 				Header: http.Header{"Content-Type": {"application/json"}}, Body: `{"statusCode":` + fmt.Sprint(tt.status) + `,"message":"injected"}`})
-			srv.Inject(fakeserver.Fault{Method: "POST", Path: "/threads", Times: -1, Status: tt.status, Body: "injected"})
+			srv.Inject(threadstest.Fault{Method: "POST", Path: "/threads", Times: -1, Status: tt.status, Body: "injected"})
 			_, err := c.Projects.Current(context.Background())
-			var p *Problem
+			var p *threads.Problem
 			require.ErrorAs(t, err, &p)
 			assert.Equal(t, tt.status, p.Status)
 			assert.Equal(t, "injected", p.Detail)
 			assert.Equal(t, tt.getTries, srv.Count("GET", "/projects"), "GET attempts")
 
-			_, err = c.Threads.Create(context.Background(), CreateThreadParams{ProjectID: srv.ProjectID})
+			_, err = c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID})
 			require.ErrorAs(t, err, &p)
 			assert.Equal(t, tt.status, p.Status)
 			assert.Equal(t, tt.postTries, srv.Count("POST", "/threads"), "POST attempts")
@@ -59,8 +60,8 @@ func TestRetryStatuses(t *testing.T) {
 func TestRetryRecovers(t *testing.T) {
 	t.Parallel()
 	c, srv := setup(t)
-	srv.Inject(fakeserver.Fault{Method: "POST", Path: "/threads", Times: 2, Status: 503})
-	th, err := c.Threads.Create(context.Background(), CreateThreadParams{ProjectID: srv.ProjectID})
+	srv.Inject(threadstest.Fault{Method: "POST", Path: "/threads", Times: 2, Status: 503})
+	th, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID})
 	require.NoError(t, err)
 	assert.NotEmpty(t, th.ID)
 	assert.Equal(t, 1, srv.ThreadCount())
@@ -80,28 +81,28 @@ func TestRetryRecovers(t *testing.T) {
 func TestRetryShouldRetryHeader(t *testing.T) {
 	t.Parallel()
 	c, srv := setup(t)
-	srv.Inject(fakeserver.Fault{Method: "POST", Path: "/threads", Status: 500, Header: http.Header{"X-Should-Retry": {"true"}}})
-	_, err := c.Threads.Create(context.Background(), CreateThreadParams{ProjectID: srv.ProjectID})
+	srv.Inject(threadstest.Fault{Method: "POST", Path: "/threads", Status: 500, Header: http.Header{"X-Should-Retry": {"true"}}})
+	_, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID})
 	require.NoError(t, err)
 	assert.Equal(t, 2, srv.Count("POST", "/threads"))
 
-	srv.Inject(fakeserver.Fault{Method: "GET", Path: "/threads", Status: 503, Header: http.Header{"X-Should-Retry": {"false"}}})
+	srv.Inject(threadstest.Fault{Method: "GET", Path: "/threads", Status: 503, Header: http.Header{"X-Should-Retry": {"false"}}})
 	_, err = c.Threads.List(context.Background(), nil)
-	assert.ErrorIs(t, err, ErrServer)
+	assert.ErrorIs(t, err, threads.ErrServer)
 	assert.Equal(t, 1, srv.Count("GET", "/threads"))
 }
 
 func TestRetryResetAfterWrite(t *testing.T) {
 	t.Parallel()
 	c, srv := setup(t)
-	srv.Inject(fakeserver.Fault{Method: "POST", Path: "/threads", Reset: true})
-	_, err := c.Threads.Create(context.Background(), CreateThreadParams{ProjectID: srv.ProjectID})
+	srv.Inject(threadstest.Fault{Method: "POST", Path: "/threads", Reset: true})
+	_, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID})
 	require.Error(t, err)
 	var ue *url.Error
 	assert.ErrorAs(t, err, &ue)
 	assert.Equal(t, 1, srv.Count("POST", "/threads"), "a POST that reached the server is not re-sent")
 
-	srv.Inject(fakeserver.Fault{Method: "GET", Path: "/threads", Reset: true})
+	srv.Inject(threadstest.Fault{Method: "GET", Path: "/threads", Reset: true})
 	_, err = c.Threads.List(context.Background(), nil)
 	require.NoError(t, err)
 	assert.Equal(t, 2, srv.Count("GET", "/threads"), "a GET is re-sent")
@@ -118,10 +119,10 @@ func refusingTransport(dials *atomic.Int32) *http.Transport {
 func TestRetryDialFailurePOST(t *testing.T) {
 	t.Parallel()
 	var dials atomic.Int32
-	c, err := NewClient(WithoutEnvironmentDefaults(), WithBaseURL("http://threads.invalid"), WithAPIKey(testKey),
-		WithHTTPClient(&http.Client{Transport: refusingTransport(&dials)}), WithRetryWait(time.Millisecond, time.Millisecond))
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL("http://threads.invalid"), threads.WithAPIKey(testKey),
+		threads.WithHTTPClient(&http.Client{Transport: refusingTransport(&dials)}), threads.WithRetryWait(time.Millisecond, time.Millisecond))
 	require.NoError(t, err)
-	_, err = c.Threads.Create(context.Background(), CreateThreadParams{ProjectID: "p"})
+	_, err = c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: "p"})
 	require.Error(t, err)
 	assert.Equal(t, int32(3), dials.Load(), "a POST that never left is retried")
 	var ue *url.Error
@@ -178,8 +179,8 @@ func TestRetryAfterHeaders(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			logs := &recordLogs{}
-			c, srv := setup(t, WithRetryWait(time.Millisecond, 10*time.Millisecond), WithLogger(slog.New(logs)))
-			srv.Inject(fakeserver.Fault{Method: "GET", Path: "/threads", Status: 429, Header: tt.h})
+			c, srv := setup(t, threads.WithRetryWait(time.Millisecond, 10*time.Millisecond), threads.WithLogger(slog.New(logs)))
+			srv.Inject(threadstest.Fault{Method: "GET", Path: "/threads", Status: 429, Header: tt.h})
 			_, err := c.Threads.List(context.Background(), nil)
 			require.NoError(t, err)
 			assert.Equal(t, []time.Duration{tt.want}, logs.waits())
@@ -190,23 +191,23 @@ func TestRetryAfterHeaders(t *testing.T) {
 func TestRetryPerCallOptions(t *testing.T) {
 	t.Parallel()
 	c, srv := setup(t)
-	srv.Inject(fakeserver.Fault{Method: "GET", Path: "/threads", Times: -1, Status: 503})
-	_, err := c.Threads.List(context.Background(), nil, WithMaxRetries(0))
-	assert.ErrorIs(t, err, ErrServer)
+	srv.Inject(threadstest.Fault{Method: "GET", Path: "/threads", Times: -1, Status: 503})
+	_, err := c.Threads.List(context.Background(), nil, threads.WithMaxRetries(0))
+	assert.ErrorIs(t, err, threads.ErrServer)
 	assert.Equal(t, 1, srv.Count("GET", "/threads"))
-	_, err = c.Threads.List(context.Background(), nil, WithMaxRetries(4))
-	assert.ErrorIs(t, err, ErrServer)
+	_, err = c.Threads.List(context.Background(), nil, threads.WithMaxRetries(4))
+	assert.ErrorIs(t, err, threads.ErrServer)
 	assert.Equal(t, 6, srv.Count("GET", "/threads"))
 }
 
 func TestRetryContextCancelDuringWait(t *testing.T) {
 	t.Parallel()
-	c, srv := setup(t, WithRetryWait(time.Minute, time.Minute))
+	c, srv := setup(t, threads.WithRetryWait(time.Minute, time.Minute))
 	ctx, cancel := context.WithCancel(context.Background())
-	srv.Inject(fakeserver.Fault{Method: "GET", Path: "/threads", Status: 503, Header: http.Header{"Retry-After": {"30"}}})
+	srv.Inject(threadstest.Fault{Method: "GET", Path: "/threads", Status: 503, Header: http.Header{"Retry-After": {"30"}}})
 	logs := &cancelOnLog{cancel: cancel}
 	start := time.Now()
-	_, err := c.Threads.List(ctx, nil, WithLogger(slog.New(logs)))
+	_, err := c.Threads.List(ctx, nil, threads.WithLogger(slog.New(logs)))
 	elapsed := time.Since(start)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Less(t, elapsed, time.Second)
@@ -228,11 +229,11 @@ func (h *cancelOnLog) Handle(ctx context.Context, r slog.Record) error {
 
 func TestRequestTimeoutStreamNotResent(t *testing.T) {
 	t.Parallel()
-	c, srv := setup(t, WithRequestTimeout(100*time.Millisecond))
+	c, srv := setup(t, threads.WithRequestTimeout(100*time.Millisecond))
 	stall := make(chan struct{})
 	defer close(stall)
-	srv.Inject(fakeserver.Fault{Method: "POST", Path: "/threads/advancestream", Stall: stall})
-	_, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage("x")})
+	srv.Inject(threadstest.Fault{Method: "POST", Path: "/threads/advancestream", Stall: stall})
+	_, err := c.Threads.CreateAndAdvanceStream(context.Background(), threads.AdvanceParams{Message: threads.UserMessage("x")})
 	require.Error(t, err)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	var ne net.Error
@@ -241,7 +242,7 @@ func TestRequestTimeoutStreamNotResent(t *testing.T) {
 	assert.Equal(t, 1, srv.Count("POST", "/threads/advancestream"))
 
 	// A GET that times out before its headers is retried.
-	srv.Inject(fakeserver.Fault{Method: "GET", Path: "/threads", Stall: stall})
+	srv.Inject(threadstest.Fault{Method: "GET", Path: "/threads", Stall: stall})
 	_, err = c.Threads.List(context.Background(), nil)
 	require.NoError(t, err)
 	assert.Equal(t, 2, srv.Count("GET", "/threads"))
@@ -252,9 +253,9 @@ func TestLoggingRedacts(t *testing.T) {
 	var buf bytes.Buffer
 	var mu sync.Mutex
 	logger := slog.New(slog.NewTextHandler(&lockedWriter{w: &buf, mu: &mu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	c, srv := setup(t, WithLogger(logger))
-	srv.Inject(fakeserver.Fault{Method: "GET", Path: "/threads", Status: 502})
-	_, err := c.Threads.List(context.Background(), &ListParams{ContextKey: "user-1"}, WithHeader("X-Token", "tok"))
+	c, srv := setup(t, threads.WithLogger(logger))
+	srv.Inject(threadstest.Fault{Method: "GET", Path: "/threads", Status: 502})
+	_, err := c.Threads.List(context.Background(), &threads.ListParams{ContextKey: "user-1"}, threads.WithHeader("X-Token", "tok"))
 	require.NoError(t, err)
 	mu.Lock()
 	out := buf.String()
@@ -283,10 +284,10 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // no name is created twice.
 func TestNoDuplicateCreatesUnderFaultStorm(t *testing.T) {
 	t.Parallel()
-	c, srv := setup(t, WithRetryWait(0, time.Millisecond), WithMaxRetries(3))
+	c, srv := setup(t, threads.WithRetryWait(0, time.Millisecond), threads.WithMaxRetries(3))
 	rng := rand.New(rand.NewPCG(7, 11))
 	for range 400 {
-		f := fakeserver.Fault{Method: "POST", Path: "/threads"}
+		f := threadstest.Fault{Method: "POST", Path: "/threads"}
 		switch rng.IntN(6) {
 		case 0:
 			f.Reset = true
@@ -303,7 +304,7 @@ func TestNoDuplicateCreatesUnderFaultStorm(t *testing.T) {
 	}
 	type result struct {
 		name string
-		th   *Thread
+		th   *threads.Thread
 		err  error
 	}
 	results := make(chan result, 200)
@@ -314,7 +315,7 @@ func TestNoDuplicateCreatesUnderFaultStorm(t *testing.T) {
 			defer wg.Done()
 			for i := w; i < 200; i += 8 {
 				name := fmt.Sprint("storm-", i)
-				th, err := c.Threads.Create(context.Background(), CreateThreadParams{ProjectID: srv.ProjectID, Name: name})
+				th, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID, Name: name})
 				results <- result{name, th, err}
 			}
 		}()
@@ -323,7 +324,7 @@ func TestNoDuplicateCreatesUnderFaultStorm(t *testing.T) {
 	close(results)
 
 	names := map[string]int{}
-	page, err := c.Threads.List(context.Background(), &ListParams{Limit: 1000})
+	page, err := c.Threads.List(context.Background(), &threads.ListParams{Limit: 1000})
 	require.NoError(t, err)
 	existing := map[string]bool{}
 	for _, th := range page.Items {

@@ -1,4 +1,4 @@
-package threads
+package threads_test
 
 import (
 	"bytes"
@@ -12,7 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/threadsapi/threads-go/internal/fakeserver"
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/threadstest"
 )
 
 // TestSecretsNeverLeak drives retries, a migration, errors and a stream
@@ -23,7 +24,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	var buf bytes.Buffer
 	var mu sync.Mutex
 	logger := slog.New(slog.NewJSONHandler(&lockedWriter{w: &buf, mu: &mu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	c, srv := setup(t, WithLogger(logger))
+	c, srv := setup(t, threads.WithLogger(logger))
 	ctx := context.Background()
 	var texts []string
 	note := func(vs ...any) {
@@ -32,22 +33,22 @@ func TestSecretsNeverLeak(t *testing.T) {
 		}
 	}
 
-	srv.Inject(fakeserver.Fault{Method: "GET", Path: "/threads", Status: 502, Body: "echo " + testKey})
-	_, err := c.Threads.List(ctx, &ListParams{ContextKey: "k"})
+	srv.Inject(threadstest.Fault{Method: "GET", Path: "/threads", Status: 502, Body: "echo " + testKey})
+	_, err := c.Threads.List(ctx, &threads.ListParams{ContextKey: "k"})
 	require.NoError(t, err)
-	srv.Inject(fakeserver.Fault{Method: "GET", Path: "/threads", Times: -1, Status: 401,
+	srv.Inject(threadstest.Fault{Method: "GET", Path: "/threads", Times: -1, Status: 401,
 		Header: http.Header{"Content-Type": {"application/json"}}, Body: `{"message":"key ` + testKey + ` rejected"}`})
 	_, err = c.Threads.List(ctx, nil)
 	require.Error(t, err)
-	var p *Problem
+	var p *threads.Problem
 	require.ErrorAs(t, err, &p)
 	note(err, p, *p)
 
-	_, err = c.Threads.CreateAndAdvance(ctx, AdvanceParams{Message: UserMessage("x")})
+	_, err = c.Threads.CreateAndAdvance(ctx, threads.AdvanceParams{Message: threads.UserMessage("x")})
 	require.NoError(t, err)
 	_, err = c.Threads.Get(ctx, "thr_none.000000")
 	note(err)
-	note(c, WithAPIKey(testKey), c.cfg)
+	note(c, threads.WithAPIKey(testKey), threads.ClientConfig(c))
 
 	mu.Lock()
 	logs := buf.String()

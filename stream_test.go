@@ -1,4 +1,4 @@
-package threads
+package threads_test
 
 import (
 	"bytes"
@@ -18,22 +18,19 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/threadsapi/threads-go/internal/fakeserver"
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/threadstest"
 )
 
 // streamFrom decodes body as a stream, without any network.
-func streamFrom(body io.Reader, opts ...RequestOption) *Stream {
-	cfg := defaultConfig()
-	if err := cfg.applyRequest(opts); err != nil {
-		panic(err)
-	}
-	return newStream(context.Background(), io.NopCloser(body), &cfg)
+func streamFrom(body io.Reader, opts ...threads.RequestOption) *threads.Stream {
+	return threads.NewStreamFrom(body, opts...)
 }
 
 // collect reads s to its end.
-func collect(t *testing.T, s *Stream) ([]StreamEvent, error) {
+func collect(t *testing.T, s *threads.Stream) ([]threads.StreamEvent, error) {
 	t.Helper()
-	var evs []StreamEvent
+	var evs []threads.StreamEvent
 	for ev, err := range s.All() {
 		if err != nil {
 			return evs, err
@@ -43,7 +40,7 @@ func collect(t *testing.T, s *Stream) ([]StreamEvent, error) {
 	return evs, nil
 }
 
-func joinDeltas(evs []StreamEvent, id string) string {
+func joinDeltas(evs []threads.StreamEvent, id string) string {
 	var b strings.Builder
 	for _, ev := range evs {
 		if ev.Message.ID == id {
@@ -69,24 +66,24 @@ func TestStreamTranscripts(t *testing.T) {
 	tests := []struct {
 		file    string
 		events  int
-		final   GenerationStage
+		final   threads.GenerationStage
 		texts   map[string]string // message id -> joined deltas (== final text)
 		wantErr error
 	}{
-		{"live/stream-plain.sse", 7, GenerationStageComplete, map[string]string{plainID: plainText}, nil},
-		{"live/stream-create.sse", 7, GenerationStageComplete, map[string]string{"msg_tIZonYPD.779066": plainText}, nil},
-		{"live/stream-after-cancel.sse", 7, GenerationStageComplete, map[string]string{"msg_TH0HX7.1e0d26": plainText}, nil},
-		{"stream-crlf.sse", 7, GenerationStageComplete, map[string]string{plainID: plainText}, nil},
-		{"stream-cr.sse", 7, GenerationStageComplete, map[string]string{plainID: plainText}, nil},
-		{"stream-keepalive.sse", 7, GenerationStageComplete, map[string]string{plainID: plainText}, nil},
-		{"stream-tool-call.sse", 4, GenerationStageFetchingContext, map[string]string{"msg_Tool0001.aaaaaa": ""}, nil},
-		{"stream-two-messages.sse", 8, GenerationStageComplete,
+		{"live/stream-plain.sse", 7, threads.GenerationStageComplete, map[string]string{plainID: plainText}, nil},
+		{"live/stream-create.sse", 7, threads.GenerationStageComplete, map[string]string{"msg_tIZonYPD.779066": plainText}, nil},
+		{"live/stream-after-cancel.sse", 7, threads.GenerationStageComplete, map[string]string{"msg_TH0HX7.1e0d26": plainText}, nil},
+		{"stream-crlf.sse", 7, threads.GenerationStageComplete, map[string]string{plainID: plainText}, nil},
+		{"stream-cr.sse", 7, threads.GenerationStageComplete, map[string]string{plainID: plainText}, nil},
+		{"stream-keepalive.sse", 7, threads.GenerationStageComplete, map[string]string{plainID: plainText}, nil},
+		{"stream-tool-call.sse", 4, threads.GenerationStageFetchingContext, map[string]string{"msg_Tool0001.aaaaaa": ""}, nil},
+		{"stream-two-messages.sse", 8, threads.GenerationStageComplete,
 			map[string]string{"msg_First001.111111": "Let me check.", "msg_Second02.222222": "It is sunny."}, nil},
-		{"stream-synthetic.sse", 2, GenerationStageCancelled, nil, nil},
-		{"live/stream-error-after-placeholder.sse", 1, GenerationStageStreamingResponse, map[string]string{"msg_e7KVMoa.2a8aa6": ""}, ErrStreamFailed},
-		{"live/stream-error-only.sse", 0, "", nil, ErrStreamFailed},
-		{"stream-truncated.sse", 4, GenerationStageStreamingResponse, map[string]string{plainID: "Hello from the fake"}, ErrStreamTruncated},
-		{"stream-malformed.sse", 2, GenerationStageStreamingResponse, nil, ErrStreamFailed},
+		{"stream-synthetic.sse", 2, threads.GenerationStageCancelled, nil, nil},
+		{"live/stream-error-after-placeholder.sse", 1, threads.GenerationStageStreamingResponse, map[string]string{"msg_e7KVMoa.2a8aa6": ""}, threads.ErrStreamFailed},
+		{"live/stream-error-only.sse", 0, "", nil, threads.ErrStreamFailed},
+		{"stream-truncated.sse", 4, threads.GenerationStageStreamingResponse, map[string]string{plainID: "Hello from the fake"}, threads.ErrStreamTruncated},
+		{"stream-malformed.sse", 2, threads.GenerationStageStreamingResponse, nil, threads.ErrStreamFailed},
 	}
 	for _, tt := range tests {
 		for _, split := range []bool{false, true} {
@@ -110,7 +107,7 @@ func TestStreamTranscripts(t *testing.T) {
 				msgs := s.Messages()
 				for id, text := range tt.texts {
 					assert.Equal(t, text, joinDeltas(evs, id), id)
-					var last Message
+					var last threads.Message
 					for _, m := range msgs {
 						if m.ID == id {
 							last = m
@@ -129,16 +126,16 @@ func TestStreamTranscripts(t *testing.T) {
 func TestStreamErrorLine(t *testing.T) {
 	t.Parallel()
 	_, err := collect(t, streamFrom(bytes.NewReader(fixture(t, "live/stream-error-after-placeholder.sse"))))
-	var se *StreamError
+	var se *threads.StreamError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, "Error in streaming response", se.Message)
-	assert.ErrorIs(t, err, ErrStreamFailed)
+	assert.ErrorIs(t, err, threads.ErrStreamFailed)
 }
 
 func TestStreamTruncatedIsUnexpectedEOF(t *testing.T) {
 	t.Parallel()
 	_, err := collect(t, streamFrom(bytes.NewReader(fixture(t, "stream-truncated.sse"))))
-	assert.ErrorIs(t, err, ErrStreamTruncated)
+	assert.ErrorIs(t, err, threads.ErrStreamTruncated)
 	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
 }
 
@@ -160,7 +157,7 @@ func TestStreamToolCallFields(t *testing.T) {
 	last := evs[len(evs)-1].Message
 	require.NotNil(t, last.ToolCallRequest)
 	assert.Equal(t, "get_weather", last.ToolCallRequest.ToolName)
-	assert.Equal(t, []ToolCallParameter{{ParameterName: "city", ParameterValue: "Paris"}}, last.ToolCallRequest.Parameters)
+	assert.Equal(t, []threads.ToolCallParameter{{ParameterName: "city", ParameterValue: "Paris"}}, last.ToolCallRequest.Parameters)
 	assert.Equal(t, "call_7Hq2", last.ToolCallID)
 }
 
@@ -187,7 +184,21 @@ func TestStreamDelta(t *testing.T) {
 		{"Hello", "  ", ""},
 		{"", "Hi", "Hi"},
 	} {
-		assert.Equal(t, tt.want, delta(tt.prev, tt.cur), "%q -> %q", tt.prev, tt.cur)
+		var body strings.Builder
+		for i, text := range []string{tt.prev, tt.cur} {
+			if i == 0 && text == "" {
+				continue // nothing shown yet
+			}
+			snap, err := json.Marshal(map[string]any{"responseMessageDto": map[string]any{"id": "msg_D.1", "threadId": "thr_a.1",
+				"role": "assistant", "content": []any{map[string]any{"type": "text", "text": text}}, "componentState": map[string]any{},
+				"createdAt": "2026-11-21T23:57:44.826Z"}, "generationStage": "STREAMING_RESPONSE"})
+			require.NoError(t, err)
+			fmt.Fprintf(&body, "data: %s\n\n", snap)
+		}
+		body.WriteString("data: DONE\n\n")
+		evs, err := collect(t, streamFrom(strings.NewReader(body.String())))
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, evs[len(evs)-1].TextDelta, "%q -> %q", tt.prev, tt.cur)
 	}
 }
 
@@ -212,23 +223,23 @@ func TestStreamLargeEvents(t *testing.T) {
 	assert.Len(t, evs[0].TextDelta, 4<<20)
 
 	body = append(bigEvent(2<<20), "data: DONE\n\n"...)
-	_, err = collect(t, streamFrom(bytes.NewReader(body), WithMaxEventSize(1<<20)))
-	assert.ErrorIs(t, err, ErrEventTooLarge)
+	_, err = collect(t, streamFrom(bytes.NewReader(body), threads.WithMaxEventSize(1<<20)))
+	assert.ErrorIs(t, err, threads.ErrEventTooLarge)
 }
 
 func TestStreamEndToEnd(t *testing.T) {
 	t.Parallel()
 	c, srv := setup(t)
 	ctx := context.Background()
-	th, err := c.Threads.Create(ctx, CreateThreadParams{ProjectID: srv.ProjectID})
+	th, err := c.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID})
 	require.NoError(t, err)
 
-	s, err := c.Threads.AdvanceStream(ctx, th.ID, AdvanceParams{Message: UserMessage("what is the weather")})
+	s, err := c.Threads.AdvanceStream(ctx, th.ID, threads.AdvanceParams{Message: threads.UserMessage("what is the weather")})
 	require.NoError(t, err)
 	evs, err := collect(t, s)
 	require.NoError(t, err)
 	require.NotEmpty(t, evs)
-	assert.Equal(t, GenerationStageComplete, evs[len(evs)-1].GenerationStage)
+	assert.Equal(t, threads.GenerationStageComplete, evs[len(evs)-1].GenerationStage)
 	id := evs[0].Message.ID
 	assert.Equal(t, "You said: what is the weather", joinDeltas(evs, id))
 
@@ -244,7 +255,7 @@ func TestStreamEndToEnd(t *testing.T) {
 	assert.Equal(t, "You said: what is the weather", got.Messages[1].Text())
 
 	// Create-and-advance makes a thread; its id is in the snapshots.
-	s, err = c.Threads.CreateAndAdvanceStream(ctx, AdvanceParams{Message: UserMessage("new")})
+	s, err = c.Threads.CreateAndAdvanceStream(ctx, threads.AdvanceParams{Message: threads.UserMessage("new")})
 	require.NoError(t, err)
 	evs, err = collect(t, s)
 	require.NoError(t, err)
@@ -256,8 +267,8 @@ func TestStreamTwoMessagesAndToolCallEndToEnd(t *testing.T) {
 	t.Parallel()
 	c, srv := setup(t)
 	ctx := context.Background()
-	srv.PushScript(fakeserver.Script{Replies: []string{"Let me look.", "Done looking."}})
-	s, err := c.Threads.CreateAndAdvanceStream(ctx, AdvanceParams{Message: UserMessage("x")})
+	srv.PushScript(threadstest.Script{Replies: []string{"Let me look.", "Done looking."}})
+	s, err := c.Threads.CreateAndAdvanceStream(ctx, threads.AdvanceParams{Message: threads.UserMessage("x")})
 	require.NoError(t, err)
 	_, err = collect(t, s)
 	require.NoError(t, err)
@@ -266,19 +277,19 @@ func TestStreamTwoMessagesAndToolCallEndToEnd(t *testing.T) {
 	assert.Equal(t, "Let me look.", msgs[0].Text())
 	assert.Equal(t, "Done looking.", msgs[1].Text())
 
-	tools := []ClientTool{{Name: "get_weather", Description: "Weather for a city", Parameters: []ToolParameter{{Name: "city", Type: "string", Description: "City", IsRequired: true}}}}
-	s, err = c.Threads.CreateAndAdvanceStream(ctx, AdvanceParams{Message: UserMessage("Paris"), ClientTools: tools})
+	tools := []threads.ClientTool{{Name: "get_weather", Description: "Weather for a city", Parameters: []threads.ToolParameter{{Name: "city", Type: "string", Description: "City", IsRequired: true}}}}
+	s, err = c.Threads.CreateAndAdvanceStream(ctx, threads.AdvanceParams{Message: threads.UserMessage("Paris"), ClientTools: tools})
 	require.NoError(t, err)
 	evs, err := collect(t, s)
 	require.NoError(t, err)
 	last := evs[len(evs)-1]
-	assert.Equal(t, GenerationStageFetchingContext, last.GenerationStage)
+	assert.Equal(t, threads.GenerationStageFetchingContext, last.GenerationStage)
 	require.NotNil(t, last.Message.ToolCallRequest)
 	assert.Equal(t, "get_weather", last.Message.ToolCallRequest.ToolName)
 	require.NotEmpty(t, last.Message.ToolCallID)
 
-	s, err = c.Threads.AdvanceStream(ctx, last.Message.ThreadID, AdvanceParams{
-		Message: ToolResult(last.Message.ToolCallID, "22C and sunny"), ClientTools: tools})
+	s, err = c.Threads.AdvanceStream(ctx, last.Message.ThreadID, threads.AdvanceParams{
+		Message: threads.ToolResult(last.Message.ToolCallID, "22C and sunny"), ClientTools: tools})
 	require.NoError(t, err)
 	evs, err = collect(t, s)
 	require.NoError(t, err)
@@ -289,21 +300,21 @@ func TestStreamFaultsEndToEnd(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name   string
-		script fakeserver.Script
+		script threadstest.Script
 		want   error
 		events int
 	}{
-		{"error before snapshots", fakeserver.Script{Error: true, ErrorAfter: 0}, ErrStreamFailed, 0},
-		{"error after two", fakeserver.Script{Error: true, ErrorAfter: 2}, ErrStreamFailed, 2},
-		{"drop", fakeserver.Script{Drop: true, DropAfter: 3}, ErrStreamTruncated, 3},
-		{"oversize", fakeserver.Script{Oversize: 2 << 20}, ErrEventTooLarge, 0},
+		{"error before snapshots", threadstest.Script{Error: true, ErrorAfter: 0}, threads.ErrStreamFailed, 0},
+		{"error after two", threadstest.Script{Error: true, ErrorAfter: 2}, threads.ErrStreamFailed, 2},
+		{"drop", threadstest.Script{Drop: true, DropAfter: 3}, threads.ErrStreamTruncated, 3},
+		{"oversize", threadstest.Script{Oversize: 2 << 20}, threads.ErrEventTooLarge, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c, srv := setup(t, WithMaxEventSize(1<<20))
+			c, srv := setup(t, threads.WithMaxEventSize(1<<20))
 			srv.PushScript(tt.script)
-			s, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage("a b c d")})
+			s, err := c.Threads.CreateAndAdvanceStream(context.Background(), threads.AdvanceParams{Message: threads.UserMessage("a b c d")})
 			require.NoError(t, err)
 			evs, err := collect(t, s)
 			assert.ErrorIs(t, err, tt.want)
@@ -315,24 +326,24 @@ func TestStreamFaultsEndToEnd(t *testing.T) {
 func TestStreamProblemBeforeEvents(t *testing.T) {
 	t.Parallel()
 	c, _ := setup(t)
-	_, err := c.Threads.AdvanceStream(context.Background(), "thr_missing.000000", AdvanceParams{Message: UserMessage("x")})
-	assert.ErrorIs(t, err, ErrNotFound)
+	_, err := c.Threads.AdvanceStream(context.Background(), "thr_missing.000000", threads.AdvanceParams{Message: threads.UserMessage("x")})
+	assert.ErrorIs(t, err, threads.ErrForbidden, "an unknown thread is 403, as live")
 
 	srv := serveCanned(t, 201, "text/html", []byte("<html></html>"))
 	c = cannedClient(t, srv)
-	_, err = c.Threads.AdvanceStream(context.Background(), "thr_a.1", AdvanceParams{Message: UserMessage("x")})
-	assert.ErrorIs(t, err, ErrUnexpectedResponse)
+	_, err = c.Threads.AdvanceStream(context.Background(), "thr_a.1", threads.AdvanceParams{Message: threads.UserMessage("x")})
+	assert.ErrorIs(t, err, threads.ErrUnexpectedResponse)
 	assert.ErrorContains(t, err, "want text/event-stream, got text/html")
 }
 
 // heldStream starts a create-and-advance stream whose server pauses after
 // holdAfter snapshots until the test ends.
-func heldStream(t *testing.T, ctx context.Context, c *Client, srv *fakeserver.Server, holdAfter int, text string) *Stream {
+func heldStream(t *testing.T, ctx context.Context, c *threads.Client, srv *threadstest.Server, holdAfter int, text string) *threads.Stream {
 	t.Helper()
 	hold := make(chan struct{})
 	t.Cleanup(func() { close(hold) }) // before the server closes: cleanups run last-in first-out
-	srv.PushScript(fakeserver.Script{Hold: hold, HoldAfter: holdAfter})
-	s, err := c.Threads.CreateAndAdvanceStream(ctx, AdvanceParams{Message: UserMessage(text)})
+	srv.PushScript(threadstest.Script{Hold: hold, HoldAfter: holdAfter})
+	s, err := c.Threads.CreateAndAdvanceStream(ctx, threads.AdvanceParams{Message: threads.UserMessage(text)})
 	require.NoError(t, err)
 	return s
 }
@@ -343,8 +354,8 @@ func TestStreamDeliversBeforeNextBytes(t *testing.T) {
 	t.Parallel()
 	c, srv := setup(t)
 	hold := make(chan struct{})
-	srv.PushScript(fakeserver.Script{Hold: hold, HoldAfter: 1})
-	s, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage("hello")})
+	srv.PushScript(threadstest.Script{Hold: hold, HoldAfter: 1})
+	s, err := c.Threads.CreateAndAdvanceStream(context.Background(), threads.AdvanceParams{Message: threads.UserMessage("hello")})
 	require.NoError(t, err)
 	defer s.Close()
 	require.True(t, s.Next(), s.Err())
@@ -385,19 +396,19 @@ func TestStreamContextCancel(t *testing.T) {
 
 func TestStreamIdleTimeout(t *testing.T) {
 	t.Parallel()
-	c, srv := setup(t, WithStreamIdleTimeout(20*time.Millisecond))
+	c, srv := setup(t, threads.WithStreamIdleTimeout(20*time.Millisecond))
 	s := heldStream(t, context.Background(), c, srv, 1, "x")
 	evs, err := collect(t, s)
 	assert.Len(t, evs, 1)
-	assert.ErrorIs(t, err, ErrStreamIdle)
+	assert.ErrorIs(t, err, threads.ErrStreamIdle)
 }
 
 // TestStreamIdleClockOnlyWhileWaiting: time the caller spends between
 // events does not count against WithStreamIdleTimeout.
 func TestStreamIdleClockOnlyWhileWaiting(t *testing.T) {
 	t.Parallel()
-	c, _ := setup(t, WithStreamIdleTimeout(250*time.Millisecond))
-	s, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage("a b")})
+	c, _ := setup(t, threads.WithStreamIdleTimeout(250*time.Millisecond))
+	s, err := c.Threads.CreateAndAdvanceStream(context.Background(), threads.AdvanceParams{Message: threads.UserMessage("a b")})
 	require.NoError(t, err)
 	defer s.Close()
 	require.True(t, s.Next())
@@ -424,36 +435,36 @@ func TestStreamCancelStopsGeneration(t *testing.T) {
 	c, srv := setup(t)
 	ctx := context.Background()
 	hold := make(chan struct{})
-	srv.PushScript(fakeserver.Script{Hold: hold, HoldAfter: 2})
-	s, err := c.Threads.CreateAndAdvanceStream(ctx, AdvanceParams{Message: UserMessage("a b c d e")})
+	srv.PushScript(threadstest.Script{Hold: hold, HoldAfter: 2})
+	s, err := c.Threads.CreateAndAdvanceStream(ctx, threads.AdvanceParams{Message: threads.UserMessage("a b c d e")})
 	require.NoError(t, err)
 	require.True(t, s.Next())
 	threadID := s.Current().Message.ThreadID
 	th, err := c.Threads.Cancel(ctx, threadID)
 	require.NoError(t, err)
-	assert.Equal(t, GenerationStageCancelled, th.GenerationStage)
+	assert.Equal(t, threads.GenerationStageCancelled, th.GenerationStage)
 	close(hold)
-	var last StreamEvent
+	var last threads.StreamEvent
 	for s.Next() {
 		last = s.Current()
 	}
 	require.NoError(t, s.Err())
-	assert.Equal(t, GenerationStageCancelled, last.GenerationStage)
+	assert.Equal(t, threads.GenerationStageCancelled, last.GenerationStage)
 }
 
 // TestStreamOutlivesRequestTimeout: the per-attempt timeout covers the
 // wait for headers only.
 func TestStreamOutlivesRequestTimeout(t *testing.T) {
 	t.Parallel()
-	c, srv := setup(t, WithRequestTimeout(150*time.Millisecond))
+	c, srv := setup(t, threads.WithRequestTimeout(150*time.Millisecond))
 	srv.SetThrottle(50 * time.Millisecond) // 7 snapshots: ~300ms in all
-	s, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage("one two three")})
+	s, err := c.Threads.CreateAndAdvanceStream(context.Background(), threads.AdvanceParams{Message: threads.UserMessage("one two three")})
 	require.NoError(t, err)
 	start := time.Now()
 	evs, err := collect(t, s)
 	require.NoError(t, err)
 	assert.Greater(t, time.Since(start), 150*time.Millisecond)
-	assert.Equal(t, GenerationStageComplete, evs[len(evs)-1].GenerationStage)
+	assert.Equal(t, threads.GenerationStageComplete, evs[len(evs)-1].GenerationStage)
 }
 
 func TestStreamConcurrentClients(t *testing.T) {
@@ -465,7 +476,7 @@ func TestStreamConcurrentClients(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage(fmt.Sprint("m", i))})
+			s, err := c.Threads.CreateAndAdvanceStream(context.Background(), threads.AdvanceParams{Message: threads.UserMessage(fmt.Sprint("m", i))})
 			if err != nil {
 				errs <- err
 				return
@@ -507,11 +518,11 @@ func TestAdvanceReadsMigratedStream(t *testing.T) {
 	})
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
-	c, err := NewClient(WithoutEnvironmentDefaults(), WithBaseURL(srv.URL), WithAPIKey(testKey))
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey(testKey))
 	require.NoError(t, err)
-	out, err := c.Threads.Advance(context.Background(), "thr_iSp004Xf.f4a5d7", AdvanceParams{Message: UserMessage("hi")})
+	out, err := c.Threads.Advance(context.Background(), "thr_iSp004Xf.f4a5d7", threads.AdvanceParams{Message: threads.UserMessage("hi")})
 	require.NoError(t, err)
-	assert.Equal(t, GenerationStageComplete, out.GenerationStage)
+	assert.Equal(t, threads.GenerationStageComplete, out.GenerationStage)
 	assert.Equal(t, "Hello from the fake model.", out.Message.Text())
 }
 
@@ -521,14 +532,14 @@ func TestStreamSlowFirstByte(t *testing.T) {
 	t.Parallel()
 	c, srv := setup(t)
 	first := make(chan struct{})
-	srv.PushScript(fakeserver.Script{FirstByte: first})
+	srv.PushScript(threadstest.Script{FirstByte: first})
 	type result struct {
-		s   *Stream
+		s   *threads.Stream
 		err error
 	}
 	got := make(chan result, 1)
 	go func() {
-		s, err := c.Threads.CreateAndAdvanceStream(context.Background(), AdvanceParams{Message: UserMessage("hi")})
+		s, err := c.Threads.CreateAndAdvanceStream(context.Background(), threads.AdvanceParams{Message: threads.UserMessage("hi")})
 		got <- result{s, err}
 	}()
 	// Once the server holds the request, the client cannot have headers.

@@ -44,9 +44,13 @@ func TestServer(t *testing.T) {
 
 func TestServerKeyHeader(t *testing.T) {
 	t.Parallel()
-	srv := threadstest.NewServer(t, threadstest.WithKeyHeader("x-api-key"), threadstest.WithKey("k-123456"))
-	_, err := srv.Client().Threads.List(context.Background(), nil)
-	assert.ErrorIs(t, err, threads.ErrUnauthorized)
+	srv := threadstest.NewServer(t, threadstest.WithAPIKeyHeader("x-api-key"), threadstest.WithAPIKey("k-123456"))
+	// A client that sends Bearer is refused as live: 403 Forbidden resource.
+	_, err := srv.Client(threads.WithAPIKeyHeader("Authorization")).Threads.Get(context.Background(), "thr_x.1")
+	assert.ErrorIs(t, err, threads.ErrForbidden)
+	// Server.Client sends the key in the header the server reads.
+	_, err = srv.Client().Threads.List(context.Background(), nil)
+	assert.NoError(t, err)
 	_, err = srv.Client(threads.WithAPIKeyHeader("x-api-key")).Threads.List(context.Background(), nil)
 	assert.NoError(t, err)
 }

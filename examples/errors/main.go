@@ -31,7 +31,7 @@ func run(ctx context.Context) error {
 	defer env.Close()
 	client := env.Client
 
-	// An unknown thread: 404 from the fake; the live service says 403.
+	// An unknown thread: 403, from the fake as from the live service.
 	_, err = client.Threads.Get(ctx, "thr_unknown0.000000")
 	describe("Get an unknown thread", err)
 

@@ -6,10 +6,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/threadstest"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // TestQuickstartWithEnvironment runs the quickstart the way it runs against
 // the real service: only THREADS_BASE_URL and THREADS_API_KEY set, the

@@ -1,0 +1,47 @@
+package threads
+
+// Hooks for the black-box tests (package threads_test): the few internals
+// that no public call reaches with the inputs a test needs. Keep this list
+// short; prefer testing through the API and threadstest.
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+)
+
+// NewStreamFrom decodes body as an advancestream response, without any
+// network, with the options a call would apply.
+func NewStreamFrom(body io.Reader, opts ...RequestOption) *Stream {
+	cfg := defaultConfig()
+	if err := cfg.applyRequest(opts); err != nil {
+		panic(err)
+	}
+	return newStream(context.Background(), io.NopCloser(body), &cfg)
+}
+
+// DecodeProblem is the decoder every non-2xx answer goes through (for the
+// fuzz test and the body cap).
+func DecodeProblem(resp *http.Response, method, path, secret string) *Problem {
+	return decodeProblem(resp, method, path, secret)
+}
+
+// MaxProblemBody is how much of an error body a Problem keeps.
+const MaxProblemBody = maxProblemBody
+
+// DecodeList decodes a list body as List does.
+func DecodeList(data []byte, offset, status int) (*ThreadPage, error) {
+	var b listBody
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, unexpectedResponse(http.MethodGet, routeThreads, status, "list is not the expected JSON (%v): %s", err, excerpt(data, 120))
+	}
+	return b.toPage(offset), nil
+}
+
+// ReadBody reads a success body with a size limit.
+var ReadBody = readBody
+
+// ClientConfig returns the client's settings, for tests that check no
+// rendering of them shows the key.
+func ClientConfig(c *Client) any { return c.cfg }

@@ -1,0 +1,93 @@
+package threadstest
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+)
+
+// Request is one request the server received, as [Server.Requests] returns
+// it.
+type Request struct {
+	Method string
+	// Path is the escaped path, as on the wire.
+	Path   string
+	Query  url.Values
+	Header http.Header
+	// Body is the request body (at most 32 MiB of it).
+	Body []byte
+}
+
+// Advance decodes the body of an advance or advancestream request, so a
+// test can assert what the client sent: the message (its role, text,
+// tool_call_id and error), clientTools, toolCallCounts and the rest. It
+// returns an error when the body is not such JSON.
+func (r Request) Advance() (*AdvanceRequest, error) {
+	var a AdvanceRequest
+	if err := json.Unmarshal(r.Body, &a); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// AdvanceRequest is the body of POST /threads/{id}/advancestream (and of
+// the other advance routes) as the fake reads it; [Request.Advance]
+// decodes it.
+type AdvanceRequest struct {
+	// MessageToAppend is nil when the body has no "messageToAppend".
+	MessageToAppend *MessageRequest  `json:"messageToAppend"`
+	ContextKey      string           `json:"contextKey"`
+	ClientTools     []ClientTool     `json:"clientTools"`
+	ForceToolChoice string           `json:"forceToolChoice"`
+	ToolCallCounts  map[string]int   `json:"toolCallCounts"`
+	InitialMessages []MessageRequest `json:"initialMessages"`
+	// AvailableComponents are kept as sent.
+	AvailableComponents []json.RawMessage `json:"availableComponents"`
+}
+
+// MessageRequest is a message a client sent: "messageToAppend" or one of
+// "initialMessages".
+type MessageRequest struct {
+	Role    string        `json:"role"`
+	Content []ContentPart `json:"content"`
+	// ToolCallID is "tool_call_id": on a tool result, the id of the call it
+	// answers.
+	ToolCallID string `json:"tool_call_id"`
+	// Error is the "error" member a client sets on a tool result when the
+	// tool failed.
+	Error string `json:"error"`
+}
+
+// Text returns the text of every text part, joined.
+func (m MessageRequest) Text() string {
+	s := ""
+	for _, p := range m.Content {
+		if p.Type == "text" {
+			s += p.Text
+		}
+	}
+	return s
+}
+
+// ContentPart is one part of a message's content. The fake reads text
+// parts only; other parts are stored without their payload.
+type ContentPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// ClientTool is one of the "clientTools" a client offers.
+type ClientTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  []ToolParameter `json:"parameters"`
+	MaxCalls    int             `json:"maxCalls"`
+}
+
+// ToolParameter is one parameter of a [ClientTool].
+type ToolParameter struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Description string `json:"description"`
+	IsRequired  bool   `json:"isRequired"`
+}

@@ -1,0 +1,314 @@
+// Package threadstest runs an in-process fake of the Conversation Threads
+// API for tests, the way net/http/httptest runs an HTTP server.
+//
+//	srv := threadstest.NewServer(t)          // closed when the test ends
+//	client := srv.Client()                   // a *threads.Client for it
+//
+// The fake keeps threads and messages in memory. A streamed reply is
+// deterministic: "You said: <your text>", or, when the request offers client
+// tools, a call of the first tool with every parameter set to your text; a
+// tool result is answered with "The tool returned: <result>". A [Script]
+// shapes the next reply (several messages, scripted tool calls, the error
+// line, a dropped connection, a pause); a [Fault] replaces the answer to
+// matching requests (statuses, Retry-After, resets, stalls). [Server.Requests]
+// returns what the server received, so a test can assert on it.
+//
+// # Live habits the fake copies
+//
+// Always: 201 on every POST; ids like thr_XXXXXXXX.xxxxxx; UTC timestamps
+// with milliseconds; the list envelope {total, offset, limit, count, items},
+// newest first, where no contextKey lists only the threads without one and
+// limit=abc echoes "limit":null and applies no limit; GET
+// /threads/project/{projectId} beside the spec's GET /threads (403 for
+// another project); 403 {"message":"Forbidden resource",...} for an unknown
+// thread id on GET /threads/{id}, /advance, /advancestream and /cancel; a 404
+// problem for a contextKey mismatch on GET /threads/{id}; 400 for
+// includeInternal=false; the framework error shape
+// {"message","error","statusCode"} (message a list for validation errors);
+// 410 ENDPOINT_DEPRECATED as application/json on both /advance routes, after
+// the thread check; GET /projects with every field the live service sends;
+// streams that answer 201 text/event-stream, open each message with a
+// one-space placeholder, send the final text twice and then the closing
+// snapshot, pause 50 ms between snapshots, end with "data: DONE", and report
+// any failure in-band as "error: Error in streaming response"; a bad
+// messageToAppend, a tool message without tool_call_id, a contextKey
+// mismatch or a thread already generating fail in-band; tool calls streamed
+// with partial arguments in component.toolCallRequest and an empty
+// component.toolCallId, then a final FETCHING_CONTEXT snapshot with
+// toolCallRequest, tool_call_id and actionType "tool_call"; a message that
+// only calls a tool keeps " " as its text; a tool reply's error copied onto
+// the tool-call message; cancel answering the thread with its contextKey and
+// marking the last assistant message isCancelled.
+//
+// With [WithAPIKeyHeader] (any header but Authorization) the key check is
+// the live guards': a missing or wrong key is 403 Forbidden resource, and an
+// Authorization header beside the key is 401 ("Invalid bearer token", or
+// "Invalid Authorization header format" when it is not a Bearer). Without
+// it, the fake follows the spec: "Authorization: Bearer <key>", and a
+// missing or wrong key is 401.
+//
+// [WithLiveHabits] turns on the rest of what the live deployment does and
+// the spec does not say: the key in x-api-key only, no GET /threads (404
+// "Cannot GET /threads"), 500 when cancelling a thread without messages
+// (the thread is cancelled all the same) and 500 when creating a thread in
+// another project.
+//
+// # Not copied
+//
+// Bearer session tokens (JWTs) and token-required projects; system messages
+// and custom instructions; the legacy routes beyond the five endpoints,
+// /projects and cancel; the 402 free-tier limit; model retries and their
+// seconds of silence; generation that goes on after the client disconnects;
+// tool-call limits (toolCallCounts and maxCalls are recorded, not enforced);
+// server-side and MCP tools; Helmet, CORS, ETag and Keep-Alive headers; key
+// order in JSON bodies (compare JSON by value).
+package threadstest
+
+import (
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	threads "github.com/threadsapi/threads-go"
+)
+
+// Server is a running fake service. Create one with [NewServer] in a test or
+// [Start] elsewhere. Its methods are safe for concurrent use.
+type Server struct {
+	// URL is the base URL, such as http://127.0.0.1:41234, without a
+	// trailing slash. Pass it to [threads.WithBaseURL], or use
+	// [Server.Client].
+	URL string
+	// APIKey is the key the server accepts (set with [WithAPIKey]; default
+	// "test-key").
+	APIKey string
+	// ProjectID is the project of the key: every thread belongs to it, a
+	// create must name it, and GET /projects returns it.
+	ProjectID string
+
+	srv   *httptest.Server
+	conns atomic.Int64 // TCP connections accepted
+	cfg   config
+
+	mu          sync.Mutex
+	rng         *rand.Rand
+	threads     map[string]*thread
+	order       []string // thread ids, oldest first
+	faults      []*Fault
+	scripts     []Script
+	requests    []Request
+	throttle    time.Duration
+	migrateByID string
+	migrateNew  string
+	toolCalls   int
+}
+
+// config holds what the options set.
+type config struct {
+	key              string
+	keyHeader        string // "" means Authorization: Bearer
+	throttle         time.Duration
+	noSpecList       bool
+	cancelEmpty500   bool
+	foreignCreate500 bool
+}
+
+// An Option configures a [Server]; pass options to [NewServer] or [Start].
+type Option func(*config)
+
+// WithAPIKey sets the key the server accepts (default "test-key"). The
+// server's [Server.Client] sends it.
+func WithAPIKey(key string) Option { return func(c *config) { c.key = key } }
+
+// WithAPIKeyHeader makes the server read the key from "name: <key>"
+// instead of "Authorization: Bearer <key>", as the live service reads
+// x-api-key; it mirrors [threads.WithAPIKeyHeader], and [Server.Client]
+// sets that option to match. With a header other than Authorization, the
+// key check is the live guards' (see the package documentation): a
+// missing or wrong key is 403 Forbidden resource, and an Authorization
+// header beside it is 401.
+func WithAPIKeyHeader(name string) Option {
+	return func(c *config) {
+		if strings.EqualFold(name, "Authorization") {
+			name = ""
+		}
+		c.keyHeader = name
+	}
+}
+
+// WithThrottle sets the pause between two streamed snapshots. The default
+// is the live service's 50ms; 0 streams as fast as possible, which suits
+// most tests. [Server.SetThrottle] changes it later.
+func WithThrottle(d time.Duration) Option { return func(c *config) { c.throttle = d } }
+
+// WithoutSpecListRoute makes GET /threads answer as the live deployment
+// does, 404 {"message":"Cannot GET /threads","error":"Not Found",
+// "statusCode":404}, so that threads are listed only through GET
+// /threads/project/{projectId}.
+func WithoutSpecListRoute() Option { return func(c *config) { c.noSpecList = true } }
+
+// WithCancelEmptyThread500 makes POST /threads/{id}/cancel on a thread
+// without messages answer as the live service does: 500
+// {"statusCode":500,"message":"Internal server error"}, although the
+// thread is cancelled all the same.
+func WithCancelEmptyThread500() Option { return func(c *config) { c.cancelEmpty500 = true } }
+
+// WithLiveHabits configures the server like the live deployment: the key in
+// x-api-key only ("Authorization: Bearer <key>" alone is 403 Forbidden
+// resource, both headers are 401 Invalid bearer token), no GET /threads
+// ([WithoutSpecListRoute]), 500 on cancelling a thread without messages
+// ([WithCancelEmptyThread500]) and 500 on creating a thread with another
+// project's id. Options after it may change each of these.
+func WithLiveHabits() Option {
+	return func(c *config) {
+		c.keyHeader = "x-api-key"
+		c.noSpecList = true
+		c.cancelEmpty500 = true
+		c.foreignCreate500 = true
+	}
+}
+
+// NewServer starts a server for a test and closes it when the test and its
+// subtests end (t.Cleanup). Most tests want [WithThrottle](0).
+func NewServer(t testing.TB, opts ...Option) *Server {
+	t.Helper()
+	s := Start(opts...)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a server for use outside tests (examples, local runs). The
+// caller must call [Server.Close]. In a test, use [NewServer].
+func Start(opts ...Option) *Server {
+	cfg := config{key: "test-key", throttle: 50 * time.Millisecond}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	s := &Server{
+		APIKey:      cfg.key,
+		ProjectID:   "p_FakeProj.c0ffee",
+		cfg:         cfg,
+		rng:         rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano()))),
+		threads:     map[string]*thread{},
+		throttle:    cfg.throttle,
+		migrateByID: "POST /:id/advancestream",
+		migrateNew:  "POST /advancestream",
+	}
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			s.conns.Add(1)
+		}
+	}
+	s.srv.Start()
+	s.URL = s.srv.URL
+	return s
+}
+
+// Close shuts the server down: it cuts every connection, so a stream in
+// progress ends without "data: DONE", waits for its handlers to return and
+// leaves no goroutine behind. Close is idempotent.
+func (s *Server) Close() {
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+}
+
+// Client returns a [threads.Client] configured for the server: its base
+// URL, its key, the header it reads the key from ([WithAPIKeyHeader]), no
+// environment defaults and retry waits of a few milliseconds. opts are
+// applied after those and may override them. Client panics if opts are
+// invalid, as a test helper should.
+func (s *Server) Client(opts ...threads.ClientOption) *threads.Client {
+	base := []threads.ClientOption{
+		threads.WithoutEnvironmentDefaults(),
+		threads.WithBaseURL(s.URL),
+		threads.WithAPIKey(s.APIKey),
+		threads.WithRetryWait(time.Millisecond, 10*time.Millisecond),
+	}
+	if s.cfg.keyHeader != "" {
+		base = append(base, threads.WithAPIKeyHeader(s.cfg.keyHeader))
+	}
+	c, err := threads.NewClient(append(base, opts...)...)
+	if err != nil {
+		panic("threadstest: " + err.Error())
+	}
+	return c
+}
+
+// HTTPClient returns an *http.Client that reaches the server, for tests
+// that send raw requests. Its connections close with the server.
+func (s *Server) HTTPClient() *http.Client { return s.srv.Client() }
+
+// SetThrottle changes the pause between streamed snapshots for the streams
+// that start afterwards (see [WithThrottle]).
+func (s *Server) SetThrottle(d time.Duration) {
+	s.mu.Lock()
+	s.throttle = d
+	s.mu.Unlock()
+}
+
+// SetMigrateTo sets the details.migrateToEndpoint advice of the two
+// /advance 410s: byID for POST /threads/{id}/advance, create for POST
+// /threads/advance. The defaults are the live service's,
+// "POST /:id/advancestream" and "POST /advancestream"; a test sets other
+// forms (an absolute URL, "{id}" placeholders, bad advice) here.
+func (s *Server) SetMigrateTo(byID, create string) {
+	s.mu.Lock()
+	s.migrateByID, s.migrateNew = byID, create
+	s.mu.Unlock()
+}
+
+// Requests returns a copy of every request the server received, in order,
+// including those a [Fault] answered and those refused for their key.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Request, len(s.requests))
+	for i, r := range s.requests {
+		r.Header = r.Header.Clone()
+		r.Body = append([]byte(nil), r.Body...)
+		out[i] = r
+	}
+	return out
+}
+
+// Count returns how many requests had the method and the escaped path
+// (such as "/threads/thr_AbCdEfGh.123456/advancestream"), faults included.
+func (s *Server) Count(method, path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, r := range s.requests {
+		if r.Method == method && r.Path == path {
+			n++
+		}
+	}
+	return n
+}
+
+// Connections returns how many TCP connections the server has accepted, so
+// a test can check that a client reuses its connections.
+func (s *Server) Connections() int { return int(s.conns.Load()) }
+
+// ThreadCount returns how many threads exist, so a test can check that a
+// retried create made only one.
+func (s *Server) ThreadCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.threads)
+}
+
+// ThreadIDs returns every thread id, oldest first.
+func (s *Server) ThreadIDs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.order...)
+}
