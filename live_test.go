@@ -3,6 +3,7 @@ package threads_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -32,7 +33,11 @@ func liveClient(t *testing.T) (*threads.Client, context.Context) {
 			t.Skipf("live test: %s is not set", name)
 		}
 	}
-	c, err := threads.NewClient()
+	// Its own transport, so the idle connections can be closed when the test
+	// ends (goleak would count their goroutines).
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	t.Cleanup(tr.CloseIdleConnections)
+	c, err := threads.NewClient(threads.WithHTTPClient(&http.Client{Transport: tr}))
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
