@@ -197,7 +197,8 @@ type call struct {
 
 // do sends cl and returns the 2xx response, whose body the caller closes.
 // Every other answer becomes a *Problem. A 410 ENDPOINT_DEPRECATED with
-// usable advice is followed once, and the move is remembered.
+// usable advice is followed once, and the move is remembered once the
+// replacement answered 2xx.
 func (c *Client) do(ctx context.Context, cfg *config, cl call) (*http.Response, error) {
 	if ctx == nil {
 		return nil, errors.New("threads: nil context")
@@ -223,7 +224,10 @@ func (c *Client) do(ctx context.Context, cfg *config, cl call) (*http.Response, 
 		return resp, nil
 	}
 	p := decodeProblem(resp, r.Method, pathOf(r), cfg.apiKey.get())
-	if p.Code != CodeEndpointDeprecated {
+	// Only the service's removal notice migrates: a 410 with its code. The
+	// code on any other status (a 500 that says ENDPOINT_DEPRECATED) is
+	// not advice.
+	if p.Status != http.StatusGone || p.Code != CodeEndpointDeprecated {
 		return nil, p
 	}
 
@@ -244,11 +248,12 @@ func (c *Client) do(ctx context.Context, cfg *config, cl call) (*http.Response, 
 	}
 	if !ok2xx(resp.StatusCode) {
 		p2 := decodeProblem(resp, to.Method, pathOf(to), cfg.apiKey.get())
-		if p2.Code == CodeEndpointDeprecated {
+		if p2.Status == http.StatusGone && p2.Code == CodeEndpointDeprecated {
 			p.migration = "the replacement " + to.String() + " answered 410 too"
 			return nil, p
 		}
-		c.remember(cfg, cl.route.Key(), move, *p.deprecation)
+		// Not remembered: a replacement that fails (404, 500...) must not
+		// become this route for the client's life.
 		return nil, p2
 	}
 	c.remember(cfg, cl.route.Key(), move, *p.deprecation)
