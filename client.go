@@ -311,7 +311,7 @@ func (c *Client) send(ctx context.Context, cfg *config, r route.Route, cl call, 
 		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteHeaders: func() { a.wrote.Store(true) }})
 	}
 	if cfg.requestTimeout > 0 {
-		ctx = context.WithValue(ctx, attemptTimeoutKey{}, cfg.requestTimeout)
+		ctx = context.WithValue(ctx, attemptTimeoutKey{}, attemptLimit{d: cfg.requestTimeout, stream: cl.stream})
 	}
 	var raw any // retryablehttp wants an untyped nil for "no body"
 	if body != nil {
@@ -461,8 +461,22 @@ func redactQuery(raw string) string {
 
 type attemptTimeoutKey struct{}
 
-// attemptTransport bounds each attempt until its response headers arrive.
-// The body is not bounded: a stream lives as long as its context.
+// attemptLimit is WithRequestTimeout for one call.
+type attemptLimit struct {
+	d      time.Duration
+	stream bool // the call reads an event stream
+}
+
+// attemptTransport bounds each attempt by WithRequestTimeout: a JSON call's
+// whole answer (headers, body, and any drain of a response that is
+// discarded between attempts), but only the headers of a stream's 2xx
+// answer, whose body lives as long as its context. A stream's error answer
+// is bounded like a JSON one: its body is read into a *Problem.
+//
+// The bound travels with the response body: it ends when the body is
+// closed, and a read after it has passed fails with the timeout error.
+// Nothing a server sends (a body that trickles, one that never ends) can
+// hold an attempt longer, even under context.Background().
 //
 // It deliberately has no CloseIdleConnections method: go-retryablehttp
 // calls that on every failed call, and passing it through would drop the
@@ -471,36 +485,63 @@ type attemptTimeoutKey struct{}
 type attemptTransport struct{ next http.RoundTripper }
 
 func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	d, _ := req.Context().Value(attemptTimeoutKey{}).(time.Duration)
-	if d <= 0 {
+	lim, _ := req.Context().Value(attemptTimeoutKey{}).(attemptLimit)
+	if lim.d <= 0 {
 		return t.next.RoundTrip(req)
 	}
 	ctx, cancel := context.WithCancelCause(req.Context())
-	timer := time.AfterFunc(d, func() { cancel(&timeoutError{d: d}) })
+	fired := &timeoutError{d: lim.d}
+	timer := time.AfterFunc(lim.d, func() { cancel(fired) })
 	resp, err := t.next.RoundTrip(req.WithContext(ctx))
-	if !timer.Stop() {
-		// The headers lost the race against the timer.
-		if resp != nil {
-			resp.Body.Close()
-		}
-		cancel(nil)
-		return nil, &timeoutError{d: d}
-	}
 	if err != nil {
+		timer.Stop()
 		cancel(nil)
+		if context.Cause(ctx) == fired {
+			return nil, fired
+		}
 		return nil, err
 	}
-	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	if lim.stream && ok2xx(resp.StatusCode) {
+		if !timer.Stop() {
+			// The headers lost the race against the timer.
+			resp.Body.Close()
+			cancel(nil)
+			return nil, fired
+		}
+		resp.Body = &boundBody{ReadCloser: resp.Body, ctx: ctx, cancel: cancel}
+		return resp, nil
+	}
+	resp.Body = &boundBody{ReadCloser: resp.Body, ctx: ctx, cancel: cancel, timer: timer}
 	return resp, nil
 }
 
-// cancelOnClose releases the attempt's context with its body.
-type cancelOnClose struct {
+// boundBody releases the attempt's context (and stops its timer) with the
+// body, and reports a read cut short by the attempt's timeout as that
+// timeout.
+type boundBody struct {
 	io.ReadCloser
+	ctx    context.Context
 	cancel context.CancelCauseFunc
+	timer  *time.Timer // nil: the body is not bounded (a stream)
 }
 
-func (b *cancelOnClose) Close() error {
+func (b *boundBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		if cause := context.Cause(b.ctx); cause != nil {
+			var te *timeoutError
+			if errors.As(cause, &te) {
+				err = cause
+			}
+		}
+	}
+	return n, err
+}
+
+func (b *boundBody) Close() error {
+	if b.timer != nil {
+		b.timer.Stop()
+	}
 	err := b.ReadCloser.Close()
 	b.cancel(nil)
 	return err
@@ -511,7 +552,7 @@ func (b *cancelOnClose) Close() error {
 type timeoutError struct{ d time.Duration }
 
 func (e *timeoutError) Error() string {
-	return "no response headers within " + e.d.String() + " (WithRequestTimeout)"
+	return "no complete answer within " + e.d.String() + " (WithRequestTimeout)"
 }
 func (e *timeoutError) Timeout() bool   { return true }
 func (e *timeoutError) Temporary() bool { return true }

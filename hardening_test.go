@@ -210,3 +210,120 @@ func TestHardenMigrationCreateAdvance(t *testing.T) {
 }
 
 var _ = errors.New
+
+// trickle writes the headers and then one byte of body every gap, until
+// the client goes away.
+func trickle(status int, contentType string, gap time.Duration) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		w.WriteHeader(status)
+		w.(http.Flusher).Flush()
+		for {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(gap):
+			}
+			if _, err := w.Write([]byte(" ")); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+		}
+	}
+}
+
+// callWithin runs fn and fails the test when it has not returned within
+// limit (the goroutine is then left behind: the old code never returned).
+func callWithin(t *testing.T, limit time.Duration, fn func() error) (error, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
+	select {
+	case err := <-done:
+		return err, time.Since(start)
+	case <-time.After(limit):
+		t.Fatalf("the call did not return within %v", limit)
+		return nil, 0
+	}
+}
+
+// TestHardenTricklingBodiesEnd: WithRequestTimeout covers a JSON call's
+// whole answer: a 2xx body, an error body, and the drain of a 503 that is
+// retried, all trickling, end within 2x the timeout per attempt under
+// context.Background().
+func TestHardenTricklingBodiesEnd(t *testing.T) {
+	t.Parallel()
+	const d = 400 * time.Millisecond
+	for _, tc := range []struct {
+		name    string
+		h       http.HandlerFunc
+		retries int
+		call    func(c *threads.Client) error
+	}{
+		{"json 200", trickle(200, "application/json", 50*time.Millisecond), 2, func(c *threads.Client) error {
+			_, err := c.Threads.Get(context.Background(), "thr_1")
+			return err
+		}},
+		{"error 400 on a POST", trickle(400, "application/problem+json", 50*time.Millisecond), 2, func(c *threads.Client) error {
+			_, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: "p"})
+			return err
+		}},
+		{"error 400 on a stream", trickle(400, "application/problem+json", 50*time.Millisecond), 2, func(c *threads.Client) error {
+			_, err := c.Threads.AdvanceStream(context.Background(), "thr_1", threads.AdvanceParams{Message: threads.UserMessage("x")})
+			return err
+		}},
+		{"503 drained between attempts", trickle(503, "application/json", 50*time.Millisecond), 1, func(c *threads.Client) error {
+			_, err := c.Threads.Get(context.Background(), "thr_1")
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv, _ := hardServer(t, tc.h)
+			c := hardClient(t, srv.URL, threads.WithRequestTimeout(d), threads.WithMaxRetries(tc.retries))
+			attempts := time.Duration(1)
+			if strings.HasPrefix(tc.name, "503") {
+				attempts = time.Duration(tc.retries + 1)
+			}
+			err, took := callWithin(t, attempts*2*d+time.Second, func() error { return tc.call(c) })
+			require.Error(t, err)
+			t.Logf("%s: %v after %v", tc.name, err, took)
+			require.Less(t, took, attempts*2*d, "took %v", took)
+			if tc.name == "json 200" {
+				require.ErrorIs(t, err, context.DeadlineExceeded)
+			}
+		})
+	}
+}
+
+// TestHardenStreamOutlivesRequestTimeout: a stream whose headers arrived in
+// time is not cut by WithRequestTimeout.
+func TestHardenStreamOutlivesRequestTimeout(t *testing.T) {
+	t.Parallel()
+	const d = 200 * time.Millisecond
+	srv, _ := hardServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(200)
+		for i, text := range []string{"a", "ab", "abc"} {
+			if i > 0 {
+				time.Sleep(2 * d)
+			}
+			fmt.Fprintf(w, "data: {\"responseMessageDto\":{\"id\":\"m1\",\"threadId\":\"thr_1\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":%q}]},\"generationStage\":\"STREAMING_RESPONSE\"}\n\n", text)
+			w.(http.Flusher).Flush()
+		}
+		io.WriteString(w, "data: DONE\n\n")
+	})
+	c := hardClient(t, srv.URL, threads.WithRequestTimeout(d))
+	s, err := c.Threads.AdvanceStream(context.Background(), "thr_1", threads.AdvanceParams{Message: threads.UserMessage("x")})
+	require.NoError(t, err)
+	defer s.Close()
+	start := time.Now()
+	var last string
+	for s.Next() {
+		last = s.Current().Message.Text()
+	}
+	require.NoError(t, s.Err())
+	require.Greater(t, time.Since(start), 3*d)
+	require.Equal(t, "abc", last)
+}

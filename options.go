@@ -248,9 +248,14 @@ func WithRetryWait(min, max time.Duration) RequestOption {
 	})
 }
 
-// WithRequestTimeout bounds each attempt until its response headers arrive
-// (default 60s; 0 means no bound). It never cuts a body that has started, so
-// a stream lives on; bound whole calls with the context.
+// WithRequestTimeout bounds each attempt (default 60s; 0 means no bound).
+// For a JSON call it covers the whole answer: headers, body, and the drain
+// of an answer discarded before a retry, so a server that trickles its
+// body cannot hold a call, even under context.Background(); a call with
+// retries takes at most about (retries+1) times d plus the waits. For a
+// stream it covers the headers (and an error answer's body) only: a stream
+// that has started lives on; bound it with the context or
+// WithStreamIdleTimeout.
 func WithRequestTimeout(d time.Duration) RequestOption {
 	return newRequestOption("WithRequestTimeout", func(c *config) error {
 		if d < 0 {
