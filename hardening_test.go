@@ -1,21 +1,31 @@
 package threads_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	neturl "net/url"
+	"runtime"
+	"runtime/metrics"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/redact"
 )
 
 const hardKey = "sk_hard/9f8e+7d6c5b4a"
@@ -326,4 +336,310 @@ func TestHardenStreamOutlivesRequestTimeout(t *testing.T) {
 	require.NoError(t, s.Err())
 	require.Greater(t, time.Since(start), 3*d)
 	require.Equal(t, "abc", last)
+}
+
+// gzipRepeat returns the gzip of head, then part n times, then tail, built
+// without holding the whole plain text.
+func gzipRepeat(t testing.TB, head, part, tail string, n int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	io.WriteString(zw, head)
+	chunk := []byte(strings.Repeat(part, 4096))
+	for ; n >= 4096; n -= 4096 {
+		zw.Write(chunk)
+	}
+	io.WriteString(zw, strings.Repeat(part, n))
+	io.WriteString(zw, tail)
+	require.NoError(t, zw.Close())
+	return buf.Bytes()
+}
+
+// serveGzip answers every request with body, sent gzip-encoded.
+func serveGzip(t testing.TB, body []byte) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// heapDuring runs fn and returns the peak of the live heap above what it
+// was before (sampled every 200µs) and the bytes allocated meanwhile, an
+// upper bound of that peak.
+func heapDuring(fn func()) (peak, allocated uint64) {
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	base := sample[0].Value.Uint64()
+	stop := make(chan struct{})
+	done := make(chan uint64)
+	go func() {
+		var hi uint64
+		for {
+			metrics.Read(sample)
+			if v := sample[0].Value.Uint64(); v > hi {
+				hi = v
+			}
+			select {
+			case <-stop:
+				done <- hi
+				return
+			case <-time.After(200 * time.Microsecond):
+			}
+		}
+	}()
+	fn()
+	close(stop)
+	hi := <-done
+	runtime.ReadMemStats(&after)
+	if hi > base {
+		peak = hi - base
+	}
+	return peak, after.TotalAlloc - before.TotalAlloc
+}
+
+// TestHardenCompressedBodiesBounded: small gzip bodies that inflate into
+// millions of empty objects (47 KiB for List, 248 KiB for Get; 6.4 GiB and
+// 5.9 GiB of heap before) are refused with bounded memory, by the wire cap
+// (counted after decompression) or, when the caller raised it, by the
+// pre-scan of the decoded size. A dense body under the budget decodes.
+func TestHardenCompressedBodiesBounded(t *testing.T) {
+	// Not parallel: it measures the heap.
+	const mib = 1 << 20
+	list := gzipRepeat(t, `{"items":[{}`, `,{}`, `],"total":1}`, 16_300_000)
+	get := gzipRepeat(t, `{"id":"thr_1","projectId":"p","messages":[{}`, `,{}`, `]}`, 87_000_000)
+	t.Logf("gzip bodies: list %d KiB, get %d KiB", len(list)>>10, len(get)>>10)
+	for _, tc := range []struct {
+		name string
+		body []byte
+		opts []threads.RequestOption
+		call func(c *threads.Client, opts []threads.RequestOption) error
+	}{
+		{"list, default cap", list, nil, func(c *threads.Client, o []threads.RequestOption) error {
+			_, err := c.Threads.List(context.Background(), nil, o...)
+			return err
+		}},
+		{"get, default cap", get, nil, func(c *threads.Client, o []threads.RequestOption) error {
+			_, err := c.Threads.Get(context.Background(), "thr_1", o...)
+			return err
+		}},
+		{"list, cap raised to 64 MiB: the pre-scan refuses", list, []threads.RequestOption{threads.WithMaxResponseSize(64 * mib)}, func(c *threads.Client, o []threads.RequestOption) error {
+			_, err := c.Threads.List(context.Background(), nil, o...)
+			return err
+		}},
+	} {
+		url := serveGzip(t, tc.body)
+		c := hardClient(t, url)
+		var err error
+		peak, alloc := heapDuring(func() { err = tc.call(c, tc.opts) })
+		t.Logf("%s: peak heap +%d MiB, allocated %d MiB: %v", tc.name, peak/mib, alloc/mib, err)
+		require.ErrorIs(t, err, threads.ErrUnexpectedResponse, tc.name)
+		require.Less(t, peak, uint64(256*mib), tc.name)
+		require.Less(t, alloc, uint64(256*mib), tc.name)
+	}
+
+	// The densest body the default budget accepts still decodes, in bounded memory.
+	n := 200_000
+	dense := gzipRepeat(t, `{"id":"thr_1","projectId":"p","messages":[{}`, `,{}`, `]}`, n-1)
+	c := hardClient(t, serveGzip(t, dense))
+	var got *threads.ThreadWithMessages
+	var err error
+	peak, alloc := heapDuring(func() { got, err = c.Threads.Get(context.Background(), "thr_1") })
+	require.NoError(t, err)
+	require.Len(t, got.Messages, n)
+	t.Logf("dense get of %d empty messages: peak heap +%d MiB, allocated %d MiB", n, peak/mib, alloc/mib)
+	require.Less(t, peak, uint64(256*mib))
+}
+
+// rtFunc is an http.RoundTripper made of a function.
+type rtFunc func(*http.Request) (*http.Response, error)
+
+func (f rtFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// cannedClient returns a client whose every request is answered by a
+// response built from status, header and body, without a network.
+func cannedResponseClient(t testing.TB, key string, status int, header http.Header, body []byte, opts ...threads.ClientOption) *threads.Client {
+	t.Helper()
+	rt := rtFunc(func(r *http.Request) (*http.Response, error) {
+		if r.Body != nil {
+			r.Body.Close()
+		}
+		return &http.Response{StatusCode: status, Header: header.Clone(), Body: io.NopCloser(bytes.NewReader(body)), Request: r}, nil
+	})
+	base := []threads.ClientOption{
+		threads.WithoutEnvironmentDefaults(), threads.WithBaseURL("https://api.example.com"), threads.WithAPIKey(key),
+		threads.WithHTTPClient(&http.Client{Transport: rt}), threads.WithMaxRetries(0),
+	}
+	c, err := threads.NewClient(append(base, opts...)...)
+	require.NoError(t, err)
+	return c
+}
+
+// jsonEscapeAll spells every character of s as \uXXXX.
+func jsonEscapeAll(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		fmt.Fprintf(&b, `\u%04x`, r)
+	}
+	return b.String()
+}
+
+// renderings is every way a caller may show a *Problem: its error string,
+// the fmt verbs, and each field.
+func renderings(p *threads.Problem) map[string]string {
+	out := map[string]string{
+		"Error": p.Error(), "%v": fmt.Sprintf("%v", p), "%+v": fmt.Sprintf("%+v", p), "%#v": fmt.Sprintf("%#v", p),
+		"%s": fmt.Sprintf("%s", p), "*p %+v": fmt.Sprintf("%+v", *p),
+		"Type": p.Type, "Title": p.Title, "Detail": p.Detail, "Instance": p.Instance, "Code": p.Code,
+		"RequestID": p.RequestID, "Body": string(p.Body), "Details": fmt.Sprintf("%#v", p.Details),
+	}
+	for k, v := range p.Extensions {
+		out["Extensions key "+k] = k
+		out["Extensions["+k+"]"] = string(v)
+	}
+	for k, vs := range p.Header {
+		out["Header key "+k] = k
+		out["Header["+k+"]"] = strings.Join(vs, "\n")
+	}
+	if d, ok := p.Deprecation(); ok {
+		out["Deprecation"] = fmt.Sprintf("%+v %s %s %s", d, d.From, d.To, d.MigrateTo)
+	}
+	return out
+}
+
+// requireNoKey fails when any rendering holds key in any spelling (raw,
+// JSON-escaped, or as %#v shows a []byte).
+func requireNoKey(t testing.TB, key string, shown map[string]string) {
+	t.Helper()
+	hexed := fmt.Sprintf("%#v", []byte(key))
+	hexed = hexed[len("[]byte{") : len(hexed)-1]
+	for where, s := range shown {
+		if redact.Contains(s, key) || strings.Contains(s, hexed) {
+			t.Fatalf("the key is in %s: %q", where, s)
+		}
+	}
+}
+
+// TestHardenProblemNeverShowsKey: the key echoed by the server, raw or
+// JSON-escaped (\/, \uXXXX), in any member, header or the raw body, never
+// reaches any rendering of the *Problem; a short key neither.
+func TestHardenProblemNeverShowsKey(t *testing.T) {
+	t.Parallel()
+	for _, key := range []string{hardKey, "ab1x"} {
+		esc := strings.ReplaceAll(key, "/", `\/`)
+		uesc := jsonEscapeAll(key)
+		body := fmt.Sprintf(`{"title":"bad key %[1]s","detail":"%[2]s","code":"X%[3]s","instance":"/t?key=%[2]s",`+
+			`"details":{"k":"%[2]s","%[3]s":["%[1]s",{"deep":"%[3]s"}],"migrateToEndpoint":"POST /%[2]s"},`+
+			`"ext":"%[3]s","more":{"%[2]s":1}}`, key, esc, uesc)
+		h := http.Header{"Content-Type": {"application/problem+json"}, "X-Request-Id": {key}, "X-Echo": {"Bearer " + key}}
+		for _, status := range []int{400, 401, 410, 500} {
+			c := cannedResponseClient(t, key, status, h, []byte(body))
+			_, err := c.Threads.Get(context.Background(), "thr_1")
+			var p *threads.Problem
+			require.ErrorAs(t, err, &p)
+			requireNoKey(t, key, renderings(p))
+			require.Equal(t, "[REDACTED]", p.RequestID)
+		}
+		// A 2xx body that is not JSON, echoing the key.
+		c := cannedResponseClient(t, key, 200, http.Header{"Content-Type": {"text/plain"}}, []byte("oops "+key+" "+uesc))
+		_, err := c.Threads.Get(context.Background(), "thr_1")
+		require.ErrorIs(t, err, threads.ErrUnexpectedResponse)
+		requireNoKey(t, key, map[string]string{"error": err.Error(), "%+v": fmt.Sprintf("%+v", err)})
+	}
+}
+
+// TestHardenTransportErrorsRedactURL: a failed connection's error (a
+// *url.Error) and the logger's error field show the URL without the
+// values of credential-like query parameters or the key.
+func TestHardenTransportErrorsRedactURL(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close() // nothing listens any more: every attempt fails to connect
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	c := hardClient(t, url, threads.WithMaxRetries(1), threads.WithLogger(logger))
+	_, err := c.Threads.Get(context.Background(), "thr_1",
+		threads.WithQuery("api_key", "v-apikey"), threads.WithQuery("access_token", "v-token"),
+		threads.WithQuery("client_secret", "v-secret"), threads.WithQuery("password", "v-password"),
+		threads.WithQuery("Authorization", "v-auth"), threads.WithQuery("echo", hardKey), threads.WithQuery("page", "2"))
+	require.Error(t, err)
+	var ue *neturl.Error
+	require.ErrorAs(t, err, &ue)
+	for where, s := range map[string]string{"error": err.Error(), "url.Error.URL": ue.URL, "log": logs.String()} {
+		for _, v := range []string{"v-apikey", "v-token", "v-secret", "v-password", "v-auth", hardKey, neturl.QueryEscape(hardKey)} {
+			require.NotContains(t, s, v, where)
+		}
+		require.Contains(t, s, "page=2", where)
+	}
+	require.Contains(t, logs.String(), "error=")
+}
+
+// TestHardenProblemErrorOneLine: CR, LF, ANSI escapes, other control and
+// format characters from a JSON error never reach Error(), which is one
+// line with each part capped; the fields keep what was sent.
+func TestHardenProblemErrorOneLine(t *testing.T) {
+	t.Parallel()
+	title := "Bad\r\nInjected: yes\x1b[31mRED\x1b[0m\x1b]0;title\x07\x00\u202e\u2028x"
+	detail := strings.Repeat("long detail \t", 4_000)
+	body, _ := json.Marshal(map[string]any{"title": title, "detail": detail, "code": "C\nODE\u009b2J"})
+	c := cannedResponseClient(t, hardKey, 400, http.Header{"Content-Type": {"application/json"}}, body)
+	_, err := c.Threads.Get(context.Background(), "thr_1")
+	var p *threads.Problem
+	require.ErrorAs(t, err, &p)
+	require.Equal(t, title, p.Title)
+	msg := p.Error()
+	t.Logf("%.200s", msg)
+	for _, r := range msg {
+		require.False(t, unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028', "%U in %q", r, msg)
+	}
+	require.NotContains(t, msg, "[31m")
+	require.NotContains(t, msg, "title")
+	require.Contains(t, msg, "Bad Injected: yes RED x")
+	require.Less(t, utf8.RuneCountInString(msg), 1600)
+	require.Equal(t, msg, fmt.Sprintf("%v", err))
+}
+
+// TestHardenMisuse: zero values and bad ids fail with an error naming the
+// problem, without a panic or a request.
+func TestHardenMisuse(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := threads.AdvanceParams{Message: threads.UserMessage("x")}
+	for name, fn := range map[string]func() error{
+		"zero Client Get":  func() error { _, err := (&threads.Client{}).Threads.Get(ctx, "thr_1"); return err },
+		"zero Client List": func() error { _, err := (&threads.Client{}).Threads.List(ctx, nil); return err },
+		"zero Client Create": func() error {
+			_, err := (&threads.Client{}).Threads.Create(ctx, threads.CreateThreadParams{})
+			return err
+		},
+		"zero Client Stream":    func() error { _, err := (&threads.Client{}).Threads.AdvanceStream(ctx, "thr_1", p); return err },
+		"zero Client Advance":   func() error { _, err := (&threads.Client{}).Threads.Advance(ctx, "thr_1", p); return err },
+		"zero Client Cancel":    func() error { _, err := (&threads.Client{}).Threads.Cancel(ctx, "thr_1"); return err },
+		"zero Client CreateAdv": func() error { _, err := (&threads.Client{}).Threads.CreateAndAdvanceStream(ctx, p); return err },
+		"new ThreadsService":    func() error { _, err := new(threads.ThreadsService).Get(ctx, "thr_1"); return err },
+		"new ProjectsService":   func() error { _, err := new(threads.ProjectsService).Current(ctx); return err },
+	} {
+		var err error
+		require.NotPanics(t, func() { err = fn() }, name)
+		require.ErrorContains(t, err, "NewClient", name)
+	}
+
+	srv, n := hardServer(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(500) })
+	c := hardClient(t, srv.URL)
+	for _, id := range []string{" ", "\t\n", ".", "..", " .. "} {
+		_, err := c.Threads.Get(ctx, id)
+		require.ErrorContains(t, err, "thread id", "%q", id)
+		_, err = c.Threads.AdvanceStream(ctx, id, p)
+		require.ErrorContains(t, err, "thread id", "%q", id)
+		_, err = c.Threads.Cancel(ctx, id)
+		require.ErrorContains(t, err, "thread id", "%q", id)
+	}
+	require.Zero(t, n.Load())
 }
