@@ -643,3 +643,67 @@ func TestHardenMisuse(t *testing.T) {
 	}
 	require.Zero(t, n.Load())
 }
+
+// spell writes key in one of several spellings a server may echo: raw,
+// with "\/", every character as \uXXXX (lower or upper hex), or a mix
+// chosen by the bits of mode.
+func spell(key string, mode uint8) string {
+	var b strings.Builder
+	for i, r := range key {
+		switch {
+		case mode%4 == 0:
+			b.WriteRune(r)
+		case mode%4 == 1 && r == '/':
+			b.WriteString(`\/`)
+		case mode%4 == 1:
+			b.WriteRune(r)
+		case mode%4 == 2:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		case (mode>>2)&(1<<(i%6)) != 0:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// FuzzProblemSecrets: whatever the error body around it, the key embedded
+// in any spelling (and echoed in headers) never reaches any rendering of
+// the *Problem: Error, %v, %+v, %#v, or any field.
+func FuzzProblemSecrets(f *testing.F) {
+	for _, seed := range [][2]string{
+		{`{"title":"`, `"}`},
+		{`{"detail":"bad key: `, `","code":"UNAUTHORIZED"}`},
+		{`{"details":{"migrateToEndpoint":"POST /`, `"},"code":"ENDPOINT_DEPRECATED"}`},
+		{`{"details":{"`, `":[1,{"a":null}]}}`},
+		{`{"statusCode":401,"message":["a","`, `"],"error":"Unauthorized"}`},
+		{`{"extra":{"k":"`, `"},"title":"t"}`},
+		{`<html>`, `</html>`},
+		{``, ``},
+	} {
+		for mode := uint8(0); mode < 4; mode++ {
+			f.Add(401, []byte(seed[0]), []byte(seed[1]), mode, false)
+		}
+	}
+	f.Add(410, []byte(`{"code":"ENDPOINT_DEPRECATED","details":{"migrateToEndpoint":"POST /:id/`), []byte(`"}}`), uint8(0), true)
+	f.Fuzz(func(t *testing.T, status int, prefix, suffix []byte, mode uint8, short bool) {
+		key := hardKey
+		if short {
+			key = "ab1x"
+		}
+		if status < 0 {
+			status = -status
+		}
+		status = 400 + status%200
+		body := append(append(append([]byte(nil), prefix...), spell(key, mode)...), suffix...)
+		h := http.Header{"Content-Type": {"application/json"}, "X-Request-Id": {spell(key, mode)}, "X-" + key[:2]: {key}}
+		c := cannedResponseClient(t, key, status, h, body)
+		_, err := c.Threads.Get(context.Background(), "thr_1")
+		var p *threads.Problem
+		if !errors.As(err, &p) {
+			t.Fatalf("not a *Problem: %v", err)
+		}
+		requireNoKey(t, key, renderings(p))
+	})
+}
