@@ -244,17 +244,17 @@ func trickle(status int, contentType string, gap time.Duration) http.HandlerFunc
 
 // callWithin runs fn and fails the test when it has not returned within
 // limit (the goroutine is then left behind: the old code never returned).
-func callWithin(t *testing.T, limit time.Duration, fn func() error) (error, time.Duration) {
+func callWithin(t *testing.T, limit time.Duration, fn func() error) (time.Duration, error) {
 	t.Helper()
 	start := time.Now()
 	done := make(chan error, 1)
 	go func() { done <- fn() }()
 	select {
 	case err := <-done:
-		return err, time.Since(start)
+		return time.Since(start), err
 	case <-time.After(limit):
 		t.Fatalf("the call did not return within %v", limit)
-		return nil, 0
+		return 0, nil
 	}
 }
 
@@ -296,7 +296,7 @@ func TestHardenTricklingBodiesEnd(t *testing.T) {
 			if strings.HasPrefix(tc.name, "503") {
 				attempts = time.Duration(tc.retries + 1)
 			}
-			err, took := callWithin(t, attempts*2*d+time.Second, func() error { return tc.call(c) })
+			took, err := callWithin(t, attempts*2*d+time.Second, func() error { return tc.call(c) })
 			require.Error(t, err)
 			t.Logf("%s: %v after %v", tc.name, err, took)
 			require.Less(t, took, attempts*2*d, "took %v", took)
