@@ -20,6 +20,7 @@ import (
 
 	"github.com/hashicorp/go-retryablehttp"
 
+	"github.com/threadsapi/threads-go/internal/redact"
 	"github.com/threadsapi/threads-go/internal/retry"
 	"github.com/threadsapi/threads-go/internal/route"
 )
@@ -182,10 +183,36 @@ func (c *Client) httpClient(user *http.Client) *http.Client {
 	return &hc
 }
 
+// c returns the service's Client: nil for a nil or zero ThreadsService
+// (such as the Threads field of a Client not made by NewClient), whose
+// calls then fail with settings' error instead of panicking.
+func (s *ThreadsService) c() *Client {
+	if s == nil {
+		return nil
+	}
+	return s.client
+}
+
+// checkID refuses, before anything is sent, a thread id that cannot name a
+// thread: empty or white space only, or "." and "..", which a server or
+// proxy would resolve as a path step even escaped ("%2E%2E").
+func checkID(id string) error {
+	switch strings.TrimSpace(id) {
+	case "":
+		if id == "" {
+			return errors.New("empty thread id")
+		}
+		return fmt.Errorf("thread id %q is only white space", id)
+	case ".", "..":
+		return fmt.Errorf("thread id %q is a dot segment, not an id", id)
+	}
+	return nil
+}
+
 // settings returns the configuration for one call.
 func (c *Client) settings(opts []RequestOption) (*config, error) {
 	if c == nil || c.base == nil {
-		return nil, errors.New("threads: the Client was not made by NewClient")
+		return nil, errors.New("threads: the Client was not made by NewClient (a zero Client or service cannot send; use threads.NewClient)")
 	}
 	if len(opts) == 0 {
 		return &c.cfg, nil
@@ -207,7 +234,8 @@ type call struct {
 
 // do sends cl and returns the 2xx response, whose body the caller closes.
 // Every other answer becomes a *Problem. A 410 ENDPOINT_DEPRECATED with
-// usable advice is followed once, and the move is remembered.
+// usable advice is followed once, and the move is remembered once the
+// replacement answered 2xx.
 func (c *Client) do(ctx context.Context, cfg *config, cl call) (*http.Response, error) {
 	if ctx == nil {
 		return nil, errors.New("threads: nil context")
@@ -235,7 +263,10 @@ func (c *Client) do(ctx context.Context, cfg *config, cl call) (*http.Response, 
 	}
 	p := decodeProblem(resp, r.Method, pathOf(r), cfg.apiKey.get())
 	c.hintAuth(cfg, p)
-	if p.Code != CodeEndpointDeprecated {
+	// Only the service's removal notice migrates: a 410 with its code. The
+	// code on any other status (a 500 that says ENDPOINT_DEPRECATED) is
+	// not advice.
+	if p.Status != http.StatusGone || p.Code != CodeEndpointDeprecated {
 		return nil, p
 	}
 
@@ -256,11 +287,12 @@ func (c *Client) do(ctx context.Context, cfg *config, cl call) (*http.Response, 
 	}
 	if !ok2xx(resp.StatusCode) {
 		p2 := decodeProblem(resp, to.Method, pathOf(to), cfg.apiKey.get())
-		if p2.Code == CodeEndpointDeprecated {
+		if p2.Status == http.StatusGone && p2.Code == CodeEndpointDeprecated {
 			p.migration = "the replacement " + to.String() + " answered 410 too"
 			return nil, p
 		}
-		c.remember(cfg, cl.route.Key(), move, *p.deprecation)
+		// Not remembered: a replacement that fails (404, 500...) must not
+		// become this route for the client's life.
 		return nil, p2
 	}
 	c.remember(cfg, cl.route.Key(), move, *p.deprecation)
@@ -336,7 +368,7 @@ func (c *Client) send(ctx context.Context, cfg *config, r route.Route, cl call, 
 		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteHeaders: func() { a.wrote.Store(true) }})
 	}
 	if cfg.requestTimeout > 0 {
-		ctx = context.WithValue(ctx, attemptTimeoutKey{}, cfg.requestTimeout)
+		ctx = context.WithValue(ctx, attemptTimeoutKey{}, attemptLimit{d: cfg.requestTimeout, stream: cl.stream})
 	}
 	var raw any // retryablehttp wants an untyped nil for "no body"
 	if body != nil {
@@ -360,7 +392,7 @@ func (c *Client) send(ctx context.Context, cfg *config, r route.Route, cl call, 
 	}
 	resp, err := rc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("threads: %s %s: %w", r.Method, logPath, err)
+		return nil, fmt.Errorf("threads: %s %s: %w", r.Method, logPath, scrubTransportError(err, cfg.apiKey.get()))
 	}
 	return resp, nil
 }
@@ -432,6 +464,7 @@ func (a *attempts) before(_ retryablehttp.Logger, req *http.Request, i int) {
 }
 
 func (a *attempts) check(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	err = scrubTransportError(err, a.cfg.apiKey.get())
 	again := ctx.Err() == nil && retry.ShouldRetry(a.idempotent, resp, err, a.wrote.Load())
 	a.wait = 0
 	if again && a.n < a.cfg.maxRetries {
@@ -444,14 +477,14 @@ func (a *attempts) check(ctx context.Context, resp *http.Response, err error) (b
 			slog.Int("attempt", a.n+1),
 			slog.Duration("elapsed", time.Since(a.start)),
 		}
-		if q := redactQuery(a.rawQuery); q != "" {
+		if q := redact.Query(a.rawQuery, a.cfg.apiKey.get()); q != "" {
 			attrs = append(attrs, slog.String("query", q))
 		}
 		if resp != nil {
 			attrs = append(attrs, slog.Int("status", resp.StatusCode))
 		}
 		if err != nil {
-			attrs = append(attrs, slog.String("error", err.Error()))
+			attrs = append(attrs, slog.String("error", redact.String(err.Error(), a.cfg.apiKey.get())))
 		}
 		if again && a.n < a.cfg.maxRetries {
 			attrs = append(attrs, slog.Duration("wait", a.wait))
@@ -465,29 +498,37 @@ func (a *attempts) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Dur
 	return a.wait
 }
 
-// redactQuery renders a query with the values of credential-like keys
-// hidden.
-func redactQuery(raw string) string {
-	q, _ := url.ParseQuery(raw)
-	if len(q) == 0 {
-		return ""
+// scrubTransportError hides credentials in err before anyone sees it: the
+// URL of a *url.Error (returned by http.Client.Do, and by this client's
+// calls) loses its user information, credential-like query values and
+// every spelling of the key. The error is changed in place; it belongs to
+// this call alone.
+func scrubTransportError(err error, key string) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		ue.URL = redact.URL(ue.URL, key)
 	}
-	out := make(url.Values, len(q))
-	for k, vs := range q {
-		lk := strings.ToLower(k)
-		if strings.Contains(lk, "key") || strings.Contains(lk, "token") || strings.Contains(lk, "secret") {
-			out[k] = []string{redacted}
-			continue
-		}
-		out[k] = vs
-	}
-	return out.Encode()
+	return err
 }
 
 type attemptTimeoutKey struct{}
 
-// attemptTransport bounds each attempt until its response headers arrive.
-// The body is not bounded: a stream lives as long as its context.
+// attemptLimit is WithRequestTimeout for one call.
+type attemptLimit struct {
+	d      time.Duration
+	stream bool // the call reads an event stream
+}
+
+// attemptTransport bounds each attempt by WithRequestTimeout: a JSON call's
+// whole answer (headers, body, and any drain of a response that is
+// discarded between attempts), but only the headers of a stream's 2xx
+// answer, whose body lives as long as its context. A stream's error answer
+// is bounded like a JSON one: its body is read into a *Problem.
+//
+// The bound travels with the response body: it ends when the body is
+// closed, and a read after it has passed fails with the timeout error.
+// Nothing a server sends (a body that trickles, one that never ends) can
+// hold an attempt longer, even under context.Background().
 //
 // It deliberately has no CloseIdleConnections method: go-retryablehttp
 // calls that on every failed call, and passing it through would drop the
@@ -496,36 +537,63 @@ type attemptTimeoutKey struct{}
 type attemptTransport struct{ next http.RoundTripper }
 
 func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	d, _ := req.Context().Value(attemptTimeoutKey{}).(time.Duration)
-	if d <= 0 {
+	lim, _ := req.Context().Value(attemptTimeoutKey{}).(attemptLimit)
+	if lim.d <= 0 {
 		return t.next.RoundTrip(req)
 	}
 	ctx, cancel := context.WithCancelCause(req.Context())
-	timer := time.AfterFunc(d, func() { cancel(&timeoutError{d: d}) })
+	fired := &timeoutError{d: lim.d}
+	timer := time.AfterFunc(lim.d, func() { cancel(fired) })
 	resp, err := t.next.RoundTrip(req.WithContext(ctx))
-	if !timer.Stop() {
-		// The headers lost the race against the timer.
-		if resp != nil {
-			resp.Body.Close()
-		}
-		cancel(nil)
-		return nil, &timeoutError{d: d}
-	}
 	if err != nil {
+		timer.Stop()
 		cancel(nil)
+		if context.Cause(ctx) == fired {
+			return nil, fired
+		}
 		return nil, err
 	}
-	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	if lim.stream && ok2xx(resp.StatusCode) {
+		if !timer.Stop() {
+			// The headers lost the race against the timer.
+			resp.Body.Close()
+			cancel(nil)
+			return nil, fired
+		}
+		resp.Body = &boundBody{ReadCloser: resp.Body, ctx: ctx, cancel: cancel}
+		return resp, nil
+	}
+	resp.Body = &boundBody{ReadCloser: resp.Body, ctx: ctx, cancel: cancel, timer: timer}
 	return resp, nil
 }
 
-// cancelOnClose releases the attempt's context with its body.
-type cancelOnClose struct {
+// boundBody releases the attempt's context (and stops its timer) with the
+// body, and reports a read cut short by the attempt's timeout as that
+// timeout.
+type boundBody struct {
 	io.ReadCloser
+	ctx    context.Context
 	cancel context.CancelCauseFunc
+	timer  *time.Timer // nil: the body is not bounded (a stream)
 }
 
-func (b *cancelOnClose) Close() error {
+func (b *boundBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		if cause := context.Cause(b.ctx); cause != nil {
+			var te *timeoutError
+			if errors.As(cause, &te) {
+				err = cause
+			}
+		}
+	}
+	return n, err
+}
+
+func (b *boundBody) Close() error {
+	if b.timer != nil {
+		b.timer.Stop()
+	}
 	err := b.ReadCloser.Close()
 	b.cancel(nil)
 	return err
@@ -536,18 +604,13 @@ func (b *cancelOnClose) Close() error {
 type timeoutError struct{ d time.Duration }
 
 func (e *timeoutError) Error() string {
-	return "no response headers within " + e.d.String() + " (WithRequestTimeout)"
+	return "no complete answer within " + e.d.String() + " (WithRequestTimeout)"
 }
 func (e *timeoutError) Timeout() bool   { return true }
 func (e *timeoutError) Temporary() bool { return true }
 func (e *timeoutError) Is(target error) bool {
 	return target == context.DeadlineExceeded
 }
-
-// maxJSONBody caps a 2xx JSON body: far above any thread the service
-// stores (its request limit is 10 MB), low enough that a broken or hostile
-// server cannot exhaust memory.
-const maxJSONBody = 256 << 20
 
 // readBody reads a 2xx body up to limit bytes.
 func readBody(resp *http.Response, method, path string, limit int64) ([]byte, error) {
@@ -556,22 +619,76 @@ func readBody(resp *http.Response, method, path string, limit int64) ([]byte, er
 		return nil, fmt.Errorf("threads: %s %s: reading the response: %w", method, path, err)
 	}
 	if int64(len(data)) > limit {
-		return nil, unexpectedResponse(method, path, resp.StatusCode, "the body exceeds %d bytes", limit)
+		return nil, unexpectedResponse(method, path, resp.StatusCode, "the body exceeds %d bytes (WithMaxResponseSize)", limit)
 	}
 	return data, nil
 }
 
-// decodeJSON reads a 2xx JSON body into out.
-func decodeJSON(resp *http.Response, method, path string, out any) error {
-	data, err := readBody(resp, method, path, maxJSONBody)
+// decodeJSON reads a 2xx JSON body of at most cfg.maxResponseSize bytes
+// (counted after any decompression) into out. Before decoding, it refuses a
+// body whose decoded values would need far more memory than its bytes (see
+// decodedCost), so memory stays bounded whatever the body's shape.
+func decodeJSON(resp *http.Response, method, path string, out any, cfg *config) error {
+	limit := int64(cfg.maxResponseSize)
+	data, err := readBody(resp, method, path, limit)
 	if err != nil {
 		return err
 	}
+	if cost := decodedCost(data); cost > decodeBudget(limit) {
+		return unexpectedResponse(method, path, resp.StatusCode,
+			"the body holds too many JSON values to decode within the memory budget (about %d MiB of %d MiB; WithMaxResponseSize raises both)",
+			cost>>20, decodeBudget(limit)>>20)
+	}
 	if err := json.Unmarshal(data, out); err != nil {
 		return unexpectedResponse(method, path, resp.StatusCode, "%s body is not the expected JSON (%v): %s",
-			orUnknown(resp.Header.Get("Content-Type")), err, excerpt(bytes.TrimSpace(data), 120))
+			orUnknown(resp.Header.Get("Content-Type")), err, serverText(bytes.TrimSpace(data), 120, cfg.apiKey.get()))
 	}
 	return nil
+}
+
+// Costs, in bytes of Go memory, that decodedCost charges per JSON value:
+// an object or array may become a struct of the generated model (a
+// Message is several hundred bytes) or a map, and grows a slice; any other
+// value (or member name) at most a field, an interface or a map entry.
+const (
+	costContainer = 512
+	costValue     = 32
+)
+
+// decodeBudget is the memory a JSON body of at most limit bytes may
+// decode into: four times the limit (128 MiB by default).
+func decodeBudget(limit int64) int64 { return 4 * limit }
+
+// decodedCost estimates, in one pass and without allocating, how much Go
+// memory decoding data may take: costContainer per object or array and
+// costValue per member or element, plus the bytes themselves. It counts
+// structure outside strings only, so it is exact about what makes small
+// JSON expensive ("[{},{},...]" is 3 bytes per Go struct) and needs no
+// valid JSON: json.Unmarshal checks that afterwards.
+func decodedCost(data []byte) int64 {
+	var containers, values int64
+	in := false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if in {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				in = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			in = true
+		case '{', '[':
+			containers++
+		case ',', ':':
+			values++
+		}
+	}
+	return int64(len(data)) + containers*costContainer + values*costValue
 }
 
 func orUnknown(ct string) string {
@@ -600,7 +717,7 @@ func (c *Client) doJSON(ctx context.Context, opts []RequestOption, cl call, out 
 		return lastSnapshot(newStream(ctx, resp.Body, cfg), ar)
 	}
 	defer resp.Body.Close()
-	return decodeJSON(resp, cl.route.Method, pathOf(cl.route), out)
+	return decodeJSON(resp, cl.route.Method, pathOf(cl.route), out, cfg)
 }
 
 // doStream makes a call whose 2xx answer must be an event stream.

@@ -137,7 +137,7 @@ func TestMigrationRefusals(t *testing.T) {
 	t.Parallel()
 	for advice, reason := range map[string]string{
 		"POST /:id/advance":          "the route that was deprecated",
-		"POST /threads/advance":      "answered 410 too",
+		"POST /threads/advance":      "drops a placeholder",
 		"POST /:other/advancestream": "placeholder",
 		"nonsense":                   "malformed",
 	} {

@@ -33,6 +33,8 @@ const (
 	DefaultRetryWaitMax   = 8 * time.Second
 	DefaultRequestTimeout = 60 * time.Second
 	DefaultMaxEventSize   = 16 << 20
+	// DefaultMaxResponseSize caps a JSON answer; see WithMaxResponseSize.
+	DefaultMaxResponseSize = 32 << 20
 )
 
 // A [ClientOption] configures a [Client]; give it to [NewClient]. Options that
@@ -103,6 +105,7 @@ type config struct {
 	userAgent       string
 	logger          *slog.Logger
 	maxEventSize    int
+	maxResponseSize int
 	idleTimeout     time.Duration
 	noAutoMigrate   bool
 	onDeprecation   func(Deprecation)
@@ -112,11 +115,12 @@ type config struct {
 
 func defaultConfig() config {
 	return config{
-		maxRetries:     DefaultMaxRetries,
-		retryWaitMin:   DefaultRetryWaitMin,
-		retryWaitMax:   DefaultRetryWaitMax,
-		requestTimeout: DefaultRequestTimeout,
-		maxEventSize:   DefaultMaxEventSize,
+		maxRetries:      DefaultMaxRetries,
+		retryWaitMin:    DefaultRetryWaitMin,
+		retryWaitMax:    DefaultRetryWaitMax,
+		requestTimeout:  DefaultRequestTimeout,
+		maxEventSize:    DefaultMaxEventSize,
+		maxResponseSize: DefaultMaxResponseSize,
 	}
 }
 
@@ -249,9 +253,14 @@ func WithRetryWait(min, max time.Duration) RequestOption {
 	})
 }
 
-// WithRequestTimeout bounds each attempt until its response headers arrive
-// (default 60s; 0 means no bound). It never cuts a body that has started, so
-// a stream lives on; bound whole calls with the context.
+// WithRequestTimeout bounds each attempt (default 60s; 0 means no bound).
+// For a JSON call it covers the whole answer: headers, body, and the drain
+// of an answer discarded before a retry, so a server that trickles its
+// body cannot hold a call, even under context.Background(); a call with
+// retries takes at most about (retries+1) times d plus the waits. For a
+// stream it covers the headers (and an error answer's body) only: a stream
+// that has started lives on; bound it with the context or
+// WithStreamIdleTimeout.
 func WithRequestTimeout(d time.Duration) RequestOption {
 	return newRequestOption("WithRequestTimeout", func(c *config) error {
 		if d < 0 {
@@ -375,6 +384,26 @@ func WithMaxEventSize(n int) RequestOption {
 			return fmt.Errorf("threads: WithMaxEventSize(%d): must be positive", n)
 		}
 		c.maxEventSize = n
+		return nil
+	})
+}
+
+// WithMaxResponseSize bounds the memory a JSON answer may take (default
+// 32 MiB, far above any thread the service stores: its request limit is
+// 10 MB). n caps the body in bytes, counted after decompression, so a small
+// gzip body cannot inflate past it; and the values decoded from it are
+// bounded to about 4n bytes (128 MiB by default): before decoding, a body
+// is refused when its structure would need more, counting each JSON object
+// or array as 512 bytes and each other member or element as 32 bytes (a list
+// of empty objects, "[{},{},...]", is 3 bytes per Go struct). Either way
+// the call fails with ErrUnexpectedResponse and nothing is decoded. Raise n
+// for a thread whose answer is larger or unusually dense.
+func WithMaxResponseSize(n int) RequestOption {
+	return newRequestOption("WithMaxResponseSize", func(c *config) error {
+		if n <= 0 {
+			return fmt.Errorf("threads: WithMaxResponseSize(%d): must be positive", n)
+		}
+		c.maxResponseSize = n
 		return nil
 	})
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/threadsapi/threads-go/internal/redact"
 )
 
 // Sentinel errors matched by errors.Is against a *Problem. A Problem matches
@@ -74,7 +76,13 @@ type Problem struct {
 
 // Error returns a one-line description: the call, the status, the title or
 // code, and the detail. It is safe on a nil *Problem and never contains the
-// API key (the client redacts it from the body before decoding).
+// API key (the client scrubs every field of a decoded Problem).
+//
+// Every part is shown as one line of printable text, whatever the server
+// sent: control characters (CR, LF, NUL...), ANSI escape sequences, Unicode
+// format and line-separator characters each become a space, and each part
+// is cut to a bounded length (maxErrorPart runes, the detail
+// maxErrorDetail). The fields themselves keep the values as decoded.
 func (p *Problem) Error() string {
 	if p == nil {
 		return "threads: <nil problem>"
@@ -82,36 +90,136 @@ func (p *Problem) Error() string {
 	var b strings.Builder
 	b.WriteString("threads: ")
 	if p.Method != "" || p.Path != "" {
-		b.WriteString(p.Method)
+		b.WriteString(oneLine(p.Method, maxErrorPart))
 		b.WriteByte(' ')
-		b.WriteString(p.Path)
+		b.WriteString(oneLine(p.Path, maxErrorPart))
 		b.WriteString(": ")
 	}
 	b.WriteString(strconv.Itoa(p.Status))
-	if p.Title != "" {
+	title := oneLine(p.Title, maxErrorPart)
+	if title != "" {
 		b.WriteByte(' ')
-		b.WriteString(p.Title)
+		b.WriteString(title)
 	}
-	if p.Code != "" {
+	if code := oneLine(p.Code, maxErrorPart); code != "" {
 		b.WriteString(" [")
-		b.WriteString(p.Code)
+		b.WriteString(code)
 		b.WriteByte(']')
 	}
-	if p.Detail != "" && p.Detail != p.Title {
+	if detail := oneLine(p.Detail, maxErrorDetail); detail != "" && detail != title {
 		b.WriteString(": ")
-		b.WriteString(p.Detail)
+		b.WriteString(detail)
 	}
 	if p.hint != "" {
 		b.WriteString(" (")
 		b.WriteString(p.hint)
 		b.WriteByte(')')
 	}
-	if p.migration != "" {
+	if m := oneLine(p.migration, maxErrorDetail); m != "" {
 		b.WriteString(" (migration not followed: ")
-		b.WriteString(p.migration)
+		b.WriteString(m)
 		b.WriteByte(')')
 	}
 	return b.String()
+}
+
+// Lengths, in runes, of the parts of Problem.Error.
+const (
+	maxErrorPart   = 200
+	maxErrorDetail = 1000
+)
+
+// oneLine renders s as one line of printable text of at most n runes (and
+// "…" when cut). An escape sequence (CSI, OSC or a two-byte ESC sequence),
+// a control character, a Unicode format character (bidirectional
+// overrides, zero-width marks) and a line or paragraph separator each
+// become one space; runs of spaces become one. Nothing is removed without
+// leaving a space, so no two pieces of text join into a new word.
+func oneLine(s string, n int) string {
+	if s == "" {
+		return ""
+	}
+	var b strings.Builder
+	space := true // at the start: drop leading spaces
+	runes := 0
+	cut := false
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == 0x1b || r == 0x9b:
+			i += escapeLen(s[i:], size)
+			r = ' '
+		case r == utf8.RuneError && size == 1:
+			i++
+			r = '?'
+		default:
+			i += size
+			if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.In(r, unicode.Zl, unicode.Zp) || unicode.IsSpace(r) {
+				r = ' '
+			}
+		}
+		if r == ' ' {
+			if space {
+				continue
+			}
+			space = true
+		} else {
+			space = false
+		}
+		if runes == n {
+			cut = true
+			break
+		}
+		b.WriteRune(r)
+		runes++
+	}
+	out := strings.TrimRight(b.String(), " ")
+	if cut {
+		out += "…"
+	}
+	return out
+}
+
+// escapeLen returns the length of the escape sequence at the start of s,
+// whose introducer (ESC or the C1 CSI) is size bytes long.
+func escapeLen(s string, size int) int {
+	i := size
+	kind := byte('[')
+	if size == 1 { // ESC: the next byte says what follows
+		if len(s) < 2 {
+			return 1
+		}
+		kind = s[1]
+		i = 2
+		if kind != '[' && kind != ']' {
+			return i // a two-byte sequence such as ESC c
+		}
+	}
+	if kind == ']' { // OSC: up to BEL or ESC \
+		for ; i < len(s); i++ {
+			if s[i] == 0x07 {
+				return i + 1
+			}
+			if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '\\' {
+				return i + 2
+			}
+			if s[i] == '\n' {
+				return i
+			}
+		}
+		return i
+	}
+	// CSI: parameter and intermediate bytes, then one final byte.
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x40 && c <= 0x7e {
+			return i + 1
+		}
+		if c < 0x20 || c >= 0x7f {
+			return i
+		}
+	}
+	return i
 }
 
 // Is reports whether the problem matches one of the package's sentinels.
@@ -177,16 +285,75 @@ type Deprecation struct {
 }
 
 // decodeProblem builds the Problem for a non-2xx response, reading at most
-// maxProblemBody bytes of it. It closes the body. secret, when not empty, is
-// replaced in the body before anything is decoded, so no field can carry it.
+// maxProblemBody bytes of it. It closes the body. It is the one point where
+// server text enters a Problem: secret (the API key), when not empty, is
+// removed from every field in every spelling (see scrub).
 func decodeProblem(resp *http.Response, method, path, secret string) *Problem {
 	body := readCapped(resp)
 	resp.Body.Close()
-	p := parseProblem(resp.StatusCode, body, secret)
+	p := parseProblem(resp.StatusCode, body, "")
 	p.Method, p.Path = method, path
-	p.RequestID = requestID(resp.Header)
 	p.Header = resp.Header.Clone()
+	p.RequestID = requestID(resp.Header)
+	p.scrub(secret)
 	return p
+}
+
+// scrub removes every spelling of secret (raw or JSON-escaped, see
+// internal/redact) from every field that holds server text: the strings,
+// Details (keys and values, at any depth), Extensions, Body, RequestID and
+// Header (names and values). It runs after decoding, so text that only
+// spells the key once decoded or joined is caught too.
+func (p *Problem) scrub(secret string) {
+	if secret == "" {
+		return
+	}
+	for _, f := range []*string{&p.Type, &p.Title, &p.Detail, &p.Instance, &p.Code, &p.RequestID} {
+		*f = redact.String(*f, secret)
+	}
+	p.Body = redact.Bytes(p.Body, secret)
+	if p.Details != nil {
+		p.Details = scrubValue(p.Details, secret).(map[string]any)
+	}
+	if p.Extensions != nil {
+		ext := make(map[string]json.RawMessage, len(p.Extensions))
+		for k, v := range p.Extensions {
+			ext[redact.String(k, secret)] = redact.Bytes(v, secret)
+		}
+		p.Extensions = ext
+	}
+	if p.Header != nil {
+		h := make(http.Header, len(p.Header))
+		for k, vs := range p.Header {
+			out := make([]string, len(vs))
+			for i, v := range vs {
+				out[i] = redact.String(v, secret)
+			}
+			h[redact.String(k, secret)] = out
+		}
+		p.Header = h
+	}
+}
+
+// scrubValue redacts secret from a value decoded by encoding/json into any.
+func scrubValue(v any, secret string) any {
+	switch v := v.(type) {
+	case string:
+		return redact.String(v, secret)
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[redact.String(k, secret)] = scrubValue(e, secret)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = scrubValue(e, secret)
+		}
+		return out
+	}
+	return v
 }
 
 func readCapped(resp *http.Response) []byte {
@@ -214,18 +381,12 @@ func requestID(h http.Header) string {
 	return ""
 }
 
-const redacted = "[REDACTED]"
-
-// minSecretLen is the shortest key that is redacted from bodies; shorter
-// strings occur by chance in ordinary text.
-const minSecretLen = 6
+const redacted = redact.Mark
 
 // parseProblem decodes an error body of any shape. It never fails: what is
-// not JSON becomes an excerpt.
+// not JSON becomes an excerpt. secret, when not empty, is scrubbed from the
+// result.
 func parseProblem(status int, body []byte, secret string) *Problem {
-	if len(secret) >= minSecretLen && bytes.Contains(body, []byte(secret)) {
-		body = bytes.ReplaceAll(body, []byte(secret), []byte(redacted))
-	}
 	p := &Problem{Status: status, Body: body}
 	var members map[string]json.RawMessage
 	trimmed := bytes.TrimSpace(body)
@@ -234,18 +395,13 @@ func parseProblem(status int, body []byte, secret string) *Problem {
 	} else if len(trimmed) > 0 {
 		p.Detail = excerpt(trimmed, 200)
 	}
-	if len(secret) >= minSecretLen {
-		// JSON escapes can spell the key without its bytes appearing in the body.
-		for _, f := range []*string{&p.Type, &p.Title, &p.Detail, &p.Instance, &p.Code} {
-			*f = strings.ReplaceAll(*f, secret, redacted)
-		}
-	}
 	if p.Type == "" {
 		p.Type = "about:blank"
 	}
 	if p.Title == "" {
 		p.Title = http.StatusText(status)
 	}
+	p.scrub(secret)
 	return p
 }
 
@@ -313,6 +469,13 @@ func excerpt(b []byte, n int) string {
 		s += "…"
 	}
 	return s
+}
+
+// serverText is server-supplied text (a 2xx body the SDK cannot read) as an
+// error may show it: without any spelling of secret, then one line of at
+// most n bytes (see excerpt).
+func serverText(b []byte, n int, secret string) string {
+	return excerpt(redact.Bytes(b, secret), n)
 }
 
 // unexpectedResponse reports a 2xx answer that the operation cannot read.

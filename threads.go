@@ -102,7 +102,7 @@ func (s *ThreadsService) List(ctx context.Context, params *ListParams, opts ...R
 	if p.ContextKey != "" {
 		q.Set("contextKey", p.ContextKey)
 	}
-	c := s.client
+	c := s.c()
 	if c == nil {
 		return nil, errNoClient
 	}
@@ -264,7 +264,7 @@ func (s *ThreadsService) All(ctx context.Context, params *ListParams, opts ...Re
 // Create creates a thread and returns it (the service answers 201).
 func (s *ThreadsService) Create(ctx context.Context, params CreateThreadParams, opts ...RequestOption) (*Thread, error) {
 	var t Thread
-	err := s.client.doJSON(ctx, opts, call{route: route.Route{Method: http.MethodPost, Template: routeThreads}, body: params}, &t)
+	err := s.c().doJSON(ctx, opts, call{route: route.Route{Method: http.MethodPost, Template: routeThreads}, body: params}, &t)
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +278,7 @@ func (s *ThreadsService) Get(ctx context.Context, id string, opts ...RequestOpti
 		return nil, err
 	}
 	var t ThreadWithMessages
-	if err := s.client.doJSON(ctx, opts, call{route: r}, &t); err != nil {
+	if err := s.c().doJSON(ctx, opts, call{route: r}, &t); err != nil {
 		return nil, err
 	}
 	return &t, nil
@@ -293,7 +293,7 @@ func (s *ThreadsService) Cancel(ctx context.Context, id string, opts ...RequestO
 		return nil, err
 	}
 	var t Thread
-	if err := s.client.doJSON(ctx, opts, call{route: r}, &t); err != nil {
+	if err := s.c().doJSON(ctx, opts, call{route: r}, &t); err != nil {
 		return nil, err
 	}
 	return &t, nil
@@ -329,7 +329,7 @@ func (s *ThreadsService) stream(ctx context.Context, r route.Route, op string, p
 	if err := checkAdvance(op, &params); err != nil {
 		return nil, err
 	}
-	return s.client.doStream(ctx, opts, call{route: r, body: params, stream: true})
+	return s.c().doStream(ctx, opts, call{route: r, body: params, stream: true})
 }
 
 // Advance appends params.Message and returns the final snapshot of the
@@ -348,7 +348,7 @@ func (s *ThreadsService) Advance(ctx context.Context, id string, params AdvanceP
 		return nil, err
 	}
 	var out AdvanceResponse
-	if err := s.client.doJSON(ctx, opts, call{route: r, body: params}, &out); err != nil {
+	if err := s.c().doJSON(ctx, opts, call{route: r, body: params}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -365,15 +365,15 @@ func (s *ThreadsService) CreateAndAdvance(ctx context.Context, params AdvancePar
 	}
 	var out AdvanceResponse
 	r := route.Route{Method: http.MethodPost, Template: routeCreateAdvance}
-	if err := s.client.doJSON(ctx, opts, call{route: r, body: params}, &out); err != nil {
+	if err := s.c().doJSON(ctx, opts, call{route: r, body: params}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
 func threadRoute(method, tmpl, op, id string) (route.Route, error) {
-	if id == "" {
-		return route.Route{}, fmt.Errorf("threads: %s: empty thread id", op)
+	if err := checkID(id); err != nil {
+		return route.Route{}, fmt.Errorf("threads: %s: %w", op, err)
 	}
 	return route.Route{Method: method, Template: tmpl, Values: map[string]string{"id": id}}, nil
 }

@@ -5,9 +5,15 @@
 // "\u0041", "\n"...), so a plain substring search is not enough: String
 // matches every spelling in which each character of the secret is either
 // itself or one JSON escape of itself.
+//
+// A secret is redacted whatever its length. A very short one (a key of a
+// few bytes) also hides ordinary text that happens to spell it: that text
+// reads "[REDACTED]" in errors and logs. That is the chosen price: a key
+// is never shown, and real keys are long enough that it is never paid.
 package redact
 
 import (
+	"net/url"
 	"strings"
 	"unicode/utf8"
 )
@@ -160,4 +166,81 @@ func hex4(s string) (int, bool) {
 		}
 	}
 	return v, true
+}
+
+// CredentialName reports whether a query parameter (or similar) name looks
+// like it carries a credential: it contains "key", "token", "secret",
+// "password", "passwd" or "auth" in any case.
+func CredentialName(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range [...]string{"key", "token", "secret", "password", "passwd", "auth"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// Query returns a raw query with the values of credential-like parameters
+// replaced by Mark (query-escaped, "%5BREDACTED%5D", so the query stays
+// well-formed), and every secret removed from the rest.
+func Query(raw string, secrets ...string) string {
+	if raw == "" {
+		return ""
+	}
+	pairs := strings.Split(raw, "&")
+	for i, pair := range pairs {
+		k, _, hasValue := strings.Cut(pair, "=")
+		name, err := url.QueryUnescape(k)
+		if err != nil {
+			name = k
+		}
+		if hasValue && CredentialName(name) {
+			pairs[i] = k + "=" + url.QueryEscape(Mark)
+		}
+	}
+	return redactEscaped(strings.Join(pairs, "&"), secrets)
+}
+
+// URL returns a URL as an error or a log line may show it: no user
+// information, credential-like query values replaced by Mark (see Query),
+// no fragment, and no spelling of any secret (raw or percent-encoded).
+func URL(raw string, secrets ...string) string {
+	s := raw
+	if i := strings.IndexByte(s, '#'); i >= 0 {
+		s = s[:i]
+	}
+	path, query, hasQuery := strings.Cut(s, "?")
+	if i := strings.Index(path, "://"); i >= 0 {
+		rest := path[i+3:]
+		end := strings.IndexByte(rest, '/')
+		if end < 0 {
+			end = len(rest)
+		}
+		if at := strings.LastIndexByte(rest[:end], '@'); at >= 0 {
+			path = path[:i+3] + Mark + "@" + rest[at+1:]
+		}
+	}
+	path = redactEscaped(path, secrets)
+	if !hasQuery {
+		return path
+	}
+	return path + "?" + Query(query, secrets...)
+}
+
+// redactEscaped removes secrets from URL text, in their raw and their
+// percent-encoded spellings.
+func redactEscaped(s string, secrets []string) string {
+	for _, secret := range secrets {
+		if secret == "" {
+			continue
+		}
+		s = String(s, secret, url.QueryEscape(secret), url.PathEscape(secret))
+		if u, err := url.QueryUnescape(s); err == nil && Contains(u, secret) {
+			// Spelled with escapes the two functions above do not produce
+			// (such as "%73k_..."): hide the whole text rather than the key.
+			return Mark
+		}
+	}
+	return s
 }

@@ -5,7 +5,11 @@
 // The policy never repeats what may have acted: a non-idempotent request is
 // retried only when it provably never reached the server (nothing was
 // written) or when the server says it did not act (429, 503, or
-// x-should-retry: true).
+// x-should-retry: true on a non-2xx answer).
+//
+// A 2xx answer is final: the call acted, whatever its headers say. A 410
+// (Gone: the endpoint was removed or moved) is never retried either; the
+// client handles it once, as migration advice.
 package retry
 
 import (
@@ -32,6 +36,12 @@ func ShouldRetry(idempotent bool, resp *http.Response, err error, wrote bool) bo
 		return idempotent || !wrote
 	}
 	if resp == nil {
+		return false
+	}
+	// x-should-retry only overrides the status-based rule for failures: a
+	// 2xx has acted (retrying it would duplicate a write) and a 410 will not
+	// change by asking again.
+	if resp.StatusCode >= 200 && resp.StatusCode <= 299 || resp.StatusCode == http.StatusGone {
 		return false
 	}
 	switch strings.ToLower(resp.Header.Get("X-Should-Retry")) {

@@ -53,22 +53,80 @@ func expand(tmpl string, values map[string]string) (string, error) {
 	if !strings.ContainsAny(tmpl, ":{") {
 		return tmpl, nil
 	}
-	segs := strings.Split(tmpl, "/")
+	path, query, hasQuery := strings.Cut(tmpl, "?")
+	segs := strings.Split(path, "/")
 	for i, seg := range segs {
-		name, ok := placeholder(seg)
-		if !ok {
+		v, ok, err := fill(seg, values)
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			segs[i] = EscapeSegment(v)
+		}
+	}
+	out := strings.Join(segs, "/")
+	if !hasQuery {
+		return out, nil
+	}
+	// A query value that is a placeholder ("?thread=:id") is filled the
+	// same way, escaped as a query value.
+	pairs := strings.Split(query, "&")
+	for i, pair := range pairs {
+		k, val, hasVal := strings.Cut(pair, "=")
+		if !hasVal {
 			continue
 		}
-		v, ok := values[name]
-		if !ok {
-			return "", fmt.Errorf("unknown placeholder %q", seg)
+		v, ok, err := fill(val, values)
+		if err != nil {
+			return "", err
 		}
-		if v == "" {
-			return "", fmt.Errorf("empty value for %q", seg)
+		if ok {
+			pairs[i] = k + "=" + url.QueryEscape(v)
 		}
-		segs[i] = EscapeSegment(v)
 	}
-	return strings.Join(segs, "/"), nil
+	return out + "?" + strings.Join(pairs, "&"), nil
+}
+
+// fill returns the value of s when s is a placeholder.
+func fill(s string, values map[string]string) (v string, ok bool, err error) {
+	name, ok := placeholder(s)
+	if !ok {
+		return "", false, nil
+	}
+	v, ok = values[name]
+	if !ok {
+		return "", false, fmt.Errorf("unknown placeholder %q", s)
+	}
+	if v == "" {
+		return "", false, fmt.Errorf("empty value for %q", s)
+	}
+	return v, true, nil
+}
+
+// placeholders returns the placeholder names of a template, path and query.
+func placeholders(tmpl string) map[string]bool {
+	names := map[string]bool{}
+	path, query, _ := strings.Cut(tmpl, "?")
+	for _, seg := range strings.Split(path, "/") {
+		if name, ok := placeholder(seg); ok {
+			names[name] = true
+		}
+	}
+	for _, pair := range strings.Split(query, "&") {
+		if _, val, ok := strings.Cut(pair, "="); ok {
+			if name, ok := placeholder(val); ok {
+				names[name] = true
+			}
+		}
+	}
+	return names
+}
+
+// dotSegment reports whether a path segment is "." or ".." in any
+// spelling a server may decode: raw, "%2e" in either case, or mixed.
+func dotSegment(seg string) bool {
+	d := strings.ReplaceAll(strings.ToLower(seg), "%2e", ".")
+	return d == "." || d == ".."
 }
 
 // EscapeSegment escapes v as one path segment. Unlike url.PathEscape it
@@ -96,6 +154,8 @@ var (
 	ErrOffOrigin   = errors.New("target is not on the base URL's origin")
 	ErrPlaceholder = errors.New("target uses a placeholder the call does not have")
 	ErrSameRoute   = errors.New("target is the route that was deprecated")
+	ErrMethod      = errors.New("target changes the call's method")
+	ErrDropped     = errors.New("target drops a placeholder of the deprecated route")
 )
 
 var methods = map[string]bool{
@@ -121,7 +181,16 @@ func (m Move) Route(values map[string]string) Route {
 // without the route's first segment ("/advancestream" under "/threads/..."
 // becomes "/threads/advancestream"), with a query, or an absolute URL on
 // base's scheme, host and port under base's path. Anything else is refused
-// with an error naming the reason.
+// with an error naming the reason, in particular:
+//
+//   - a method other than from's (a POST must not become a DELETE or GET);
+//   - a dot segment in any spelling ("..", "%2e%2E", "%2E.", ".%2e") or an
+//     encoded separator ("%2f", "%5c", "\\") in the path;
+//   - a placeholder, in the path or as a query value ("?thread=:id"), that
+//     from does not have;
+//   - a target that drops one of from's placeholders: "POST /advancestream"
+//     for "POST /threads/{id}/advance" would turn every later call into
+//     one without the thread (creating a new thread each time).
 func Resolve(advice string, base *url.URL, from Route) (Move, error) {
 	fields := strings.Fields(advice)
 	if len(fields) != 2 {
@@ -130,6 +199,9 @@ func Resolve(advice string, base *url.URL, from Route) (Move, error) {
 	method, target := fields[0], fields[1]
 	if !methods[method] {
 		return Move{}, fmt.Errorf("%w: %q is not an HTTP method", ErrMalformed, clip(method))
+	}
+	if method != from.Method {
+		return Move{}, fmt.Errorf("%w: %s to %s", ErrMethod, from.Method, method)
 	}
 	if strings.Contains(target, "#") {
 		return Move{}, fmt.Errorf("%w: fragment in %q", ErrMalformed, clip(target))
@@ -148,13 +220,22 @@ func Resolve(advice string, base *url.URL, from Route) (Move, error) {
 	path, query, hasQuery := strings.Cut(target, "?")
 	segs := strings.Split(path, "/")[1:]
 	for _, seg := range segs {
-		if seg == "." || seg == ".." {
+		if dotSegment(seg) {
 			return Move{}, fmt.Errorf("%w: dot segment in %q", ErrMalformed, clip(target))
 		}
-		if name, ok := placeholder(seg); ok {
-			if _, known := from.Values[name]; !known {
-				return Move{}, fmt.Errorf("%w: %q", ErrPlaceholder, seg)
-			}
+		if l := strings.ToLower(seg); strings.Contains(l, "%2f") || strings.Contains(l, "%5c") || strings.Contains(l, `\`) {
+			return Move{}, fmt.Errorf("%w: encoded separator in %q", ErrMalformed, clip(target))
+		}
+	}
+	have := placeholders(target)
+	for name := range have {
+		if _, known := from.Values[name]; !known {
+			return Move{}, fmt.Errorf("%w: %q", ErrPlaceholder, name)
+		}
+	}
+	for name := range placeholders(from.Template) {
+		if !have[name] {
+			return Move{}, fmt.Errorf("%w: %q (advice %q)", ErrDropped, name, clip(advice))
 		}
 	}
 	if _, err := url.Parse(path); err != nil {

@@ -38,8 +38,8 @@ func TestResolve(t *testing.T) {
 			"/threads/:id/advancestream", "https://api.example.com/threads/thr_1.a/advancestream", "POST"},
 		{"query kept", "POST /:id/advancestream?mode=v2&x=1", "https://api.example.com", byID,
 			"/threads/:id/advancestream?mode=v2&x=1", "https://api.example.com/threads/thr_1.a/advancestream?mode=v2&x=1", "POST"},
-		{"other method", "PUT /:id/advance2", "https://api.example.com", byID,
-			"/threads/:id/advance2", "https://api.example.com/threads/thr_1.a/advance2", "PUT"},
+		{"query placeholder", "POST /advancestream2?thread=:id&x={id}&y=1", "https://api.example.com", byID,
+			"/threads/advancestream2?thread=:id&x={id}&y=1", "https://api.example.com/threads/advancestream2?thread=thr_1.a&x=thr_1.a&y=1", "POST"},
 		{"base prefix", "POST /:id/advancestream", "https://host.example/api", byID,
 			"/threads/:id/advancestream", "https://host.example/api/threads/thr_1.a/advancestream", "POST"},
 		{"base prefix slash", "POST /advancestream", "https://host.example/api/", create,
@@ -101,6 +101,20 @@ func TestResolveRefusals(t *testing.T) {
 		{"unknown braces", "POST /threads/{project}/x", ErrPlaceholder},
 		{"same route", "POST /:id/advance", ErrSameRoute},
 		{"same route prefixed", "POST /threads/{id}/advance/", ErrSameRoute},
+		{"other method", "PUT /:id/advance2", ErrMethod},
+		{"delete", "DELETE /threads/:id", ErrMethod},
+		{"get", "GET /:id", ErrMethod},
+		{"encoded dot dot", "POST /:id/%2e%2e/%2e%2e/admin", ErrMalformed},
+		{"encoded dot dot upper", "POST /%2E%2E/admin/:id", ErrMalformed},
+		{"mixed dot dot", "POST /:id/%2E./x", ErrMalformed},
+		{"mixed dot dot 2", "POST /:id/.%2e/x", ErrMalformed},
+		{"encoded dot", "POST /%2e/:id/x", ErrMalformed},
+		{"encoded slash", "POST /:id/..%2fadmin", ErrMalformed},
+		{"encoded backslash", "POST /:id/..%5Cadmin", ErrMalformed},
+		{"absolute encoded dot dot", "POST https://api.example.com/api/threads/%2e%2e/:id", ErrMalformed},
+		{"query unknown placeholder", "POST /:id/advancestream?p=:project", ErrPlaceholder},
+		{"drops the id", "POST /advancestream", ErrDropped},
+		{"drops the id absolute", "POST https://api.example.com/api/threads/advancestream", ErrDropped},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -125,4 +139,16 @@ func TestExpand(t *testing.T) {
 	assert.Error(t, err)
 	_, err = Route{Template: "/threads/{id}", Values: map[string]string{"id": ""}}.Path()
 	assert.Error(t, err)
+}
+
+// TestResolveCreateKeepsNoPlaceholder: the live create-and-advance advice
+// has no placeholder and its route none either: accepted.
+func TestResolveCreateKeepsNoPlaceholder(t *testing.T) {
+	t.Parallel()
+	create := Route{Method: "POST", Template: "/threads/advance"}
+	m, err := Resolve("POST /advancestream", mustURL(t, "https://api.example.com"), create)
+	require.NoError(t, err)
+	assert.Equal(t, "/threads/advancestream", m.Template)
+	_, err = Resolve("GET /advancestream", mustURL(t, "https://api.example.com"), create)
+	assert.ErrorIs(t, err, ErrMethod)
 }
