@@ -30,6 +30,12 @@ func TestBearerRefusedNamesTheHeaderSetting(t *testing.T) {
 	assert.Contains(t, err.Error(), threads.EnvAPIKeyHeader)
 	assert.Contains(t, err.Error(), "WithAPIKeyHeader")
 
+	// On a route that names a thread the same 403 may mean a foreign id.
+	_, err = bearer.Threads.Get(ctx, "thr_other.1")
+	require.ErrorIs(t, err, threads.ErrForbidden)
+	assert.Contains(t, err.Error(), "may not exist")
+	assert.Contains(t, err.Error(), threads.EnvAPIKeyHeader)
+
 	header, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(rec.URL),
 		threads.WithAPIKey("sk-key-123456"), threads.WithAPIKeyHeader("x-api-key"))
 	require.NoError(t, err)

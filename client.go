@@ -262,7 +262,7 @@ func (c *Client) do(ctx context.Context, cfg *config, cl call) (*http.Response, 
 		return resp, nil
 	}
 	p := decodeProblem(resp, r.Method, pathOf(r), cfg.apiKey.get())
-	c.hintAuth(cfg, p)
+	c.hintAuth(cfg, r, p)
 	// Only the service's removal notice migrates: a 410 with its code. The
 	// code on any other status (a 500 that says ENDPOINT_DEPRECATED) is
 	// not advice.
@@ -301,8 +301,10 @@ func (c *Client) do(ctx context.Context, cfg *config, cl call) (*http.Response, 
 
 // hintAuth tells the caller how to send the key another way when a key sent
 // as "Authorization: Bearer" is refused before this client ever got through:
-// the live service reads x-api-key and refuses Bearer with 403.
-func (c *Client) hintAuth(cfg *config, p *Problem) {
+// the live service reads x-api-key and refuses Bearer with 403. The same 403
+// answers a thread outside the key's project, so on a route that names a
+// thread the hint says both.
+func (c *Client) hintAuth(cfg *config, r route.Route, p *Problem) {
 	if cfg.apiKeyHeader != "" || c.authOK.Load() {
 		return
 	}
@@ -315,6 +317,9 @@ func (c *Client) hintAuth(cfg *config, p *Problem) {
 	}
 	p.hint = "the key was sent as Authorization: Bearer; if the service reads it from another header, set " +
 		EnvAPIKeyHeader + " (e.g. x-api-key) or use WithAPIKeyHeader"
+	if p.Status == http.StatusForbidden && len(r.Values) > 0 {
+		p.hint = "the thread may not exist or may belong to another project; or " + p.hint
+	}
 }
 
 // remember stores a move and reports it once per client.
