@@ -22,10 +22,13 @@ import (
 	"syscall"
 )
 
-func main() {
+func main() { os.Exit(threadsMain(os.Args[1:])) }
+
+// threadsMain runs the command line args with the process's standard
+// streams and signals, and returns the exit status.
+func threadsMain(args []string) int {
 	interrupt := make(chan os.Signal, 1)
 	signal.Notify(interrupt, os.Interrupt, syscall.SIGTERM)
-	code := run(os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, interrupt: interrupt})
-	signal.Stop(interrupt)
-	os.Exit(code)
+	defer signal.Stop(interrupt)
+	return run(args, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, interrupt: interrupt})
 }
