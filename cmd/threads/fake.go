@@ -64,7 +64,7 @@ var fakeCmd = &command{
 func startFake(opts []threadstest.Option) (srv *threadstest.Server, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("threads fake: %v", r)
+			err = fmt.Errorf("fake: %v", r)
 		}
 	}()
 	return threadstest.Start(opts...), nil
