@@ -171,8 +171,11 @@ var getCmd = &command{
 		fmt.Fprintf(w, "id\t%s\nname\t%s\ncontext key\t%s\nstage\t%s\ncreated\t%s\nupdated\t%s\n",
 			t.ID, orDash(t.Name), orDash(t.ContextKey), orDash(string(t.GenerationStage)), when(t.CreatedAt), when(t.UpdatedAt))
 		w.Flush()
+		if len(t.Messages) > 0 {
+			fmt.Fprintln(e.stdout)
+		}
 		for _, m := range t.Messages {
-			fmt.Fprintf(e.stdout, "\n%s: %s", m.Role, strings.TrimSpace(m.Text()))
+			fmt.Fprintf(e.stdout, "%s: %s", m.Role, strings.TrimSpace(m.Text()))
 			if m.ToolCallRequest != nil {
 				fmt.Fprintf(e.stdout, " [calls tool %s]", m.ToolCallRequest.ToolName)
 			}
