@@ -38,6 +38,9 @@ type Client struct {
 	Threads *ThreadsService
 	// Projects reads the API key's project.
 	Projects *ProjectsService
+	// Messages lists, appends and deletes a thread's messages, and reads
+	// their suggestions and component state.
+	Messages *MessagesService
 
 	cfg  config
 	base *url.URL
@@ -77,6 +80,7 @@ func NewClient(opts ...ClientOption) (*Client, error) {
 	c.hc = c.httpClient(cfg.httpClient)
 	c.Threads = &ThreadsService{client: c}
 	c.Projects = &ProjectsService{client: c}
+	c.Messages = &MessagesService{client: c}
 	return c, nil
 }
 

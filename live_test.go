@@ -3,6 +3,7 @@ package threads_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -32,7 +33,11 @@ func liveClient(t *testing.T) (*threads.Client, context.Context) {
 			t.Skipf("live test: %s is not set", name)
 		}
 	}
-	c, err := threads.NewClient()
+	// Its own transport, so the idle connections can be closed when the test
+	// ends (goleak would count their goroutines).
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	t.Cleanup(tr.CloseIdleConnections)
+	c, err := threads.NewClient(threads.WithHTTPClient(&http.Client{Transport: tr}))
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
@@ -151,4 +156,84 @@ func TestLiveCancel(t *testing.T) {
 	got, err := c.Threads.Cancel(ctx, th.ID)
 	require.NoError(t, err)
 	assert.Equal(t, threads.GenerationStageCancelled, got.GenerationStage)
+}
+
+// liveDeleted creates a thread with liveThread and deletes it when the test
+// ends (after cancelling whatever it still runs); the test may delete it
+// first.
+func liveDeleted(t *testing.T, c *threads.Client, ctx context.Context) *threads.Thread {
+	t.Helper()
+	th := liveThread(t, c, ctx)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, _ = c.Threads.Cancel(ctx, th.ID)
+		if err := c.Threads.Delete(ctx, th.ID); err != nil && !errors.Is(err, threads.ErrForbidden) {
+			t.Errorf("cleanup: deleting %s: %v", th.ID, err)
+		}
+	})
+	return th
+}
+
+func TestLiveUpdateGenerateNameDelete(t *testing.T) {
+	c, ctx := liveClient(t)
+	th := liveDeleted(t, c, ctx)
+
+	up, err := c.Threads.Update(ctx, th.ID, threads.UpdateThreadParams{ProjectID: th.ProjectID, Name: "renamed by threads-go", Metadata: map[string]any{"live": "yes"}})
+	require.NoError(t, err)
+	assert.Equal(t, "renamed by threads-go", up.Name)
+	got, err := c.Threads.Get(ctx, th.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "renamed by threads-go", got.Name)
+	assert.Equal(t, map[string]any{"live": "yes"}, got.Metadata)
+
+	_, err = c.Messages.Create(ctx, th.ID, threads.UserMessage("Plan a weekend trip to Lisbon."))
+	require.NoError(t, err)
+	named, err := c.Threads.GenerateName(ctx, th.ID)
+	require.NoError(t, err)
+	assert.Equal(t, th.ID, named.ID)
+	assert.NotEmpty(t, named.Name)
+
+	require.NoError(t, c.Threads.Delete(ctx, th.ID))
+	_, err = c.Threads.Get(ctx, th.ID)
+	assert.ErrorIs(t, err, threads.ErrForbidden, "a deleted thread is refused like an unknown one")
+}
+
+func TestLiveMessages(t *testing.T) {
+	c, ctx := liveClient(t)
+	th := liveDeleted(t, c, ctx)
+
+	user, err := c.Messages.Create(ctx, th.ID, threads.UserMessage("Suggest a name for a cat."))
+	require.NoError(t, err)
+	assert.Equal(t, th.ID, user.ThreadID)
+	s, err := c.Threads.AdvanceStream(ctx, th.ID, threads.AdvanceParams{Message: threads.UserMessage("Answer in five words.")})
+	require.NoError(t, err)
+	_, err = s.Collect()
+	require.NoError(t, err)
+
+	msgs, err := c.Messages.List(ctx, th.ID)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(msgs), 3)
+	assert.Equal(t, user.ID, msgs[0].ID)
+	reply := msgs[len(msgs)-1]
+	assert.Equal(t, threads.RoleAssistant, reply.Role)
+
+	m, err := c.Messages.UpdateComponentState(ctx, th.ID, reply.ID, threads.ComponentStateParams{State: map[string]any{"seen": true}})
+	require.NoError(t, err)
+	assert.Equal(t, true, m.ComponentState["seen"])
+
+	gen, err := c.Messages.GenerateSuggestions(ctx, th.ID, reply.ID, threads.GenerateSuggestionsParams{MaxSuggestions: 2})
+	require.NoError(t, err)
+	assert.NotEmpty(t, gen)
+	assert.LessOrEqual(t, len(gen), 2)
+	stored, err := c.Messages.Suggestions(ctx, th.ID, reply.ID)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, len(stored), len(gen))
+
+	require.NoError(t, c.Messages.Delete(ctx, th.ID, user.ID))
+	left, err := c.Messages.List(ctx, th.ID)
+	require.NoError(t, err)
+	for _, m := range left {
+		assert.NotEqual(t, user.ID, m.ID, "the deleted message is gone")
+	}
 }

@@ -107,6 +107,7 @@ type config struct {
 	noAutoMigrate   bool
 	onDeprecation   func(Deprecation)
 	noEnv           bool
+	maxToolRounds   int // RunStream's bound; 0: DefaultMaxToolRounds
 }
 
 func defaultConfig() config {

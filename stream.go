@@ -84,6 +84,10 @@ type Stream struct {
 	idle    bool // the idle timer fired
 	timer   *time.Timer
 	once    sync.Once // closes body
+
+	// rounds, when set (by RunStream), continues the stream with further
+	// requests: see nextRound. nil for a plain one-request stream.
+	rounds streamRounds
 }
 
 func newStream(ctx context.Context, body io.ReadCloser, cfg *config) *Stream {
@@ -171,6 +175,9 @@ func (s *Stream) step(ev sse.Event, err error, ok bool) bool {
 	case ev.Data == "":
 		// An event without data, such as a lone id: line.
 	case ev.Data == "DONE":
+		if s.rounds != nil && s.nextRound() {
+			return false // the next round's events follow on this stream
+		}
 		s.drain()
 		s.finish(nil)
 	default:
@@ -272,6 +279,9 @@ func (s *Stream) release() {
 	s.stopParserLocked()
 	s.mu.Unlock()
 	s.closeBody()
+	if s.rounds != nil {
+		s.rounds.stop()
+	}
 }
 
 // stopParserLocked ends the pull iterator. The parser must not be running.
@@ -280,6 +290,42 @@ func (s *Stream) stopParserLocked() {
 		s.stop()
 		s.stop = nil
 	}
+}
+
+// nextRound is RunStream's hook, called at a round's "data: DONE" (from
+// Next, outside the parser). It drains the finished body and asks s.rounds
+// for the next round with the round's last snapshot; given one, it reads on
+// from that stream's body with a new parser and reports true. It reports
+// false when the stream ends here, cleanly; on failure it has finished s.
+func (s *Stream) nextRound() bool {
+	old := s.body
+	t := time.AfterFunc(100*time.Millisecond, func() { old.Close() })
+	_, _ = io.CopyN(io.Discard, old, 64<<10)
+	t.Stop()
+	last := s.cur.AdvanceResponse
+	s.cur = StreamEvent{} // a round without snapshots has no "last" one
+	next, err := s.rounds.next(s.ctx, last)
+	s.mu.Lock()
+	closed := s.closed
+	if closed || err != nil || next == nil {
+		s.mu.Unlock()
+		if next != nil {
+			next.Close()
+		}
+		switch {
+		case closed:
+			s.finish(nil) // Close was called while the tool ran
+		case err != nil:
+			s.finish(err)
+		}
+		return closed || err != nil
+	}
+	s.body, s.events = next.body, next.events
+	s.stopParserLocked()
+	s.next = nil // Next pulls from the new parser
+	s.mu.Unlock()
+	old.Close()
+	return true
 }
 
 // Current returns the snapshot that the last successful Next read.
@@ -311,6 +357,9 @@ func (s *Stream) Close() error {
 	}
 	s.mu.Unlock()
 	s.closeBody()
+	if s.rounds != nil {
+		s.rounds.stop() // cancels a tool call in progress
+	}
 	return nil
 }
 
@@ -320,7 +369,7 @@ func (s *Stream) Close() error {
 func (s *Stream) All() iter.Seq2[StreamEvent, error] {
 	return func(yield func(StreamEvent, error) bool) {
 		defer s.Close()
-		if s.next == nil {
+		if s.next == nil && s.rounds == nil { // rounds swap parsers: pull form only
 			s.push(yield)
 		}
 		// Mixed with Next, or after it: continue in pull form.

@@ -571,3 +571,60 @@ func (e StreamEvent) LogValue() slog.Value {
 		slog.String("textDelta", e.TextDelta),
 	)
 }
+
+// Update changes the thread's name, context key or metadata and returns the
+// thread (PUT /threads/{id}). Fields left empty in params are not sent and
+// keep their values; the live service requires params.ProjectID, as Create
+// does. A *Problem reports any non-2xx answer: 403 for an id that is not a
+// thread of the key's project.
+//
+// Retries: a PUT is retried as POST calls are, only when it provably did not
+// act (a connection that failed before the request was written, 429, 503),
+// because the service's PUT also rewrites updatedAt and may run more than a
+// plain write. It follows 410 migration advice like every call.
+func (s *ThreadsService) Update(ctx context.Context, id string, params UpdateThreadParams, opts ...RequestOption) (*Thread, error) {
+	r, err := idRoute(http.MethodPut, routeThread, "Update", id)
+	if err != nil {
+		return nil, err
+	}
+	var t Thread
+	if err := s.client.doJSON(ctx, opts, call{route: r, body: params}, &t); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// Delete deletes the thread and its messages (DELETE /threads/{id}). The
+// service answers 2xx once the thread is gone; a later call with the same
+// id is refused with 403, as for any id that is not a thread of the key's
+// project.
+//
+// Retries: a DELETE is retried only when it provably did not act (a
+// connection that failed before the request was written, 429, 503): a
+// retry after the thread was deleted would turn the success into that 403.
+func (s *ThreadsService) Delete(ctx context.Context, id string, opts ...RequestOption) error {
+	r, err := idRoute(http.MethodDelete, routeThread, "Delete", id)
+	if err != nil {
+		return err
+	}
+	return s.client.doDiscard(ctx, opts, call{route: r})
+}
+
+// GenerateName has the service name the thread after its messages, stores
+// the name and returns the thread with it (POST /threads/{id}/generate-name,
+// answered 201). A thread with a context key needs it on the call:
+// WithQuery("contextKey", key).
+//
+// Retries: as every POST, only what provably did not act (it calls the
+// model).
+func (s *ThreadsService) GenerateName(ctx context.Context, id string, opts ...RequestOption) (*Thread, error) {
+	r, err := idRoute(http.MethodPost, routeGenerateName, "GenerateName", id)
+	if err != nil {
+		return nil, err
+	}
+	var t Thread
+	if err := s.client.doJSON(ctx, opts, call{route: r}, &t); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}

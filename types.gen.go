@@ -236,6 +236,14 @@ type ComponentDecision struct {
 	ReasoningDurationMS float64 `json:"reasoningDurationMS,omitempty,omitzero"`
 }
 
+// ComponentStateParams is the body of
+// [MessagesService.UpdateComponentState].
+type ComponentStateParams struct {
+	// State is the component's new state; it replaces the stored one (nil sends an
+	// empty state).
+	State map[string]any `json:"state"`
+}
+
 // ContentPart is one part of a message's content. Type says which
 // payload is set: Text, ImageURL, InputAudio or Resource.
 type ContentPart struct {
@@ -274,6 +282,18 @@ type CreateThreadParams struct {
 
 	// Metadata holds free-form metadata to store with the thread.
 	Metadata map[string]any `json:"metadata,omitempty,omitzero"`
+}
+
+// GenerateSuggestionsParams is the body of
+// [MessagesService.GenerateSuggestions]; its zero value asks for the
+// service's default.
+type GenerateSuggestionsParams struct {
+	// MaxSuggestions asks for at most this many suggestions, 1 to 10; 0 leaves it to the
+	// service (3).
+	MaxSuggestions int `json:"maxSuggestions,omitempty,omitzero"`
+
+	// AvailableComponents lists the UI components a suggestion may use.
+	AvailableComponents []AvailableComponent `json:"availableComponents,omitempty,omitzero"`
 }
 
 // GenerationStage says where a thread's generation stands. It is open:
@@ -469,7 +489,32 @@ type Resource struct {
 // not listed here, and they decode as is.
 type Role string
 
-// Thread is a conversation: the answer to [ThreadsService.Create] and
+// Suggestion is a follow-up the model proposes after a message: the
+// answer to [MessagesService.Suggestions] and
+// [MessagesService.GenerateSuggestions].
+type Suggestion struct {
+	// ID is the suggestion's id.
+	ID string `json:"id"`
+
+	// MessageID is the id of the message the suggestion follows.
+	MessageID string `json:"messageId"`
+
+	// Title is a short summary to show, such as on a button.
+	Title string `json:"title"`
+
+	// DetailedSuggestion is the full text of the suggestion, such as the message to send.
+	DetailedSuggestion string `json:"detailedSuggestion"`
+
+	// Description repeats DetailedSuggestion (the service sends both).
+	Description string `json:"description,omitempty,omitzero"`
+
+	// Metadata holds free-form metadata, such as a category and a priority (the service
+	// documents string values; any JSON value decodes).
+	Metadata map[string]any `json:"metadata,omitempty,omitzero"`
+}
+
+// Thread is a conversation: the answer to [ThreadsService.Create],
+// [ThreadsService.Update], [ThreadsService.GenerateName] and
 // [ThreadsService.Cancel], and the items of a [ThreadPage].
 type Thread struct {
 	// ID is the thread's id, such as thr_aB3dE9xZ.1f2e3d (it contains a dot).
@@ -603,4 +648,21 @@ type ToolParameter struct {
 type ToolParameterItems struct {
 	// Type is the elements' JSON type.
 	Type string `json:"type,omitempty,omitzero"`
+}
+
+// UpdateThreadParams is the body of [ThreadsService.Update]. A field left
+// empty is not sent, and the service keeps its current value.
+type UpdateThreadParams struct {
+	// ProjectID is the thread's project; the live service requires it, as on create.
+	// [ProjectsService.Current] returns the API key's project.
+	ProjectID string `json:"projectId,omitempty,omitzero"`
+
+	// Name is the thread's new name.
+	Name string `json:"name,omitempty,omitzero"`
+
+	// ContextKey is the thread's new context key.
+	ContextKey string `json:"contextKey,omitempty,omitzero"`
+
+	// Metadata replaces the thread's metadata.
+	Metadata map[string]any `json:"metadata,omitempty,omitzero"`
 }

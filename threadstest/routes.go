@@ -46,6 +46,7 @@ type message struct {
 	ToolCallID        string         `json:"tool_call_id,omitempty"`
 	ActionType        string         `json:"actionType,omitempty"`
 	Error             string         `json:"error,omitempty"`
+	Metadata          map[string]any `json:"metadata,omitempty"`
 }
 
 type component struct {
@@ -183,6 +184,24 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, body []byte) {
 		s.advance(w, r, body, segs[1])
 	case len(segs) == 3 && segs[0] == "threads" && segs[2] == "cancel" && m == http.MethodPost:
 		s.cancel(w, segs[1])
+	case len(segs) == 2 && segs[0] == "threads" && m == http.MethodPut:
+		s.update(w, segs[1], body)
+	case len(segs) == 2 && segs[0] == "threads" && m == http.MethodDelete:
+		s.deleteThread(w, segs[1])
+	case len(segs) == 3 && segs[0] == "threads" && segs[2] == "generate-name" && m == http.MethodPost:
+		s.generateName(w, r, segs[1])
+	case len(segs) == 3 && segs[0] == "threads" && segs[2] == "messages" && m == http.MethodGet:
+		s.listMessages(w, r, segs[1])
+	case len(segs) == 3 && segs[0] == "threads" && segs[2] == "messages" && m == http.MethodPost:
+		s.addMessage(w, segs[1], body)
+	case len(segs) == 4 && segs[0] == "threads" && segs[2] == "messages" && m == http.MethodDelete:
+		s.deleteMessage(w, segs[1], segs[3])
+	case len(segs) == 5 && segs[0] == "threads" && segs[2] == "messages" && segs[4] == "suggestions" && m == http.MethodGet:
+		s.suggestions(w, r, segs[1], segs[3])
+	case len(segs) == 5 && segs[0] == "threads" && segs[2] == "messages" && segs[4] == "suggestions" && m == http.MethodPost:
+		s.generateSuggestions(w, r, segs[1], segs[3], body)
+	case len(segs) == 5 && segs[0] == "threads" && segs[2] == "messages" && segs[4] == "component-state" && m == http.MethodPut:
+		s.componentState(w, r, segs[1], segs[3], body)
 	default:
 		frameworkError(w, http.StatusNotFound, "Not Found", fmt.Sprintf("Cannot %s %s", m, r.URL.Path))
 	}

@@ -40,6 +40,26 @@
 // the tool-call message; cancel answering the thread with its contextKey and
 // marking the last assistant message isCancelled.
 //
+// The rest of the thread routes that the official client calls, with the
+// same 403 for an unknown thread: PUT /threads/{id} (200; fields left out
+// keep their values; projectId required, another project's is 403; the
+// answer is the stored row, with contextKey null when unset and the v1
+// columns runStatus "idle" and null); DELETE /threads/{id} (200, empty
+// body); POST /threads/{id}/generate-name (201; the name is the first user
+// message's text, clipped to 40 characters, or "New conversation"); GET and
+// POST /threads/{id}/messages (200 the messages oldest first; 201 the stored
+// message, 400 with a message list for a bad role or content, 500 for a
+// tool message without tool_call_id); DELETE
+// /threads/{id}/messages/{messageId} (200, whether or not the message
+// exists); GET and POST .../messages/{messageId}/suggestions (200 the
+// stored ones; 201 new ones, maxSuggestions of them, default 3, 1 to 10 or
+// 400, titled "Tell me more", "Give an example", "Summarize this", ... in
+// that order, each detailed as "<title> (re: <message text>)"; 404
+// SUGGESTION_NOT_FOUND as application/json for an unknown message); PUT
+// .../messages/{messageId}/component-state (200 the message with its new
+// state; 400 unless state is an object; a 404 not-found problem for an
+// unknown message).
+//
 // With [WithAPIKeyHeader] (any header but Authorization) the key check is
 // the live guards': a missing or wrong key is 403 Forbidden resource, and an
 // Authorization header beside the key is 401 ("Invalid bearer token", or
@@ -56,8 +76,8 @@
 // # Not copied
 //
 // Bearer session tokens (JWTs) and token-required projects; system messages
-// and custom instructions; the legacy routes beyond the five endpoints,
-// /projects and cancel; the 402 free-tier limit; model retries and their
+// and custom instructions; the model behind generate-name and suggestions;
+// the 402 free-tier limit; model retries and their
 // seconds of silence; generation that goes on after the client disconnects;
 // tool-call limits (toolCallCounts and maxCalls are recorded, not enforced);
 // server-side and MCP tools; Helmet, CORS, ETag and Keep-Alive headers; key
@@ -106,6 +126,7 @@ type Server struct {
 	throttle    time.Duration
 	migrateByID string
 	migrateNew  string
+	suggested   map[string][]suggestion // message id -> its suggestions
 	toolCalls   int
 }
 

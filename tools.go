@@ -1,0 +1,552 @@
+package threads
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"runtime/debug"
+	"slices"
+	"strings"
+)
+
+// Tool is a client-side tool: a function of this process that the model may
+// call while it writes a reply. Give tools to [ThreadsService.RunStream],
+// which declares them to the service (clientTools) and runs them when the
+// model asks. Build one with [NewTool], or fill in the fields yourself.
+type Tool struct {
+	// Name names the tool; the model calls it by this name. It must be
+	// unique among the call's tools and ClientTools.
+	Name string
+	// Description tells the model what the tool does and when to use it.
+	Description string
+	// Parameters describes the arguments, as sent in clientTools[].parameters.
+	Parameters []ToolParameter
+	// MaxCalls asks the service to allow at most this many calls of the
+	// tool in one generation; 0 sends no limit.
+	MaxCalls int
+	// Call runs the tool. It runs on the goroutine that reads the stream
+	// (inside Stream.Next), with the stream's context: it should return
+	// when ctx is done. The string is the result the model reads; an error
+	// is reported to the model as the tool's failure (see RunStream).
+	Call func(ctx context.Context, call ToolCall) (string, error)
+
+	err error // set by NewTool when Args cannot be a tool's arguments
+}
+
+// ToolCall is one call of a [Tool] that the model asked for.
+type ToolCall struct {
+	// ID is the call's tool_call_id, echoed in the tool message that answers it.
+	ID string
+	// Name is the tool's name (toolCallRequest.toolName).
+	Name string
+	// Arguments maps each parameterName to its parameterValue, a JSON value
+	// decoded as encoding/json decodes into an any.
+	Arguments map[string]any
+}
+
+// ErrToolRounds matches a [*ToolRoundsError] with errors.Is.
+var ErrToolRounds = errors.New("threads: too many tool rounds")
+
+// ToolRoundsError ends a [ThreadsService.RunStream] stream (from Stream.Err)
+// when the model asks for another tool call after the run has answered as
+// many as [WithMaxToolRounds] allows. That last call is left unanswered:
+// the thread waits in FETCHING_CONTEXT for its result, which the caller may
+// still send (AdvanceStream with [ToolResult]) or leave.
+type ToolRoundsError struct {
+	// Max is the bound that was reached.
+	Max int
+	// Call is the call the run did not answer.
+	Call ToolCall
+}
+
+// Error says which bound was reached and which call was left unanswered.
+func (e *ToolRoundsError) Error() string {
+	return fmt.Sprintf("threads: the model asked for tool %q after %d tool rounds (WithMaxToolRounds); the call %s is unanswered", e.Call.Name, e.Max, e.Call.ID)
+}
+
+// Is matches [ErrToolRounds].
+func (e *ToolRoundsError) Is(target error) bool { return target == ErrToolRounds }
+
+// DefaultMaxToolRounds is how many tool calls one RunStream answers unless
+// [WithMaxToolRounds] says otherwise.
+const DefaultMaxToolRounds = 10
+
+// WithMaxToolRounds bounds how many tool calls one [ThreadsService.RunStream]
+// answers (default [DefaultMaxToolRounds]); one more request for a tool
+// ends the stream with a [*ToolRoundsError]. n must be at least 1. Other
+// calls ignore it.
+func WithMaxToolRounds(n int) RequestOption {
+	return newRequestOption("WithMaxToolRounds", func(c *config) error {
+		if n < 1 {
+			return fmt.Errorf("threads: WithMaxToolRounds(%d): must be at least 1", n)
+		}
+		c.maxToolRounds = n
+		return nil
+	})
+}
+
+// RunStream is [ThreadsService.AdvanceStream] that runs the tools. It adds
+// tools to params.ClientTools (beside any already there) and streams the
+// reply. When a reply ends asking for one of tools (its last snapshot has
+// stage FETCHING_CONTEXT, a ToolCallRequest and a ToolCallID), the stream
+// calls the tool, sends its result as the tool message (the tool_call_id
+// echoed; the same ContextKey, AvailableComponents and ClientTools; the
+// ToolCallCounts with that tool's count raised) and goes on with the
+// reply to it: the events of every round arrive on the one Stream until a
+// reply completes. Messages, Collect and the text deltas work across
+// rounds; each round's messages have their own ids. ForceToolChoice is
+// sent with the first request only, so that a forced tool is not forced
+// again with every result.
+//
+// What the model reads when things go wrong, instead of a crash or a
+// stream error: a tool that returns an error, or panics, is answered with
+// a tool message whose Error field holds the error and whose text is
+// "Error: " and the error. So is a call of a tool that is not among tools
+// or params.ClientTools, and, for a [NewTool] tool, arguments that do not
+// fit its Args. The model can then try again or explain.
+//
+// A call of a tool that the caller declared itself, in params.ClientTools
+// or as a context tool of params.AvailableComponents, is not answered: the
+// stream ends cleanly at that FETCHING_CONTEXT snapshot, so that the caller
+// can answer it with AdvanceStream and [ToolResult] (or RunStream again).
+//
+// The run answers at most [DefaultMaxToolRounds] tool calls (change it
+// with [WithMaxToolRounds]); one more call ends the stream with a
+// [*ToolRoundsError]. The tools are checked before anything is sent: an
+// empty or repeated name, a nil Call, or a [NewTool] with unusable Args is
+// an error here.
+//
+// A tool runs inside Stream.Next, with ctx (cancelled as well when the
+// stream is closed). Cancelling ctx or closing the stream stops the run:
+// no further request is sent. Neither stops a generation that the service
+// has already started: call [ThreadsService.Cancel] for that when you stop
+// early, otherwise the thread goes on, or waits in FETCHING_CONTEXT for a
+// tool result that never comes (a later advance with a user message
+// continues it).
+func (s *ThreadsService) RunStream(ctx context.Context, id string, params AdvanceParams, tools []Tool, opts ...RequestOption) (*Stream, error) {
+	if s == nil || s.client == nil {
+		return nil, errNoClient
+	}
+	cfg, err := s.client.settings(opts)
+	if err != nil {
+		return nil, err
+	}
+	r := &toolRunner{svc: s, id: id, opts: opts, logger: cfg.logger, max: cfg.maxToolRounds}
+	if r.max == 0 {
+		r.max = DefaultMaxToolRounds
+	}
+	if err := r.setup(&params, tools); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	r.cancel = cancel
+	st, err := s.AdvanceStream(ctx, id, params, opts...)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	params.ForceToolChoice = ""
+	r.params = params
+	st.rounds = r
+	return st, nil
+}
+
+// streamRounds continues a Stream with further requests (see
+// Stream.nextRound).
+type streamRounds interface {
+	// next returns the next round's stream, given the finished round's last
+	// snapshot; nil when the stream ends cleanly here.
+	next(ctx context.Context, last AdvanceResponse) (*Stream, error)
+	// stop is called when the stream ends or is closed.
+	stop()
+}
+
+// toolRunner is RunStream's streamRounds.
+type toolRunner struct {
+	svc    *ThreadsService
+	id     string
+	opts   []RequestOption
+	logger *slog.Logger
+	max    int
+	cancel context.CancelFunc
+
+	params   AdvanceParams    // the next request's, Message aside
+	tools    map[string]*Tool // by name
+	external map[string]bool  // tools the caller answers itself
+	rounds   int              // tool calls answered
+}
+
+// setup checks the tools and adds them to p.ClientTools.
+func (r *toolRunner) setup(p *AdvanceParams, tools []Tool) error {
+	r.tools = make(map[string]*Tool, len(tools))
+	r.external = make(map[string]bool, len(p.ClientTools))
+	for _, t := range p.ClientTools {
+		r.external[t.Name] = true
+	}
+	for _, c := range p.AvailableComponents {
+		for _, t := range c.ContextTools {
+			r.external[t.Name] = true
+		}
+	}
+	declared := append([]ClientTool(nil), p.ClientTools...)
+	for i := range tools {
+		t := &tools[i]
+		switch {
+		case strings.TrimSpace(t.Name) == "":
+			return fmt.Errorf("threads: RunStream: tools[%d] has no Name", i)
+		case t.err != nil:
+			return fmt.Errorf("threads: RunStream: tool %q: %w", t.Name, t.err)
+		case t.Call == nil:
+			return fmt.Errorf("threads: RunStream: tool %q has no Call", t.Name)
+		case r.tools[t.Name] != nil || slices.ContainsFunc(p.ClientTools, func(c ClientTool) bool { return c.Name == t.Name }):
+			return fmt.Errorf("threads: RunStream: tool %q is declared twice", t.Name)
+		}
+		r.tools[t.Name] = t
+		params := t.Parameters
+		if params == nil {
+			params = []ToolParameter{} // the service requires the list
+		}
+		declared = append(declared, ClientTool{Name: t.Name, Description: t.Description, Parameters: params, MaxCalls: t.MaxCalls})
+	}
+	p.ClientTools = declared
+	counts := make(map[string]int, len(p.ToolCallCounts)+1)
+	for k, v := range p.ToolCallCounts {
+		counts[k] = v
+	}
+	p.ToolCallCounts = counts
+	return nil
+}
+
+func (r *toolRunner) stop() { r.cancel() }
+
+func (r *toolRunner) next(ctx context.Context, last AdvanceResponse) (*Stream, error) {
+	m := last.Message
+	if last.GenerationStage != GenerationStageFetchingContext || m.ToolCallRequest == nil || m.ToolCallID == "" {
+		return nil, nil // a completed (or cancelled) reply: the run is over
+	}
+	call := ToolCall{ID: m.ToolCallID, Name: m.ToolCallRequest.ToolName, Arguments: make(map[string]any, len(m.ToolCallRequest.Parameters))}
+	for _, p := range m.ToolCallRequest.Parameters {
+		call.Arguments[p.ParameterName] = p.ParameterValue
+	}
+	tool := r.tools[call.Name]
+	if tool == nil && r.external[call.Name] {
+		return nil, nil // the caller's own tool: it answers the call
+	}
+	if r.rounds >= r.max {
+		return nil, &ToolRoundsError{Max: r.max, Call: call}
+	}
+	r.rounds++
+	result, err := r.call(ctx, tool, call)
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return nil, ctxErr
+	}
+	msg := ToolResult(call.ID, result)
+	if err != nil {
+		msg = ToolResult(call.ID, "Error: "+err.Error())
+		msg.Error = err.Error()
+	}
+	r.params.ToolCallCounts[call.Name]++
+	r.params.Message = msg
+	return r.svc.AdvanceStream(ctx, r.id, r.params, r.opts...)
+}
+
+// call runs the tool, turning a panic into an error.
+func (r *toolRunner) call(ctx context.Context, tool *Tool, call ToolCall) (result string, err error) {
+	if tool == nil {
+		names := make([]string, 0, len(r.tools)+len(r.external))
+		for n := range r.tools {
+			names = append(names, n)
+		}
+		for n := range r.external {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		return "", fmt.Errorf("there is no tool named %q; the tools are: %s", call.Name, strings.Join(names, ", "))
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			if r.logger != nil {
+				r.logger.Error("threads: a tool panicked", "tool", call.Name, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			}
+			result, err = "", fmt.Errorf("tool %q failed: panic: %v", call.Name, v)
+		}
+	}()
+	return tool.Call(ctx, call)
+}
+
+// NewTool makes a [Tool] from a Go function whose arguments are the
+// exported fields of the struct Args (or *Args).
+//
+// Each field is one parameter, named as encoding/json names it (the json
+// tag; "-" leaves it out; embedded structs are flattened), described by
+// its `description:"..."` tag, and required unless it is a pointer or its
+// json tag says omitempty or omitzero. Go types map to the service's type
+// names: string (also time.Time and []byte), integer (ints and uints),
+// number (floats), boolean, array (slices and arrays, with Items telling
+// the elements' type), object (structs and maps; an interface field as
+// well, as any JSON value can come). An `enum:"a,b,c"` tag sets EnumValues.
+// A parameter that is an object, or an array of objects or arrays, also
+// gets a JSON Schema (Schema) describing its inside the same way.
+//
+// Each call's arguments are checked and decoded into an Args (through
+// encoding/json, so custom UnmarshalJSON methods apply): a missing
+// required argument, an unknown name or a value of the wrong type does not
+// reach fn; the model gets an error that names the problem and the
+// parameters instead.
+//
+// When Args is not a struct (or pointer to one), NewTool does not panic:
+// the Tool it returns is refused by RunStream, before anything is sent,
+// with an error that says why, and its Call returns that error.
+func NewTool[Args any](name, description string, fn func(ctx context.Context, args Args) (string, error)) Tool {
+	t := Tool{Name: name, Description: description}
+	typ := reflect.TypeFor[Args]()
+	ptr := typ.Kind() == reflect.Pointer
+	if ptr {
+		typ = typ.Elem()
+	}
+	if typ.Kind() != reflect.Struct {
+		t.err = fmt.Errorf("NewTool: Args must be a struct or a pointer to one, not %v", reflect.TypeFor[Args]())
+	} else if fn == nil {
+		t.err = errors.New("NewTool: nil function")
+	}
+	if t.err != nil {
+		err := t.err
+		t.Call = func(context.Context, ToolCall) (string, error) { return "", err }
+		return t
+	}
+	fields := structFields(typ)
+	t.Parameters = make([]ToolParameter, 0, len(fields))
+	for _, f := range fields {
+		t.Parameters = append(t.Parameters, f.param())
+	}
+	t.Call = func(ctx context.Context, call ToolCall) (string, error) {
+		v := reflect.New(typ)
+		if err := decodeArgs(call, fields, v.Interface()); err != nil {
+			return "", err
+		}
+		if ptr {
+			return fn(ctx, v.Interface().(Args))
+		}
+		return fn(ctx, v.Elem().Interface().(Args))
+	}
+	return t
+}
+
+// argField is one parameter of a NewTool struct.
+type argField struct {
+	name, description string
+	typ               reflect.Type
+	required          bool
+	enum              []string
+}
+
+func (f argField) param() ToolParameter {
+	p := ToolParameter{Name: f.name, Type: jsonType(f.typ), Description: f.description, IsRequired: f.required, EnumValues: f.enum}
+	elem := deref(f.typ)
+	if p.Type == "array" {
+		p.Items = &ToolParameterItems{Type: jsonType(elem.Elem())}
+	}
+	inner := elem
+	if p.Type == "array" {
+		inner = deref(elem.Elem())
+	}
+	if k := jsonType(inner); k == "object" || k == "array" {
+		if inner.Kind() != reflect.Interface {
+			p.Schema = schemaOf(f.typ, 0)
+		}
+	}
+	return p
+}
+
+// textMarshaler is implemented by time.Time and other values that JSON
+// holds as strings.
+var textMarshaler = reflect.TypeFor[interface{ MarshalText() ([]byte, error) }]()
+
+func deref(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
+
+// jsonType names t's JSON type as the service (and JSON Schema) does.
+func jsonType(t reflect.Type) string {
+	t = deref(t)
+	if t.Kind() == reflect.Struct && (t.Implements(textMarshaler) || reflect.PointerTo(t).Implements(textMarshaler)) {
+		return "string" // time.Time and other text-marshalled values
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "integer"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "string" // []byte is base64 text in JSON
+		}
+		return "array"
+	}
+	return "object" // structs, maps, interfaces
+}
+
+// structFields lists t's parameters as encoding/json sees its fields.
+func structFields(t reflect.Type) []argField {
+	var out []argField
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		tag := sf.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if sf.Anonymous && name == "" && deref(sf.Type).Kind() == reflect.Struct {
+			out = append(out, structFields(deref(sf.Type))...) // promoted, as encoding/json does
+			continue
+		}
+		if !sf.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		optional := sf.Type.Kind() == reflect.Pointer || strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
+		f := argField{name: name, description: sf.Tag.Get("description"), typ: sf.Type, required: !optional}
+		if e := sf.Tag.Get("enum"); e != "" {
+			for _, v := range strings.Split(e, ",") {
+				f.enum = append(f.enum, strings.TrimSpace(v))
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// schemaOf returns a JSON Schema for t; depth stops recursive types.
+func schemaOf(t reflect.Type, depth int) map[string]any {
+	t = deref(t)
+	typ := jsonType(t)
+	s := map[string]any{}
+	if t.Kind() == reflect.Interface {
+		return s // any JSON value
+	}
+	s["type"] = typ
+	if depth > 8 {
+		return s
+	}
+	switch {
+	case typ == "array":
+		s["items"] = schemaOf(t.Elem(), depth+1)
+	case typ == "object" && t.Kind() == reflect.Map:
+		s["additionalProperties"] = schemaOf(t.Elem(), depth+1)
+	case typ == "object" && t.Kind() == reflect.Struct:
+		props := map[string]any{}
+		required := []string{}
+		for _, f := range structFields(t) {
+			p := schemaOf(f.typ, depth+1)
+			if f.description != "" {
+				p["description"] = f.description
+			}
+			if len(f.enum) > 0 {
+				p["enum"] = enumValues(f.enum, p["type"])
+			}
+			props[f.name] = p
+			if f.required {
+				required = append(required, f.name)
+			}
+		}
+		s["properties"] = props
+		s["required"] = required
+		s["additionalProperties"] = false
+	}
+	return s
+}
+
+// enumValues types an enum tag's values as JSON Schema wants them: numbers
+// for a number or integer, booleans for a boolean.
+func enumValues(vals []string, typ any) []any {
+	out := make([]any, 0, len(vals))
+	for _, v := range vals {
+		var x any = v
+		if typ != "string" {
+			if err := json.Unmarshal([]byte(v), &x); err != nil {
+				x = v
+			}
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// decodeArgs checks call's arguments against fields and decodes them into
+// dst (a pointer to the Args struct). Its errors are written for the model.
+func decodeArgs(call ToolCall, fields []argField, dst any) error {
+	var problems []string
+	known := make(map[string]bool, len(fields))
+	for _, f := range fields {
+		known[f.name] = true
+		if v, ok := call.Arguments[f.name]; f.required && (!ok || v == nil) {
+			problems = append(problems, fmt.Sprintf("the required argument %q is missing", f.name))
+		}
+		if v, ok := call.Arguments[f.name]; ok && v != nil && len(f.enum) > 0 && !slices.Contains(f.enum, fmt.Sprint(v)) {
+			problems = append(problems, fmt.Sprintf("argument %q is %v, want one of: %s", f.name, v, strings.Join(f.enum, ", ")))
+		}
+	}
+	var unknown []string
+	for name := range call.Arguments {
+		if !known[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	slices.Sort(unknown)
+	for _, name := range unknown {
+		problems = append(problems, fmt.Sprintf("there is no parameter %q", name))
+	}
+	if len(problems) == 0 {
+		b, err := json.Marshal(call.Arguments)
+		if err == nil {
+			dec := json.NewDecoder(strings.NewReader(string(b)))
+			dec.DisallowUnknownFields()
+			err = dec.Decode(dst)
+		}
+		if err != nil {
+			problems = append(problems, argError(err))
+		}
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	var sig []string
+	for _, f := range fields {
+		p := f.param()
+		s := f.name + " (" + p.Type
+		if !f.required {
+			s += ", optional"
+		}
+		sig = append(sig, s+")")
+	}
+	return fmt.Errorf("invalid arguments for tool %q: %s; the parameters are: %s", call.Name, strings.Join(problems, "; "), strings.Join(sig, ", "))
+}
+
+// argError words a decoding error for the model.
+func argError(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := te.Field
+		if field == "" {
+			field = "the arguments"
+		}
+		return fmt.Sprintf("argument %q is a JSON %s, want %s", field, te.Value, jsonType(te.Type))
+	}
+	if msg := err.Error(); strings.HasPrefix(msg, "json: unknown field ") {
+		return "there is no field " + strings.TrimPrefix(msg, "json: unknown field ")
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
