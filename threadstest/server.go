@@ -138,6 +138,7 @@ type config struct {
 	noSpecList       bool
 	cancelEmpty500   bool
 	foreignCreate500 bool
+	addr             string // WithAddr; "" means a free loopback port
 }
 
 // An Option configures a [Server]; pass options to [NewServer] or [Start].
@@ -229,6 +230,7 @@ func Start(opts ...Option) *Server {
 			s.conns.Add(1)
 		}
 	}
+	s.listen(cfg.addr)
 	s.srv.Start()
 	s.URL = s.srv.URL
 	return s

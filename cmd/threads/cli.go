@@ -1,0 +1,288 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	threads "github.com/threadsapi/threads-go"
+)
+
+// Exit statuses.
+const (
+	exitOK          = 0
+	exitFailed      = 1   // the service refused or failed
+	exitUsage       = 2   // bad arguments or configuration
+	exitInterrupted = 130 // Ctrl-C, as shells report it
+)
+
+// env is the process's world, so that tests can run the command in-process.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	interrupt      <-chan os.Signal // Ctrl-C and SIGTERM
+}
+
+// command is one subcommand.
+type command struct {
+	name    string
+	args    string // positional arguments, for the usage line
+	summary string // one line, for the command list
+	long    string // the usage's description; default summary
+	example string
+	flags   func(fs *flag.FlagSet) // declares the command's own flags
+	run     func(e *env, c *call) int
+}
+
+// call is one invocation of a command: its parsed flags and arguments.
+type call struct {
+	cmd  *command
+	fs   *flag.FlagSet
+	args []string
+
+	baseURL, keyHeader string
+	keyFromStdin       bool
+}
+
+var commands []*command // filled in init, in usage order
+
+func init() {
+	commands = []*command{listCmd, createCmd, getCmd, cancelCmd, sendCmd, chatCmd, fakeCmd}
+}
+
+const intro = `threads is a command-line client for the Conversation Threads API.
+
+usage: threads <command> [flags] [arguments]
+
+commands:
+`
+
+const outro = `
+The environment (as the SDK reads it):
+  THREADS_BASE_URL        the service, e.g. https://api.tambo.co (or --base-url)
+  THREADS_API_KEY         the API key (or --api-key-stdin; never a flag)
+  THREADS_API_KEY_HEADER  the header that carries the key, e.g. x-api-key
+                          (or --api-key-header); unset: Authorization: Bearer
+  THREADS_PROJECT_ID      the project to create threads in; unset: the key's
+
+Exit status: 0 success, 1 the service refused or failed, 2 usage, 130 interrupted.
+
+Run "threads <command> --help" for a command's flags and an example;
+"threads fake" runs a local fake of the service to try everything against.
+`
+
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, intro)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, outro)
+}
+
+// run runs the command line args (without the program name) and returns
+// the exit status.
+func run(args []string, e *env) int {
+	if len(args) == 0 {
+		printUsage(e.stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		printUsage(e.stdout)
+		return exitOK
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.invoke(e, args[1:])
+		}
+	}
+	fmt.Fprintf(e.stderr, "threads: unknown command %q; run \"threads --help\"\n", args[0])
+	return exitUsage
+}
+
+func (c *command) usage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: threads %s [flags]", c.name)
+	if c.args != "" {
+		fmt.Fprintf(w, " %s", c.args)
+	}
+	long := c.long
+	if long == "" {
+		long = c.summary
+	}
+	fmt.Fprintf(w, "\n\n%s\n\nflags:\n", long)
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		fmt.Fprintf(w, "  --%s", f.Name)
+		if name != "" {
+			fmt.Fprintf(w, " %s", name)
+		}
+		fmt.Fprintf(w, "\n      %s", strings.ReplaceAll(usage, "\n", "\n      "))
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+			fmt.Fprintf(w, " (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	})
+	fmt.Fprintf(w, "\nexample:\n%s\n", c.example)
+}
+
+// invoke parses the command's flags and arguments and runs it.
+func (c *command) invoke(e *env, args []string) int {
+	fs := flag.NewFlagSet("threads "+c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	cl := &call{cmd: c, fs: fs}
+	if c.name != "fake" {
+		fs.StringVar(&cl.baseURL, "base-url", "", "the service's base URL (default $THREADS_BASE_URL)")
+		fs.StringVar(&cl.keyHeader, "api-key-header", "", "send the key in this header, e.g. x-api-key\n(default $THREADS_API_KEY_HEADER, else Authorization: Bearer)")
+		fs.BoolVar(&cl.keyFromStdin, "api-key-stdin", false, "read the API key from the first line of stdin\n(default $THREADS_API_KEY)")
+	}
+	if c.flags != nil {
+		c.flags(fs)
+	}
+	var err error
+	cl.args, err = parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		c.usage(e.stdout, fs)
+		return exitOK
+	}
+	if err != nil {
+		return cl.usageError(e, "%v", err)
+	}
+	return c.run(e, cl)
+}
+
+// parseInterspersed parses flags anywhere among the arguments ("get ID
+// --json" as well as "get --json ID"); "--" ends the flags.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
+}
+
+// usageError reports a usage problem and returns exitUsage.
+func (cl *call) usageError(e *env, format string, a ...any) int {
+	fmt.Fprintf(e.stderr, "threads %s: %s\nrun \"threads %s --help\" for usage\n", cl.cmd.name, fmt.Sprintf(format, a...), cl.cmd.name)
+	return exitUsage
+}
+
+// nargs checks the number of positional arguments.
+func (cl *call) nargs(e *env, min, max int) bool {
+	if len(cl.args) < min || len(cl.args) > max {
+		cl.usageError(e, "want %s, got %d argument(s)", orNone(cl.cmd.args), len(cl.args))
+		return false
+	}
+	return true
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no arguments"
+	}
+	return s
+}
+
+// client builds the SDK client from the flags and the environment. A
+// configuration error is a usage error: it prints and returns ok false.
+func (cl *call) client(e *env) (*threads.Client, bool) {
+	var opts []threads.ClientOption
+	if cl.baseURL != "" {
+		opts = append(opts, threads.WithBaseURL(cl.baseURL))
+	} else if strings.TrimSpace(os.Getenv(threads.EnvBaseURL)) == "" {
+		cl.usageError(e, "no service: set %s or --base-url (\"threads fake\" runs a local fake)", threads.EnvBaseURL)
+		return nil, false
+	}
+	if cl.keyHeader != "" {
+		opts = append(opts, threads.WithAPIKeyHeader(cl.keyHeader))
+	}
+	if cl.keyFromStdin {
+		key, err := bufio.NewReader(e.stdin).ReadString('\n')
+		key = strings.TrimSpace(key)
+		if key == "" {
+			if err == nil || err == io.EOF {
+				err = errors.New("empty")
+			}
+			cl.usageError(e, "--api-key-stdin: reading the key from stdin: %v", err)
+			return nil, false
+		}
+		opts = append(opts, threads.WithAPIKey(key))
+	} else if strings.TrimSpace(os.Getenv(threads.EnvAPIKey)) == "" {
+		cl.usageError(e, "no API key: set %s or use --api-key-stdin", threads.EnvAPIKey)
+		return nil, false
+	}
+	opts = append(opts, threads.WithDeprecationHandler(func(d threads.Deprecation) {
+		fmt.Fprintf(e.stderr, "threads: note: the service retired %s; following its advice to %s\n", d.From, d.To)
+	}))
+	c, err := threads.NewClient(opts...)
+	if err != nil {
+		cl.usageError(e, "%s", oneLine(err))
+		return nil, false
+	}
+	return c, true
+}
+
+// fail prints err as one line and returns exitFailed (exitInterrupted when
+// the call was interrupted).
+func fail(e *env, err error) int {
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(e.stderr, "threads: interrupted")
+		return exitInterrupted
+	}
+	msg := oneLine(err)
+	if !strings.HasPrefix(msg, "threads: ") {
+		msg = "threads: " + msg
+	}
+	fmt.Fprintln(e.stderr, msg)
+	return exitFailed
+}
+
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// interruptible returns a context that the first interrupt cancels, and its
+// stop function, which releases the watcher and reports whether an
+// interrupt arrived.
+func interruptible(e *env) (context.Context, func() bool) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	hit := make(chan bool, 1)
+	go func() {
+		select {
+		case <-e.interrupt:
+			cancel()
+			hit <- true
+		case <-done:
+			hit <- false
+		}
+	}()
+	return ctx, func() bool {
+		close(done)
+		h := <-hit
+		cancel()
+		return h
+	}
+}
+
+// printJSON writes v as indented JSON.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/threadstest"
+)
+
+func envProject() string { return os.Getenv("THREADS_PROJECT_ID") }
+
+var fakeCmd = &command{
+	name:    "fake",
+	summary: "run a local fake of the service",
+	long: "Run the SDK's fake of the service (threadstest) until Ctrl-C or SIGTERM, and print on stdout the\n" +
+		"export lines that point this command, the SDK and any other program at it (eval them in a\n" +
+		"shell). Without --live-habits the fake reads the key as Authorization: Bearer, as the spec says.",
+	example: `  threads fake > fake.env &     # or, in another terminal: threads fake
+  eval "$(cat fake.env)"
+  threads send --new "hello"`,
+	flags: func(fs *flag.FlagSet) {
+		fs.String("addr", "127.0.0.1:0", "the address to listen on (port 0: any free port)")
+		fs.Bool("live-habits", false, "behave like the live deployment: the key in x-api-key, no GET /threads, ...")
+		fs.Duration("throttle", 50*time.Millisecond, "pause between streamed snapshots (the live service's is 50ms)")
+	},
+	run: func(e *env, cl *call) int {
+		if !cl.nargs(e, 0, 0) {
+			return exitUsage
+		}
+		opts := []threadstest.Option{threadstest.WithAddr(cl.str("addr")), threadstest.WithThrottle(cl.duration("throttle"))}
+		if cl.bool("live-habits") {
+			opts = append(opts, threadstest.WithLiveHabits())
+		}
+		srv, err := startFake(opts)
+		if err != nil {
+			return fail(e, err)
+		}
+		defer srv.Close()
+		header := ""
+		if cl.bool("live-habits") {
+			header = "x-api-key"
+		}
+		for _, kv := range [][2]string{
+			{threads.EnvBaseURL, srv.URL},
+			{threads.EnvAPIKey, srv.APIKey},
+			{threads.EnvAPIKeyHeader, header},
+			{"THREADS_PROJECT_ID", srv.ProjectID},
+		} {
+			fmt.Fprintf(e.stdout, "export %s=%s\n", kv[0], shellQuote(kv[1]))
+		}
+		fmt.Fprintf(e.stderr, "threads fake: a fake Threads service is listening on %s; "+
+			"eval the export lines above in a shell to use it; Ctrl-C stops it\n", srv.URL)
+		<-e.interrupt
+		fmt.Fprintln(e.stderr, "threads fake: stopped")
+		return exitOK
+	},
+}
+
+// startFake starts the fake; threadstest panics when it cannot listen.
+func startFake(opts []threadstest.Option) (srv *threadstest.Server, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("fake: %v", r)
+		}
+	}()
+	return threadstest.Start(opts...), nil
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

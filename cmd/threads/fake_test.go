@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestFake runs "threads fake" in-process: its stdout is four export lines
+// that a shell can eval; a client configured from them works; SIGTERM stops
+// it with status 0.
+func TestFake(t *testing.T) {
+	outR, outW := io.Pipe()
+	var stderr bytes.Buffer
+	interrupt := make(chan os.Signal, 1)
+	status := make(chan int, 1)
+	go func() {
+		status <- run([]string{"fake", "--throttle", "0"}, &env{stdin: strings.NewReader(""), stdout: outW, stderr: &stderr, interrupt: interrupt})
+		outW.Close()
+	}()
+	sc := bufio.NewScanner(outR)
+	var lines []string
+	for len(lines) < 4 && sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	require.Len(t, lines, 4)
+	assert.Regexp(t, `^export THREADS_BASE_URL=http://127\.0\.0\.1:\d+$`, lines[0])
+	assert.Equal(t, "export THREADS_API_KEY=test-key", lines[1])
+	assert.Equal(t, "export THREADS_API_KEY_HEADER=''", lines[2])
+	assert.Equal(t, "export THREADS_PROJECT_ID=p_FakeProj.c0ffee", lines[3])
+
+	script := strings.Join(lines, "\n")
+	if sh, err := exec.LookPath("sh"); err == nil {
+		out, err := exec.Command(sh, "-c", script+"\n"+`echo "$THREADS_BASE_URL|$THREADS_API_KEY|$THREADS_API_KEY_HEADER|"`).Output()
+		require.NoError(t, err)
+		assert.Equal(t, strings.TrimPrefix(lines[0], "export THREADS_BASE_URL=")+"|test-key||\n", string(out))
+	}
+	for _, l := range lines {
+		name, value, _ := strings.Cut(strings.TrimPrefix(l, "export "), "=")
+		t.Setenv(name, strings.Trim(value, "'"))
+	}
+
+	var out, errOut bytes.Buffer
+	code := run([]string{"send", "--new", "hello"}, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, interrupt: make(chan os.Signal)})
+	assert.Equal(t, exitOK, code, errOut.String())
+	assert.Equal(t, "You said: hello\n", out.String())
+
+	interrupt <- syscall.SIGTERM
+	assert.Equal(t, exitOK, <-status)
+	rest, _ := io.ReadAll(outR)
+	assert.Empty(t, rest, "only the export lines go to stdout")
+	assert.Contains(t, stderr.String(), "Ctrl-C stops it")
+	assert.Contains(t, stderr.String(), "threads fake: stopped")
+}
+
+// TestFakeAddrInUse: an address that cannot be listened on is exit 1 with
+// one line on stderr.
+func TestFakeAddrInUse(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	var out, errOut bytes.Buffer
+	code := run([]string{"fake", "--addr", l.Addr().String()}, &env{stdout: &out, stderr: &errOut, interrupt: make(chan os.Signal)})
+	assert.Equal(t, exitFailed, code)
+	assert.Empty(t, out.String())
+	assert.Regexp(t, `^threads: fake: threadstest: WithAddr\("127\.0\.0\.1:\d+"\): listen tcp 127\.0\.0\.1:\d+: .*\n$`, errOut.String())
+}

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"go.uber.org/goleak"
+
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/threadstest"
+)
+
+// TestMain lets the scripts run "threads" (this package's main, in a child
+// process of the test binary) and "status N threads ...", which runs it and
+// succeeds only when its exit status is N. The test process itself is
+// checked for leaked goroutines.
+func TestMain(m *testing.M) {
+	testscript.Main(leakChecked{m}, map[string]func(){
+		"threads": main,
+		"status":  statusMain,
+	})
+}
+
+type leakChecked struct{ m *testing.M }
+
+func (l leakChecked) Run() int {
+	code := l.m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			return 1
+		}
+	}
+	return code
+}
+
+// statusMain is "status N threads args...": it runs the command and exits 0
+// when its status is N, 1 (saying why) otherwise.
+func statusMain() {
+	if len(os.Args) < 3 || os.Args[2] != "threads" {
+		fmt.Fprintln(os.Stderr, "usage: status N threads [args...]")
+		os.Exit(1)
+	}
+	want, err := strconv.Atoi(os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "status:", err)
+		os.Exit(1)
+	}
+	if got := threadsMain(os.Args[3:]); got != want {
+		fmt.Fprintf(os.Stderr, "status: exit status %d, want %d\n", got, want)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// TestScripts runs testdata/script/*.txtar. Each script starts a fake with
+// the "fake" command (a threadstest server in this test process) and runs
+// the real command against it through the environment.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(e *testscript.Env) error {
+			e.Values[fakeKey{}] = &fakeHolder{}
+			// Nothing from the developer's environment leaks in.
+			for _, v := range []string{threads.EnvBaseURL, threads.EnvAPIKey, threads.EnvAPIKeyHeader, "THREADS_PROJECT_ID"} {
+				e.Setenv(v, "")
+			}
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"fake":          cmdFake,
+			"fakethread":    cmdFakeThread,
+			"fakehold":      cmdFakeHold,
+			"fakedeprecate": cmdFakeDeprecate,
+			"fakewait":      cmdFakeWait,
+			"fakecount":     cmdFakeCount,
+			"jsonlines":     cmdJSONLines,
+		},
+	})
+}
+
+type fakeKey struct{}
+
+type fakeHolder struct{ srv *threadstest.Server }
+
+func fakeOf(ts *testscript.TestScript) *threadstest.Server {
+	h := ts.Value(fakeKey{}).(*fakeHolder)
+	if h.srv == nil {
+		ts.Fatalf("no fake: run the fake command first")
+	}
+	return h.srv
+}
+
+// cmdFake is "fake [-live-habits] [-throttle d]": it starts a fake and
+// points THREADS_BASE_URL and THREADS_API_KEY at it. THREADS_API_KEY_HEADER
+// stays unset (Bearer), also with -live-habits, whose fake reads x-api-key.
+func cmdFake(ts *testscript.TestScript, neg bool, args []string) {
+	fs := flag.NewFlagSet("fake", flag.ContinueOnError)
+	live := fs.Bool("live-habits", false, "")
+	throttle := fs.Duration("throttle", 0, "")
+	if neg || fs.Parse(args) != nil || fs.NArg() != 0 {
+		ts.Fatalf("usage: fake [-live-habits] [-throttle d]")
+	}
+	opts := []threadstest.Option{threadstest.WithThrottle(*throttle)}
+	if *live {
+		opts = append(opts, threadstest.WithLiveHabits())
+	}
+	srv := threadstest.Start(opts...)
+	ts.Defer(srv.Close)
+	ts.Value(fakeKey{}).(*fakeHolder).srv = srv
+	ts.Setenv(threads.EnvBaseURL, srv.URL)
+	ts.Setenv(threads.EnvAPIKey, srv.APIKey)
+	ts.Setenv("FAKE_PROJECT", srv.ProjectID)
+}
+
+// cmdFakeThread is "fakethread VAR [contextKey]": it creates a thread on the
+// fake and sets $VAR to its id.
+func cmdFakeThread(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: fakethread VAR [contextKey]")
+	}
+	srv := fakeOf(ts)
+	p := threads.CreateThreadParams{ProjectID: srv.ProjectID, Name: "made by the test"}
+	if len(args) == 2 {
+		p.ContextKey = args[1]
+	}
+	th, err := srv.Client().Threads.Create(context.Background(), p)
+	ts.Check(err)
+	ts.Setenv(args[0], th.ID)
+}
+
+// cmdFakeHold is "fakehold": the next reply stalls after two snapshots
+// (the placeholder and "You") until the script ends.
+func cmdFakeHold(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: fakehold")
+	}
+	hold := make(chan struct{})
+	ts.Defer(func() { close(hold) })
+	fakeOf(ts).PushScript(threadstest.Script{Hold: hold, HoldAfter: 2})
+}
+
+// cmdFakeDeprecate is "fakedeprecate METHOD PATH ADVICE": from now on,
+// METHOD PATH answers as the service does when it retires an endpoint: 410
+// ENDPOINT_DEPRECATED with details.migrateToEndpoint ADVICE.
+func cmdFakeDeprecate(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: fakedeprecate METHOD PATH ADVICE")
+	}
+	method, args := args[0], args[1:]
+	body, err := json.Marshal(map[string]any{
+		"type": "https://docs.tambo.co/reference/problems/endpoint-deprecated", "status": 410,
+		"title": "Endpoint Deprecated", "detail": "This endpoint has been retired.",
+		"code": "ENDPOINT_DEPRECATED", "instance": args[0],
+		"details": map[string]any{"migrateToEndpoint": args[1]},
+	})
+	ts.Check(err)
+	fakeOf(ts).Inject(threadstest.Fault{
+		Method: method, Path: args[0], Times: -1, Status: 410, Body: string(body),
+		Header: map[string][]string{"Content-Type": {"application/json; charset=utf-8"}},
+	})
+}
+
+// cmdFakeWait is "fakewait ID STAGE": it waits (up to 10s) until the
+// thread's generation stage on the fake is STAGE.
+func cmdFakeWait(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: fakewait ID STAGE")
+	}
+	client := fakeOf(ts).Client()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		th, err := client.Threads.Get(context.Background(), args[0])
+		ts.Check(err)
+		if string(th.GenerationStage) == args[1] {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("thread %s: stage %s, want %s", args[0], th.GenerationStage, args[1])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// cmdFakeCount is "fakecount N METHOD PATH": the fake received N such
+// requests.
+func cmdFakeCount(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: fakecount N METHOD PATH")
+	}
+	if got := fmt.Sprint(fakeOf(ts).Count(args[1], args[2])); got != args[0] {
+		ts.Fatalf("%s %s: %s requests, want %s", args[1], args[2], got, args[0])
+	}
+}
+
+// cmdJSONLines is "jsonlines [-count=N] stdout|FILE": every line is a JSON
+// value (N lines, with -count).
+func cmdJSONLines(ts *testscript.TestScript, neg bool, args []string) {
+	fs := flag.NewFlagSet("jsonlines", flag.ContinueOnError)
+	count := fs.Int("count", -1, "")
+	if neg || fs.Parse(args) != nil || fs.NArg() != 1 {
+		ts.Fatalf("usage: jsonlines [-count=N] stdout|FILE")
+	}
+	text := ts.ReadFile(fs.Arg(0))
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if text == "" {
+		lines = nil
+	}
+	for i, line := range lines {
+		if !json.Valid([]byte(line)) {
+			ts.Fatalf("line %d is not JSON: %q", i+1, line)
+		}
+	}
+	if *count >= 0 && len(lines) != *count {
+		ts.Fatalf("%d lines, want %d", len(lines), *count)
+	}
+}

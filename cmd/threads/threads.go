@@ -1,0 +1,248 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	threads "github.com/threadsapi/threads-go"
+)
+
+var listCmd = &command{
+	name:    "list",
+	summary: "list threads, newest first (one page, or every page with --all)",
+	example: `  threads list --context-key user-42
+  threads list --all --json | jq -r '.[].id'`,
+	flags: func(fs *flag.FlagSet) {
+		fs.String("context-key", "", "list the threads with this context key (default: those without one)")
+		fs.String("project", "", "list this project's threads (GET /threads/project/{id})")
+		fs.Bool("all", false, "every page, not only the first")
+		fs.Int("limit", 0, "page size (default: the service's)")
+		fs.Int("offset", 0, "skip this many threads")
+		fs.Bool("json", false, "print the page (with --all: an array of threads) as JSON")
+	},
+	run: func(e *env, cl *call) int {
+		if !cl.nargs(e, 0, 0) {
+			return exitUsage
+		}
+		client, ok := cl.client(e)
+		if !ok {
+			return exitUsage
+		}
+		params := &threads.ListParams{
+			ContextKey: cl.str("context-key"), ProjectID: cl.str("project"),
+			Limit: cl.int("limit"), Offset: cl.int("offset"),
+		}
+		ctx, stop := interruptible(e)
+		defer stop()
+		if cl.bool("all") {
+			items := []threads.Thread{}
+			for t, err := range client.Threads.All(ctx, params) {
+				if err != nil {
+					return fail(e, err)
+				}
+				items = append(items, t)
+			}
+			if cl.bool("json") {
+				return done(e, printJSON(e.stdout, items))
+			}
+			printThreads(e, items)
+			return exitOK
+		}
+		page, err := client.Threads.List(ctx, params)
+		if err != nil {
+			return fail(e, err)
+		}
+		if cl.bool("json") {
+			return done(e, printJSON(e.stdout, page))
+		}
+		printThreads(e, page.Items)
+		if n := page.Offset + len(page.Items); n < page.Total {
+			fmt.Fprintf(e.stderr, "(%d-%d of %d; --all lists every thread)\n", page.Offset+1, n, page.Total)
+		}
+		return exitOK
+	},
+}
+
+func printThreads(e *env, items []threads.Thread) {
+	if len(items) == 0 {
+		fmt.Fprintln(e.stderr, "(no threads)")
+		return
+	}
+	w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tNAME\tCONTEXT KEY\tSTAGE\tCREATED")
+	for _, t := range items {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.ID, orDash(t.Name), orDash(t.ContextKey),
+			orDash(string(t.GenerationStage)), when(t.CreatedAt))
+	}
+	w.Flush()
+}
+
+var createCmd = &command{
+	name:    "create",
+	summary: "create a thread and print its id",
+	example: `  id=$(threads create --name "support chat" --context-key user-42)
+  threads send "$id" "hello"`,
+	flags: func(fs *flag.FlagSet) {
+		fs.String("name", "", "the thread's name")
+		fs.String("context-key", "", "the thread's context key")
+		fs.String("project", "", "the project (default $THREADS_PROJECT_ID, else the key's project)")
+		fs.Bool("json", false, "print the thread as JSON")
+	},
+	run: func(e *env, cl *call) int {
+		if !cl.nargs(e, 0, 0) {
+			return exitUsage
+		}
+		client, ok := cl.client(e)
+		if !ok {
+			return exitUsage
+		}
+		ctx, stop := interruptible(e)
+		defer stop()
+		project, err := projectID(ctx, client, cl.str("project"))
+		if err != nil {
+			return fail(e, err)
+		}
+		t, err := client.Threads.Create(ctx, threads.CreateThreadParams{
+			ProjectID: project, Name: cl.str("name"), ContextKey: cl.str("context-key"),
+		})
+		if err != nil {
+			return fail(e, err)
+		}
+		if cl.bool("json") {
+			return done(e, printJSON(e.stdout, t))
+		}
+		fmt.Fprintln(e.stdout, t.ID)
+		return exitOK
+	},
+}
+
+// projectID is the flag's project, else $THREADS_PROJECT_ID, else the key's.
+func projectID(ctx context.Context, client *threads.Client, flagValue string) (string, error) {
+	if flagValue != "" {
+		return flagValue, nil
+	}
+	if p := strings.TrimSpace(os.Getenv("THREADS_PROJECT_ID")); p != "" {
+		return p, nil
+	}
+	p, err := client.Projects.Current(ctx)
+	if err != nil {
+		return "", err
+	}
+	return p.ID, nil
+}
+
+var getCmd = &command{
+	name:    "get",
+	args:    "ID",
+	summary: "show a thread and its messages",
+	example: `  threads get thr_aB3dE9xZ.1f2e3d
+  threads get thr_aB3dE9xZ.1f2e3d --context-key user-42 --json | jq '.messages | length'`,
+	flags: func(fs *flag.FlagSet) {
+		fs.String("context-key", "", "the thread's context key (the service refuses a mismatch)")
+		fs.Bool("json", false, "print the thread with its messages as JSON")
+	},
+	run: func(e *env, cl *call) int {
+		if !cl.nargs(e, 1, 1) {
+			return exitUsage
+		}
+		client, ok := cl.client(e)
+		if !ok {
+			return exitUsage
+		}
+		var opts []threads.RequestOption
+		if k := cl.str("context-key"); k != "" {
+			opts = append(opts, threads.WithQuery("contextKey", k))
+		}
+		ctx, stop := interruptible(e)
+		defer stop()
+		t, err := client.Threads.Get(ctx, cl.args[0], opts...)
+		if err != nil {
+			return fail(e, err)
+		}
+		if cl.bool("json") {
+			return done(e, printJSON(e.stdout, t))
+		}
+		w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintf(w, "id\t%s\nname\t%s\ncontext key\t%s\nstage\t%s\ncreated\t%s\nupdated\t%s\n",
+			t.ID, orDash(t.Name), orDash(t.ContextKey), orDash(string(t.GenerationStage)), when(t.CreatedAt), when(t.UpdatedAt))
+		w.Flush()
+		if len(t.Messages) > 0 {
+			fmt.Fprintln(e.stdout)
+		}
+		for _, m := range t.Messages {
+			fmt.Fprintf(e.stdout, "%s: %s", m.Role, strings.TrimSpace(m.Text()))
+			if m.ToolCallRequest != nil {
+				fmt.Fprintf(e.stdout, " [calls tool %s]", m.ToolCallRequest.ToolName)
+			}
+			if m.IsCancelled {
+				fmt.Fprint(e.stdout, " [cancelled]")
+			}
+			fmt.Fprintln(e.stdout)
+		}
+		return exitOK
+	},
+}
+
+var cancelCmd = &command{
+	name:    "cancel",
+	args:    "ID",
+	summary: "cancel the generation in progress on a thread",
+	example: `  threads cancel thr_aB3dE9xZ.1f2e3d`,
+	flags: func(fs *flag.FlagSet) {
+		fs.Bool("json", false, "print the thread as JSON")
+	},
+	run: func(e *env, cl *call) int {
+		if !cl.nargs(e, 1, 1) {
+			return exitUsage
+		}
+		client, ok := cl.client(e)
+		if !ok {
+			return exitUsage
+		}
+		ctx, stop := interruptible(e)
+		defer stop()
+		t, err := client.Threads.Cancel(ctx, cl.args[0])
+		if err != nil {
+			return fail(e, err)
+		}
+		if cl.bool("json") {
+			return done(e, printJSON(e.stdout, t))
+		}
+		fmt.Fprintf(e.stdout, "%s %s\n", t.ID, orDash(string(t.GenerationStage)))
+		return exitOK
+	},
+}
+
+// done returns the exit status after writing the output.
+func done(e *env, err error) int {
+	if err != nil {
+		return fail(e, err)
+	}
+	return exitOK
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func when(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
+}
+
+func (cl *call) str(name string) string { return cl.fs.Lookup(name).Value.(flag.Getter).Get().(string) }
+func (cl *call) bool(name string) bool  { return cl.fs.Lookup(name).Value.(flag.Getter).Get().(bool) }
+func (cl *call) int(name string) int    { return cl.fs.Lookup(name).Value.(flag.Getter).Get().(int) }
+func (cl *call) duration(name string) time.Duration {
+	return cl.fs.Lookup(name).Value.(flag.Getter).Get().(time.Duration)
+}

@@ -1,0 +1,39 @@
+package chatui_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/chatui"
+	"github.com/threadsapi/threads-go/threadstest"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// TestContinueThread: with ThreadID the chat continues that thread; with no
+// ProjectID, /new asks the key's project.
+func TestContinueThread(t *testing.T) {
+	srv := threadstest.NewServer(t, threadstest.WithThrottle(0))
+	client := srv.Client()
+	th, err := client.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID})
+	require.NoError(t, err)
+	srv.PushScript(threadstest.Script{Replies: []string{"one", "two"}})
+
+	var out bytes.Buffer
+	err = chatui.Run(chatui.Config{
+		Client: client, ThreadID: th.ID,
+		In: strings.NewReader("hi\n/new\n"), Out: &out, Interrupt: make(chan os.Signal),
+	})
+	require.NoError(t, err)
+	assert.Contains(t, out.String(), "[thread "+th.ID+"]\n> one\ntwo\n> [new thread thr_")
+	assert.Equal(t, 2, srv.ThreadCount())
+	assert.Equal(t, 1, srv.Count("GET", "/projects"))
+}
