@@ -136,12 +136,10 @@ func TestLiveToolRoundTrip(t *testing.T) {
 func TestLiveMigration(t *testing.T) {
 	c, ctx := liveClient(t)
 	th := liveThread(t, c, ctx)
-	//lint:ignore SA1019 the deprecated call is what this test exercises.
 	res, err := c.Threads.Advance(ctx, th.ID, threads.AdvanceParams{Message: threads.UserMessage("Say hi.")})
 	require.NoError(t, err)
 	assert.NotEmpty(t, strings.TrimSpace(res.Message.Text()))
 
-	//lint:ignore SA1019 the deprecated call is what this test exercises.
 	_, err = c.Threads.Advance(ctx, th.ID, threads.AdvanceParams{Message: threads.UserMessage("Say hi.")}, threads.WithoutAutoMigrate())
 	assert.True(t, errors.Is(err, threads.ErrEndpointDeprecated), "%v", err)
 }

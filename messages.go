@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/threadsapi/threads-go/internal/route"
 )
@@ -43,7 +42,7 @@ func (s *MessagesService) List(ctx context.Context, threadID string, opts ...Req
 		return nil, err
 	}
 	var out []Message
-	if err := s.client.doJSON(ctx, opts, call{route: r}, &out); err != nil {
+	if err := s.c().doJSON(ctx, opts, call{route: r}, &out); err != nil {
 		return nil, err
 	}
 	if out == nil {
@@ -72,7 +71,7 @@ func (s *MessagesService) Create(ctx context.Context, threadID string, msg Messa
 		msg.Content = []ContentPart{} // content is required
 	}
 	var m Message
-	if err := s.client.doJSON(ctx, opts, call{route: r, body: msg}, &m); err != nil {
+	if err := s.c().doJSON(ctx, opts, call{route: r, body: msg}, &m); err != nil {
 		return nil, err
 	}
 	return &m, nil
@@ -88,7 +87,7 @@ func (s *MessagesService) Delete(ctx context.Context, threadID, messageID string
 	if err != nil {
 		return err
 	}
-	return s.client.doDiscard(ctx, opts, call{route: r})
+	return s.c().doDiscard(ctx, opts, call{route: r})
 }
 
 // Suggestions returns the suggestions generated so far for a message (GET
@@ -123,7 +122,7 @@ func (s *MessagesService) GenerateSuggestions(ctx context.Context, threadID, mes
 
 func (s *MessagesService) suggestions(ctx context.Context, opts []RequestOption, cl call) ([]Suggestion, error) {
 	var out []Suggestion
-	if err := s.client.doJSON(ctx, opts, cl, &out); err != nil {
+	if err := s.c().doJSON(ctx, opts, cl, &out); err != nil {
 		return nil, err
 	}
 	if out == nil {
@@ -148,7 +147,7 @@ func (s *MessagesService) UpdateComponentState(ctx context.Context, threadID, me
 		params.State = map[string]any{}
 	}
 	var m Message
-	if err := s.client.doJSON(ctx, opts, call{route: r, body: params}, &m); err != nil {
+	if err := s.c().doJSON(ctx, opts, call{route: r, body: params}, &m); err != nil {
 		return nil, err
 	}
 	return &m, nil
@@ -161,11 +160,8 @@ func idRoute(method, tmpl, op string, ids ...string) (route.Route, error) {
 	keys := []string{"id", "messageId"}
 	values := make(map[string]string, len(ids))
 	for i, id := range ids {
-		if id == "" {
-			return route.Route{}, fmt.Errorf("threads: %s: empty %s id", op, names[i])
-		}
-		if strings.TrimSpace(id) == "" {
-			return route.Route{}, fmt.Errorf("threads: %s: blank %s id", op, names[i])
+		if err := checkID(names[i], id); err != nil {
+			return route.Route{}, fmt.Errorf("threads: %s: %w", op, err)
 		}
 		values[keys[i]] = id
 	}
@@ -188,4 +184,13 @@ func (c *Client) doDiscard(ctx context.Context, opts []RequestOption, cl call) e
 	}
 	drainClose(resp.Body)
 	return nil
+}
+
+// c returns the service's Client, nil for a nil or zero MessagesService,
+// whose calls then fail with an error instead of panicking.
+func (s *MessagesService) c() *Client {
+	if s == nil {
+		return nil
+	}
+	return s.client
 }

@@ -452,11 +452,11 @@ func TestNewCallsRefuseEmptyIDs(t *testing.T) {
 		for _, ids := range [][2]string{{"", "msg_1.a"}, {"  ", "msg_1.a"}} {
 			err := o.call(c, ids[0], ids[1])
 			require.Error(t, err, o.name)
-			assert.Regexp(t, `(empty|blank) thread id`, err.Error(), o.name)
+			assert.Regexp(t, `empty thread id|thread id .* is only white space`, err.Error(), o.name)
 		}
 		if strings.Contains(o.path("t", "MSG"), "MSG") {
 			err := o.call(c, "thr_1.a", "\t")
-			assert.ErrorContains(t, err, "blank message id", o.name)
+			assert.ErrorContains(t, err, "is only white space", o.name)
 			err = o.call(c, "thr_1.a", "")
 			assert.ErrorContains(t, err, "empty message id", o.name)
 		}
@@ -464,12 +464,16 @@ func TestNewCallsRefuseEmptyIDs(t *testing.T) {
 	assert.Empty(t, srv.Requests())
 }
 
-// Ids are one escaped path segment each, dots kept literal.
+// Ids are one escaped path segment each; a dot-segment id is refused
+// before sending.
 func TestNewCallsEscapeIDs(t *testing.T) {
 	t.Parallel()
 	srv := serveCanned(t, 403, "application/json", fixture(t, "live/problem-403-forbidden.json"))
 	c := cannedClient(t, srv)
-	err := c.Messages.Delete(context.Background(), "a/../b", "..")
+	err := c.Messages.Delete(context.Background(), "a/../b", "msg.1")
 	assert.True(t, errors.Is(err, threads.ErrForbidden))
-	assert.Equal(t, "/threads/a%2F..%2Fb/messages/%2E%2E", srv.requests()[0].Path)
+	assert.Equal(t, "/threads/a%2F..%2Fb/messages/msg.1", srv.requests()[0].Path)
+	err = c.Messages.Delete(context.Background(), "thr_1.a", "..")
+	assert.ErrorContains(t, err, "message id \"..\" is a dot segment")
+	assert.Len(t, srv.requests(), 1)
 }

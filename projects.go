@@ -20,8 +20,12 @@ type ProjectsService struct {
 // Current returns the project that the client's API key belongs to. It is
 // a GET: transient failures are retried.
 func (s *ProjectsService) Current(ctx context.Context, opts ...RequestOption) (*Project, error) {
+	var c *Client
+	if s != nil {
+		c = s.client // nil for a zero ProjectsService: doJSON then reports it
+	}
 	var p Project
-	if err := s.client.doJSON(ctx, opts, call{route: route.Route{Method: http.MethodGet, Template: routeProjects}}, &p); err != nil {
+	if err := c.doJSON(ctx, opts, call{route: route.Route{Method: http.MethodGet, Template: routeProjects}}, &p); err != nil {
 		return nil, err
 	}
 	return &p, nil

@@ -273,7 +273,7 @@ func (s *ThreadsService) Create(ctx context.Context, params CreateThreadParams, 
 
 // Get returns the thread with the given id and its messages.
 func (s *ThreadsService) Get(ctx context.Context, id string, opts ...RequestOption) (*ThreadWithMessages, error) {
-	r, err := threadRoute(http.MethodGet, routeThread, "Get", id)
+	r, err := idRoute(http.MethodGet, routeThread, "Get", id)
 	if err != nil {
 		return nil, err
 	}
@@ -288,7 +288,7 @@ func (s *ThreadsService) Get(ctx context.Context, id string, opts ...RequestOpti
 // now CANCELLED. Closing a stream does not stop the service's generation;
 // Cancel does.
 func (s *ThreadsService) Cancel(ctx context.Context, id string, opts ...RequestOption) (*Thread, error) {
-	r, err := threadRoute(http.MethodPost, routeCancel, "Cancel", id)
+	r, err := idRoute(http.MethodPost, routeCancel, "Cancel", id)
 	if err != nil {
 		return nil, err
 	}
@@ -308,7 +308,7 @@ func (s *ThreadsService) Cancel(ctx context.Context, id string, opts ...RequestO
 // after that is reported, not retried. A 2xx stream can still fail: see
 // Stream.Err.
 func (s *ThreadsService) AdvanceStream(ctx context.Context, id string, params AdvanceParams, opts ...RequestOption) (*Stream, error) {
-	r, err := threadRoute(http.MethodPost, routeAdvanceStream, "AdvanceStream", id)
+	r, err := idRoute(http.MethodPost, routeAdvanceStream, "AdvanceStream", id)
 	if err != nil {
 		return nil, err
 	}
@@ -340,7 +340,7 @@ func (s *ThreadsService) stream(ctx context.Context, r route.Route, op string, p
 // reads that stream to its end and returns the last snapshot, or the
 // stream's error.
 func (s *ThreadsService) Advance(ctx context.Context, id string, params AdvanceParams, opts ...RequestOption) (*AdvanceResponse, error) {
-	r, err := threadRoute(http.MethodPost, routeAdvance, "Advance", id)
+	r, err := idRoute(http.MethodPost, routeAdvance, "Advance", id)
 	if err != nil {
 		return nil, err
 	}
@@ -371,12 +371,6 @@ func (s *ThreadsService) CreateAndAdvance(ctx context.Context, params AdvancePar
 	return &out, nil
 }
 
-func threadRoute(method, tmpl, op, id string) (route.Route, error) {
-	if err := checkID(id); err != nil {
-		return route.Route{}, fmt.Errorf("threads: %s: %w", op, err)
-	}
-	return route.Route{Method: method, Template: tmpl, Values: map[string]string{"id": id}}, nil
-}
 
 // checkAdvance catches, before sending, what the service would only report
 // as an opaque in-band stream error.
@@ -588,7 +582,7 @@ func (s *ThreadsService) Update(ctx context.Context, id string, params UpdateThr
 		return nil, err
 	}
 	var t Thread
-	if err := s.client.doJSON(ctx, opts, call{route: r, body: params}, &t); err != nil {
+	if err := s.c().doJSON(ctx, opts, call{route: r, body: params}, &t); err != nil {
 		return nil, err
 	}
 	return &t, nil
@@ -607,7 +601,7 @@ func (s *ThreadsService) Delete(ctx context.Context, id string, opts ...RequestO
 	if err != nil {
 		return err
 	}
-	return s.client.doDiscard(ctx, opts, call{route: r})
+	return s.c().doDiscard(ctx, opts, call{route: r})
 }
 
 // GenerateName has the service name the thread after its messages, stores
@@ -623,7 +617,7 @@ func (s *ThreadsService) GenerateName(ctx context.Context, id string, opts ...Re
 		return nil, err
 	}
 	var t Thread
-	if err := s.client.doJSON(ctx, opts, call{route: r}, &t); err != nil {
+	if err := s.c().doJSON(ctx, opts, call{route: r}, &t); err != nil {
 		return nil, err
 	}
 	return &t, nil

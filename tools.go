@@ -130,7 +130,7 @@ func (s *ThreadsService) RunStream(ctx context.Context, id string, params Advanc
 	if s == nil || s.client == nil {
 		return nil, errNoClient
 	}
-	cfg, err := s.client.settings(opts)
+	cfg, err := s.c().settings(opts)
 	if err != nil {
 		return nil, err
 	}
