@@ -209,7 +209,6 @@ func ExampleThreadsService_CreateAndAdvance() {
 	ctx := context.Background()
 
 	for _, text := range []string{"first", "second"} {
-		//lint:ignore SA1019 this example shows the deprecated call on purpose
 		reply, err := client.Threads.CreateAndAdvance(ctx, threads.AdvanceParams{Message: threads.UserMessage(text)})
 		if err != nil {
 			fmt.Println(err)
@@ -294,7 +293,6 @@ func ExampleThreadsService_Advance() {
 		return
 	}
 
-	//lint:ignore SA1019 this example shows the deprecated call on purpose
 	reply, err := client.Threads.Advance(ctx, thread.ID, threads.AdvanceParams{Message: threads.UserMessage("hello")})
 	if err != nil {
 		fmt.Println(err)
@@ -431,7 +429,6 @@ func ExampleProblem_Deprecation() {
 	defer srv.Close()
 	client := srv.Client()
 
-	//lint:ignore SA1019 this example shows the deprecated call on purpose
 	_, err := client.Threads.CreateAndAdvance(context.Background(),
 		threads.AdvanceParams{Message: threads.UserMessage("hi")},
 		threads.WithoutAutoMigrate())

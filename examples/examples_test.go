@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -43,10 +42,9 @@ var programs = []struct {
 // binaries by name.
 func build(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		goTool = "go"
-	}
+	// go test puts the go command that runs it first on PATH.
+	goTool, err := exec.LookPath("go")
+	require.NoError(t, err)
 	bins := make(map[string]string)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
