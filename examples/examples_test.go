@@ -24,18 +24,20 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// programs are the example commands, each a folder of this directory. chat
-// reads its lines from stdin.
+// programs are the example commands, each a folder of this directory, with
+// what their output must contain against the fake. chat reads its lines from
+// stdin.
 var programs = []struct {
 	name  string
 	stdin string
+	want  []string
 }{
-	{name: "quickstart"},
-	{name: "streaming"},
-	{name: "tools"},
-	{name: "errors"},
-	{name: "migration"},
-	{name: "chat", stdin: "hello there\n/new\nhow are you\n"},
+	{name: "quickstart", want: []string{"Assistant: You said: What can you do?", "COMPLETE with 4 messages"}},
+	{name: "streaming", want: []string{"assistant: You said: What did Go 1.23 add?", "Thread is now CANCELLED"}},
+	{name: "tools", want: []string{"the model called get_weather", "Assistant: The tool returned:"}},
+	{name: "errors", want: []string{"403 Forbidden", "errors.Is(err, threads.ErrForbidden)", "404 Not Found", "errors.Is(err, threads.ErrNotFound)", "transport error"}},
+	{name: "migration", want: []string{"handler: POST /threads/", "call 2: COMPLETE", "Deprecation(): from \"POST /threads/advance\""}},
+	{name: "chat", stdin: "hello there\n/new\nhow are you\n", want: []string{"You said: hello there", "You said: how are you"}},
 }
 
 // build compiles every example into dir, in parallel, and returns the
@@ -126,6 +128,9 @@ func TestExamplesAgainstLiveHabits(t *testing.T) {
 				require.Equal(t, 0, r.exit, "exit code; stderr:\n%s\nstdout:\n%s", r.stderr, r.stdout)
 				assert.NotContains(t, r.stdout, "built-in fake", "the example used its own fake, not the environment")
 				assert.Empty(t, r.stderr)
+				for _, w := range p.want {
+					assert.Contains(t, r.stdout, w)
+				}
 				if p.name == "quickstart" {
 					checkQuickstartListsItsThread(t, r.stdout)
 				}
