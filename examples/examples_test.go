@@ -120,7 +120,7 @@ func TestExamplesAgainstLiveHabits(t *testing.T) {
 	for _, p := range programs {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			srv := threadstest.NewServer(t, threadstest.WithLiveHabits(), threadstest.WithThrottle(time.Millisecond))
+			srv := threadstest.NewServer(t, threadstest.WithLiveHabits()) // and its 50 ms between snapshots, as live
 			base := []string{threads.EnvBaseURL + "=" + srv.URL, threads.EnvAPIKey + "=" + srv.APIKey}
 
 			t.Run("x-api-key", func(t *testing.T) {
