@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"time"
 
 	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/threadstest"
@@ -121,6 +123,7 @@ func ExampleThreadsService_All() {
 	// Output: t4 t3 t2 t1 t0
 }
 
+// ExampleThreadsService_Get reads a thread back with its messages.
 func ExampleThreadsService_Get() {
 	srv := threadstest.Start(threadstest.WithThrottle(0))
 	defer srv.Close()
@@ -131,19 +134,28 @@ func ExampleThreadsService_Get() {
 		fmt.Println(err)
 		return
 	}
-	for range stream.All() {
+	msgs, err := stream.Collect()
+	if err != nil {
+		fmt.Println(err)
+		return
 	}
-	threadID := stream.Messages()[0].ThreadID
+	if len(msgs) == 0 {
+		fmt.Println("no reply")
+		return
+	}
+	threadID := msgs[0].ThreadID
 
 	thread, err := client.Threads.Get(ctx, threadID)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
+	fmt.Println(thread.GenerationStage)
 	for _, m := range thread.Messages {
 		fmt.Printf("%s: %s\n", m.Role, m.Text())
 	}
 	// Output:
+	// COMPLETE
 	// user: hi
 	// assistant: You said: hi
 }
@@ -185,10 +197,10 @@ func ExampleThreadsService_AdvanceStream() {
 	// COMPLETE           "You said: one two"    +""
 }
 
-// ExampleThreadsService_Advance uses the deprecated non-streaming call: the
-// service answers 410 and the client follows its advice to the streaming
-// endpoint, once, reporting the move.
-func ExampleThreadsService_Advance() {
+// ExampleThreadsService_CreateAndAdvance uses the deprecated non-streaming
+// create-and-advance: the service answers 410 and the client follows its
+// advice to the streaming endpoint, once, reporting the move.
+func ExampleThreadsService_CreateAndAdvance() {
 	srv := threadstest.Start(threadstest.WithThrottle(0))
 	defer srv.Close()
 	client := srv.Client(threads.WithDeprecationHandler(func(d threads.Deprecation) {
@@ -260,4 +272,305 @@ func Example_errors() {
 	// 404 Not Found | Thread not found
 	// threads: POST /threads: 400 Bad Request: projectId must be a string
 	// stream failed: Error in streaming response true
+}
+
+// ExampleThreadsService_Advance sends a message with the deprecated
+// non-streaming Advance and gets the finished reply. The service has retired
+// POST /threads/{id}/advance (410 ENDPOINT_DEPRECATED); the client follows
+// the service's advice to /advancestream, reads that stream to its end and
+// returns the final snapshot, so old code keeps working. New code calls
+// [threads.ThreadsService.AdvanceStream] and [threads.Stream.Collect].
+func ExampleThreadsService_Advance() {
+	srv := threadstest.Start(threadstest.WithThrottle(0))
+	defer srv.Close()
+	client := srv.Client(threads.WithDeprecationHandler(func(d threads.Deprecation) {
+		fmt.Println("the client followed:", d.MigrateTo)
+	}))
+	ctx := context.Background()
+	thread, err := client.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	reply, err := client.Threads.Advance(ctx, thread.ID, threads.AdvanceParams{Message: threads.UserMessage("hello")})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(reply.GenerationStage, reply.Message.Role, reply.Message.Text())
+	// Output:
+	// the client followed: POST /:id/advancestream
+	// COMPLETE assistant You said: hello
+}
+
+// ExampleThreadsService_CreateAndAdvanceStream starts a thread with its first
+// message in one call and streams the reply; the messages carry the new
+// thread's id.
+func ExampleThreadsService_CreateAndAdvanceStream() {
+	srv := threadstest.Start(threadstest.WithThrottle(0))
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+
+	stream, err := client.Threads.CreateAndAdvanceStream(ctx, threads.AdvanceParams{
+		Message:    threads.UserMessage("What is a goroutine?"),
+		ContextKey: "user-42", // optional: the thread belongs to this end user
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer stream.Close()
+	for ev, err := range stream.All() {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Print(ev.TextDelta)
+	}
+	fmt.Println()
+
+	msgs := stream.Messages()
+	if len(msgs) == 0 {
+		fmt.Println("no reply")
+		return
+	}
+	thread, err := client.Threads.Get(ctx, msgs[0].ThreadID, threads.WithQuery("contextKey", "user-42"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// Get with the thread's contextKey (the service answers 404 for another).
+	fmt.Println(thread.GenerationStage, len(thread.Messages), "messages")
+	// Output:
+	// You said: What is a goroutine?
+	// COMPLETE 2 messages
+}
+
+// ExampleThreadsService_Cancel stops a reply half-way. Closing a stream only
+// hangs up; Cancel stops the generation on the service, and the stream then
+// ends with the cancelled snapshot.
+func ExampleThreadsService_Cancel() {
+	// A fake that pauses a second between snapshots, so that the reply is
+	// still going when Cancel arrives.
+	srv := threadstest.Start(threadstest.WithThrottle(300 * time.Millisecond))
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+	thread, err := client.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	stream, err := client.Threads.AdvanceStream(ctx, thread.ID, threads.AdvanceParams{Message: threads.UserMessage("tell me a long story")})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer stream.Close()
+	for i := 0; i < 2 && stream.Next(); i++ {
+		fmt.Printf("%s %q\n", stream.Current().GenerationStage, stream.Current().Message.Text())
+	}
+
+	cancelled, err := client.Threads.Cancel(ctx, thread.ID)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("Cancel:", cancelled.GenerationStage)
+	var last threads.StreamEvent
+	for stream.Next() {
+		last = stream.Current()
+	}
+	if err := stream.Err(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("the stream ends:", last.GenerationStage)
+
+	got, err := client.Threads.Get(ctx, thread.ID)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, m := range got.Messages {
+		fmt.Printf("%s cancelled=%v\n", m.Role, m.IsCancelled)
+	}
+	// Output:
+	// STREAMING_RESPONSE " "
+	// STREAMING_RESPONSE "You"
+	// Cancel: CANCELLED
+	// the stream ends: CANCELLED
+	// user cancelled=false
+	// assistant cancelled=true
+}
+
+// ExampleProjectsService_Current reads the project of the API key: creating
+// a thread needs its id.
+func ExampleProjectsService_Current() {
+	srv := threadstest.Start(threadstest.WithThrottle(0))
+	defer srv.Close()
+	client := srv.Client()
+
+	project, err := client.Projects.Current(context.Background())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(project.Name, project.ProviderType, project.ID == srv.ProjectID)
+	// Output: Fake Project llm true
+}
+
+// ExampleProblem_Deprecation turns off the automatic migration for one call
+// and reads the service's 410 advice from the returned *Problem.
+func ExampleProblem_Deprecation() {
+	srv := threadstest.Start(threadstest.WithThrottle(0))
+	defer srv.Close()
+	client := srv.Client()
+
+	_, err := client.Threads.CreateAndAdvance(context.Background(),
+		threads.AdvanceParams{Message: threads.UserMessage("hi")},
+		threads.WithoutAutoMigrate())
+	fmt.Println(errors.Is(err, threads.ErrEndpointDeprecated))
+	var p *threads.Problem
+	if errors.As(err, &p) {
+		if d, ok := p.Deprecation(); ok {
+			fmt.Println(p.Status, p.Code)
+			fmt.Printf("advice %q\n", d.MigrateTo)
+			fmt.Println(d.From, "->", d.To)
+		}
+	}
+	// Output:
+	// true
+	// 410 ENDPOINT_DEPRECATED
+	// advice "POST /advancestream"
+	// POST /threads/advance -> POST /threads/advancestream
+}
+
+// ExampleStream_Collect sends a message and waits for the whole reply: Collect
+// reads the stream to its end, closes it, and returns the final messages and
+// the stream's error. A reply can hold several messages (here the fake is
+// scripted to send two, as the service does around a server-side tool).
+func ExampleStream_Collect() {
+	srv := threadstest.Start(threadstest.WithThrottle(0))
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+
+	srv.PushScript(threadstest.Script{Replies: []string{"Let me check.", "Go 1.23 added range-over-func."}})
+	stream, err := client.Threads.CreateAndAdvanceStream(ctx, threads.AdvanceParams{Message: threads.UserMessage("What did Go 1.23 add?")})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	msgs, err := stream.Collect()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, m := range msgs {
+		fmt.Printf("%s: %s\n", m.Role, m.Text())
+	}
+
+	// A stream that fails half-way: the messages so far, and the error.
+	srv.PushScript(threadstest.Script{Error: true, ErrorAfter: 3})
+	stream, err = client.Threads.CreateAndAdvanceStream(ctx, threads.AdvanceParams{Message: threads.UserMessage("one two three")})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	msgs, err = stream.Collect()
+	fmt.Println(len(msgs), errors.Is(err, threads.ErrStreamFailed), err)
+	// Output:
+	// assistant: Let me check.
+	// assistant: Go 1.23 added range-over-func.
+	// 1 true threads: stream failed: Error in streaming response
+}
+
+// ExampleThreadsService_List_project lists one project's threads through
+// GET /threads/project/{projectId}, the route the live deployment offers.
+// Without ProjectID, List asks GET /threads as the spec says, and when a
+// deployment answers that 404 the client lists the key's project instead.
+func ExampleThreadsService_List_project() {
+	srv := threadstest.Start(threadstest.WithThrottle(0))
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+	for _, name := range []string{"first", "second"} {
+		if _, err := client.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID, Name: name}); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+
+	page, err := client.Threads.List(ctx, &threads.ListParams{ProjectID: srv.ProjectID, Limit: 10})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, t := range page.Items {
+		fmt.Println(t.Name)
+	}
+	fmt.Println("GET /threads:", srv.Count("GET", "/threads"), "GET /threads/project/...:", srv.Count("GET", "/threads/project/"+srv.ProjectID))
+	// Output:
+	// second
+	// first
+	// GET /threads: 0 GET /threads/project/...: 1
+}
+
+// ExampleWithQuery passes a query parameter the SDK does not model: Get's
+// contextKey. The service answers 404 when it is not the thread's.
+func ExampleWithQuery() {
+	srv := threadstest.Start(threadstest.WithThrottle(0))
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+	thread, err := client.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID, ContextKey: "user-42"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	got, err := client.Threads.Get(ctx, thread.ID, threads.WithQuery("contextKey", "user-42"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("found:", got.ID == thread.ID)
+
+	_, err = client.Threads.Get(ctx, thread.ID, threads.WithQuery("contextKey", "user-7"))
+	fmt.Println("another key:", errors.Is(err, threads.ErrNotFound))
+	// Output:
+	// found: true
+	// another key: true
+}
+
+// ExampleWithResponseHeader reads a successful call's response headers (a
+// failed call's are in Problem.Header). For a stream they are there as soon
+// as the stream is returned.
+func ExampleWithResponseHeader() {
+	srv := threadstest.Start(threadstest.WithThrottle(0))
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+
+	var h http.Header
+	if _, err := client.Projects.Current(ctx, threads.WithResponseHeader(&h)); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(h.Get("Content-Type"))
+
+	stream, err := client.Threads.CreateAndAdvanceStream(ctx, threads.AdvanceParams{Message: threads.UserMessage("hi")},
+		threads.WithResponseHeader(&h))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer stream.Close()
+	fmt.Println(h.Get("Content-Type"))
+	// Output:
+	// application/json; charset=utf-8
+	// text/event-stream
 }

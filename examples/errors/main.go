@@ -35,6 +35,18 @@ func run(ctx context.Context) error {
 	_, err = client.Threads.Get(ctx, "thr_unknown0.000000")
 	describe("Get an unknown thread", err)
 
+	// A contextKey that is not the thread's: 404 (a problem+json body). Get
+	// takes the key as a query parameter, through WithQuery.
+	owned, err := client.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: env.ProjectID, ContextKey: "user-42"})
+	if err != nil {
+		return err
+	}
+	if _, err := client.Threads.Get(ctx, owned.ID, threads.WithQuery("contextKey", "user-42")); err != nil {
+		return err // the thread's own key: found
+	}
+	_, err = client.Threads.Get(ctx, owned.ID, threads.WithQuery("contextKey", "someone-else"))
+	describe("Get with another contextKey", err)
+
 	// A bad request: the live service answers in its framework shape, a list of messages.
 	_, err = client.Threads.Create(ctx, threads.CreateThreadParams{})
 	describe("Create without ProjectID", err)
@@ -61,11 +73,9 @@ func run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		for _, err := range stream.All() {
-			if err != nil {
-				describe("A stream that fails half-way", err)
-			}
-		}
+		msgs, err := stream.Collect() // the messages so far and the stream's error
+		fmt.Printf("(the stream failed after %d message(s) had started)\n", len(msgs))
+		describe("A stream that fails half-way", err)
 	}
 	return nil
 }

@@ -1,14 +1,18 @@
 // Command quickstart creates a thread, lists threads, reads the thread
-// back, then sends a message and prints the reply as it streams.
+// back, sends a message and prints the reply as it streams, then sends
+// another and waits for the whole reply (Stream.Collect).
 //
 // With THREADS_BASE_URL unset it starts the SDK's built-in fake service in
 // this process, so it runs anywhere:
 //
 //	go run ./examples/quickstart
 //
-// Against the real service, set THREADS_BASE_URL and THREADS_API_KEY. The
-// project id that creating a thread needs is read with Projects.Current;
-// THREADS_PROJECT_ID overrides it.
+// Against the real service, set THREADS_BASE_URL and THREADS_API_KEY, and
+// THREADS_API_KEY_HEADER=x-api-key when the service reads the key from that
+// header (the live deployment does). The project id that creating a thread
+// needs is read with Projects.Current; THREADS_PROJECT_ID overrides it.
+// Listing works on either deployment: where GET /threads answers 404, the
+// client lists the key's project through GET /threads/project/{projectId}.
 package main
 
 import (
@@ -84,7 +88,23 @@ func run(ctx context.Context) error {
 	}
 	fmt.Println()
 
-	// 5. The thread now holds both messages.
+	// 5. Send another message and wait for the whole reply: Collect reads
+	// the stream to its end and returns the final messages.
+	question = "Thanks. Anything else?"
+	stream, err = client.Threads.AdvanceStream(ctx, thread.ID, threads.AdvanceParams{Message: threads.UserMessage(question)})
+	if err != nil {
+		return fmt.Errorf("sending a message: %w", err)
+	}
+	reply, err := stream.Collect()
+	if err != nil {
+		return fmt.Errorf("waiting for the reply: %w", err)
+	}
+	fmt.Printf("\nYou: %s\n", question)
+	for _, m := range reply {
+		fmt.Printf("Assistant (whole reply): %s\n", m.Text())
+	}
+
+	// 6. The thread now holds all four messages.
 	got, err = client.Threads.Get(ctx, thread.ID)
 	if err != nil {
 		return fmt.Errorf("reading the thread: %w", err)

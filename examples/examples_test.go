@@ -1,0 +1,158 @@
+// Package examples_test builds every example program and runs it, as a user
+// would, against a fake service configured like the live deployment.
+package examples_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/threadstest"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// programs are the example commands, each a folder of this directory, with
+// what their output must contain against the fake. chat reads its lines from
+// stdin.
+var programs = []struct {
+	name  string
+	stdin string
+	want  []string
+}{
+	{name: "quickstart", want: []string{"Assistant: You said: What can you do?", "COMPLETE with 4 messages"}},
+	{name: "streaming", want: []string{"assistant: You said: What did Go 1.23 add?", "Thread is now CANCELLED"}},
+	{name: "tools", want: []string{"the model called get_weather", "Assistant: The tool returned:"}},
+	{name: "errors", want: []string{"403 Forbidden", "errors.Is(err, threads.ErrForbidden)", "404 Not Found", "errors.Is(err, threads.ErrNotFound)", "transport error"}},
+	{name: "migration", want: []string{"handler: POST /threads/", "call 2: COMPLETE", "Deprecation(): from \"POST /threads/advance\""}},
+	{name: "chat", stdin: "hello there\n/new\nhow are you\n", want: []string{"You said: hello there", "You said: how are you"}},
+}
+
+// build compiles every example into dir, in parallel, and returns the
+// binaries by name.
+func build(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	// go test puts the go command that runs it first on PATH.
+	goTool, err := exec.LookPath("go")
+	require.NoError(t, err)
+	bins := make(map[string]string)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, p := range programs {
+		bin := filepath.Join(dir, p.name)
+		bins[p.name] = bin
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command(goTool, "build", "-o", bin, "./"+p.name)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				mu.Lock()
+				defer mu.Unlock()
+				t.Errorf("go build ./examples/%s: %v\n%s", p.name, err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	return bins
+}
+
+type result struct {
+	exit           int
+	stdout, stderr string
+}
+
+// run runs bin with the environment minus every THREADS_ variable plus env.
+func run(t *testing.T, bin, stdin string, env ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "THREADS_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, env...)
+	cmd.Stdin = strings.NewReader(stdin) // EOF after the lines: chat exits
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := result{stdout: stdout.String(), stderr: stderr.String()}
+	if err != nil {
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee, "running %s:\n%s", filepath.Base(bin), r.stderr)
+		r.exit = ee.ExitCode()
+	}
+	require.NoError(t, ctx.Err(), "%s timed out", filepath.Base(bin))
+	return r
+}
+
+// TestExamplesAgainstLiveHabits runs every example against
+// threadstest.WithLiveHabits (the key in x-api-key only, GET /threads 404,
+// the per-project list route, 403 for an unknown thread id), configured
+// only by the environment, as against the live service:
+//   - with THREADS_BASE_URL, THREADS_API_KEY and THREADS_API_KEY_HEADER, each
+//     exits 0, and the quickstart lists the thread it created;
+//   - without THREADS_API_KEY_HEADER, each prints an error that names it and
+//     exits non-zero.
+func TestExamplesAgainstLiveHabits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs every example: skipped with -short")
+	}
+	bins := build(t, t.TempDir())
+
+	for _, p := range programs {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			srv := threadstest.NewServer(t, threadstest.WithLiveHabits()) // and its 50 ms between snapshots, as live
+			base := []string{threads.EnvBaseURL + "=" + srv.URL, threads.EnvAPIKey + "=" + srv.APIKey}
+
+			t.Run("x-api-key", func(t *testing.T) {
+				r := run(t, bins[p.name], p.stdin, append(base, threads.EnvAPIKeyHeader+"=x-api-key")...)
+				require.Equal(t, 0, r.exit, "exit code; stderr:\n%s\nstdout:\n%s", r.stderr, r.stdout)
+				assert.NotContains(t, r.stdout, "built-in fake", "the example used its own fake, not the environment")
+				assert.Empty(t, r.stderr)
+				for _, w := range p.want {
+					assert.Contains(t, r.stdout, w)
+				}
+				if p.name == "quickstart" {
+					checkQuickstartListsItsThread(t, r.stdout)
+				}
+				t.Logf("%s output:\n%s", p.name, r.stdout)
+			})
+
+			t.Run("no header variable", func(t *testing.T) {
+				r := run(t, bins[p.name], p.stdin, base...)
+				assert.NotEqual(t, 0, r.exit, "exit code; stdout:\n%s", r.stdout)
+				assert.Contains(t, r.stderr, threads.EnvAPIKeyHeader, "the error names the variable; stdout:\n%s", r.stdout)
+				assert.NotContains(t, r.stderr+r.stdout, srv.APIKey, "the key is never printed")
+				t.Logf("%s error: %s", p.name, r.stderr)
+			})
+		})
+	}
+}
+
+// checkQuickstartListsItsThread finds "Created thread <id>" and then that id
+// in the listing, marked with "*".
+func checkQuickstartListsItsThread(t *testing.T, out string) {
+	t.Helper()
+	m := regexp.MustCompile(`Created thread (\S+)`).FindStringSubmatch(out)
+	require.NotNil(t, m, "the quickstart says which thread it created:\n%s", out)
+	assert.Regexp(t, `(?m)^ \* `+regexp.QuoteMeta(m[1])+` `, out, "the listing shows the created thread")
+}
