@@ -34,7 +34,7 @@ var programs = []struct {
 }{
 	{name: "quickstart", want: []string{"Assistant: You said: What can you do?", "COMPLETE with 4 messages"}},
 	{name: "streaming", want: []string{"assistant: You said: What did Go 1.23 add?", "Thread is now CANCELLED"}},
-	{name: "tools", want: []string{"the model called get_weather", "Assistant: The tool returned:"}},
+	{name: "tools", want: []string{"(the model calls get_weather", "The tool returned:"}},
 	{name: "errors", want: []string{"403 Forbidden", "errors.Is(err, threads.ErrForbidden)", "404 Not Found", "errors.Is(err, threads.ErrNotFound)", "transport error"}},
 	{name: "migration", want: []string{"handler: POST /threads/", "call 2: COMPLETE", "Deprecation(): from \"POST /threads/advance\""}},
 	{name: "chat", stdin: "hello there\n/new\nhow are you\n", want: []string{"You said: hello there", "You said: how are you"}},

@@ -86,8 +86,9 @@ type ClientTool struct {
 
 // ToolParameter is one parameter of a [ClientTool].
 type ToolParameter struct {
-	Name        string `json:"name"`
-	Type        string `json:"type"`
-	Description string `json:"description"`
-	IsRequired  bool   `json:"isRequired"`
+	Name        string   `json:"name"`
+	Type        string   `json:"type"`
+	Description string   `json:"description"`
+	IsRequired  bool     `json:"isRequired"`
+	EnumValues  []string `json:"enumValues"`
 }

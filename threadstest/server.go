@@ -6,8 +6,8 @@
 //
 // The fake keeps threads and messages in memory. A streamed reply is
 // deterministic: "You said: <your text>", or, when the request offers client
-// tools, a call of the first tool with every parameter set to your text; a
-// tool result is answered with "The tool returned: <result>". A [Script]
+// tools, a call of the first tool with each parameter set to a value of its
+// type (its first enum value; for a string, your text); a tool result is answered with "The tool returned: <result>". A [Script]
 // shapes the next reply (several messages, scripted tool calls, the error
 // line, a dropped connection, a pause); a [Fault] replaces the answer to
 // matching requests (statuses, Retry-After, resets, stalls). [Server.Requests]

@@ -191,11 +191,12 @@ func (s *Server) advance(w http.ResponseWriter, r *http.Request, body []byte, id
 		}
 		if msg.Role == "user" && len(in.ClientTools) > 0 {
 			// The default model calls the first client tool, every
-			// parameter set to the user's text, in place of the last reply.
+			// parameter set to a value of its type (a string: the user's
+			// text), in place of the last reply.
 			ct := in.ClientTools[0]
 			args := map[string]any{}
 			for _, p := range ct.Parameters {
-				args[p.Name] = userText
+				args[p.Name] = defaultArgument(p, userText)
 			}
 			call = &ToolCall{Name: ct.Name, Arguments: args}
 			replies = replies[:len(replies)-1]
@@ -437,4 +438,23 @@ func (st *streamer) write(snap snapshot) {
 		f.Flush()
 	}
 	st.sent++
+}
+
+// defaultArgument is the value the default model passes for p: the first
+// of its enum values, else one of its type, with text for a string.
+func defaultArgument(p ToolParameter, text string) any {
+	if len(p.EnumValues) > 0 {
+		return p.EnumValues[0]
+	}
+	switch p.Type {
+	case "number", "integer":
+		return 1
+	case "boolean":
+		return true
+	case "array":
+		return []any{text}
+	case "object":
+		return map[string]any{}
+	}
+	return text
 }
