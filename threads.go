@@ -371,7 +371,6 @@ func (s *ThreadsService) CreateAndAdvance(ctx context.Context, params AdvancePar
 	return &out, nil
 }
 
-
 // checkAdvance catches, before sending, what the service would only report
 // as an opaque in-band stream error.
 func checkAdvance(op string, p *AdvanceParams) error {
