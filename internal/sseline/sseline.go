@@ -63,6 +63,7 @@ type Filter struct {
 	buf        []byte // buf[start:end] was read from src and not yet handed on
 	start, end int
 	scan       int  // buf[start:scan] holds complete lines of the current event
+	seen       int  // buf[scan:seen] is a line start already searched for its end
 	cr         bool // the byte before buf[scan] was a '\r' that ended a line
 	errText    []byte
 	hasErr     bool // the current event has an error line; errText is its text
@@ -118,7 +119,7 @@ func (f *Filter) Buffered() int { return len(f.out) + f.end - f.start }
 // whether the read gave bytes or an error.
 func (f *Filter) fill() bool {
 	if f.start == f.end {
-		f.start, f.end, f.scan = 0, 0, 0
+		f.start, f.end, f.scan, f.seen = 0, 0, 0, 0
 		if len(f.buf) > 64<<10 {
 			f.buf = nil // do not keep a large event's buffer
 		}
@@ -128,12 +129,14 @@ func (f *Filter) fill() bool {
 			// Move the current event to the front rather than grow.
 			n := copy(f.buf, f.buf[f.start:f.end])
 			f.scan -= f.start
+			f.seen -= f.start
 			f.start, f.end = 0, n
 		}
 		if len(f.buf)-f.end < minRead {
 			grown := make([]byte, max(2*len(f.buf), f.end-f.start+minRead))
 			n := copy(grown, f.buf[f.start:f.end])
 			f.scan -= f.start
+			f.seen -= f.start
 			f.buf, f.start, f.end = grown, 0, n
 		}
 	}
@@ -182,9 +185,14 @@ func (f *Filter) next() bool {
 			f.finish(f.scan)
 			return true
 		}
-		// A line with content: find its end.
+		// A line with content: find its end, searching each byte once
+		// however many reads the line takes.
 		line := f.buf[f.scan:f.end]
-		i := lineEnd(line)
+		from := max(f.seen-f.scan, 0)
+		i := lineEnd(line[from:])
+		if i >= 0 {
+			i += from
+		}
 		n := i
 		if n < 0 {
 			n = len(line)
@@ -194,6 +202,7 @@ func (f *Filter) next() bool {
 			return false
 		}
 		if i < 0 {
+			f.seen = f.end
 			return false // the line is not complete yet; keep scan at its start
 		}
 		if !f.hasErr && bytes.HasPrefix(line, errorField) {
@@ -224,7 +233,7 @@ func (f *Filter) finish(end int) {
 
 func (f *Filter) tooLarge() {
 	f.err = fmt.Errorf("%w (%d bytes)", ErrTooLarge, f.max)
-	f.start, f.end, f.scan = 0, 0, 0
+	f.start, f.end, f.scan, f.seen = 0, 0, 0, 0
 	f.buf = nil // release the event
 }
 
