@@ -242,7 +242,10 @@ func hold(t *testing.T, data string, gone chan<- struct{}) *threads.Client {
 			close(gone)
 		}
 	}))
-	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		srv.CloseClientConnections() // a handler still holding would block Close
+		srv.Close()
+	})
 	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL),
 		threads.WithAPIKey(hardKey), threads.WithMaxRetries(0), threads.WithStreamIdleTimeout(100*time.Millisecond))
 	require.NoError(t, err)
