@@ -414,3 +414,90 @@ func BenchmarkStreamMemory(b *testing.B) {
 		b.ReportMetric((at1M-at10k)/(1<<20), "MiB-growth")
 	}
 }
+
+// newIDStream yields snapshots forever, each of a message with a new id.
+type newIDStream struct {
+	n   int
+	cur []byte
+}
+
+func (e *newIDStream) Read(p []byte) (int, error) {
+	if len(e.cur) == 0 {
+		e.cur = snapshotLine(fmt.Sprintf("msg_%09d.abcdef", e.n), "Hello there", "STREAMING_RESPONSE")
+		e.n++
+	}
+	n := copy(p, e.cur)
+	e.cur = e.cur[n:]
+	return n, nil
+}
+
+// BenchmarkStreamNewIDs streams 1M events, each of a new message id,
+// through one Stream: the live heap must stay bounded (Messages keeps at
+// most 1,024 ids). Run it with -benchtime=1x.
+func BenchmarkStreamNewIDs(b *testing.B) {
+	heap := func() float64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return float64(ms.HeapAlloc)
+	}
+	for b.Loop() {
+		before := heap()
+		s := streamFrom(&newIDStream{})
+		var at10k, at1M float64
+		for n := 1; n <= 1_000_000; n++ {
+			if !s.Next() {
+				b.Fatal(s.Err())
+			}
+			switch n {
+			case 10_000:
+				at10k = heap()
+			case 1_000_000:
+				at1M = heap()
+			}
+		}
+		if len(s.Messages()) != threads.MaxMessages {
+			b.Fatal(len(s.Messages()))
+		}
+		s.Close()
+		b.ReportMetric((at1M-before)/(1<<20), "MiB-growth-1M")
+		b.ReportMetric((at1M-at10k)/(1<<20), "MiB-growth-10k-to-1M")
+	}
+}
+
+// chunkReader returns data in reads of at most n bytes.
+type chunkReader struct {
+	data []byte
+	n    int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p, c.data[:min(len(c.data), c.n)])
+	c.data = c.data[k:]
+	return k, nil
+}
+
+// BenchmarkStreamSplitEvent decodes one 15 MiB event sent whole and sent
+// in 1 KiB reads: the cost must be linear in the bytes, however split.
+func BenchmarkStreamSplitEvent(b *testing.B) {
+	body := append(bigEvent(15<<20), "data: DONE\n\n"...)
+	for _, chunk := range []int{len(body), 1 << 10} {
+		b.Run(fmt.Sprintf("read=%d", chunk), func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				s := streamFrom(&chunkReader{data: body, n: chunk})
+				n := 0
+				for s.Next() {
+					n++
+				}
+				if s.Err() != nil || n != 1 {
+					b.Fatal(n, s.Err())
+				}
+			}
+		})
+	}
+}

@@ -45,3 +45,6 @@ var ReadBody = readBody
 // ClientConfig returns the client's settings, for tests that check no
 // rendering of them shows the key.
 func ClientConfig(c *Client) any { return c.cfg }
+
+// MaxMessages is how many messages a Stream keeps for Messages.
+const MaxMessages = maxMessages

@@ -3,11 +3,11 @@ package threads
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"iter"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +15,8 @@ import (
 
 	sse "github.com/tmaxmax/go-sse"
 
+	"github.com/threadsapi/threads-go/internal/jsonx"
+	"github.com/threadsapi/threads-go/internal/redact"
 	"github.com/threadsapi/threads-go/internal/sseline"
 )
 
@@ -29,7 +31,8 @@ var (
 	ErrStreamTruncated = errors.New("threads: stream ended without DONE")
 	// ErrEventTooLarge means one event exceeded WithMaxEventSize.
 	ErrEventTooLarge = errors.New("threads: stream event exceeds the size limit")
-	// ErrStreamIdle means no event arrived within WithStreamIdleTimeout.
+	// ErrStreamIdle means no snapshot arrived within WithStreamIdleTimeout
+	// (events without one, such as keep-alives, do not count).
 	ErrStreamIdle = errors.New("threads: stream idle timeout")
 )
 
@@ -38,7 +41,10 @@ var (
 // went wrong: a spent quota, a malformed message, a thread that is still
 // processing (Cancel it), or a model failure.
 type StreamError struct {
-	Message string // the text after "error:"
+	// Message is the text after "error:", as one line of printable text:
+	// control characters and escape sequences removed, the API key
+	// replaced by [REDACTED], at most 1 KiB.
+	Message string
 }
 
 // Error returns the service's text.
@@ -50,72 +56,138 @@ func (e *StreamError) Is(target error) bool { return target == ErrStreamFailed }
 // StreamEvent is one snapshot of a streamed reply.
 type StreamEvent struct {
 	AdvanceResponse        // the snapshot as sent: ev.Message, ev.GenerationStage, ev.StatusMessage
-	TextDelta       string // text added to ev.Message since its previous snapshot in this stream
+	TextDelta       string // text to append to what this stream has shown of ev.Message
+	// TextReset means the message's text was rewritten: it no longer
+	// extends what was shown. Discard what was shown of ev.Message;
+	// TextDelta is then its whole new text (empty when the new text is
+	// white space only).
+	TextReset bool
 }
 
 // Stream reads the snapshots of one streamed reply.
 //
 // Iterate with Next and Current, then check Err; or range over All. Each
 // event is a full snapshot of one message (several messages may follow each
-// other); TextDelta holds just the new text, so joining a message's deltas
-// gives its final text. Messages returns the latest snapshot of each.
+// other). TextDelta and TextReset say what changed in the message's text:
+// for each message, applying its events in order (TextReset: replace what
+// was shown with TextDelta; otherwise append TextDelta) gives its final
+// text. White space alone (the service's placeholder) counts as no text yet,
+// and a repeated snapshot adds nothing. Messages returns the latest snapshot
+// of each.
+//
+// The stream's memory is bounded whatever the server sends, and its CPU is
+// linear in the bytes received however they are split. A Stream that is
+// dropped without Close is released (its connection closed) once the
+// garbage collector finds it unreachable; Close it to release it at once.
 //
 // A Stream is not safe for concurrent use, except Close, which may be called
-// from any goroutine, any number of times, also while Next blocks.
+// from any goroutine, any number of times, also while Next blocks. Only
+// streams returned by the SDK work: a zero Stream ends at once with an error.
 type Stream struct {
-	body io.ReadCloser
-	ctx  context.Context
-	cfg  *config
+	*streamConn // shared with Close, the idle timer and the cleanup; nil in a zero Stream
+
+	ctx    context.Context
+	cfg    *config
+	filter *sseline.Filter
 
 	events iter.Seq2[sse.Event, error]     // go-sse's parser over the filtered body
 	next   func() (sse.Event, error, bool) // pull form of events, made by the first Next
-	stop   func()
 
-	cur      StreamEvent
-	err      error
-	index    int // events decoded so far
-	done     bool
+	cur   StreamEvent
+	err   error
+	index int // events decoded so far
+	done  bool
+
+	// The latest snapshot of each message, in first-seen order, at most
+	// maxMessages of them and about maxRetained bytes of their JSON: the
+	// oldest go first. byID maps an id to its position counted from the
+	// stream's first message; messages[0] is at position base.
 	messages []Message
-	byID     map[string]int // message id -> index in messages
+	shown    []string // what the events have shown of each message's text
+	sizes    []int    // the JSON size of each kept snapshot
+	retained int      // sum of sizes
+	byID     map[string]int
+	base     int
+	evicted  bool // some message was dropped: an unknown id may have been shown
 
-	mu      sync.Mutex // guards the fields below, shared with Close
-	closed  bool
-	running bool // Next is inside the parser
-	idle    bool // the idle timer fired
-	timer   *time.Timer
-	once    sync.Once // closes body
+	cleanup runtime.Cleanup
 
 	// rounds, when set (by RunStream), continues the stream with further
 	// requests: see nextRound. nil for a plain one-request stream.
 	rounds streamRounds
 }
 
+// Bounds on what a Stream keeps for Messages.
+const (
+	maxMessages = 1024
+	maxRetained = 64 << 20
+)
+
+// streamConn is what Close, the idle timer and the garbage collector's
+// cleanup share with Next. It holds no reference to its Stream, so a
+// dropped Stream can become unreachable while its connection is open.
+type streamConn struct {
+	body io.ReadCloser
+
+	mu      sync.Mutex // guards the fields below
+	closed  bool
+	running bool // Next is inside the parser
+	idle    bool // the idle timer fired
+	timer   *time.Timer
+	stop    func() // ends the pull iterator
+	once    sync.Once
+}
+
+var errZeroStream = errors.New("threads: Stream not returned by the SDK (zero or nil)")
+
 func newStream(ctx context.Context, body io.ReadCloser, cfg *config) *Stream {
-	s := &Stream{body: body, ctx: ctx, cfg: cfg, byID: make(map[string]int, 2)}
-	s.events = iter.Seq2[sse.Event, error](sse.Read(sseline.New(body), &sse.ReadConfig{MaxEventSize: cfg.maxEventSize}))
+	s := &Stream{streamConn: &streamConn{body: body}, ctx: ctx, cfg: cfg, byID: make(map[string]int, 2)}
+	s.filter = sseline.New(body, cfg.maxEventSize)
+	s.events = iter.Seq2[sse.Event, error](sse.Read(s.filter, &sse.ReadConfig{MaxEventSize: cfg.maxEventSize + sseline.Overhead}))
+	s.cleanup = runtime.AddCleanup(s, (*streamConn).abandon, s.streamConn)
 	return s
 }
 
-func (s *Stream) idleFired() {
-	s.mu.Lock()
-	s.idle = true
-	s.mu.Unlock()
-	s.closeBody()
+func (c *streamConn) idleFired() {
+	c.mu.Lock()
+	c.idle = true
+	c.mu.Unlock()
+	c.closeBody()
 }
 
-func (s *Stream) closeBody() {
-	s.once.Do(func() { s.body.Close() })
+func (c *streamConn) closeBody() {
+	c.once.Do(func() { c.body.Close() })
+}
+
+// abandon releases a Stream that became unreachable without Close.
+func (c *streamConn) abandon() {
+	c.mu.Lock()
+	c.closed = true
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	c.stopParserLocked() // Next cannot be running: the Stream is unreachable
+	c.mu.Unlock()
+	c.closeBody()
 }
 
 // Next advances to the next snapshot, which Current then returns. It
 // returns false at the end of the stream or on failure; Err tells which.
 // It blocks until an event's bytes have arrived, and no longer.
 func (s *Stream) Next() bool {
+	if s == nil || s.streamConn == nil {
+		if s != nil && s.err == nil {
+			s.err, s.done = errZeroStream, true
+		}
+		return false
+	}
+	arm := true // the idle clock starts once per Next, not per event read
 	for !s.done {
-		if !s.enter(true) {
+		if !s.enter(true, arm) {
 			s.finish(nil)
 			return false
 		}
+		arm = false
 		ev, err, ok := s.next()
 		if s.step(ev, err, ok) {
 			return true
@@ -125,8 +197,8 @@ func (s *Stream) Next() bool {
 }
 
 // enter marks the parser as running, unless the stream was closed. pull
-// makes the pull iterator on first use.
-func (s *Stream) enter(pull bool) bool {
+// makes the pull iterator on first use; arm starts the idle clock.
+func (s *Stream) enter(pull, arm bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -136,9 +208,11 @@ func (s *Stream) enter(pull bool) bool {
 		s.next, s.stop = iter.Pull2(s.events)
 	}
 	s.running = true
-	// The idle clock runs only while the caller waits for an event, not
-	// while it works on the previous one.
-	if d := s.cfg.idleTimeout; d > 0 {
+	// The idle clock runs only while the caller waits for a snapshot, not
+	// while it works on the previous one. Events without a snapshot (an id:
+	// line alone, a comment) do not restart it: the idle timeout means "no
+	// snapshot for that long".
+	if d := s.cfg.idleTimeout; d > 0 && arm {
 		if s.timer == nil {
 			s.timer = time.AfterFunc(d, s.idleFired)
 		} else {
@@ -155,84 +229,136 @@ func (s *Stream) step(ev sse.Event, err error, ok bool) bool {
 	s.mu.Lock()
 	s.running = false
 	closed, idle := s.closed, s.idle
-	if s.timer != nil {
-		s.timer.Stop()
-	}
 	s.mu.Unlock()
 
 	switch {
 	case closed:
 		s.finish(nil)
 	case idle:
-		s.finish(fmt.Errorf("%w: no event for %v", ErrStreamIdle, s.cfg.idleTimeout))
+		s.finish(fmt.Errorf("%w: no snapshot for %v", ErrStreamIdle, s.cfg.idleTimeout))
 	case !ok:
 		s.finish(s.readFailure(io.ErrUnexpectedEOF))
 	case err != nil:
 		s.finish(s.readFailure(err))
 	case ev.Type == sseline.ErrorEvent:
-		msg, _, _ := strings.Cut(ev.Data, "\n")
-		s.finish(&StreamError{Message: strings.TrimSpace(msg)})
+		// The filter made this event from the first error line of its
+		// event alone; whatever else that event held is dropped.
+		s.finish(&StreamError{Message: s.clean(ev.Data, maxErrorText)})
 	case ev.Data == "":
 		// An event without data, such as a lone id: line.
-	case ev.Data == "DONE":
+	case ev.Data == "DONE" || ev.Data == "[DONE]":
 		if s.rounds != nil && s.nextRound() {
 			return false // the next round's events follow on this stream
 		}
-		s.drain()
-		s.finish(nil)
+		s.finishDone()
 	default:
 		if err := s.decode(ev.Data); err != nil {
 			s.finish(err)
 			return false
 		}
+		s.stopTimer()
 		return true
 	}
 	return false
 }
 
-// decode parses one snapshot and computes its delta.
+func (s *Stream) stopTimer() {
+	s.mu.Lock()
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	s.mu.Unlock()
+}
+
+// decode parses one snapshot into s.cur and computes its delta.
 func (s *Stream) decode(data string) error {
-	var ev StreamEvent
-	// json.Unmarshal only reads its input and copies what it keeps, so the
-	// event's string can be viewed as bytes without a copy.
-	if err := json.Unmarshal(unsafe.Slice(unsafe.StringData(data), len(data)), &ev.AdvanceResponse); err != nil {
-		return fmt.Errorf("%w: event %d is not a snapshot (%v): %s", ErrStreamFailed, s.index, err, excerpt([]byte(data), 80))
+	s.cur = StreamEvent{}
+	// jsonx only reads its input and copies what it keeps, so the event's
+	// string can be viewed as bytes without a copy.
+	if err := jsonx.Unmarshal(unsafe.Slice(unsafe.StringData(data), len(data)), &s.cur.AdvanceResponse); err != nil {
+		s.cur = StreamEvent{}
+		msg := fmt.Sprintf("event %d is not a snapshot (%v): %s", s.index, err, data[:min(len(data), 4<<10)])
+		return fmt.Errorf("%w: %s", ErrStreamFailed, s.clean(msg, maxErrorText))
 	}
 	s.index++
+	ev := &s.cur
 	text := ev.Message.Text()
-	prev := ""
-	if id := ev.Message.ID; id != "" {
-		if i, ok := s.byID[id]; ok {
-			prev = s.messages[i].Text()
-			s.messages[i] = ev.Message
-		} else {
-			s.byID[id] = len(s.messages)
-			s.messages = append(s.messages, ev.Message)
-		}
-	} else {
-		// Synthetic snapshots (id "") are never merged with each other.
-		s.messages = append(s.messages, ev.Message)
+	i, known := s.remember(ev.Message, len(data))
+	shown := s.shown[i]
+	ev.TextDelta, ev.TextReset = textChange(shown, text)
+	if !known && s.evicted && !blank(text) {
+		// This id may be one that was dropped after it was shown.
+		ev.TextReset = true
 	}
-	ev.TextDelta = delta(prev, text)
-	s.cur = ev
+	if blank(text) {
+		s.shown[i] = ""
+	} else {
+		s.shown[i] = text
+	}
+	s.trim(i)
 	return nil
 }
 
-// delta returns the text that cur adds to prev. The service opens each
-// message with a one-space placeholder and repeats the final text: white
-// space alone is "no text yet", and a repeat adds nothing. A snapshot that
-// does not extend the previous one is new text as a whole.
+// remember stores m as its message's latest snapshot and returns its index
+// in s.messages, and whether the id was known.
+func (s *Stream) remember(m Message, size int) (int, bool) {
+	if pos, ok := s.byID[m.ID]; ok {
+		// An id-less snapshot (the service's synthetic ones) is kept the
+		// same way: as the latest id-less message.
+		i := pos - s.base
+		s.messages[i] = m
+		s.retained += size - s.sizes[i]
+		s.sizes[i] = size
+		return i, true
+	}
+	s.byID[m.ID] = s.base + len(s.messages)
+	s.messages = append(s.messages, m)
+	s.shown = append(s.shown, "")
+	s.sizes = append(s.sizes, size)
+	s.retained += size
+	return len(s.messages) - 1, false
+}
+
+// trim drops the oldest messages past the bounds, never the one at index
+// cur (which shifts as older ones go).
+func (s *Stream) trim(cur int) {
+	for cur > 0 && (len(s.messages) > maxMessages || s.retained > maxRetained) {
+		delete(s.byID, s.messages[0].ID)
+		s.retained -= s.sizes[0]
+		// Clear before reslicing, so the dropped snapshot can be freed;
+		// append copies the rest to a new array when it grows.
+		s.messages[0], s.shown[0], s.sizes[0] = Message{}, "", 0
+		s.messages, s.shown, s.sizes = s.messages[1:], s.shown[1:], s.sizes[1:]
+		s.base++
+		s.evicted = true
+		cur--
+	}
+}
+
+// delta returns the text that cur adds to what prev showed (see
+// textChange).
 func delta(prev, cur string) string {
-	if blank(cur) {
-		return ""
-	}
 	if blank(prev) {
-		return cur
+		prev = ""
 	}
-	if strings.HasPrefix(cur, prev) {
-		return cur[len(prev):]
+	d, _ := textChange(prev, cur)
+	return d
+}
+
+// textChange returns what cur changes in a message whose shown text is
+// shown (never white space alone). The service opens each message with a
+// one-space placeholder and repeats the final text: white space alone is
+// "no text yet", and a repeat adds nothing. A snapshot that extends what
+// was shown adds the difference; one that does not resets the text to
+// itself.
+func textChange(shown, cur string) (delta string, reset bool) {
+	if blank(cur) {
+		return "", shown != ""
 	}
-	return cur
+	if strings.HasPrefix(cur, shown) {
+		return cur[len(shown):], false
+	}
+	return cur, true
 }
 
 func blank(s string) bool {
@@ -244,21 +370,34 @@ func (s *Stream) readFailure(err error) error {
 	if ctxErr := s.ctx.Err(); ctxErr != nil {
 		return ctxErr
 	}
-	if errors.Is(err, bufio.ErrTooLong) {
+	if errors.Is(err, sseline.ErrTooLarge) || errors.Is(err, bufio.ErrTooLong) {
 		return fmt.Errorf("%w (%d bytes)", ErrEventTooLarge, s.cfg.maxEventSize)
 	}
 	if errors.Is(err, sse.ErrUnexpectedEOF) {
 		err = io.ErrUnexpectedEOF // the input ended inside an event
 	}
+	// Read errors come from the transport, not from the server's bytes.
 	return fmt.Errorf("%w: %w", ErrStreamTruncated, err)
 }
 
-// drain reads what follows DONE (normally just the end of the chunked body)
-// so the connection can be reused, but never waits long for it.
-func (s *Stream) drain() {
-	t := time.AfterFunc(100*time.Millisecond, s.closeBody)
-	defer t.Stop()
-	_, _ = io.CopyN(io.Discard, s.body, 64<<10)
+// finishDone ends the stream at "data: DONE" without waiting for the
+// server: when the body has not ended yet, it is read to its end (so the
+// connection can be reused) in the background, for at most 100 ms.
+func (s *Stream) finishDone() {
+	s.done, s.err, s.cur = true, nil, StreamEvent{}
+	s.stopParser()
+	s.cleanup.Stop()
+	if s.filter.Err() != nil {
+		s.closeBody() // the body already ended: its connection is free
+		return
+	}
+	c := s.streamConn
+	go func() {
+		t := time.AfterFunc(100*time.Millisecond, c.closeBody)
+		defer t.Stop()
+		_, _ = io.CopyN(io.Discard, c.body, 64<<10)
+		c.closeBody()
+	}()
 }
 
 func (s *Stream) finish(err error) {
@@ -271,6 +410,15 @@ func (s *Stream) finish(err error) {
 // release stops the parser and the timer and closes the body. Next calls
 // it when the stream ends, never while it is inside the parser.
 func (s *Stream) release() {
+	s.stopParser()
+	s.cleanup.Stop()
+	s.closeBody()
+	if s.rounds != nil {
+		s.rounds.stop()
+	}
+}
+
+func (s *Stream) stopParser() {
 	s.mu.Lock()
 	s.closed = true
 	if s.timer != nil {
@@ -278,17 +426,13 @@ func (s *Stream) release() {
 	}
 	s.stopParserLocked()
 	s.mu.Unlock()
-	s.closeBody()
-	if s.rounds != nil {
-		s.rounds.stop()
-	}
 }
 
 // stopParserLocked ends the pull iterator. The parser must not be running.
-func (s *Stream) stopParserLocked() {
-	if s.stop != nil {
-		s.stop()
-		s.stop = nil
+func (c *streamConn) stopParserLocked() {
+	if c.stop != nil {
+		c.stop()
+		c.stop = nil
 	}
 }
 
@@ -299,9 +443,11 @@ func (s *Stream) stopParserLocked() {
 // false when the stream ends here, cleanly; on failure it has finished s.
 func (s *Stream) nextRound() bool {
 	old := s.body
-	t := time.AfterFunc(100*time.Millisecond, func() { old.Close() })
-	_, _ = io.CopyN(io.Discard, old, 64<<10)
-	t.Stop()
+	if s.filter.Err() == nil {
+		t := time.AfterFunc(100*time.Millisecond, func() { old.Close() })
+		_, _ = io.CopyN(io.Discard, old, 64<<10)
+		t.Stop()
+	}
 	last := s.cur.AdvanceResponse
 	s.cur = StreamEvent{} // a round without snapshots has no "last" one
 	next, err := s.rounds.next(s.ctx, last)
@@ -320,7 +466,8 @@ func (s *Stream) nextRound() bool {
 		}
 		return closed || err != nil
 	}
-	s.body, s.events = next.body, next.events
+	next.cleanup.Stop() // its body is s's now
+	s.body, s.filter, s.events = next.body, next.filter, next.events
 	s.stopParserLocked()
 	s.next = nil // Next pulls from the new parser
 	s.mu.Unlock()
@@ -329,18 +476,33 @@ func (s *Stream) nextRound() bool {
 }
 
 // Current returns the snapshot that the last successful Next read.
-func (s *Stream) Current() StreamEvent { return s.cur }
+func (s *Stream) Current() StreamEvent {
+	if s == nil {
+		return StreamEvent{}
+	}
+	return s.cur
+}
 
 // Err returns why the stream ended: nil after "data: DONE" or Close, a
 // *StreamError for the service's error line, the context's error when it
 // was cancelled, or an error matching ErrStreamTruncated, ErrEventTooLarge,
-// ErrStreamIdle or ErrStreamFailed.
-func (s *Stream) Err() error { return s.err }
+// ErrStreamIdle or ErrStreamFailed. No error string holds the API key.
+func (s *Stream) Err() error {
+	if s == nil {
+		return errZeroStream
+	}
+	return s.err
+}
 
 // Close releases the connection at once; a Next blocked in a read returns
-// false. It is idempotent and safe from any goroutine. Closing does not
-// stop the service's generation: call ThreadsService.Cancel for that.
+// false. It is idempotent, safe from any goroutine, and returns nil, also
+// on a nil *Stream (so defer s.Close() may come before the error check).
+// Closing does not stop the service's generation: call
+// ThreadsService.Cancel for that.
 func (s *Stream) Close() error {
+	if s == nil || s.streamConn == nil {
+		return nil
+	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -369,7 +531,7 @@ func (s *Stream) Close() error {
 func (s *Stream) All() iter.Seq2[StreamEvent, error] {
 	return func(yield func(StreamEvent, error) bool) {
 		defer s.Close()
-		if s.next == nil && s.rounds == nil { // rounds swap parsers: pull form only
+		if s != nil && s.streamConn != nil && s.next == nil && s.rounds == nil { // rounds swap parsers: pull form only
 			s.push(yield)
 		}
 		// Mixed with Next, or after it: continue in pull form.
@@ -387,24 +549,52 @@ func (s *Stream) All() iter.Seq2[StreamEvent, error] {
 // push runs go-sse's iterator directly, without the coroutine that the
 // pull form needs. It returns with s.done set, or when yield said stop.
 func (s *Stream) push(yield func(StreamEvent, error) bool) {
-	if s.done || !s.enter(false) {
+	if s.done || !s.enter(false, true) {
 		return
 	}
 	for ev, err := range s.events {
-		if s.step(ev, err, true) && !yield(s.cur, nil) {
-			s.done = true // the caller stopped; Close follows
-			return
+		if s.step(ev, err, true) {
+			if !yield(s.cur, nil) {
+				s.done = true // the caller stopped; Close follows
+				return
+			}
+			if s.done || !s.enter(false, true) {
+				return
+			}
+			continue
 		}
-		if s.done || !s.enter(false) {
+		if s.done || !s.enter(false, false) {
 			return
 		}
 	}
 	s.step(sse.Event{}, nil, false) // the parser ended without DONE
 }
 
+// maxErrorText caps the text of a stream error, in runes.
+const maxErrorText = 1 << 10
+
+// clean makes server text safe for an error string: every spelling of the
+// API key replaced, then one line of printable text of at most max runes
+// (oneLine, as Problem.Error uses). Only a bounded prefix is looked at, so a
+// huge error line costs no more than a short one.
+func (s *Stream) clean(text string, max int) string {
+	if len(text) > 8*max {
+		text = text[:8*max]
+	}
+	return oneLine(redact.String(text, s.cfg.apiKey.get()), max)
+}
+
 // Messages returns the latest snapshot of each message seen so far, in the
-// order the messages first appeared. The slice is the caller's.
+// order the messages first appeared; an id-less snapshot (the service's
+// synthetic ones) counts as one message, the latest id-less one. The slice
+// is the caller's. The stream keeps at most the 1,024 most recently first-
+// seen messages and about 64 MiB of their JSON: past either bound, the
+// oldest messages are dropped and no longer returned (their events were
+// still delivered). A nil or zero Stream returns nil.
 func (s *Stream) Messages() []Message {
+	if s == nil {
+		return nil
+	}
 	return append([]Message(nil), s.messages...)
 }
 

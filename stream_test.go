@@ -161,15 +161,15 @@ func TestStreamToolCallFields(t *testing.T) {
 	assert.Equal(t, "call_7Hq2", last.ToolCallID)
 }
 
-func TestStreamSyntheticNotMerged(t *testing.T) {
+func TestStreamSyntheticKeptAsLatest(t *testing.T) {
 	t.Parallel()
 	s := streamFrom(bytes.NewReader(fixture(t, "stream-synthetic.sse")))
 	evs, err := collect(t, s)
 	require.NoError(t, err)
 	require.Len(t, evs, 2)
 	msgs := s.Messages()
-	require.Len(t, msgs, 2)
-	assert.Empty(t, msgs[0].Content)
+	require.Len(t, msgs, 1) // id-less snapshots: only the latest is kept
+	assert.Len(t, msgs[0].Content, 1)
 	assert.Equal(t, "Thread cancelled", evs[1].StatusMessage)
 }
 

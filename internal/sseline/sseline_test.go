@@ -3,6 +3,7 @@ package sseline
 import (
 	"bytes"
 	"io"
+	"strings"
 	"testing"
 	"testing/iotest"
 
@@ -12,7 +13,7 @@ import (
 
 func filterAll(t *testing.T, r io.Reader) string {
 	t.Helper()
-	out, err := io.ReadAll(New(r))
+	out, err := io.ReadAll(New(r, 0))
 	require.NoError(t, err)
 	return string(out)
 }
@@ -23,18 +24,65 @@ func TestFilter(t *testing.T) {
 	for in, want := range map[string]string{
 		"data: {}\n\n": "data: {}\n\n",
 		"error: Error in streaming response\n\ndata: DONE\n\n": rw + " Error in streaming response\n\ndata: DONE\n\n",
-		"data: x\r\nerror: boom\r\n\r\n":                       "data: x\r\n" + rw + " boom\r\n\r\n",
-		"data: x\rerror: boom\r\r":                             "data: x\r" + rw + " boom\r\r",
-		"data: error: not a field\n\n":                         "data: error: not a field\n\n",
-		"errors: close\n\n":                                    "errors: close\n\n",
-		"err":                                                  "err",
-		"error:":                                               rw,
-		": comment error:\n\n":                                 ": comment error:\n\n",
-		"\n\nerror:x\n":                                        "\n\n" + rw + "x\n",
+		// An error line ends its event: the event's other lines are dropped.
+		"data: x\r\nerror: boom\r\n\r\n":            rw + " boom\n\n",
+		"data: x\rerror: boom\r\r":                  rw + " boom\n\n",
+		"data: {\"a\":1}\nerror: e1\nerror: e2\n\n": rw + " e1\n\n",
+		"data: error: not a field\n\n":              "data: error: not a field\n\n",
+		"errors: close\n\n":                         "errors: close\n\n",
+		"err":                                       "err",
+		"error:":                                    "error:",
+		": comment error:\n\n":                      ": comment error:\n\n",
+		"\n\nerror:x\n":                             rw + "x\n\n",
+		// A BOM at the start is dropped, so an error line after it counts.
+		"\xEF\xBB\xBFerror: x\n\n":            rw + " x\n\n",
+		"\xEF\xBB\xBFdata: a\n\n":             "data: a\n\n",
+		"\xEF\xBBdata: a\n\n":                 "\xEF\xBBdata: a\n\n",
+		"data: a\n\n\xEF\xBB\xBFerror: x\n\n": "data: a\n\n\xEF\xBB\xBFerror: x\n\n",
+		// Blank lines between events are dropped.
+		"\n\n\n\ndata: a\n\n\r\n\r\ndata: b\r\n\r\n": "data: a\n\ndata: b\r\n\r",
+		"data: a\r\n\r\n\r\ndata: b\n\n":             "data: a\r\n\rdata: b\n\n",
+		"id: 1\n\n: c\n\ndata: DONE\n":               "id: 1\n\n: c\n\ndata: DONE\n",
 	} {
 		assert.Equal(t, want, filterAll(t, bytes.NewReader([]byte(in))), "%q", in)
 		assert.Equal(t, want, filterAll(t, iotest.OneByteReader(bytes.NewReader([]byte(in)))), "bytewise %q", in)
 	}
+}
+
+// TestFilterWholeEvents: however the source splits the stream, each Read
+// of the filter returns exactly one whole event (given room for it).
+func TestFilterWholeEvents(t *testing.T) {
+	t.Parallel()
+	events := []string{"data: 1\n\n", "data: " + strings.Repeat("x", 10000) + "\n\n", ": c\r\n\r", "data: DONE\n\n"}
+	f := New(iotest.OneByteReader(strings.NewReader(strings.Join(events, ""))), 0)
+	buf := make([]byte, 1<<20)
+	for _, want := range events {
+		n, err := f.Read(buf)
+		require.NoError(t, err)
+		assert.Equal(t, want, string(buf[:n]))
+	}
+	_, err := f.Read(buf)
+	assert.Equal(t, io.EOF, err)
+}
+
+// TestFilterSizeLimit: an event over the limit fails; blank lines, however
+// many, never count toward it.
+func TestFilterSizeLimit(t *testing.T) {
+	t.Parallel()
+	blank := strings.Repeat("\n", 3<<20) + strings.Repeat("\r\n", 1<<20)
+	out, err := io.ReadAll(New(strings.NewReader(blank+"data: ok\n\n"+blank), 1<<10))
+	require.NoError(t, err)
+	assert.Equal(t, "data: ok\n\n", string(out))
+
+	big := "data: " + strings.Repeat("y", 2000) + "\n\n"
+	_, err = io.ReadAll(New(strings.NewReader("data: a\n\n"+big), 1<<10))
+	assert.ErrorIs(t, err, ErrTooLarge)
+	// Many short lines add up.
+	_, err = io.ReadAll(New(strings.NewReader(strings.Repeat("data: a\n", 200)+"\n"), 1<<10))
+	assert.ErrorIs(t, err, ErrTooLarge)
+	out, err = io.ReadAll(New(strings.NewReader(big), 4<<10))
+	require.NoError(t, err)
+	assert.Equal(t, big, string(out))
 }
 
 // TestFilterNoReadAhead: one Read of the filter makes at most one Read of
@@ -42,7 +90,7 @@ func TestFilter(t *testing.T) {
 func TestFilterNoReadAhead(t *testing.T) {
 	t.Parallel()
 	src := &countingReader{chunks: [][]byte{[]byte("data: 1\n\n"), []byte("data: 2\n\n")}}
-	f := New(src)
+	f := New(src, 0)
 	buf := make([]byte, 64)
 	n, err := f.Read(buf)
 	require.NoError(t, err)
