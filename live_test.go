@@ -91,6 +91,9 @@ func TestLiveStream(t *testing.T) {
 	var text strings.Builder
 	for ev, err := range s.All() {
 		require.NoError(t, err)
+		if ev.TextReset {
+			text.Reset()
+		}
 		text.WriteString(ev.TextDelta)
 	}
 	msgs := s.Messages()

@@ -55,13 +55,17 @@ func (e *StreamError) Is(target error) bool { return target == ErrStreamFailed }
 
 // StreamEvent is one snapshot of a streamed reply.
 type StreamEvent struct {
-	AdvanceResponse        // the snapshot as sent: ev.Message, ev.GenerationStage, ev.StatusMessage
-	TextDelta       string // text to append to what this stream has shown of ev.Message
+	// AdvanceResponse is the snapshot as sent: ev.Message,
+	// ev.GenerationStage, ev.StatusMessage.
+	AdvanceResponse
+	// TextDelta is the text to append to what this stream has shown of
+	// ev.Message.
+	TextDelta string `json:"textDelta,omitempty"`
 	// TextReset means the message's text was rewritten: it no longer
 	// extends what was shown. Discard what was shown of ev.Message;
 	// TextDelta is then its whole new text (empty when the new text is
 	// white space only).
-	TextReset bool
+	TextReset bool `json:"textReset,omitempty"`
 }
 
 // Stream reads the snapshots of one streamed reply.

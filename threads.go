@@ -554,7 +554,7 @@ func (r AdvanceResponse) LogValue() slog.Value {
 }
 
 // LogValue makes log/slog record the event with its token redacted, as
-// [AdvanceResponse.LogValue] does, plus its TextDelta.
+// [AdvanceResponse.LogValue] does, plus its TextDelta and TextReset.
 func (e StreamEvent) LogValue() slog.Value {
 	return slog.GroupValue(
 		slog.Any("message", e.Message),
@@ -562,6 +562,7 @@ func (e StreamEvent) LogValue() slog.Value {
 		slog.String("statusMessage", e.StatusMessage),
 		slog.Any("mcpAccessToken", e.MCPAccessToken),
 		slog.String("textDelta", e.TextDelta),
+		slog.Bool("textReset", e.TextReset),
 	)
 }
 

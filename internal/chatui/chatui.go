@@ -157,10 +157,12 @@ func NewPrinter(w io.Writer) *Printer { return &Printer{w: w} }
 
 // Print writes what ev adds to the reply's text.
 func (p *Printer) Print(ev threads.StreamEvent) {
-	if ev.TextDelta == "" {
+	if ev.TextDelta == "" && !ev.TextReset {
 		return
 	}
-	if ev.Message.ID != p.message && p.message != "" {
+	if (ev.Message.ID != p.message && p.message != "") || ev.TextReset {
+		// A new message, or this one rewritten: what was printed stays,
+		// and the new text starts on a line of its own.
 		p.EndLine()
 	}
 	p.message = ev.Message.ID
