@@ -20,6 +20,7 @@ import (
 
 	"github.com/hashicorp/go-retryablehttp"
 
+	"github.com/threadsapi/threads-go/internal/jsonx"
 	"github.com/threadsapi/threads-go/internal/redact"
 	"github.com/threadsapi/threads-go/internal/retry"
 	"github.com/threadsapi/threads-go/internal/route"
@@ -645,7 +646,7 @@ func decodeJSON(resp *http.Response, method, path string, out any, cfg *config) 
 			"the body holds too many JSON values to decode within the memory budget (about %d MiB of %d MiB; WithMaxResponseSize raises both)",
 			cost>>20, decodeBudget(limit)>>20)
 	}
-	if err := json.Unmarshal(data, out); err != nil {
+	if err := jsonx.Unmarshal(data, out); err != nil {
 		return unexpectedResponse(method, path, resp.StatusCode, "%s body is not the expected JSON (%v): %s",
 			orUnknown(resp.Header.Get("Content-Type")), err, serverText(bytes.TrimSpace(data), 120, cfg.apiKey.get()))
 	}
@@ -670,7 +671,7 @@ func decodeBudget(limit int64) int64 { return 4 * limit }
 // costValue per member or element, plus the bytes themselves. It counts
 // structure outside strings only, so it is exact about what makes small
 // JSON expensive ("[{},{},...]" is 3 bytes per Go struct) and needs no
-// valid JSON: json.Unmarshal checks that afterwards.
+// valid JSON: the decoder checks that afterwards.
 func decodedCost(data []byte) int64 {
 	var containers, values int64
 	in := false

@@ -13,6 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/threadsapi/threads-go/internal/jsonx"
 	"github.com/threadsapi/threads-go/internal/redact"
 )
 
@@ -390,7 +391,7 @@ func parseProblem(status int, body []byte, secret string) *Problem {
 	p := &Problem{Status: status, Body: body}
 	var members map[string]json.RawMessage
 	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) > 0 && trimmed[0] == '{' && json.Unmarshal(trimmed, &members) == nil {
+	if len(trimmed) > 0 && trimmed[0] == '{' && jsonx.Unmarshal(trimmed, &members) == nil {
 		p.fromMembers(members)
 	} else if len(trimmed) > 0 {
 		p.Detail = excerpt(trimmed, 200)
@@ -408,7 +409,7 @@ func parseProblem(status int, body []byte, secret string) *Problem {
 func (p *Problem) fromMembers(m map[string]json.RawMessage) {
 	str := func(key string) string {
 		var s string
-		if raw, ok := m[key]; ok && json.Unmarshal(raw, &s) == nil {
+		if raw, ok := m[key]; ok && jsonx.Unmarshal(raw, &s) == nil {
 			return s
 		}
 		return ""
@@ -419,7 +420,7 @@ func (p *Problem) fromMembers(m map[string]json.RawMessage) {
 	p.Instance = str("instance")
 	p.Code = str("code")
 	if raw, ok := m["details"]; ok {
-		_ = json.Unmarshal(raw, &p.Details)
+		_ = jsonx.Unmarshal(raw, &p.Details)
 	}
 	// The framework shape: {statusCode, message: string | string[], error}.
 	if p.Title == "" {
@@ -430,7 +431,7 @@ func (p *Problem) fromMembers(m map[string]json.RawMessage) {
 			var list []string
 			if s := str("message"); s != "" {
 				p.Detail = s
-			} else if json.Unmarshal(raw, &list) == nil {
+			} else if jsonx.Unmarshal(raw, &list) == nil {
 				p.Detail = strings.Join(list, "; ")
 			}
 		}

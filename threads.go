@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/threadsapi/threads-go/internal/jsonx"
 	"github.com/threadsapi/threads-go/internal/route"
 )
 
@@ -221,9 +222,9 @@ func (b *listBody) UnmarshalJSON(data []byte) error {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		b.bare = true
-		return json.Unmarshal(trimmed, &b.page.Items)
+		return jsonx.Unmarshal(trimmed, &b.page.Items)
 	}
-	return json.Unmarshal(trimmed, &b.page)
+	return jsonx.Unmarshal(trimmed, &b.page)
 }
 
 // All iterates over every thread from params.Offset on, requesting pages of
