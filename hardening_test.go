@@ -42,7 +42,7 @@ func hardServer(t *testing.T, h http.HandlerFunc) (*httptest.Server, *atomic.Int
 	return srv, &n
 }
 
-func hardClient(t *testing.T, url string, opts ...threads.ClientOption) *threads.Client {
+func hardClient(t testing.TB, url string, opts ...threads.ClientOption) *threads.Client {
 	t.Helper()
 	base := []threads.ClientOption{
 		threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(url), threads.WithAPIKey(hardKey),
@@ -708,4 +708,41 @@ func FuzzProblemSecrets(f *testing.F) {
 		}
 		requireNoKey(t, key, renderings(p))
 	})
+}
+
+// BenchmarkCompressedBodies reports what the decompression-bomb bodies of
+// TestHardenCompressedBodiesBounded cost per call (-benchmem's B/op, and the
+// peak heap above the start of the call): 47 KiB of gzip for List and
+// 248 KiB for Get, refused within the default WithMaxResponseSize.
+func BenchmarkCompressedBodies(b *testing.B) {
+	const mib = 1 << 20
+	for _, bc := range []struct {
+		name string
+		body []byte
+		call func(c *threads.Client) error
+	}{
+		{"list-47KiB-gzip", gzipRepeat(b, `{"items":[{}`, `,{}`, `],"total":1}`, 16_300_000), func(c *threads.Client) error {
+			_, err := c.Threads.List(context.Background(), nil)
+			return err
+		}},
+		{"get-248KiB-gzip", gzipRepeat(b, `{"id":"thr_1","projectId":"p","messages":[{}`, `,{}`, `]}`, 87_000_000), func(c *threads.Client) error {
+			_, err := c.Threads.Get(context.Background(), "thr_1")
+			return err
+		}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			c := hardClient(b, serveGzip(b, bc.body))
+			b.ReportAllocs()
+			var peak uint64
+			for b.Loop() {
+				var err error
+				p, _ := heapDuring(func() { err = bc.call(c) })
+				if !errors.Is(err, threads.ErrUnexpectedResponse) {
+					b.Fatalf("want ErrUnexpectedResponse, got %v", err)
+				}
+				peak = max(peak, p)
+			}
+			b.ReportMetric(float64(peak)/mib, "peak-heap-MiB")
+		})
+	}
 }

@@ -339,16 +339,6 @@ func (s *Stream) trim(cur int) {
 	}
 }
 
-// delta returns the text that cur adds to what prev showed (see
-// textChange).
-func delta(prev, cur string) string {
-	if blank(prev) {
-		prev = ""
-	}
-	d, _ := textChange(prev, cur)
-	return d
-}
-
 // textChange returns what cur changes in a message whose shown text is
 // shown (never white space alone). The service opens each message with a
 // one-space placeholder and repeats the final text: white space alone is
