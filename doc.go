@@ -1,13 +1,20 @@
 // Package threads is a client for the Conversation Threads REST API: list,
-// create and read threads, send a message and stream the AI reply, and read
-// the service's errors as typed values.
+// create and read threads, send a message and stream the AI reply, run
+// client-side tools ([ThreadsService.RunStream], [NewTool]), manage a
+// thread's messages ([Client].Messages), and read the service's errors as
+// typed values.
 //
 // # Getting started
 //
 // A Client needs a base URL and an API key, from options or from the
-// THREADS_BASE_URL and THREADS_API_KEY environment variables:
+// THREADS_BASE_URL, THREADS_API_KEY and THREADS_API_KEY_HEADER environment
+// variables ([NewClient] with no options reads them):
 //
-//	client, err := threads.NewClient(threads.WithAPIKey(key), threads.WithBaseURL("https://api.tambo.co"))
+//	client, err := threads.NewClient(
+//		threads.WithBaseURL("https://api.tambo.co"),
+//		threads.WithAPIKey(key),
+//		threads.WithAPIKeyHeader("x-api-key"), // the live service reads x-api-key; the spec says Bearer
+//	)
 //	if err != nil {
 //		return err
 //	}
@@ -19,13 +26,17 @@
 //
 // A Client is safe for concurrent use; create one and share it. Every method
 // takes a context first and, last, options that apply to that call only
-// (threads.WithMaxRetries(0), threads.WithHeader(...), ...).
+// ([WithMaxRetries], [WithHeader], [WithQuery], ...). An invalid option, an
+// empty id or a malformed message makes the call return an error before
+// anything is sent; such errors match no sentinel.
 //
 // # Streaming a reply
 //
-// AdvanceStream sends a message and returns a [*Stream] of snapshots. Each
-// event carries the whole message so far and, in TextDelta, only the text
-// that is new, so printing the deltas prints the reply once:
+// [ThreadsService.AdvanceStream] sends a message and returns a [*Stream] of
+// snapshots. Each event carries the whole message so far and, in TextDelta,
+// only the text that is new, so printing the deltas prints the reply once
+// (when a snapshot rewrites the message instead, TextReset is set and
+// TextDelta holds the whole new text):
 //
 //	stream, err := client.Threads.AdvanceStream(ctx, thread.ID, threads.AdvanceParams{
 //		Message: threads.UserMessage("Hello"),
@@ -40,11 +51,12 @@
 //		fmt.Print(ev.TextDelta)
 //	}
 //
-// A stream ends cleanly only on the service's "data: DONE". The service's
+// A program that wants the whole reply calls [Stream.Collect] instead. A
+// stream ends cleanly only on the service's "data: DONE". The service's
 // in-band "error:" line becomes a [*StreamError]; a connection lost before
-// DONE is [ErrStreamTruncated]. Ranging over All, or calling Close, releases
+// DONE is [ErrStreamTruncated]. Ranging over All, Collect, or Close releases
 // the connection. Closing a stream does not stop the generation on the
-// service: call Threads.Cancel for that.
+// service: call [ThreadsService.Cancel] for that.
 //
 // # Errors
 //
@@ -56,10 +68,10 @@
 //	_, err := client.Threads.Get(ctx, id)
 //	var p *threads.Problem
 //	switch {
-//	case errors.Is(err, threads.ErrNotFound):
-//		// ...
+//	case errors.Is(err, threads.ErrForbidden):
+//		// the id is not a thread of the key's project (the live service says 403)
 //	case errors.As(err, &p):
-//		log.Printf("status %d: %s", p.Status, p.Detail)
+//		log.Printf("%s %s: status %d: %s", p.Method, p.Path, p.Status, p.Detail)
 //	}
 //
 // # Retired endpoints
@@ -68,23 +80,29 @@
 // (details.migrateToEndpoint), the client re-sends the call once to the
 // replacement on the same host, remembers the move for later calls, and
 // reports it once through [WithDeprecationHandler] and a warning log line.
-// That is how the deprecated Advance keeps working. [WithoutAutoMigrate] turns
-// this off; Problem.Deprecation then says where the call should go.
+// That is how the deprecated Advance keeps working. [WithoutAutoMigrate]
+// turns this off; [Problem.Deprecation] then says where the call should go.
+// Listing follows the service the same way: where GET /threads is missing
+// (the live service lists per project), [ThreadsService.List] lists the
+// key's project instead.
 //
 // # Retries and timeouts
 //
 // GET calls retry connection errors and 408, 429, 500, 502, 503 and 504.
-// POST calls (Create, AdvanceStream, Cancel, ...) retry only what provably
-// did not act: a connection that failed before the request was written,
-// 429 and 503. The header x-should-retry overrides both. Waits follow
-// Retry-After-Ms and Retry-After, capped by [WithRetryWait]'s maximum, else an
-// exponential backoff with jitter. A stream is never retried once its
-// headers have arrived. [WithRequestTimeout] (default 60s) bounds each
-// attempt until its response headers; the context bounds the whole call.
+// Other calls (POST, PUT, DELETE: Create, AdvanceStream, Cancel, Update,
+// Delete, ...) retry only what provably did not act: a connection that
+// failed before the request was written, 429 and 503. The header
+// x-should-retry overrides both, except on a 2xx or a 410, which are final.
+// Waits follow Retry-After-Ms and Retry-After, capped by [WithRetryWait]'s
+// maximum, else an exponential backoff with jitter. A stream is never
+// retried once its headers have arrived. [WithRequestTimeout] (default 60s)
+// bounds each attempt: a JSON call's whole answer, a stream's headers; the
+// context bounds the whole call.
 //
 // # Testing
 //
-// Package threadstest runs a fake of the service in your test process.
+// Package [github.com/threadsapi/threads-go/threadstest] runs a fake of the
+// service in your test process, like net/http/httptest.
 package threads
 
 // The model (types.gen.go) is generated from internal/apispec/openapi.yaml.

@@ -37,7 +37,7 @@ const (
 	DefaultMaxResponseSize = 32 << 20
 )
 
-// A [ClientOption] configures a [Client]; give it to [NewClient]. Options that
+// ClientOption configures a [Client]; give it to [NewClient]. Options that
 // only make sense for the whole client ([WithBaseURL], [WithHTTPClient],
 // [WithDeprecationHandler], [WithoutEnvironmentDefaults]) are ClientOptions
 // only, so passing one to a single call does not compile.
@@ -48,9 +48,10 @@ type ClientOption interface {
 	applyClient(*config) error
 }
 
-// A [RequestOption] configures a single call (given to a method) or, given to
+// RequestOption configures a single call (given to a method) or, given to
 // [NewClient], every call of the client. Options given to a call are applied
-// after the client's, so they win.
+// after the client's, so they win. An invalid option makes NewClient, or the
+// call, return an error before anything is sent.
 type RequestOption interface {
 	ClientOption
 	applyRequest(*config) error
@@ -288,7 +289,7 @@ func (c *config) setKeyHeader(from, name string) error {
 		return fmt.Errorf("threads: %s(%q): not a valid header name", from, name)
 	}
 	key := textproto.CanonicalMIMEHeaderKey(name)
-	if key != "Authorization" && (reservedHeader(key) || key == "Accept" || key == "User-Agent") {
+	if key != "Authorization" && reservedHeader(key) {
 		return fmt.Errorf("threads: %s(%q): the SDK sets this header itself", from, name)
 	}
 	c.apiKeyHeader, c.apiKeyHeaderSet = key, true
@@ -296,8 +297,9 @@ func (c *config) setKeyHeader(from, name string) error {
 }
 
 // WithHeader adds a header to every request (on [NewClient]) or to one call.
-// Authorization, Content-Type, Content-Length and Host are the SDK's own and
-// are refused; use [WithAPIKey] for credentials.
+// The headers the SDK sets itself (Authorization, Content-Type,
+// Content-Length, Host, Transfer-Encoding, Accept, User-Agent) are refused;
+// use [WithAPIKey] for credentials and [WithUserAgent] to name your program.
 func WithHeader(name, value string) RequestOption {
 	return newRequestOption("WithHeader", func(c *config) error {
 		if !validHeaderName(name) {
@@ -434,7 +436,8 @@ func WithoutAutoMigrate() RequestOption {
 
 // WithDeprecationHandler calls fn once per endpoint move per client, the
 // first time the service's 410 advice is followed. fn runs on the calling
-// goroutine and must not block for long.
+// goroutine and must not block for long; it may be called from several
+// goroutines at once, for different moves.
 func WithDeprecationHandler(fn func(Deprecation)) ClientOption {
 	return newClientOption("WithDeprecationHandler", func(c *config) error {
 		c.onDeprecation = fn
@@ -499,7 +502,7 @@ func validHeaderValue(s string) bool {
 // itself, so that [WithHeader] must not.
 func reservedHeader(key string) bool {
 	switch key {
-	case "Authorization", "Content-Type", "Content-Length", "Host", "Transfer-Encoding":
+	case "Authorization", "Content-Type", "Content-Length", "Host", "Transfer-Encoding", "Accept", "User-Agent":
 		return true
 	}
 	return false

@@ -82,8 +82,7 @@ type Problem struct {
 // Every part is shown as one line of printable text, whatever the server
 // sent: control characters (CR, LF, NUL...), ANSI escape sequences, Unicode
 // format and line-separator characters each become a space, and each part
-// is cut to a bounded length (maxErrorPart runes, the detail
-// maxErrorDetail). The fields themselves keep the values as decoded.
+// is cut to a bounded length (200 runes; the detail 1,000). The fields themselves keep the values as decoded.
 func (p *Problem) Error() string {
 	if p == nil {
 		return "threads: <nil problem>"

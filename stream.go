@@ -478,9 +478,10 @@ func (s *Stream) Current() StreamEvent {
 }
 
 // Err returns why the stream ended: nil after "data: DONE" or Close, a
-// *StreamError for the service's error line, the context's error when it
-// was cancelled, or an error matching ErrStreamTruncated, ErrEventTooLarge,
-// ErrStreamIdle or ErrStreamFailed. No error string holds the API key.
+// [*StreamError] for the service's error line, the context's error when it
+// was cancelled, a [*ToolRoundsError] (from [ThreadsService.RunStream]), or
+// an error matching [ErrStreamTruncated], [ErrEventTooLarge],
+// [ErrStreamIdle] or [ErrStreamFailed]. No error string holds the API key.
 func (s *Stream) Err() error {
 	if s == nil {
 		return errZeroStream
@@ -581,9 +582,9 @@ func (s *Stream) clean(text string, max int) string {
 // Messages returns the latest snapshot of each message seen so far, in the
 // order the messages first appeared; an id-less snapshot (the service's
 // synthetic ones) counts as one message, the latest id-less one. The slice
-// is the caller's. The stream keeps at most the 1,024 most recently first-
-// seen messages and about 64 MiB of their JSON: past either bound, the
-// oldest messages are dropped and no longer returned (their events were
+// is the caller's. The stream keeps at most the 1,024 messages it saw
+// first most recently, and about 64 MiB of their JSON: past either bound,
+// the oldest messages are dropped and no longer returned (their events were
 // still delivered). A nil or zero Stream returns nil.
 func (s *Stream) Messages() []Message {
 	if s == nil {

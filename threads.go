@@ -18,7 +18,7 @@ import (
 	"github.com/threadsapi/threads-go/internal/route"
 )
 
-// ListParams filters and pages List and All. Zero values are left out of
+// ListParams filters and pages [ThreadsService.List] and [ThreadsService.All]. Zero values are left out of
 // the query: the service's defaults are offset 0 and limit 10, and no
 // ContextKey means threads that have none.
 type ListParams struct {
@@ -31,7 +31,8 @@ type ListParams struct {
 	ContextKey string
 	// ProjectID, when set, lists that project's threads through the live
 	// service's GET /threads/project/{projectId}; empty, List uses the
-	// spec's GET /threads.
+	// spec's GET /threads, or, where the service lacks it (the live one),
+	// the API key's project.
 	ProjectID string
 }
 
@@ -61,10 +62,11 @@ const (
 // ThreadsService holds the thread operations; use it as Client.Threads.
 //
 // Every method takes options that apply to that call only, returns a
-// *Problem for any non-2xx answer, and follows the service's 410
+// [*Problem] for any non-2xx answer, and follows the service's 410
 // migration advice unless [WithoutAutoMigrate] is given. Retries follow the
 // policy in the package documentation: GET calls retry transient failures;
-// POST calls retry only what provably did not reach the service.
+// POST, PUT and DELETE calls retry only what provably did not reach the
+// service.
 type ThreadsService struct {
 	client *Client
 }
@@ -262,7 +264,10 @@ func (s *ThreadsService) All(ctx context.Context, params *ListParams, opts ...Re
 	}
 }
 
-// Create creates a thread and returns it (the service answers 201).
+// Create creates a thread and returns it (the service answers 201). The
+// live service requires params.ProjectID (see [ProjectsService.Current]).
+// Retries: as every POST, only what provably did not act, so a thread is
+// never created twice.
 func (s *ThreadsService) Create(ctx context.Context, params CreateThreadParams, opts ...RequestOption) (*Thread, error) {
 	var t Thread
 	err := s.c().doJSON(ctx, opts, call{route: route.Route{Method: http.MethodPost, Template: routeThreads}, body: params}, &t)
@@ -272,7 +277,11 @@ func (s *ThreadsService) Create(ctx context.Context, params CreateThreadParams, 
 	return &t, nil
 }
 
-// Get returns the thread with the given id and its messages.
+// Get returns the thread with the given id and its messages, oldest first.
+// An id that is not a thread of the key's project is 403 ([ErrForbidden]).
+// A thread with a context key may be read with WithQuery("contextKey", key);
+// a key that does not match is 404 ([ErrNotFound]). It is a GET: transient
+// failures are retried.
 func (s *ThreadsService) Get(ctx context.Context, id string, opts ...RequestOption) (*ThreadWithMessages, error) {
 	r, err := idRoute(http.MethodGet, routeThread, "Get", id)
 	if err != nil {
@@ -287,7 +296,8 @@ func (s *ThreadsService) Get(ctx context.Context, id string, opts ...RequestOpti
 
 // Cancel stops the thread's running generation and returns the thread,
 // now CANCELLED. Closing a stream does not stop the service's generation;
-// Cancel does.
+// Cancel does. The live service answers 500 for a thread without messages,
+// although it cancels it. Retries: only what provably did not act.
 func (s *ThreadsService) Cancel(ctx context.Context, id string, opts ...RequestOption) (*Thread, error) {
 	r, err := idRoute(http.MethodPost, routeCancel, "Cancel", id)
 	if err != nil {

@@ -527,7 +527,8 @@ type Thread struct {
 	Name string `json:"name,omitempty,omitzero"`
 
 	// ContextKey is the context key the thread was created with. The service sends it
-	// only in list items and in the answer to Cancel.
+	// only in list items and in the answers to Update and Cancel; Get's answer
+	// does not carry it.
 	ContextKey string `json:"contextKey,omitempty,omitzero"`
 
 	// GenerationStage says where the thread's latest generation stands.
@@ -579,7 +580,8 @@ type ThreadWithMessages struct {
 	Name string `json:"name,omitempty,omitzero"`
 
 	// ContextKey is the context key the thread was created with. The service sends it
-	// only in list items and in the answer to Cancel.
+	// only in list items and in the answers to Update and Cancel; Get's answer
+	// does not carry it.
 	ContextKey string `json:"contextKey,omitempty,omitzero"`
 
 	// GenerationStage says where the thread's latest generation stands.

@@ -3,11 +3,13 @@
 // message and stream the reply, chat, and run a local fake of the service.
 //
 //	go install github.com/threadsapi/threads-go/cmd/threads@latest
-//	threads fake &                      # or: eval "$(threads fake)" in another shell
+//	threads fake > fake.env &           # a local fake; its lines set the environment
+//	eval "$(cat fake.env)"
 //	threads send --new "hello"
 //
 // It reads the SDK's environment: THREADS_BASE_URL, THREADS_API_KEY and
-// THREADS_API_KEY_HEADER (and THREADS_PROJECT_ID to create threads). The key
+// THREADS_API_KEY_HEADER (and THREADS_PROJECT_ID, the project for new
+// threads; default: the key's project). The key
 // is read from the environment or, with --api-key-stdin, from the first line
 // of the standard input; never from a flag, which would show in ps and in
 // the shell's history.

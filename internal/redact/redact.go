@@ -86,31 +86,56 @@ func one(s, secret string) string {
 // matchAt returns the length of the spelling of secret that starts at s[i],
 // or 0.
 func matchAt(s string, i int, secret string) int {
-	start := i
-	for _, want := range secret {
-		if i >= len(s) {
-			return 0
-		}
-		if s[i] != '\\' {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r != want {
-				return 0
-			}
-			i += size
-			continue
-		}
-		if want == '\\' && i+1 < len(s) && s[i+1] != '\\' && s[i+1] != 'u' {
-			// A raw backslash in the secret, spelled raw.
-			i++
-			continue
-		}
-		n, ok := escapeOf(s[i:], want)
-		if !ok {
-			return 0
-		}
-		i += n
+	if s[i] != '\\' && s[i] != secret[0] {
+		return 0 // neither the secret's first byte nor an escape
 	}
-	return i - start
+	// Fast path: no backslash, so every character is spelled raw.
+	if strings.IndexByte(s[i:min(len(s), i+4*len(secret)+8)], '\\') < 0 {
+		if strings.HasPrefix(s[i:], secret) {
+			return len(secret)
+		}
+		return 0
+	}
+	// A backslash may be a raw character of the secret or start an escape
+	// of the next one, so follow every position a spelling can reach (at
+	// most a few per character: no backtracking blow-up).
+	pos := []int{i}
+	var next []int
+	for _, want := range secret {
+		next = next[:0]
+		for _, p := range pos {
+			if p >= len(s) {
+				continue
+			}
+			if r, size := utf8.DecodeRuneInString(s[p:]); r == want {
+				next = appendNew(next, p+size)
+			}
+			if s[p] == '\\' {
+				if n, ok := escapeOf(s[p:], want); ok {
+					next = appendNew(next, p+n)
+				}
+			}
+		}
+		if len(next) == 0 {
+			return 0
+		}
+		pos, next = next, pos
+	}
+	// The longest spelling, so that no tail of an escape is left behind.
+	longest := pos[0]
+	for _, p := range pos[1:] {
+		longest = max(longest, p)
+	}
+	return longest - i
+}
+
+func appendNew(ps []int, p int) []int {
+	for _, q := range ps {
+		if q == p {
+			return ps
+		}
+	}
+	return append(ps, p)
 }
 
 // escapeOf reports whether s starts with a JSON escape of r, and its length.
