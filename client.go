@@ -34,9 +34,10 @@ var defaultUserAgent = "threads-go/" + Version + " (" + runtime.Version() + ")"
 // Client talks to the Conversation Threads API. Create one with NewClient
 // and share it: a Client is safe for concurrent use, keeps no goroutine of
 // its own, and needs no closing (idle connections belong to its
-// http.Client's Transport).
+// http.Client's Transport, by default [http.DefaultTransport]).
 type Client struct {
-	// Threads lists, creates, reads, advances and cancels threads.
+	// Threads creates, lists, reads, updates, deletes, names, advances and
+	// cancels threads, and runs client-side tools (RunStream).
 	Threads *ThreadsService
 	// Projects reads the API key's project.
 	Projects *ProjectsService
@@ -99,7 +100,7 @@ func (c *Client) GoString() string { return c.String() }
 
 // Format makes every verb (%v, %+v, %#v, %s) print String, so that no
 // formatting of a Client can reach its key.
-func (c *Client) Format(f fmt.State, _ rune) { io.WriteString(f, c.String()) }
+func (c *Client) Format(f fmt.State, verb rune) { io.WriteString(f, c.String()) }
 
 func parseBaseURL(raw string) (*url.URL, error) {
 	if raw == "" {

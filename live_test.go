@@ -219,7 +219,7 @@ func TestLiveMessages(t *testing.T) {
 	reply := msgs[len(msgs)-1]
 	assert.Equal(t, threads.RoleAssistant, reply.Role)
 
-	m, err := c.Messages.UpdateComponentState(ctx, th.ID, reply.ID, threads.ComponentStateParams{State: map[string]any{"seen": true}})
+	m, err := c.Messages.UpdateComponentState(ctx, th.ID, reply.ID, threads.UpdateComponentStateParams{State: map[string]any{"seen": true}})
 	require.NoError(t, err)
 	assert.Equal(t, true, m.ComponentState["seen"])
 

@@ -138,7 +138,7 @@ func (s *MessagesService) suggestions(ctx context.Context, opts []RequestOption,
 //
 // Retries: only what provably did not act (a connection that failed before
 // the request was written, 429, 503), as for every call that is not a GET.
-func (s *MessagesService) UpdateComponentState(ctx context.Context, threadID, messageID string, params ComponentStateParams, opts ...RequestOption) (*Message, error) {
+func (s *MessagesService) UpdateComponentState(ctx context.Context, threadID, messageID string, params UpdateComponentStateParams, opts ...RequestOption) (*Message, error) {
 	r, err := idRoute(http.MethodPut, routeComponentState, "Messages.UpdateComponentState", threadID, messageID)
 	if err != nil {
 		return nil, err

@@ -186,7 +186,7 @@ func ExampleMessagesService_UpdateComponentState() {
 		return
 	}
 	reply := msgs[len(msgs)-1]
-	m, err := client.Messages.UpdateComponentState(ctx, thread.ID, reply.ID, threads.ComponentStateParams{
+	m, err := client.Messages.UpdateComponentState(ctx, thread.ID, reply.ID, threads.UpdateComponentStateParams{
 		State: map[string]any{"expanded": true},
 	})
 	if err != nil {

@@ -279,7 +279,7 @@ func TestUpdateComponentState(t *testing.T) {
 	c, srv := setup(t)
 	ctx := context.Background()
 	th, msgs := newThreadWithReply(t, c, srv, "hi")
-	m, err := c.Messages.UpdateComponentState(ctx, th.ID, msgs[1].ID, threads.ComponentStateParams{State: map[string]any{"count": 2.0}})
+	m, err := c.Messages.UpdateComponentState(ctx, th.ID, msgs[1].ID, threads.UpdateComponentStateParams{State: map[string]any{"count": 2.0}})
 	require.NoError(t, err)
 	assert.Equal(t, msgs[1].ID, m.ID)
 	assert.Equal(t, map[string]any{"count": 2.0}, m.ComponentState)
@@ -294,12 +294,12 @@ func TestUpdateComponentState(t *testing.T) {
 	assert.Equal(t, map[string]any{"count": 2.0}, read.Messages[1].ComponentState)
 
 	// nil sends an empty state, not null.
-	_, err = c.Messages.UpdateComponentState(ctx, th.ID, msgs[1].ID, threads.ComponentStateParams{})
+	_, err = c.Messages.UpdateComponentState(ctx, th.ID, msgs[1].ID, threads.UpdateComponentStateParams{})
 	require.NoError(t, err)
 	reqs = srv.Requests()
 	assert.JSONEq(t, `{"state":{}}`, string(reqs[len(reqs)-1].Body))
 
-	_, err = c.Messages.UpdateComponentState(ctx, th.ID, "msg_nope.000000", threads.ComponentStateParams{})
+	_, err = c.Messages.UpdateComponentState(ctx, th.ID, "msg_nope.000000", threads.UpdateComponentStateParams{})
 	assert.ErrorIs(t, err, threads.ErrNotFound)
 }
 
@@ -345,7 +345,7 @@ func newOps() []op {
 			return err
 		}},
 		{"Messages.UpdateComponentState", http.MethodPut, msgPath("/component-state"), func(c *threads.Client, th, m string) error {
-			_, err := c.Messages.UpdateComponentState(ctx, th, m, threads.ComponentStateParams{State: map[string]any{"k": "v"}})
+			_, err := c.Messages.UpdateComponentState(ctx, th, m, threads.UpdateComponentStateParams{State: map[string]any{"k": "v"}})
 			return err
 		}},
 		{"Messages.Delete", http.MethodDelete, msgPath(""), func(c *threads.Client, th, m string) error {

@@ -20,8 +20,7 @@ import (
 // Sentinel errors matched by errors.Is against a *Problem. A Problem matches
 // the sentinel of its HTTP status (ErrServer: any 5xx), except
 // ErrEndpointDeprecated, which matches by code: a problem whose code is
-// ENDPOINT_DEPRECATED (the service sends it with 410). ErrUnexpectedResponse
-// is not a Problem: it reports a 2xx answer the SDK cannot read.
+// ENDPOINT_DEPRECATED (the service sends it with 410).
 var (
 	ErrBadRequest         = errors.New("threads: bad request")         // 400
 	ErrUnauthorized       = errors.New("threads: unauthorized")        // 401
@@ -32,8 +31,14 @@ var (
 	ErrEndpointDeprecated = errors.New("threads: endpoint deprecated") // 410 ENDPOINT_DEPRECATED
 	ErrRateLimited        = errors.New("threads: rate limited")        // 429
 	ErrServer             = errors.New("threads: server error")        // 5xx
-	ErrUnexpectedResponse = errors.New("threads: unexpected response") // a 2xx answer the SDK cannot read
 )
+
+// ErrUnexpectedResponse reports a 2xx answer the SDK cannot read: not the
+// JSON the call expects, not an event stream where one is due, or larger
+// than [WithMaxResponseSize] allows. It is not a [*Problem]: it comes
+// wrapped (%w) with the call and the status, and the request may have
+// acted.
+var ErrUnexpectedResponse = errors.New("threads: unexpected response")
 
 // CodeEndpointDeprecated is the problem code of a removed endpoint.
 const CodeEndpointDeprecated = "ENDPOINT_DEPRECATED"

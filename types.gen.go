@@ -111,8 +111,9 @@ func (e Role) Valid() bool {
 	}
 }
 
-// ActionType is the service's deprecated marker of tool messages:
-// tool_call on a message that requests a client tool. It is open.
+// ActionType marks tool messages (deprecated by the service): tool_call on
+// a message that asks for a client tool, tool_response on its answer. The
+// service may send other values.
 type ActionType string
 
 // AdvanceParams is the body of the advance calls, such as
@@ -234,14 +235,6 @@ type ComponentDecision struct {
 
 	// ReasoningDurationMS is how long the model reasoned, in milliseconds, when sent.
 	ReasoningDurationMS float64 `json:"reasoningDurationMS,omitempty,omitzero"`
-}
-
-// ComponentStateParams is the body of
-// [MessagesService.UpdateComponentState].
-type ComponentStateParams struct {
-	// State is the component's new state; it replaces the stored one (nil sends an
-	// empty state).
-	State map[string]any `json:"state"`
 }
 
 // ContentPart is one part of a message's content. Type says which
@@ -472,8 +465,8 @@ type Resource struct {
 	// Description describes the resource.
 	Description string `json:"description,omitempty,omitzero"`
 
-	// MimeType is the resource's media type.
-	MimeType string `json:"mimeType,omitempty,omitzero"`
+	// MIMEType is the resource's media type.
+	MIMEType string `json:"mimeType,omitempty,omitzero"`
 
 	// Text is the resource's content as text.
 	Text string `json:"text,omitempty,omitzero"`
@@ -650,6 +643,14 @@ type ToolParameter struct {
 type ToolParameterItems struct {
 	// Type is the elements' JSON type.
 	Type string `json:"type,omitempty,omitzero"`
+}
+
+// UpdateComponentStateParams is the body of
+// [MessagesService.UpdateComponentState].
+type UpdateComponentStateParams struct {
+	// State is the component's new state; it replaces the stored one (nil sends an
+	// empty state).
+	State map[string]any `json:"state"`
 }
 
 // UpdateThreadParams is the body of [ThreadsService.Update]. A field left
