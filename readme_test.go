@@ -57,7 +57,14 @@ func TestReadmeCodeBlocksCompile(t *testing.T) {
 	}
 	readme, err := os.ReadFile("README.md")
 	require.NoError(t, err)
-	blocks := regexp.MustCompile("(?s)```go\n(.*?)```").FindAllStringSubmatch(string(readme), -1)
+	// A fence closes only on a line of its own (CommonMark): text after
+	// the backticks would leave the block open and swallow the page.
+	for i, line := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(line, "```") && strings.Trim(line, "`") != "" && !regexp.MustCompile("^```[a-z]+$").MatchString(line) {
+			t.Errorf("README.md:%d: a fence with text after it: %q", i+1, line)
+		}
+	}
+	blocks := regexp.MustCompile("(?sm)^```go\n(.*?)^```$").FindAllStringSubmatch(string(readme), -1)
 	require.NotEmpty(t, blocks)
 
 	// Build in a temporary module that requires this one through a replace

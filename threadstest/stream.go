@@ -39,15 +39,15 @@ type Script struct {
 
 	// Error, when set, sends the error line ("error: Error in streaming
 	// response") after ErrorAfter snapshots (0: before any), then
-	// "data: DONE".
+	// "data: DONE". ErrorAfter alone does nothing: set Error.
 	Error      bool
 	ErrorAfter int
 	// Drop, when set, cuts the connection after DropAfter snapshots,
-	// without "data: DONE".
+	// without "data: DONE". DropAfter alone does nothing: set Drop.
 	Drop      bool
 	DropAfter int
 	// Hold, when not nil, pauses the stream after HoldAfter snapshots until
-	// Hold is closed or the client goes away.
+	// Hold is closed or the client goes away. HoldAfter alone does nothing.
 	Hold      <-chan struct{}
 	HoldAfter int
 	// Oversize, when > 0, first sends one snapshot whose text has that many

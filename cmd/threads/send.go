@@ -24,7 +24,7 @@ var sendCmd = &command{
 	example: `  threads send --new "Write a haiku about Go."
   threads send thr_aB3dE9xZ.1f2e3d "And another one."
   git log -1 --format=%B | threads send --new -
-  threads send --new --json "hi" | jq -r .TextDelta`,
+  threads send --new --json "hi" | jq -r ".textDelta // empty"`,
 	flags: func(fs *flag.FlagSet) {
 		fs.Bool("new", false, "start a new thread (its id is printed on stderr)")
 		fs.String("context-key", "", "the thread's context key")
