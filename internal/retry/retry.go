@@ -38,10 +38,11 @@ func ShouldRetry(idempotent bool, resp *http.Response, err error, wrote bool) bo
 	if resp == nil {
 		return false
 	}
-	// x-should-retry only overrides the status-based rule for failures: a
-	// 2xx has acted (retrying it would duplicate a write) and a 410 will not
+	// x-should-retry only overrides the status-based rule for failures
+	// (4xx and 5xx): a 2xx has acted, and so may a 3xx ("see other" after
+	// a write), so retrying either could duplicate a write; a 410 will not
 	// change by asking again.
-	if resp.StatusCode >= 200 && resp.StatusCode <= 299 || resp.StatusCode == http.StatusGone {
+	if resp.StatusCode < 400 || resp.StatusCode == http.StatusGone {
 		return false
 	}
 	switch strings.ToLower(resp.Header.Get("X-Should-Retry")) {
