@@ -53,10 +53,10 @@ type Client struct {
 	reported sync.Map    // route key -> struct{}: the move was reported
 	authOK   atomic.Bool // some answer was 2xx: the key reaches the service
 
-	listMu     sync.Mutex  // held while finding out how the service lists
-	perProject atomic.Bool // GET /threads answered 404: list per project
-	specList   atomic.Bool // GET /threads answered 2xx
-	projects   sync.Map    // API key -> its project id, learned from GET /projects
+	listTurn   chan struct{} // one slot, held while finding out how the service lists
+	perProject atomic.Bool   // GET /threads answered 404: list per project
+	specList   atomic.Bool   // GET /threads answered 2xx
+	projects   sync.Map      // API key -> its project id, learned from GET /projects
 }
 
 // NewClient returns a Client configured by opts. It does no network I/O.
@@ -79,7 +79,7 @@ func NewClient(opts ...ClientOption) (*Client, error) {
 	if cfg.apiKey.get() == "" {
 		return nil, fmt.Errorf("threads: no API key: use WithAPIKey or set %s", EnvAPIKey)
 	}
-	c := &Client{cfg: cfg, base: base}
+	c := &Client{cfg: cfg, base: base, listTurn: make(chan struct{}, 1)}
 	c.hc = c.httpClient(cfg.httpClient)
 	c.Threads = &ThreadsService{client: c}
 	c.Projects = &ProjectsService{client: c}
@@ -369,7 +369,9 @@ func (c *Client) send(ctx context.Context, cfg *config, r route.Route, cl call, 
 			u.RawQuery += q.Encode()
 		}
 	}
-	logPath := u.EscapedPath()
+	// The path may hold ids a server sent (a project id, say): shown in
+	// errors and logs only with every spelling of the key removed.
+	logPath := redact.URL(u.EscapedPath(), cfg.apiKey.get())
 
 	a := &attempts{cfg: cfg, method: r.Method, path: logPath, rawQuery: u.RawQuery, idempotent: r.Method == http.MethodGet || r.Method == http.MethodHead}
 	if !a.idempotent {

@@ -316,6 +316,8 @@ func (p *Problem) scrub(secret string) {
 	for _, f := range []*string{&p.Type, &p.Title, &p.Detail, &p.Instance, &p.Code, &p.RequestID} {
 		*f = redact.String(*f, secret)
 	}
+	// The path may hold ids a server sent, percent-encoded.
+	p.Path = redact.URL(p.Path, secret)
 	p.Body = redact.Bytes(p.Body, secret)
 	if p.Details != nil {
 		p.Details = scrubValue(p.Details, secret).(map[string]any)
@@ -332,9 +334,11 @@ func (p *Problem) scrub(secret string) {
 		for k, vs := range p.Header {
 			out := make([]string, len(vs))
 			for i, v := range vs {
-				out[i] = redact.String(v, secret)
+				out[i] = redactFold(redact.String(v, secret), secret)
 			}
-			h[redact.String(k, secret)] = out
+			// Header names arrive canonicalised ("Sk-Live-..."): match
+			// them whatever their case.
+			h[redactFold(k, secret)] = out
 		}
 		p.Header = h
 	}
@@ -486,4 +490,38 @@ func serverText(b []byte, n int, secret string) string {
 // unexpectedResponse reports a 2xx answer that the operation cannot read.
 func unexpectedResponse(method, path string, status int, format string, args ...any) error {
 	return fmt.Errorf("%w: %s %s: %d: %s", ErrUnexpectedResponse, method, path, status, fmt.Sprintf(format, args...))
+}
+
+// redactFold replaces secret in s whatever the ASCII case of either, for
+// text whose case the transport may have changed (header names).
+func redactFold(s, secret string) string {
+	if secret == "" || len(s) < len(secret) {
+		return s
+	}
+	ls, lsec := asciiLower(s), asciiLower(secret)
+	if !strings.Contains(ls, lsec) {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(ls, lsec)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		b.WriteString(redact.Mark)
+		s, ls = s[i+len(secret):], ls[i+len(secret):]
+	}
+}
+
+// asciiLower lowers ASCII letters only, so byte offsets stay aligned with s.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + ('a' - 'A')
+		}
+	}
+	return string(b)
 }

@@ -92,8 +92,13 @@ func (s *ThreadsService) List(ctx context.Context, params *ListParams, opts ...R
 	if p.Offset < 0 || p.Limit < 0 {
 		return nil, fmt.Errorf("threads: List: Offset (%d) and Limit (%d) must not be negative", p.Offset, p.Limit)
 	}
-	if p.ProjectID != "" && strings.TrimSpace(p.ProjectID) == "" {
-		return nil, errors.New("threads: List: ProjectID is blank")
+	if p.ProjectID != "" {
+		if err := checkID("project", p.ProjectID); err != nil {
+			return nil, fmt.Errorf("threads: List: ProjectID: %w", err)
+		}
+	}
+	if ctx == nil {
+		return nil, errors.New("threads: List: nil context")
 	}
 	q := url.Values{}
 	if p.Offset > 0 {
@@ -153,8 +158,14 @@ func (c *Client) listSpec(ctx context.Context, opts []RequestOption, q url.Value
 	if c.specList.Load() {
 		return c.listPage(ctx, opts, spec, q, offset)
 	}
-	c.listMu.Lock()
-	defer c.listMu.Unlock()
+	// Wait for the turn as long as the caller's context allows, not as long
+	// as another caller's slow first call takes.
+	select {
+	case c.listTurn <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-c.listTurn }()
 	if c.perProject.Load() {
 		return nil, nil
 	}
@@ -194,8 +205,10 @@ func (c *Client) keyProject(ctx context.Context, cfg *config, opts []RequestOpti
 	if err != nil {
 		return "", err
 	}
-	if strings.TrimSpace(proj.ID) == "" {
-		return "", unexpectedResponse(http.MethodGet, routeProjects, http.StatusOK, "the project has no id")
+	if err := checkID("project", proj.ID); err != nil {
+		// A server-sent id that names no project ("", "..") must not become
+		// a path step.
+		return "", unexpectedResponse(http.MethodGet, routeProjects, http.StatusOK, "the key's project: %v", err)
 	}
 	c.projects.Store(key, proj.ID)
 	return proj.ID, nil

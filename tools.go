@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+
+	"github.com/threadsapi/threads-go/internal/redact"
 )
 
 // Tool is a client-side tool: a function of this process that the model may
@@ -58,13 +60,19 @@ var ErrToolRounds = errors.New("threads: too many tool rounds")
 type ToolRoundsError struct {
 	// Max is the bound that was reached.
 	Max int
-	// Call is the call the run did not answer.
+	// Call is the call the run did not answer, as the service sent it.
 	Call ToolCall
+
+	secret string // redacted from Error, which shows server text
 }
 
 // Error says which bound was reached and which call was left unanswered.
+// The call's name and id come from the server: they are shown on one line,
+// cut short, and without the API key.
 func (e *ToolRoundsError) Error() string {
-	return fmt.Sprintf("threads: the model asked for tool %q after %d tool rounds (WithMaxToolRounds); the call %s is unanswered", e.Call.Name, e.Max, e.Call.ID)
+	show := func(s string) string { return oneLine(redact.String(s, e.secret), maxErrorPart) }
+	return fmt.Sprintf("threads: the model asked for tool %q after %d tool rounds (WithMaxToolRounds); the call %q is unanswered",
+		show(e.Call.Name), e.Max, show(e.Call.ID))
 }
 
 // Is matches [ErrToolRounds].
@@ -134,7 +142,7 @@ func (s *ThreadsService) RunStream(ctx context.Context, id string, params Advanc
 	if err != nil {
 		return nil, err
 	}
-	r := &toolRunner{svc: s, id: id, opts: opts, logger: cfg.logger, max: cfg.maxToolRounds}
+	r := &toolRunner{svc: s, id: id, opts: opts, logger: cfg.logger, max: cfg.maxToolRounds, secret: cfg.apiKey.get()}
 	if r.max == 0 {
 		r.max = DefaultMaxToolRounds
 	}
@@ -172,6 +180,7 @@ type toolRunner struct {
 	logger *slog.Logger
 	max    int
 	cancel context.CancelFunc
+	secret string // the call's API key, kept out of error strings
 
 	params   AdvanceParams    // the next request's, Message aside
 	tools    map[string]*Tool // by name
@@ -236,7 +245,7 @@ func (r *toolRunner) next(ctx context.Context, last AdvanceResponse) (*Stream, e
 		return nil, nil // the caller's own tool: it answers the call
 	}
 	if r.rounds >= r.max {
-		return nil, &ToolRoundsError{Max: r.max, Call: call}
+		return nil, &ToolRoundsError{Max: r.max, Call: call, secret: r.secret}
 	}
 	r.rounds++
 	result, err := r.call(ctx, tool, call)
