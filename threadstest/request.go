@@ -2,13 +2,16 @@ package threadstest
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 )
 
 // Request is one request the server received, as [Server.Requests] returns
 // it.
 type Request struct {
+	// Method is the request's method, such as "POST".
 	Method string
 	// Path is the escaped path, as on the wire.
 	Path   string
@@ -23,9 +26,12 @@ type Request struct {
 // tool_call_id and error), clientTools, toolCallCounts and the rest. It
 // returns an error when the body is not such JSON.
 func (r Request) Advance() (*AdvanceRequest, error) {
+	if !strings.HasSuffix(r.Path, "/advance") && !strings.HasSuffix(r.Path, "/advancestream") {
+		return nil, fmt.Errorf("threadstest: %s %s is not an advance request", r.Method, r.Path)
+	}
 	var a AdvanceRequest
 	if err := json.Unmarshal(r.Body, &a); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("threadstest: %s %s: the body is not an advance request: %w", r.Method, r.Path, err)
 	}
 	return &a, nil
 }
