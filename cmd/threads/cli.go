@@ -227,7 +227,7 @@ func (cl *call) client(e *env) (*threads.Client, bool) {
 		return nil, false
 	}
 	opts = append(opts, threads.WithDeprecationHandler(func(d threads.Deprecation) {
-		fmt.Fprintf(e.stderr, "threads: note: the service retired %s; following its advice to %s\n", d.From, d.To)
+		fmt.Fprintf(e.stderr, "threads: note: the service retired %s; following its advice to %s\n", field(d.From), field(d.To))
 	}))
 	c, err := threads.NewClient(opts...)
 	if err != nil {
@@ -252,8 +252,10 @@ func fail(e *env, err error) int {
 	return exitFailed
 }
 
+// oneLine is the error's message on one line, safe for the terminal (it
+// may quote the service's words).
 func oneLine(err error) string {
-	return strings.Join(strings.Fields(err.Error()), " ")
+	return strings.Join(strings.Fields(field(err.Error())), " ")
 }
 
 // interruptible returns a context that the first interrupt cancels, and its

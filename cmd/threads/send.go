@@ -76,7 +76,7 @@ func runSend(e *env, cl *call) int {
 	}
 	interrupted := stop()
 	if isNew && id != "" && !cl.bool("json") {
-		fmt.Fprintf(e.stderr, "[thread %s]\n", id)
+		fmt.Fprintf(e.stderr, "[thread %s]\n", field(id))
 	}
 	if !interrupted {
 		if err != nil {
@@ -100,7 +100,7 @@ func runSend(e *env, cl *call) int {
 		fail(e, fmt.Errorf("threads: stopped the reply, but cancelling the generation failed: %w", err))
 		return exitInterrupted
 	}
-	fmt.Fprintf(e.stderr, "threads: interrupted; generation cancelled on thread %s\n", id)
+	fmt.Fprintf(e.stderr, "threads: interrupted; generation cancelled on thread %s\n", field(id))
 	return exitInterrupted
 }
 

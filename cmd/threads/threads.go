@@ -10,6 +10,7 @@ import (
 	"time"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/termtext"
 )
 
 var listCmd = &command{
@@ -76,7 +77,7 @@ func printThreads(e *env, items []threads.Thread) {
 	w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tNAME\tCONTEXT KEY\tSTAGE\tCREATED")
 	for _, t := range items {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.ID, orDash(t.Name), orDash(t.ContextKey),
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", field(t.ID), orDash(t.Name), orDash(t.ContextKey),
 			orDash(string(t.GenerationStage)), when(t.CreatedAt))
 	}
 	w.Flush()
@@ -116,7 +117,7 @@ var createCmd = &command{
 		if cl.bool("json") {
 			return done(e, printJSON(e.stdout, t))
 		}
-		fmt.Fprintln(e.stdout, t.ID)
+		fmt.Fprintln(e.stdout, field(t.ID))
 		return exitOK
 	},
 }
@@ -169,15 +170,15 @@ var getCmd = &command{
 		}
 		w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintf(w, "id\t%s\nname\t%s\ncontext key\t%s\nstage\t%s\ncreated\t%s\nupdated\t%s\n",
-			t.ID, orDash(t.Name), orDash(t.ContextKey), orDash(string(t.GenerationStage)), when(t.CreatedAt), when(t.UpdatedAt))
+			field(t.ID), orDash(t.Name), orDash(t.ContextKey), orDash(string(t.GenerationStage)), when(t.CreatedAt), when(t.UpdatedAt))
 		w.Flush()
 		if len(t.Messages) > 0 {
 			fmt.Fprintln(e.stdout)
 		}
 		for _, m := range t.Messages {
-			fmt.Fprintf(e.stdout, "%s: %s", m.Role, strings.TrimSpace(m.Text()))
+			fmt.Fprintf(e.stdout, "%s: %s", field(string(m.Role)), strings.TrimSpace(termtext.Text(m.Text())))
 			if m.ToolCallRequest != nil {
-				fmt.Fprintf(e.stdout, " [calls tool %s]", m.ToolCallRequest.ToolName)
+				fmt.Fprintf(e.stdout, " [calls tool %s]", field(m.ToolCallRequest.ToolName))
 			}
 			if m.IsCancelled {
 				fmt.Fprint(e.stdout, " [cancelled]")
@@ -213,7 +214,7 @@ var cancelCmd = &command{
 		if cl.bool("json") {
 			return done(e, printJSON(e.stdout, t))
 		}
-		fmt.Fprintf(e.stdout, "%s %s\n", t.ID, orDash(string(t.GenerationStage)))
+		fmt.Fprintf(e.stdout, "%s %s\n", field(t.ID), orDash(string(t.GenerationStage)))
 		return exitOK
 	},
 }
@@ -226,12 +227,20 @@ func done(e *env, err error) int {
 	return exitOK
 }
 
+// orDash is field(s), or "-" for an empty s.
 func orDash(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return s
+	return field(s)
 }
+
+// field is server text made safe to print as (part of) one line: no escape
+// sequence or control character reaches the terminal, and a line break or
+// tab becomes a space, so that it cannot fake lines or columns. Every
+// server string the CLI prints as text (not --json) goes through field, or
+// termtext.Text for multi-line message text.
+func field(s string) string { return termtext.Line(s) }
 
 func when(t time.Time) string {
 	if t.IsZero() {

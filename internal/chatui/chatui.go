@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/termtext"
 )
 
 // Config is what a chat needs.
@@ -45,7 +46,7 @@ func Run(cfg Config) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(c.Out, "[thread %s]\n", c.ThreadID)
+		fmt.Fprintf(c.Out, "[thread %s]\n", termtext.Line(c.ThreadID))
 	}
 
 	lines := make(chan string)
@@ -78,7 +79,7 @@ func Run(cfg Config) error {
 				}
 			default:
 				if err := c.reply(line); err != nil {
-					fmt.Fprintln(c.Out, "\n[error]", err)
+					fmt.Fprintln(c.Out, "\n[error]", termtext.Line(err.Error()))
 				}
 			}
 		case <-c.Interrupt:
@@ -102,7 +103,7 @@ func (c *chat) newThread() error {
 		return err
 	}
 	c.ThreadID = t.ID
-	fmt.Fprintf(c.Out, "[new thread %s]\n", t.ID)
+	fmt.Fprintf(c.Out, "[new thread %s]\n", termtext.Line(t.ID))
 	return nil
 }
 
@@ -145,11 +146,14 @@ func (c *chat) reply(text string) error {
 }
 
 // Printer writes the text of a streamed reply as it arrives: each event's
-// TextDelta, and a line break between two messages.
+// TextDelta, and a line break between two messages. The text is filtered
+// for the terminal (see package termtext): an escape sequence the service
+// sends is dropped, even split between two deltas.
 type Printer struct {
 	w       io.Writer
 	message string // id of the message being printed
 	midLine bool   // the last text written did not end a line
+	filter  termtext.Filter
 }
 
 // NewPrinter returns a Printer that writes to w.
@@ -166,12 +170,20 @@ func (p *Printer) Print(ev threads.StreamEvent) {
 		p.EndLine()
 	}
 	p.message = ev.Message.ID
-	fmt.Fprint(p.w, ev.TextDelta)
-	p.midLine = !strings.HasSuffix(ev.TextDelta, "\n")
+	if text := p.filter.Write(ev.TextDelta); text != "" {
+		fmt.Fprint(p.w, text)
+		p.midLine = !strings.HasSuffix(text, "\n")
+	}
 }
 
-// EndLine ends the current line, if text was written on it.
+// EndLine ends the current line, if text was written on it. An escape
+// sequence left open is dropped (nothing of it was written): the text that
+// follows starts afresh.
 func (p *Printer) EndLine() {
+	if text := p.filter.Flush(); text != "" {
+		fmt.Fprint(p.w, text)
+		p.midLine = true
+	}
 	if p.midLine {
 		fmt.Fprintln(p.w)
 		p.midLine = false

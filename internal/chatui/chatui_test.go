@@ -37,3 +37,26 @@ func TestContinueThread(t *testing.T) {
 	assert.Equal(t, 2, srv.ThreadCount())
 	assert.Equal(t, 1, srv.Count("GET", "/projects"))
 }
+
+// TestPrinterFiltersEscapes: a reply's escape sequences and control
+// characters never reach the terminal, even when one is split between two
+// deltas, or left open at the end of a message.
+func TestPrinterFiltersEscapes(t *testing.T) {
+	ev := func(id, delta string) threads.StreamEvent {
+		var e threads.StreamEvent
+		e.Message.ID = id
+		e.TextDelta = delta
+		return e
+	}
+	var out bytes.Buffer
+	p := chatui.NewPrinter(&out)
+	for _, e := range []threads.StreamEvent{
+		ev("m1", "ok \x1b"), ev("m1", "]0;pw"), ev("m1", "ned\x07"), ev("m1", "\x1b["), ev("m1", "2J\r\nEVIL"),
+		ev("m1", " \u009b"), ev("m1", "31m\u202eend\x1b]8;;http://x"), // left open...
+		ev("m2", "next\x1b"), ev("m2", "[1mbold\x1b"), // ...and dropped at the next message
+	} {
+		p.Print(e)
+	}
+	p.EndLine()
+	assert.Equal(t, "ok \nEVIL end\nnextbold\n", out.String())
+}
