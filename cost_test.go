@@ -1,8 +1,13 @@
 package threads
 
 import (
+	"bufio"
+	"bytes"
 	"math/rand/v2"
+	"os"
 	"testing"
+
+	"github.com/threadsapi/threads-go/internal/jsonx"
 )
 
 // decodedCostRef is decodedCost's plain byte loop, the specification of the
@@ -62,4 +67,47 @@ func TestDecodedCostRandom(t *testing.T) {
 			t.Fatalf("decodedCost(%q) = %d, want %d", b, got, want)
 		}
 	}
+}
+
+// BenchmarkDecodedCost weighs the pre-scan that every stream event pays
+// against the decoding it guards, over the live fixtures' snapshots:
+// impl=scan is decodedCost, impl=bytewise its plain reference loop,
+// impl=decode jsonx.Unmarshal.
+func BenchmarkDecodedCost(b *testing.B) {
+	var events [][]byte
+	size := 0
+	for _, name := range []string{"stream-tool-call-45.sse", "stream-create.sse", "stream-plain.sse"} {
+		f, err := os.ReadFile("testdata/live/" + name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sc := bufio.NewScanner(bytes.NewReader(f))
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			if d, ok := bytes.CutPrefix(sc.Bytes(), []byte("data: {")); ok {
+				events = append(events, append([]byte("{"), d...))
+				size += len(d) + 1
+			}
+		}
+	}
+	run := func(name string, f func([]byte)) {
+		b.Run("impl="+name, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				for _, ev := range events {
+					f(ev)
+				}
+			}
+		})
+	}
+	var sink int64
+	run("scan", func(ev []byte) { sink += decodedCost(ev) })
+	run("bytewise", func(ev []byte) { sink += decodedCostRef(ev) })
+	run("decode", func(ev []byte) {
+		var r AdvanceResponse
+		if err := jsonx.Unmarshal(ev, &r); err != nil {
+			b.Fatal(err)
+		}
+	})
+	_ = sink
 }

@@ -197,10 +197,10 @@ func TestAttackMCPTokenInStreamErrors(t *testing.T) {
 		// a value on the decoder's path, under a name that is not the schema's
 		"value on path": `data: {"responseMessageDto":{"id":"m","threadId":"t","role":"assistant","metadata":{"UNSEEN_value_42":1},"content":["UNSEEN_value_42"]}}` + "\n\n",
 		// not JSON at all, around the token
-		"syntax": `data: {"x":"` + tok + `"UNSEEN_value_42}` + "\n\n",
+		"syntax":           `data: {"x":"` + tok + `"UNSEEN_value_42}` + "\n\n",
 		"syntax in string": `data: {"UNSEEN_value_42":"a` + "\x01" + `"}` + "\n\n",
 		// the error line echoing the token
-		"error line": "error: token " + tok + " expired\n\n",
+		"error line":         "error: token " + tok + " expired\n\n",
 		"error line escaped": "error: token mcp\\u005ftok_SECRETSECRET123456 expired\n\n",
 	} {
 		t.Run(name, func(t *testing.T) {
