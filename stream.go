@@ -29,7 +29,9 @@ var (
 	// connection was lost. It comes wrapped with io.ErrUnexpectedEOF or the
 	// read error.
 	ErrStreamTruncated = errors.New("threads: stream ended without DONE")
-	// ErrEventTooLarge means one event exceeded WithMaxEventSize.
+	// ErrEventTooLarge means one event exceeded WithMaxEventSize: its
+	// bytes, or the memory its JSON would decode into (four times the
+	// limit; see WithMaxEventSize).
 	ErrEventTooLarge = errors.New("threads: stream event exceeds the size limit")
 	// ErrStreamIdle means no snapshot arrived within WithStreamIdleTimeout
 	// (events without one, such as keep-alives, do not count).
@@ -42,7 +44,8 @@ var (
 // processing (Cancel it), or a model failure.
 type StreamError struct {
 	// Message is the text after "error:", as one line of printable text:
-	// control characters and escape sequences removed, the API key
+	// control characters and escape sequences removed, the API key and the
+	// last few tokens the stream delivered (AdvanceResponse.MCPAccessToken)
 	// replaced by [REDACTED], at most 1 KiB.
 	Message string
 }
@@ -502,7 +505,10 @@ func (s *Stream) Current() StreamEvent {
 // [*StreamError] for the service's error line, the context's error when it
 // was cancelled, a [*ToolRoundsError] (from [ThreadsService.RunStream]), or
 // an error matching [ErrStreamTruncated], [ErrEventTooLarge],
-// [ErrStreamIdle] or [ErrStreamFailed]. No error string holds the API key.
+// [ErrStreamIdle] or [ErrStreamFailed]. No error string holds the API key
+// or a token the stream delivered (the last four distinct ones, of up to
+// 8 KiB each), and an event that fails to decode is not quoted: the error
+// names its index and what did not fit, without its values.
 func (s *Stream) Err() error {
 	if s == nil {
 		return errZeroStream
@@ -628,7 +634,9 @@ func (s *Stream) seeToken(tok string) {
 // order the messages first appeared; an id-less snapshot (the service's
 // synthetic ones) counts as one message, the latest id-less one. The slice
 // is the caller's. The stream keeps at most the 1,024 messages it saw
-// first most recently, and about 64 MiB of their JSON: past either bound,
+// first most recently, and about 64 MiB of their decoded snapshots
+// (estimated from the JSON, as WithMaxEventSize's bound is, so that small
+// JSON of many values counts for the memory it takes): past either bound,
 // the oldest messages are dropped and no longer returned (their events were
 // still delivered). A nil or zero Stream returns nil.
 func (s *Stream) Messages() []Message {
