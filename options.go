@@ -379,7 +379,10 @@ func WithLogger(l *slog.Logger) RequestOption {
 
 // WithMaxEventSize caps the size of one stream event (default 16 MiB). A
 // larger event ends the stream with [ErrEventTooLarge] instead of growing
-// memory without bound.
+// memory without bound. It also bounds what one event may decode into:
+// four times n (64 MiB by default), estimated from the event's JSON before
+// decoding, so an event of many tiny values (a 15 MB "[{},{},...]" would
+// take about 900 MiB) ends the stream with [ErrEventTooLarge] too.
 func WithMaxEventSize(n int) RequestOption {
 	return newRequestOption("WithMaxEventSize", func(c *config) error {
 		if n <= 0 {

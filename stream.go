@@ -29,7 +29,9 @@ var (
 	// connection was lost. It comes wrapped with io.ErrUnexpectedEOF or the
 	// read error.
 	ErrStreamTruncated = errors.New("threads: stream ended without DONE")
-	// ErrEventTooLarge means one event exceeded WithMaxEventSize.
+	// ErrEventTooLarge means one event exceeded WithMaxEventSize: its
+	// bytes, or the memory its JSON would decode into (four times the
+	// limit; see WithMaxEventSize).
 	ErrEventTooLarge = errors.New("threads: stream event exceeds the size limit")
 	// ErrStreamIdle means no snapshot arrived within WithStreamIdleTimeout
 	// (events without one, such as keep-alives, do not count).
@@ -42,7 +44,8 @@ var (
 // processing (Cancel it), or a model failure.
 type StreamError struct {
 	// Message is the text after "error:", as one line of printable text:
-	// control characters and escape sequences removed, the API key
+	// control characters and escape sequences removed, the API key and the
+	// last few tokens the stream delivered (AdvanceResponse.MCPAccessToken)
 	// replaced by [REDACTED], at most 1 KiB.
 	Message string
 }
@@ -103,16 +106,23 @@ type Stream struct {
 	done  bool
 
 	// The latest snapshot of each message, in first-seen order, at most
-	// maxMessages of them and about maxRetained bytes of their JSON: the
+	// maxMessages of them and about maxRetained bytes of memory (counted
+	// by decodedCost, not by the JSON's length): the
 	// oldest go first. byID maps an id to its position counted from the
 	// stream's first message; messages[0] is at position base.
 	messages []Message
 	shown    []string // what the events have shown of each message's text
-	sizes    []int    // the JSON size of each kept snapshot
-	retained int      // sum of sizes
+	sizes    []int64  // the decoded size of each kept snapshot (decodedCost)
+	retained int64    // sum of sizes
 	byID     map[string]int
 	base     int
 	evicted  bool // some message was dropped: an unknown id may have been shown
+
+	// The last few distinct tokens the service sent on this stream
+	// (AdvanceResponse.MCPAccessToken), which clean redacts as it does the
+	// API key; tokenNext is where the next one goes.
+	tokens    [maxTokens]string
+	tokenNext int
 
 	cleanup runtime.Cleanup
 
@@ -121,10 +131,13 @@ type Stream struct {
 	rounds streamRounds
 }
 
-// Bounds on what a Stream keeps for Messages.
+// Bounds on what a Stream keeps for Messages, and of the tokens it
+// redacts from its errors.
 const (
 	maxMessages = 1024
 	maxRetained = 64 << 20
+	maxTokens   = 4
+	maxTokenLen = 8 << 10
 )
 
 // streamConn is what Close, the idle timer and the garbage collector's
@@ -279,15 +292,25 @@ func (s *Stream) decode(data string) error {
 	s.cur = StreamEvent{}
 	// jsonx only reads its input and copies what it keeps, so the event's
 	// string can be viewed as bytes without a copy.
-	if err := jsonx.Unmarshal(unsafe.Slice(unsafe.StringData(data), len(data)), &s.cur.AdvanceResponse); err != nil {
+	b := unsafe.Slice(unsafe.StringData(data), len(data))
+	// An event's bytes are bounded by WithMaxEventSize; what they decode
+	// into is bounded here, before decoding, as for a JSON answer.
+	cost := decodedCost(b)
+	if budget := decodeBudget(int64(s.cfg.maxEventSize)); cost > budget {
+		return fmt.Errorf("%w: event %d holds too many JSON values to decode within the memory budget (about %d MiB of %d MiB; WithMaxEventSize raises both)",
+			ErrEventTooLarge, s.index, cost>>20, budget>>20)
+	}
+	if err := jsonx.Unmarshal(b, &s.cur.AdvanceResponse); err != nil {
 		s.cur = StreamEvent{}
-		msg := fmt.Sprintf("event %d is not a snapshot (%v): %s", s.index, err, data[:min(len(data), 4<<10)])
-		return fmt.Errorf("%w: %s", ErrStreamFailed, s.clean(msg, maxErrorText))
+		// The event itself is not quoted, nor any value from it: it may
+		// hold a token or other data of the user's.
+		return fmt.Errorf("%w: event %d is not a snapshot (%s)", ErrStreamFailed, s.index, jsonx.Describe(err))
 	}
 	s.index++
 	ev := &s.cur
+	s.seeToken(ev.MCPAccessToken.Reveal())
 	text := ev.Message.Text()
-	i, known := s.remember(ev.Message, len(data))
+	i, known := s.remember(ev.Message, cost)
 	shown := s.shown[i]
 	ev.TextDelta, ev.TextReset = textChange(shown, text)
 	if !known && s.evicted && !blank(text) {
@@ -303,9 +326,10 @@ func (s *Stream) decode(data string) error {
 	return nil
 }
 
-// remember stores m as its message's latest snapshot and returns its index
-// in s.messages, and whether the id was known.
-func (s *Stream) remember(m Message, size int) (int, bool) {
+// remember stores m as its message's latest snapshot, which took about
+// size bytes of memory, and returns its index in s.messages, and whether
+// the id was known.
+func (s *Stream) remember(m Message, size int64) (int, bool) {
 	if pos, ok := s.byID[m.ID]; ok {
 		// An id-less snapshot (the service's synthetic ones) is kept the
 		// same way: as the latest id-less message.
@@ -481,7 +505,10 @@ func (s *Stream) Current() StreamEvent {
 // [*StreamError] for the service's error line, the context's error when it
 // was cancelled, a [*ToolRoundsError] (from [ThreadsService.RunStream]), or
 // an error matching [ErrStreamTruncated], [ErrEventTooLarge],
-// [ErrStreamIdle] or [ErrStreamFailed]. No error string holds the API key.
+// [ErrStreamIdle] or [ErrStreamFailed]. No error string holds the API key
+// or a token the stream delivered (the last four distinct ones, of up to
+// 8 KiB each), and an event that fails to decode is not quoted: the error
+// names its index and what did not fit, without its values.
 func (s *Stream) Err() error {
 	if s == nil {
 		return errZeroStream
@@ -569,21 +596,47 @@ func (s *Stream) push(yield func(StreamEvent, error) bool) {
 const maxErrorText = 1 << 10
 
 // clean makes server text safe for an error string: every spelling of the
-// API key replaced, then one line of printable text of at most max runes
-// (oneLine, as Problem.Error uses). Only a bounded prefix is looked at, so a
-// huge error line costs no more than a short one.
+// API key and of the tokens seen on this stream replaced, then one line of
+// printable text of at most max runes (oneLine, as Problem.Error uses).
+// Only a bounded prefix is looked at, so a huge error line costs no more
+// than a short one; it is redacted before it is cut, so that a secret
+// which straddles the cut is not shown in part.
 func (s *Stream) clean(text string, max int) string {
+	key := s.cfg.apiKey.get()
+	if n := 8*max + maxTokenLen + len(key); len(text) > n {
+		text = text[:n]
+	}
+	text = redact.String(text, key)
+	text = redact.String(text, s.tokens[:]...)
 	if len(text) > 8*max {
 		text = text[:8*max]
 	}
-	return oneLine(redact.String(text, s.cfg.apiKey.get()), max)
+	return oneLine(text, max)
+}
+
+// seeToken adds tok to the tokens that clean redacts, unless it is empty,
+// already there, or longer than maxTokenLen (no real token is: they are a
+// few hundred bytes). The oldest of maxTokens goes first.
+func (s *Stream) seeToken(tok string) {
+	if tok == "" || len(tok) > maxTokenLen {
+		return
+	}
+	for _, t := range s.tokens {
+		if t == tok {
+			return
+		}
+	}
+	s.tokens[s.tokenNext] = tok
+	s.tokenNext = (s.tokenNext + 1) % maxTokens
 }
 
 // Messages returns the latest snapshot of each message seen so far, in the
 // order the messages first appeared; an id-less snapshot (the service's
 // synthetic ones) counts as one message, the latest id-less one. The slice
 // is the caller's. The stream keeps at most the 1,024 messages it saw
-// first most recently, and about 64 MiB of their JSON: past either bound,
+// first most recently, and about 64 MiB of their decoded snapshots
+// (estimated from the JSON, as WithMaxEventSize's bound is, so that small
+// JSON of many values counts for the memory it takes): past either bound,
 // the oldest messages are dropped and no longer returned (their events were
 // still delivered). A nil or zero Stream returns nil.
 func (s *Stream) Messages() []Message {

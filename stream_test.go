@@ -143,8 +143,9 @@ func TestStreamMalformedNamesEvent(t *testing.T) {
 	t.Parallel()
 	_, err := collect(t, streamFrom(bytes.NewReader(fixture(t, "stream-malformed.sse"))))
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "event 2")
-	assert.Contains(t, err.Error(), `{"responseMessageDto":{"id":`)
+	assert.ErrorIs(t, err, threads.ErrStreamFailed)
+	assert.Contains(t, err.Error(), "event 2 is not a snapshot")
+	assert.NotContains(t, err.Error(), `{"responseMessageDto"`, "the event may hold a token: it is not quoted")
 }
 
 func TestStreamToolCallFields(t *testing.T) {

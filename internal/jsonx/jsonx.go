@@ -23,7 +23,9 @@
 package jsonx
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"time"
@@ -87,4 +89,68 @@ func tolerantInt(dec *jsontext.Decoder, n *int) error {
 	}
 	*n = int(f)
 	return nil
+}
+
+// Describe returns what went wrong in an error of Unmarshal without any
+// text of the input: the JSON kind and Go type of a value that did not fit
+// and where, by byte offset. Unlike err.Error(), which may quote a value,
+// a member name (in a JSON pointer) or a character of the input, the
+// result holds nothing that came from the data, so it is safe to show
+// whatever the data held (a token, a user's text).
+func Describe(err error) string {
+	var serr *json.SemanticError
+	if errors.As(err, &serr) {
+		msg := "cannot decode"
+		if k := kindName(serr.JSONKind); k != "" {
+			msg += " JSON " + k
+		}
+		if serr.GoType != nil {
+			msg += " into Go " + serr.GoType.String()
+		}
+		var syn *jsontext.SyntacticError
+		switch {
+		case errors.As(serr.Err, &syn):
+			msg += ": " + describeSyntax(syn)
+		case serr.ByteOffset > 0:
+			msg += " after offset " + strconv.FormatInt(serr.ByteOffset, 10)
+		}
+		return msg
+	}
+	var syn *jsontext.SyntacticError
+	if errors.As(err, &syn) {
+		return describeSyntax(syn)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return "unexpected end of JSON input"
+	}
+	return "invalid JSON"
+}
+
+func describeSyntax(e *jsontext.SyntacticError) string {
+	msg := "invalid JSON syntax"
+	if errors.Is(e.Err, io.ErrUnexpectedEOF) {
+		msg = "unexpected end of JSON input"
+	}
+	if e.ByteOffset > 0 {
+		msg += " after offset " + strconv.FormatInt(e.ByteOffset, 10)
+	}
+	return msg
+}
+
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case 'n':
+		return "null"
+	case 'f', 't':
+		return "boolean"
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case '{', '}':
+		return "object"
+	case '[', ']':
+		return "array"
+	}
+	return ""
 }

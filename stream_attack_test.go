@@ -1,0 +1,232 @@
+package threads_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	threads "github.com/threadsapi/threads-go"
+)
+
+// Attacks on a stream's memory and error strings, from the attacker review:
+// a hostile (or broken) server must not make a Stream take memory beyond
+// its bounds, nor make its errors show a token the service handed out.
+
+const atkKey = "sk_test_ATTACKkey0123456789"
+
+func atkClient(t *testing.T, url string, opts ...threads.ClientOption) *threads.Client {
+	t.Helper()
+	c, err := threads.NewClient(append([]threads.ClientOption{threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(url), threads.WithAPIKey(atkKey), threads.WithRetryWait(time.Millisecond, 2*time.Millisecond)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// atkPeakHeap samples the heap until the returned function is called, and
+// returns the highest HeapAlloc seen.
+func atkPeakHeap() func() uint64 {
+	var mu sync.Mutex
+	var peak uint64
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			mu.Lock()
+			peak = max(peak, ms.HeapAlloc)
+			mu.Unlock()
+			select {
+			case <-stop:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+	}()
+	return func() uint64 { close(stop); <-done; return peak }
+}
+
+func heapNow() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// emptyParts is a snapshot event of message id whose content is n empty
+// parts: 3 bytes of JSON per Go struct.
+func emptyParts(id string, n int) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `data: {"responseMessageDto":{"id":%q,"threadId":"t","role":"assistant","content":[`, id)
+	b.WriteString(strings.Repeat("{},", n-1))
+	b.WriteString("{}]},\"generationStage\":\"STREAMING_RESPONSE\"}\n\n")
+	return b.Bytes()
+}
+
+func gzipServer(t *testing.T, body []byte) *httptest.Server {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(body)
+	zw.Close()
+	t.Logf("body %d bytes, %d gzipped on the wire", len(body), gz.Len())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Write(gz.Bytes())
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// One event of 15 MB (under the 16 MiB event cap, 15 KiB gzipped) would
+// decode into 5M ContentParts: about 900 MiB. The stream refuses it before
+// decoding, with ErrEventTooLarge.
+func TestAttackStreamDecodedBlowup(t *testing.T) {
+	body := append(emptyParts("m1", 5_000_000), "data: DONE\n\n"...)
+	srv := gzipServer(t, body)
+	c := atkClient(t, srv.URL)
+	body = nil
+	base := heapNow()
+	peak := atkPeakHeap()
+	st, err := c.Threads.AdvanceStream(context.Background(), "t", threads.AdvanceParams{Message: threads.UserMessage("hi")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := st.Collect()
+	p := peak()
+	t.Logf("err=%v msgs=%d; peak heap %d MiB over a base of %d MiB", err, len(msgs), (p-min(p, base))>>20, base>>20)
+	if !errors.Is(err, threads.ErrEventTooLarge) {
+		t.Errorf("err = %v, want ErrEventTooLarge", err)
+	}
+	if p-min(p, base) > 256<<20 {
+		t.Errorf("peak heap %d MiB over the base, want under 256 MiB", (p-base)>>20)
+	}
+	runtime.KeepAlive(msgs)
+}
+
+// The retained bound of Messages counts Go memory, not JSON bytes: four
+// refused 15 MB events keep nothing, and many events each within the
+// per-event budget (100k empty parts, 300 KB of JSON, about 20 MiB of Go
+// memory each) keep about 64 MiB's worth, not all of them.
+func TestAttackStreamRetainedBlowup(t *testing.T) {
+	t.Run("huge", func(t *testing.T) {
+		var body []byte
+		for i := range 4 {
+			body = append(body, emptyParts(fmt.Sprint("m", i), 5_000_000)...)
+		}
+		srv := gzipServer(t, append(body, "data: DONE\n\n"...))
+		body = nil
+		c := atkClient(t, srv.URL)
+		base := heapNow()
+		st, err := c.Threads.AdvanceStream(context.Background(), "t", threads.AdvanceParams{Message: threads.UserMessage("hi")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for st.Next() {
+		}
+		held := heapNow()
+		t.Logf("err=%v kept=%d; heap retained while the stream is held: %d MiB over the base", st.Err(), len(st.Messages()), (held-min(held, base))>>20)
+		if !errors.Is(st.Err(), threads.ErrEventTooLarge) {
+			t.Errorf("err = %v, want ErrEventTooLarge", st.Err())
+		}
+		if held-min(held, base) > 256<<20 {
+			t.Errorf("stream holds %d MiB, want under 256 MiB", (held-base)>>20)
+		}
+		runtime.KeepAlive(st)
+		st.Close()
+	})
+	t.Run("many", func(t *testing.T) {
+		const events, parts = 40, 100_000
+		var body []byte
+		for i := range events {
+			body = append(body, emptyParts(fmt.Sprint("m", i), parts)...)
+		}
+		srv := gzipServer(t, append(body, "data: DONE\n\n"...))
+		body = nil
+		c := atkClient(t, srv.URL)
+		base := heapNow()
+		st, err := c.Threads.AdvanceStream(context.Background(), "t", threads.AdvanceParams{Message: threads.UserMessage("hi")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for st.Next() {
+			n++
+		}
+		held := heapNow()
+		kept := len(st.Messages())
+		t.Logf("err=%v events=%d kept=%d; heap retained while the stream is held: %d MiB over the base", st.Err(), n, kept, (held-min(held, base))>>20)
+		if st.Err() != nil || n != events {
+			t.Fatalf("err = %v after %d events, want nil after %d", st.Err(), n, events)
+		}
+		if held-min(held, base) > 256<<20 {
+			t.Errorf("stream holds %d MiB, want under 256 MiB", (held-base)>>20)
+		}
+		if kept >= events {
+			t.Errorf("kept all %d messages; the retained bound should have dropped the oldest", kept)
+		}
+		runtime.KeepAlive(st)
+		st.Close()
+	})
+}
+
+// The MCP token the service returned in an earlier snapshot must not reach
+// the stream's error: not through a later snapshot that fails to decode,
+// nor through an error line that echoes it.
+func TestAttackMCPTokenInStreamErrors(t *testing.T) {
+	const tok = "mcp_tok_SECRETSECRET123456"
+	first := `data: {"responseMessageDto":{"id":"m","threadId":"t","role":"assistant","content":[]},"generationStage":"STREAMING_RESPONSE","mcpAccessToken":"` + tok + "\"}\n\n"
+	for name, tail := range map[string]string{
+		// a later snapshot the SDK cannot decode (schema drift) that carries the token
+		"bad snapshot": `data: {"mcpAccessToken":"` + tok + `","generationStage":123}` + "\n\n",
+		// the same, with the token escaped
+		"bad snapshot escaped": `data: {"mcpAccessToken":"mcp\u005ftok_SECRETSECRET123456","generationStage":123}` + "\n\n",
+		// a value the decoder cannot take (an earlier token as an id)
+		"token as bad value": `data: {"responseMessageDto":{"id":"` + tok + `","threadId":"t","role":"assistant","isCancelled":"UNSEEN_value_42","content":[]}}` + "\n\n",
+		// a value on the decoder's path, under a name that is not the schema's
+		"value on path": `data: {"responseMessageDto":{"id":"m","threadId":"t","role":"assistant","metadata":{"UNSEEN_value_42":1},"content":["UNSEEN_value_42"]}}` + "\n\n",
+		// not JSON at all, around the token
+		"syntax":           `data: {"x":"` + tok + `"UNSEEN_value_42}` + "\n\n",
+		"syntax in string": `data: {"UNSEEN_value_42":"a` + "\x01" + `"}` + "\n\n",
+		// the error line echoing the token
+		"error line":         "error: token " + tok + " expired\n\n",
+		"error line escaped": "error: token mcp\\u005ftok_SECRETSECRET123456 expired\n\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, first+tail)
+			}))
+			defer srv.Close()
+			c := atkClient(t, srv.URL)
+			st, err := c.Threads.AdvanceStream(context.Background(), "t", threads.AdvanceParams{Message: threads.UserMessage("hi")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = st.Collect()
+			if err == nil {
+				t.Fatal("stream ended without an error")
+			}
+			t.Logf("err: %v", err)
+			if !errors.Is(err, threads.ErrStreamFailed) {
+				t.Errorf("err = %v, want ErrStreamFailed", err)
+			}
+			for _, s := range []string{tok, "SECRETSECRET", "UNSEEN"} {
+				if strings.Contains(err.Error(), s) {
+					t.Errorf("error shows the token: %v", err)
+				}
+			}
+		})
+	}
+}
