@@ -22,16 +22,7 @@ import (
 // a hostile (or broken) server must not make a Stream take memory beyond
 // its bounds, nor make its errors show a token the service handed out.
 
-const atkKey = "sk_test_ATTACKkey0123456789"
 
-func atkClient(t *testing.T, url string, opts ...threads.ClientOption) *threads.Client {
-	t.Helper()
-	c, err := threads.NewClient(append([]threads.ClientOption{threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(url), threads.WithAPIKey(atkKey), threads.WithRetryWait(time.Millisecond, 2*time.Millisecond)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 // atkPeakHeap samples the heap until the returned function is called, and
 // returns the highest HeapAlloc seen.

@@ -141,7 +141,7 @@ func TestStreamSplitEventCPU(t *testing.T) {
 	data := []byte(ev + "data: DONE\n\n")
 	cost := func(chunk int) time.Duration {
 		best := time.Duration(1 << 62)
-		for range 3 {
+		for range 5 {
 			s := bytesStream(t, data, chunk)
 			d := threadCPU(t, func() {
 				evs, err := readAll(s)
