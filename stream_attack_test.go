@@ -22,8 +22,6 @@ import (
 // a hostile (or broken) server must not make a Stream take memory beyond
 // its bounds, nor make its errors show a token the service handed out.
 
-
-
 // atkPeakHeap samples the heap until the returned function is called, and
 // returns the highest HeapAlloc seen.
 func atkPeakHeap() func() uint64 {
