@@ -33,10 +33,13 @@ func FuzzString(f *testing.F) {
 	f.Add("k", "", "")
 	f.Add("é\"\\x", "a", "b")
 	f.Fuzz(func(t *testing.T, key, pre, post string) {
-		if key == "" || strings.Contains(Mark, key) || !utf8.ValidString(key) {
+		if key == "" || strings.Contains(Mark, key) || strings.ContainsRune(key, 0) || !utf8.ValidString(key) {
 			return
 		}
-		// (A key inside the mark itself cannot be told apart from it.)
+		// (A key inside the mark itself cannot be told apart from it; nor
+		// one that the mark completes, such as "0[" after a "0": the
+		// checks below read each mark as a NUL, which these keys lack.)
+		unmark := func(s string) string { return strings.ReplaceAll(s, Mark, "\x00") }
 		// Whatever spelling encoding/json gives the key inside a document,
 		// it is gone after String.
 		// Checked on what the document says once decoded: a key like "\\"
@@ -44,10 +47,10 @@ func FuzzString(f *testing.F) {
 		enc, _ := json.Marshal(pre + key + post)
 		var decoded string
 		out := String(string(enc), key)
-		if json.Unmarshal([]byte(out), &decoded) == nil && strings.Contains(decoded, key) {
+		if json.Unmarshal([]byte(out), &decoded) == nil && strings.Contains(unmark(decoded), key) {
 			t.Fatalf("key %q survives in %q", key, out)
 		}
-		if out := String(pre+key+post, key); strings.Contains(out, key) {
+		if out := String(pre+key+post, key); strings.Contains(unmark(out), key) {
 			t.Fatalf("raw key %q survives in %q", key, out)
 		}
 	})
