@@ -744,6 +744,16 @@ func (c *Client) doJSON(ctx context.Context, opts []RequestOption, cl call, out 
 	return decodeJSON(resp, cl.route.Method, pathOf(cl.route), out, cfg)
 }
 
+// doInto is doJSON into a new T: the body of most operations, which name
+// their route and their result type and hand both here.
+func doInto[T any](ctx context.Context, c *Client, opts []RequestOption, cl call) (*T, error) {
+	var out T
+	if err := c.doJSON(ctx, opts, cl, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // doStream makes a call whose 2xx answer must be an event stream.
 func (c *Client) doStream(ctx context.Context, opts []RequestOption, cl call) (*Stream, error) {
 	cfg, err := c.settings(opts)

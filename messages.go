@@ -70,11 +70,7 @@ func (s *MessagesService) Create(ctx context.Context, threadID string, msg Messa
 	if msg.Content == nil {
 		msg.Content = []ContentPart{} // content is required
 	}
-	var m Message
-	if err := s.c().doJSON(ctx, opts, call{route: r, body: msg}, &m); err != nil {
-		return nil, err
-	}
-	return &m, nil
+	return doInto[Message](ctx, s.c(), opts, call{route: r, body: msg})
 }
 
 // Delete deletes one message of the thread (DELETE
@@ -146,11 +142,7 @@ func (s *MessagesService) UpdateComponentState(ctx context.Context, threadID, me
 	if params.State == nil {
 		params.State = map[string]any{}
 	}
-	var m Message
-	if err := s.c().doJSON(ctx, opts, call{route: r, body: params}, &m); err != nil {
-		return nil, err
-	}
-	return &m, nil
+	return doInto[Message](ctx, s.c(), opts, call{route: r, body: params})
 }
 
 // idRoute builds a route on a thread (and a message, when the template has

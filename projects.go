@@ -24,9 +24,5 @@ func (s *ProjectsService) Current(ctx context.Context, opts ...RequestOption) (*
 	if s != nil {
 		c = s.client // nil for a zero ProjectsService: doJSON then reports it
 	}
-	var p Project
-	if err := c.doJSON(ctx, opts, call{route: route.Route{Method: http.MethodGet, Template: routeProjects}}, &p); err != nil {
-		return nil, err
-	}
-	return &p, nil
+	return doInto[Project](ctx, c, opts, call{route: route.Route{Method: http.MethodGet, Template: routeProjects}})
 }

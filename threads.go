@@ -282,12 +282,7 @@ func (s *ThreadsService) All(ctx context.Context, params *ListParams, opts ...Re
 // Retries: as every POST, only what provably did not act, so a thread is
 // never created twice.
 func (s *ThreadsService) Create(ctx context.Context, params CreateThreadParams, opts ...RequestOption) (*Thread, error) {
-	var t Thread
-	err := s.c().doJSON(ctx, opts, call{route: route.Route{Method: http.MethodPost, Template: routeThreads}, body: params}, &t)
-	if err != nil {
-		return nil, err
-	}
-	return &t, nil
+	return doInto[Thread](ctx, s.c(), opts, call{route: route.Route{Method: http.MethodPost, Template: routeThreads}, body: params})
 }
 
 // Get returns the thread with the given id and its messages, oldest first.
@@ -300,11 +295,7 @@ func (s *ThreadsService) Get(ctx context.Context, id string, opts ...RequestOpti
 	if err != nil {
 		return nil, err
 	}
-	var t ThreadWithMessages
-	if err := s.c().doJSON(ctx, opts, call{route: r}, &t); err != nil {
-		return nil, err
-	}
-	return &t, nil
+	return doInto[ThreadWithMessages](ctx, s.c(), opts, call{route: r})
 }
 
 // Cancel stops the thread's running generation and returns the thread,
@@ -316,11 +307,7 @@ func (s *ThreadsService) Cancel(ctx context.Context, id string, opts ...RequestO
 	if err != nil {
 		return nil, err
 	}
-	var t Thread
-	if err := s.c().doJSON(ctx, opts, call{route: r}, &t); err != nil {
-		return nil, err
-	}
-	return &t, nil
+	return doInto[Thread](ctx, s.c(), opts, call{route: r})
 }
 
 // AdvanceStream appends params.Message to the thread and streams the reply.
@@ -371,11 +358,7 @@ func (s *ThreadsService) Advance(ctx context.Context, id string, params AdvanceP
 	if err := checkAdvance("Advance", &params); err != nil {
 		return nil, err
 	}
-	var out AdvanceResponse
-	if err := s.c().doJSON(ctx, opts, call{route: r, body: params}, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return doInto[AdvanceResponse](ctx, s.c(), opts, call{route: r, body: params})
 }
 
 // CreateAndAdvance creates a thread, appends params.Message and returns the
@@ -387,12 +370,8 @@ func (s *ThreadsService) CreateAndAdvance(ctx context.Context, params AdvancePar
 	if err := checkAdvance("CreateAndAdvance", &params); err != nil {
 		return nil, err
 	}
-	var out AdvanceResponse
 	r := route.Route{Method: http.MethodPost, Template: routeCreateAdvance}
-	if err := s.c().doJSON(ctx, opts, call{route: r, body: params}, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return doInto[AdvanceResponse](ctx, s.c(), opts, call{route: r, body: params})
 }
 
 // checkAdvance catches, before sending, what the service would only report
@@ -605,11 +584,7 @@ func (s *ThreadsService) Update(ctx context.Context, id string, params UpdateThr
 	if err != nil {
 		return nil, err
 	}
-	var t Thread
-	if err := s.c().doJSON(ctx, opts, call{route: r, body: params}, &t); err != nil {
-		return nil, err
-	}
-	return &t, nil
+	return doInto[Thread](ctx, s.c(), opts, call{route: r, body: params})
 }
 
 // Delete deletes the thread and its messages (DELETE /threads/{id}). The
@@ -640,9 +615,5 @@ func (s *ThreadsService) GenerateName(ctx context.Context, id string, opts ...Re
 	if err != nil {
 		return nil, err
 	}
-	var t Thread
-	if err := s.c().doJSON(ctx, opts, call{route: r}, &t); err != nil {
-		return nil, err
-	}
-	return &t, nil
+	return doInto[Thread](ctx, s.c(), opts, call{route: r})
 }
