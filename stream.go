@@ -411,11 +411,18 @@ func (s *Stream) finishDone() {
 	}
 	c := s.streamConn
 	go func() {
-		t := time.AfterFunc(100*time.Millisecond, c.closeBody)
-		defer t.Stop()
-		_, _ = io.CopyN(io.Discard, c.body, 64<<10)
+		drainFor(c.body, c.closeBody)
 		c.closeBody()
 	}()
+}
+
+// drainFor reads what follows a round's "data: DONE" (normally just the end
+// of the chunked body) so that the connection can be reused, but calls
+// stop, which must close r, if that takes longer than 100 ms.
+func drainFor(r io.Reader, stop func()) {
+	t := time.AfterFunc(100*time.Millisecond, stop)
+	defer t.Stop()
+	_, _ = io.CopyN(io.Discard, r, 64<<10)
 }
 
 func (s *Stream) finish(err error) {
@@ -462,9 +469,7 @@ func (c *streamConn) stopParserLocked() {
 func (s *Stream) nextRound() bool {
 	old := s.body
 	if s.filter.Err() == nil {
-		t := time.AfterFunc(100*time.Millisecond, func() { old.Close() })
-		_, _ = io.CopyN(io.Discard, old, 64<<10)
-		t.Stop()
+		drainFor(old, func() { old.Close() })
 	}
 	last := s.cur.AdvanceResponse
 	s.cur = StreamEvent{} // a round without snapshots has no "last" one

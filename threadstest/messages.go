@@ -84,10 +84,7 @@ func (s *Server) deleteThread(w http.ResponseWriter, id string) {
 		return
 	}
 	s.mu.Lock()
-	if t.running && t.cancel != nil {
-		close(t.cancel)
-		t.cancel = nil
-	}
+	stopGeneration(t)
 	for _, m := range t.messages {
 		delete(s.suggested, m.ID)
 	}

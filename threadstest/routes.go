@@ -354,10 +354,7 @@ func (s *Server) cancel(w http.ResponseWriter, id string) {
 		return
 	}
 	s.mu.Lock()
-	if t.running && t.cancel != nil {
-		close(t.cancel)
-		t.cancel = nil
-	}
+	stopGeneration(t)
 	t.run = nil
 	t.GenerationStage, t.StatusMessage, t.UpdatedAt = "CANCELLED", "Thread advancement cancelled", now()
 	empty := len(t.messages) == 0
@@ -423,4 +420,13 @@ func forbidden(w http.ResponseWriter) {
 // internalError is the framework's answer to an uncaught error.
 func internalError(w http.ResponseWriter) {
 	writeJSON(w, http.StatusInternalServerError, map[string]any{"statusCode": 500, "message": "Internal server error"})
+}
+
+// stopGeneration ends t's running generation, if any, as a cancel does.
+// The caller holds s.mu.
+func stopGeneration(t *thread) {
+	if t.running && t.cancel != nil {
+		close(t.cancel)
+		t.cancel = nil
+	}
 }
