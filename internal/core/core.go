@@ -1,0 +1,98 @@
+// Package core is the contract between package threads, which owns the one
+// request path (auth, retries, redirects, timeouts, 410 migration, problem
+// decoding, redaction), and the sibling package runs, which serves the /v1
+// routes on that same path.
+//
+// Package runs cannot reach package threads' unexported request code, and
+// package threads cannot import runs (runs imports threads for its public
+// types). So threads implements [Conn] and registers it once, in its init,
+// through [Register]; runs looks it up with [ConnOf]. The registered
+// function is the only package-level variable of the module, written once
+// before main runs and never changed.
+package core
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/threadsapi/threads-go/internal/route"
+)
+
+// Call is one operation as the wire sees it.
+type Call struct {
+	Route  route.Route // method, path template and its values
+	Query  url.Values  // sent after the route's own query, if any
+	Body   any         // JSON-encoded when not nil
+	Stream bool        // the 2xx answer must be text/event-stream
+
+	// Header holds headers this call adds on top of the options' (v1: an
+	// end user's "Authorization: Bearer <token>").
+	Header http.Header
+
+	// KeyHeader, when not empty, is the header the API key travels in for
+	// this call, whatever the client's setting, with no fallback and no
+	// hint (v1: "X-Api-Key").
+	KeyHeader string
+
+	// NoMigrate returns a 410 as the *threads.Problem it is, never
+	// following its advice (the /v1 routes have none).
+	NoMigrate bool
+}
+
+// Answer is a 2xx response and the settings of the call that got it.
+type Answer struct {
+	// Resp is the response; the receiver of the Answer closes Resp.Body
+	// (a stream keeps it until it ends).
+	Resp   *http.Response
+	Limits Limits
+}
+
+// Limits are the settings a reader of the answer must honour: the call's
+// options applied on the client's.
+type Limits struct {
+	MaxResponseSize int64         // a JSON body's bytes, after decompression
+	MaxEventSize    int           // one stream event's bytes
+	IdleTimeout     time.Duration // a stream's longest silence; 0: none
+	Logger          *slog.Logger  // nil: no logging
+}
+
+// Conn is a *threads.Client seen from package runs.
+type Conn interface {
+	// Do sends call with opts (a []threads.RequestOption, possibly nil)
+	// applied on the client's settings, with the client's retry policy
+	// (a write is re-sent only when it provably did not act). Every
+	// non-2xx answer is returned as a *threads.Problem; a transport
+	// failure as an error that names the method and path without secrets.
+	Do(ctx context.Context, opts any, call Call) (*Answer, error)
+
+	// DecodeJSON reads ans's body (closing it) into out within
+	// ans.Limits, refusing bodies that would decode into too much
+	// memory; its errors wrap threads.ErrUnexpectedResponse and never
+	// quote a secret.
+	DecodeJSON(ans *Answer, call Call, out any) error
+
+	// Redact returns s with every spelling of the client's API key (and
+	// any extra secrets given) replaced.
+	Redact(s string, extra ...string) string
+}
+
+var (
+	registerOnce sync.Once
+	connOf       func(client any) (Conn, error)
+)
+
+// Register sets the function that turns a *threads.Client into its Conn.
+// Package threads calls it once, from its init; later calls do nothing.
+func Register(fn func(client any) (Conn, error)) {
+	registerOnce.Do(func() { connOf = fn })
+}
+
+// ConnOf returns the Conn of client, a *threads.Client. It fails for a nil
+// client or one not made by threads.NewClient.
+func ConnOf(client any) (Conn, error) {
+	return connOf(client)
+}
