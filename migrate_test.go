@@ -178,3 +178,26 @@ func TestWithoutAutoMigrate(t *testing.T) {
 	assert.Equal(t, 0, srv2.Count("POST", "/threads/advancestream"))
 	assert.True(t, strings.HasPrefix(err.Error(), "threads: POST /threads/advance: 410 Endpoint Deprecated [ENDPOINT_DEPRECATED]"), err.Error())
 }
+
+// Advice that names the call's own thread, as an absolute URL, is the
+// route for every thread: followed, and remembered as the template.
+func TestMigrationAdviceNamingTheCallsThread(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t)
+	ctx := context.Background()
+	first, err := c.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID})
+	require.NoError(t, err)
+	second, err := c.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID})
+	require.NoError(t, err)
+	srv.SetMigrateTo("POST "+srv.URL+"/threads/"+first.ID+"/advancestream", "POST /advancestream")
+
+	out, err := c.Threads.Advance(ctx, first.ID, threads.AdvanceParams{Message: threads.UserMessage("one")})
+	require.NoError(t, err)
+	assert.Equal(t, "You said: one", out.Message.Text())
+	out, err = c.Threads.Advance(ctx, second.ID, threads.AdvanceParams{Message: threads.UserMessage("two")})
+	require.NoError(t, err)
+	assert.Equal(t, "You said: two", out.Message.Text())
+	assert.Equal(t, 1, srv.Count("POST", "/threads/"+second.ID+"/advancestream"), "the move was remembered as a template")
+	assert.Equal(t, 0, srv.Count("POST", "/threads/"+second.ID+"/advance"))
+	assert.Equal(t, 1, srv.Count("POST", "/threads/"+first.ID+"/advancestream"))
+}

@@ -217,6 +217,7 @@ func Resolve(advice string, base *url.URL, from Route) (Move, error) {
 		return Move{}, fmt.Errorf("%w: %q names a host", ErrOffOrigin, clip(target))
 	}
 
+	target = literalsAsPlaceholders(target, from)
 	path, query, hasQuery := strings.Cut(target, "?")
 	segs := strings.Split(path, "/")[1:]
 	for _, seg := range segs {
@@ -266,6 +267,47 @@ func Resolve(advice string, base *url.URL, from Route) (Move, error) {
 		return Move{}, ErrSameRoute
 	}
 	return m, nil
+}
+
+// literalsAsPlaceholders rewrites, in target's path, a literal segment
+// equal to the call's own value for a placeholder that target does not
+// name into that placeholder: advice that spells out the thread the call
+// was about ("POST https://host/threads/thr_X/advancestream" for a call on
+// thr_X) names the route for every thread, and is remembered as
+// "/threads/{id}/advancestream". A segment matches when it equals the
+// value as the call escaped it or, unescaped, the value itself. Each
+// placeholder stands for at most one segment, the first that matches.
+func literalsAsPlaceholders(target string, from Route) string {
+	have := placeholders(target)
+	path, query, hasQuery := strings.Cut(target, "?")
+	segs := strings.Split(path, "/")
+	changed := false
+	for name := range placeholders(from.Template) {
+		v := from.Values[name]
+		if have[name] || v == "" {
+			continue
+		}
+		esc := EscapeSegment(v)
+		for i, seg := range segs {
+			if _, ok := placeholder(seg); ok || seg == "" {
+				continue
+			}
+			un, err := url.PathUnescape(seg)
+			if seg == esc || (err == nil && un == v) {
+				segs[i] = "{" + name + "}"
+				changed = true
+				break
+			}
+		}
+	}
+	if !changed {
+		return target
+	}
+	out := strings.Join(segs, "/")
+	if hasQuery {
+		out += "?" + query
+	}
+	return out
 }
 
 func sameRoute(a, b Route) (bool, error) {

@@ -53,6 +53,13 @@ func TestResolve(t *testing.T) {
 		{"escaped id", "POST /:id/advancestream", "http://127.0.0.1:8080",
 			Route{Method: "POST", Template: "/threads/{id}/advance", Values: map[string]string{"id": "a/b c"}},
 			"/threads/:id/advancestream", "http://127.0.0.1:8080/threads/a%2Fb%20c/advancestream", "POST"},
+		{"absolute naming the call's id", "POST http://127.0.0.1:8080/threads/thr_1.a/advancestream", "http://127.0.0.1:8080", byID,
+			"/threads/{id}/advancestream", "http://127.0.0.1:8080/threads/thr_1.a/advancestream", "POST"},
+		{"path naming the call's id", "POST /threads/thr_1.a/advancestream", "https://api.example.com", byID,
+			"/threads/{id}/advancestream", "https://api.example.com/threads/thr_1.a/advancestream", "POST"},
+		{"literal id escaped as the call escaped it", "POST http://127.0.0.1:8080/threads/a%2Fb%20c/advancestream", "http://127.0.0.1:8080",
+			Route{Method: "POST", Template: "/threads/{id}/advance", Values: map[string]string{"id": "a/b c"}},
+			"/threads/{id}/advancestream", "http://127.0.0.1:8080/threads/a%2Fb%20c/advancestream", "POST"},
 		{"dot dot id", "POST /:id/advancestream", "http://127.0.0.1:8080",
 			Route{Method: "POST", Template: "/threads/{id}/advance", Values: map[string]string{"id": ".."}},
 			"/threads/:id/advancestream", "http://127.0.0.1:8080/threads/%2E%2E/advancestream", "POST"},
@@ -115,6 +122,7 @@ func TestResolveRefusals(t *testing.T) {
 		{"query unknown placeholder", "POST /:id/advancestream?p=:project", ErrPlaceholder},
 		{"drops the id", "POST /advancestream", ErrDropped},
 		{"drops the id absolute", "POST https://api.example.com/api/threads/advancestream", ErrDropped},
+		{"names another thread", "POST https://api.example.com/api/threads/thr_other/advancestream", ErrDropped},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
