@@ -48,3 +48,10 @@ func ClientConfig(c *Client) any { return c.cfg }
 
 // MaxMessages is how many messages a Stream keeps for Messages.
 const MaxMessages = maxMessages
+
+// The defaults the tests and benchmarks compare against (unexported in the
+// API: each option's documentation states its default).
+const (
+	DefaultMaxToolRounds = defaultMaxToolRounds
+	DefaultMaxEventSize  = defaultMaxEventSize
+)

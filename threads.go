@@ -279,7 +279,7 @@ func (s *ThreadsService) Create(ctx context.Context, params CreateThreadParams, 
 
 // Get returns the thread with the given id and its messages, oldest first.
 // An id that is not a thread of the key's project is 403 ([ErrForbidden]).
-// A thread with a context key may be read with WithQuery("contextKey", key);
+// A thread with a context key is read with [WithContextKey](key);
 // a key that does not match is 404 ([ErrNotFound]). It is a GET: transient
 // failures are retried.
 func (s *ThreadsService) Get(ctx context.Context, id string, opts ...RequestOption) (*ThreadWithMessages, error) {
@@ -496,7 +496,7 @@ func (s *ThreadsService) Delete(ctx context.Context, id string, opts ...RequestO
 // GenerateName has the service name the thread after its messages, stores
 // the name and returns the thread with it (POST /threads/{id}/generate-name,
 // answered 201). A thread with a context key needs it on the call:
-// WithQuery("contextKey", key).
+// [WithContextKey](key).
 //
 // Retries: as every POST, only what provably did not act (it calls the
 // model).

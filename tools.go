@@ -79,12 +79,13 @@ func (e *ToolRoundsError) Error() string {
 // Is matches [ErrToolRounds].
 func (e *ToolRoundsError) Is(target error) bool { return target == ErrToolRounds }
 
-// DefaultMaxToolRounds is how many tool calls one RunStream answers unless
-// [WithMaxToolRounds] says otherwise.
-const DefaultMaxToolRounds = 10
+// defaultMaxToolRounds is how many tool calls one RunStream answers unless
+// [WithMaxToolRounds] says otherwise (unexported, like options.go's
+// defaults: the documentation states it).
+const defaultMaxToolRounds = 10
 
 // WithMaxToolRounds bounds how many tool calls one [ThreadsService.RunStream]
-// answers (default [DefaultMaxToolRounds]); one more request for a tool
+// answers (default 10); one more request for a tool
 // ends the stream with a [*ToolRoundsError]. n must be at least 1. Other
 // calls ignore it.
 func WithMaxToolRounds(n int) RequestOption {
@@ -122,7 +123,7 @@ func WithMaxToolRounds(n int) RequestOption {
 // stream ends cleanly at that FETCHING_CONTEXT snapshot, so that the caller
 // can answer it with AdvanceStream and [ToolResult] (or RunStream again).
 //
-// The run answers at most [DefaultMaxToolRounds] tool calls (change it
+// The run answers at most 10 tool calls (change it
 // with [WithMaxToolRounds]); one more call ends the stream with a
 // [*ToolRoundsError]. The tools are checked before anything is sent: an
 // empty or repeated name, a nil Call, or a [NewTool] with unusable Args is
@@ -145,7 +146,7 @@ func (s *ThreadsService) RunStream(ctx context.Context, id string, params Advanc
 	}
 	r := &toolRunner{svc: s, id: id, opts: opts, logger: cfg.logger, max: cfg.maxToolRounds, secret: cfg.apiKey.get()}
 	if r.max == 0 {
-		r.max = DefaultMaxToolRounds
+		r.max = defaultMaxToolRounds
 	}
 	if err := r.setup(&params, tools); err != nil {
 		return nil, err
