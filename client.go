@@ -145,20 +145,3 @@ func (s *ThreadsService) c() *Client {
 	}
 	return s.client
 }
-
-// checkID refuses, before anything is sent, an id that cannot name a thread
-// or a message: empty or white space only, or "." and "..", which a server
-// or proxy would resolve as a path step even escaped ("%2E%2E"). kind names
-// the id in the error ("thread", "message").
-func checkID(kind, id string) error {
-	switch strings.TrimSpace(id) {
-	case "":
-		if id == "" {
-			return fmt.Errorf("empty %s id", kind)
-		}
-		return fmt.Errorf("%s id %q is only white space", kind, id)
-	case ".", "..":
-		return fmt.Errorf("%s id %q is a dot segment, not an id", kind, id)
-	}
-	return nil
-}

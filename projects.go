@@ -2,13 +2,9 @@ package threads
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/threadsapi/threads-go/internal/core"
-	"github.com/threadsapi/threads-go/internal/route"
 )
-
-const routeProjects = "/projects"
 
 // ProjectsService reads the key's project; use it as Client.Projects.
 //
@@ -25,5 +21,6 @@ func (s *ProjectsService) Current(ctx context.Context, opts ...RequestOption) (*
 	if s != nil {
 		c = s.client // nil for a zero ProjectsService: doJSON then reports it
 	}
-	return doInto[Project](ctx, c, opts, core.Call{Route: route.Route{Method: http.MethodGet, Template: routeProjects}})
+	r, _ := epCurrentProject.route("Projects.Current")
+	return epCurrentProject.do(ctx, c, opts, core.Call{Route: r})
 }

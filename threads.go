@@ -44,18 +44,6 @@ func ToolResult(toolCallID, text string) MessageRequest {
 	return MessageRequest{Role: RoleTool, ToolCallID: toolCallID, Content: []ContentPart{{Type: ContentPartTypeText, Text: text}}}
 }
 
-// Route templates, one per operation.
-const (
-	routeThreads          = "/threads"
-	routeProjectThreads   = "/threads/project/{projectId}"
-	routeThread           = "/threads/{id}"
-	routeCancel           = "/threads/{id}/cancel"
-	routeAdvance          = "/threads/{id}/advance"
-	routeAdvanceStream    = "/threads/{id}/advancestream"
-	routeCreateAdvance    = "/threads/advance"
-	routeCreateAdvanceStr = "/threads/advancestream"
-)
-
 // ThreadsService holds the thread operations; use it as Client.Threads.
 //
 // Every method takes options that apply to that call only, returns a
@@ -129,11 +117,11 @@ func (s *ThreadsService) List(ctx context.Context, params *ListParams, opts ...R
 }
 
 func projectThreads(projectID string) route.Route {
-	return route.Route{Method: http.MethodGet, Template: routeProjectThreads, Values: map[string]string{"projectId": projectID}}
+	return route.Route{Method: epListProjectThreads.method, Template: epListProjectThreads.template, Values: map[string]string{"projectId": projectID}}
 }
 
 func (c *Client) listPage(ctx context.Context, opts []RequestOption, r route.Route, q url.Values, offset int) (*ThreadPage, error) {
-	body, err := doInto[listBody](ctx, c, opts, core.Call{Route: r, Query: q})
+	body, err := epListThreads.do(ctx, c, opts, core.Call{Route: r, Query: q})
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +134,7 @@ func (c *Client) listPage(ctx context.Context, opts []RequestOption, r route.Rou
 // 404 it sets c.perProject (with the key's project remembered) and the
 // caller lists per project.
 func (c *Client) listSpec(ctx context.Context, opts []RequestOption, q url.Values, offset int) (*ThreadPage, error) {
-	spec := route.Route{Method: http.MethodGet, Template: routeThreads}
+	spec := route.Route{Method: epListThreads.method, Template: epListThreads.template}
 	if c.specList.Load() {
 		return c.listPage(ctx, opts, spec, q, offset)
 	}
@@ -200,7 +188,7 @@ func (c *Client) keyProject(ctx context.Context, cfg *config, opts []RequestOpti
 	if err := checkID("project", proj.ID); err != nil {
 		// A server-sent id that names no project ("", "..") must not become
 		// a path step.
-		return "", unexpectedResponse(http.MethodGet, routeProjects, http.StatusOK, "the key's project: %v", err)
+		return "", unexpectedResponse(epCurrentProject.method, epCurrentProject.template, http.StatusOK, "the key's project: %v", err)
 	}
 	c.projects.Store(key, proj.ID)
 	return proj.ID, nil
@@ -274,7 +262,8 @@ func (s *ThreadsService) All(ctx context.Context, params *ListParams, opts ...Re
 // Retries: as every POST, only what provably did not act, so a thread is
 // never created twice.
 func (s *ThreadsService) Create(ctx context.Context, params CreateThreadParams, opts ...RequestOption) (*Thread, error) {
-	return doInto[Thread](ctx, s.c(), opts, core.Call{Route: route.Route{Method: http.MethodPost, Template: routeThreads}, Body: params})
+	r, _ := epCreateThread.route("Create")
+	return epCreateThread.do(ctx, s.c(), opts, core.Call{Route: r, Body: params})
 }
 
 // Get returns the thread with the given id and its messages, oldest first.
@@ -283,11 +272,11 @@ func (s *ThreadsService) Create(ctx context.Context, params CreateThreadParams, 
 // a key that does not match is 404 ([ErrNotFound]). It is a GET: transient
 // failures are retried.
 func (s *ThreadsService) Get(ctx context.Context, id string, opts ...RequestOption) (*ThreadWithMessages, error) {
-	r, err := idRoute(http.MethodGet, routeThread, "Get", id)
+	r, err := epGetThread.route("Get", id)
 	if err != nil {
 		return nil, err
 	}
-	return doInto[ThreadWithMessages](ctx, s.c(), opts, core.Call{Route: r})
+	return epGetThread.do(ctx, s.c(), opts, core.Call{Route: r})
 }
 
 // Cancel stops the thread's running generation and returns the thread,
@@ -295,11 +284,11 @@ func (s *ThreadsService) Get(ctx context.Context, id string, opts ...RequestOpti
 // Cancel does. The live service answers 500 for a thread without messages,
 // although it cancels it. Retries: only what provably did not act.
 func (s *ThreadsService) Cancel(ctx context.Context, id string, opts ...RequestOption) (*Thread, error) {
-	r, err := idRoute(http.MethodPost, routeCancel, "Cancel", id)
+	r, err := epCancel.route("Cancel", id)
 	if err != nil {
 		return nil, err
 	}
-	return doInto[Thread](ctx, s.c(), opts, core.Call{Route: r})
+	return epCancel.do(ctx, s.c(), opts, core.Call{Route: r})
 }
 
 // AdvanceStream appends params.Message to the thread and streams the reply.
@@ -317,7 +306,7 @@ func (s *ThreadsService) AdvanceStream(ctx context.Context, id string, params Ad
 // advanceStream is AdvanceStream for the operation op (AdvanceStream,
 // RunStream), which its errors name.
 func (s *ThreadsService) advanceStream(ctx context.Context, op, id string, params AdvanceParams, opts []RequestOption) (*Stream, error) {
-	r, err := idRoute(http.MethodPost, routeAdvanceStream, op, id)
+	r, err := epAdvanceStream.route(op, id)
 	if err != nil {
 		return nil, err
 	}
@@ -331,14 +320,15 @@ func (s *ThreadsService) advanceStream(ctx context.Context, op, id string, param
 // params.InitialMessages, if any) and streams the reply. The new thread's
 // id is each snapshot's Message.ThreadID. It behaves as AdvanceStream.
 func (s *ThreadsService) CreateAndAdvanceStream(ctx context.Context, params AdvanceParams, opts ...RequestOption) (*Stream, error) {
-	return s.stream(ctx, route.Route{Method: http.MethodPost, Template: routeCreateAdvanceStr}, "CreateAndAdvanceStream", params, opts)
+	r, _ := epCreateAdvanceStream.route("CreateAndAdvanceStream")
+	return s.stream(ctx, r, "CreateAndAdvanceStream", params, opts)
 }
 
 func (s *ThreadsService) stream(ctx context.Context, r route.Route, op string, params AdvanceParams, opts []RequestOption) (*Stream, error) {
 	if err := checkAdvance(op, &params); err != nil {
 		return nil, err
 	}
-	return s.c().doStream(ctx, opts, core.Call{Route: r, Body: params, Stream: true})
+	return epAdvanceStream.stream(ctx, s.c(), opts, core.Call{Route: r, Body: params, Stream: true})
 }
 
 // Advance appends params.Message and returns the final snapshot of the
@@ -349,7 +339,7 @@ func (s *ThreadsService) stream(ctx context.Context, r route.Route, op string, p
 // reads that stream to its end and returns the last snapshot, or the
 // stream's error.
 func (s *ThreadsService) Advance(ctx context.Context, id string, params AdvanceParams, opts ...RequestOption) (*AdvanceResponse, error) {
-	r, err := idRoute(http.MethodPost, routeAdvance, "Advance", id)
+	r, err := epAdvance.route("Advance", id)
 	if err != nil {
 		return nil, err
 	}
@@ -368,7 +358,7 @@ func (s *ThreadsService) CreateAndAdvance(ctx context.Context, params AdvancePar
 	if err := checkAdvance("CreateAndAdvance", &params); err != nil {
 		return nil, err
 	}
-	r := route.Route{Method: http.MethodPost, Template: routeCreateAdvance}
+	r, _ := epCreateAdvance.route("CreateAndAdvance")
 	return s.c().advance(ctx, opts, core.Call{Route: r, Body: params})
 }
 
@@ -470,11 +460,11 @@ func checkMessage(m MessageRequest) error {
 // because the service's PUT also rewrites updatedAt and may run more than a
 // plain write. It follows 410 migration advice like every call.
 func (s *ThreadsService) Update(ctx context.Context, id string, params UpdateThreadParams, opts ...RequestOption) (*Thread, error) {
-	r, err := idRoute(http.MethodPut, routeThread, "Update", id)
+	r, err := epUpdateThread.route("Update", id)
 	if err != nil {
 		return nil, err
 	}
-	return doInto[Thread](ctx, s.c(), opts, core.Call{Route: r, Body: params})
+	return epUpdateThread.do(ctx, s.c(), opts, core.Call{Route: r, Body: params})
 }
 
 // Delete deletes the thread and its messages (DELETE /threads/{id}). The
@@ -486,11 +476,11 @@ func (s *ThreadsService) Update(ctx context.Context, id string, params UpdateThr
 // connection that failed before the request was written, 429, 503): a
 // retry after the thread was deleted would turn the success into that 403.
 func (s *ThreadsService) Delete(ctx context.Context, id string, opts ...RequestOption) error {
-	r, err := idRoute(http.MethodDelete, routeThread, "Delete", id)
+	r, err := epDeleteThread.route("Delete", id)
 	if err != nil {
 		return err
 	}
-	return s.c().doDiscard(ctx, opts, core.Call{Route: r})
+	return epDeleteThread.discard(ctx, s.c(), opts, core.Call{Route: r})
 }
 
 // GenerateName has the service name the thread after its messages, stores
@@ -501,9 +491,9 @@ func (s *ThreadsService) Delete(ctx context.Context, id string, opts ...RequestO
 // Retries: as every POST, only what provably did not act (it calls the
 // model).
 func (s *ThreadsService) GenerateName(ctx context.Context, id string, opts ...RequestOption) (*Thread, error) {
-	r, err := idRoute(http.MethodPost, routeGenerateName, "GenerateName", id)
+	r, err := epGenerateName.route("GenerateName", id)
 	if err != nil {
 		return nil, err
 	}
-	return doInto[Thread](ctx, s.c(), opts, core.Call{Route: r})
+	return epGenerateName.do(ctx, s.c(), opts, core.Call{Route: r})
 }
