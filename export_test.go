@@ -34,7 +34,7 @@ const MaxProblemBody = maxProblemBody
 func DecodeList(data []byte, offset, status int) (*ThreadPage, error) {
 	var b listBody
 	if err := json.Unmarshal(data, &b); err != nil {
-		return nil, unexpectedResponse(http.MethodGet, routeThreads, status, "list is not the expected JSON (%v): %s", err, excerpt(data, 120))
+		return nil, unexpectedResponse(epListThreads.method, epListThreads.template, status, "list is not the expected JSON (%v): %s", err, excerpt(data, 120))
 	}
 	return b.toPage(offset), nil
 }
@@ -48,3 +48,10 @@ func ClientConfig(c *Client) any { return c.cfg }
 
 // MaxMessages is how many messages a Stream keeps for Messages.
 const MaxMessages = maxMessages
+
+// The defaults the tests and benchmarks compare against (unexported in the
+// API: each option's documentation states its default).
+const (
+	DefaultMaxToolRounds = defaultMaxToolRounds
+	DefaultMaxEventSize  = defaultMaxEventSize
+)

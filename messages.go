@@ -3,18 +3,8 @@ package threads
 import (
 	"context"
 	"fmt"
-	"net/http"
 
-	"github.com/threadsapi/threads-go/internal/route"
-)
-
-// Route templates of the message operations and GenerateName.
-const (
-	routeGenerateName   = "/threads/{id}/generate-name"
-	routeMessages       = "/threads/{id}/messages"
-	routeMessage        = "/threads/{id}/messages/{messageId}"
-	routeSuggestions    = "/threads/{id}/messages/{messageId}/suggestions"
-	routeComponentState = "/threads/{id}/messages/{messageId}/component-state"
+	"github.com/threadsapi/threads-go/internal/core"
 )
 
 // MessagesService holds the operations on a thread's stored messages; use
@@ -37,18 +27,18 @@ type MessagesService struct {
 // not page this route, so there is no All. It is a GET: transient failures
 // are retried.
 func (s *MessagesService) List(ctx context.Context, threadID string, opts ...RequestOption) ([]Message, error) {
-	r, err := idRoute(http.MethodGet, routeMessages, "Messages.List", threadID)
+	r, err := epListMessages.route("Messages.List", threadID)
 	if err != nil {
 		return nil, err
 	}
-	var out []Message
-	if err := s.c().doJSON(ctx, opts, call{route: r}, &out); err != nil {
+	out, err := epListMessages.do(ctx, s.c(), opts, core.Call{Route: r})
+	if err != nil {
 		return nil, err
 	}
-	if out == nil {
-		out = []Message{}
+	if *out == nil {
+		return []Message{}, nil
 	}
-	return out, nil
+	return *out, nil
 }
 
 // Create appends msg to the thread without generating a reply and returns
@@ -60,7 +50,7 @@ func (s *MessagesService) List(ctx context.Context, threadID string, opts ...Req
 // Retries: as every POST, only what provably did not act, so a message is
 // never stored twice.
 func (s *MessagesService) Create(ctx context.Context, threadID string, msg MessageRequest, opts ...RequestOption) (*Message, error) {
-	r, err := idRoute(http.MethodPost, routeMessages, "Messages.Create", threadID)
+	r, err := epCreateMessage.route("Messages.Create", threadID)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +60,7 @@ func (s *MessagesService) Create(ctx context.Context, threadID string, msg Messa
 	if msg.Content == nil {
 		msg.Content = []ContentPart{} // content is required
 	}
-	return doInto[Message](ctx, s.c(), opts, call{route: r, body: msg})
+	return epCreateMessage.do(ctx, s.c(), opts, core.Call{Route: r, Body: msg})
 }
 
 // Delete deletes one message of the thread (DELETE
@@ -79,11 +69,11 @@ func (s *MessagesService) Create(ctx context.Context, threadID string, msg Messa
 // Retries: only what provably did not act (a connection that failed before
 // the request was written, 429, 503), like [ThreadsService.Delete].
 func (s *MessagesService) Delete(ctx context.Context, threadID, messageID string, opts ...RequestOption) error {
-	r, err := idRoute(http.MethodDelete, routeMessage, "Messages.Delete", threadID, messageID)
+	r, err := epDeleteMessage.route("Messages.Delete", threadID, messageID)
 	if err != nil {
 		return err
 	}
-	return s.c().doDiscard(ctx, opts, call{route: r})
+	return epDeleteMessage.discard(ctx, s.c(), opts, core.Call{Route: r})
 }
 
 // Suggestions returns the suggestions generated so far for a message (GET
@@ -91,11 +81,11 @@ func (s *MessagesService) Delete(ctx context.Context, threadID, messageID string
 // (code SUGGESTION_NOT_FOUND, matching [ErrNotFound]) for a message it does
 // not know. It is a GET: transient failures are retried.
 func (s *MessagesService) Suggestions(ctx context.Context, threadID, messageID string, opts ...RequestOption) ([]Suggestion, error) {
-	r, err := idRoute(http.MethodGet, routeSuggestions, "Messages.Suggestions", threadID, messageID)
+	r, err := epSuggestions.route("Messages.Suggestions", threadID, messageID)
 	if err != nil {
 		return nil, err
 	}
-	return s.suggestions(ctx, opts, call{route: r})
+	return s.suggestions(ctx, opts, core.Call{Route: r})
 }
 
 // GenerateSuggestions has the model propose follow-ups to a message, stores
@@ -106,25 +96,25 @@ func (s *MessagesService) Suggestions(ctx context.Context, threadID, messageID s
 // Retries: as every POST, only what provably did not act (it calls the
 // model).
 func (s *MessagesService) GenerateSuggestions(ctx context.Context, threadID, messageID string, params GenerateSuggestionsParams, opts ...RequestOption) ([]Suggestion, error) {
-	r, err := idRoute(http.MethodPost, routeSuggestions, "Messages.GenerateSuggestions", threadID, messageID)
+	r, err := epGenerateSuggestions.route("Messages.GenerateSuggestions", threadID, messageID)
 	if err != nil {
 		return nil, err
 	}
 	if params.MaxSuggestions < 0 || params.MaxSuggestions > 10 {
 		return nil, fmt.Errorf("threads: Messages.GenerateSuggestions: MaxSuggestions (%d) must be 0 (the service's default) or 1 to 10", params.MaxSuggestions)
 	}
-	return s.suggestions(ctx, opts, call{route: r, body: params})
+	return s.suggestions(ctx, opts, core.Call{Route: r, Body: params})
 }
 
-func (s *MessagesService) suggestions(ctx context.Context, opts []RequestOption, cl call) ([]Suggestion, error) {
-	var out []Suggestion
-	if err := s.c().doJSON(ctx, opts, cl, &out); err != nil {
+func (s *MessagesService) suggestions(ctx context.Context, opts []RequestOption, cl core.Call) ([]Suggestion, error) {
+	out, err := epSuggestions.do(ctx, s.c(), opts, cl) // the same type for both suggestion routes
+	if err != nil {
 		return nil, err
 	}
-	if out == nil {
-		out = []Suggestion{}
+	if *out == nil {
+		return []Suggestion{}, nil
 	}
-	return out, nil
+	return *out, nil
 }
 
 // UpdateComponentState replaces the component state stored with a message
@@ -135,47 +125,14 @@ func (s *MessagesService) suggestions(ctx context.Context, opts []RequestOption,
 // Retries: only what provably did not act (a connection that failed before
 // the request was written, 429, 503), as for every call that is not a GET.
 func (s *MessagesService) UpdateComponentState(ctx context.Context, threadID, messageID string, params UpdateComponentStateParams, opts ...RequestOption) (*Message, error) {
-	r, err := idRoute(http.MethodPut, routeComponentState, "Messages.UpdateComponentState", threadID, messageID)
+	r, err := epUpdateComponentState.route("Messages.UpdateComponentState", threadID, messageID)
 	if err != nil {
 		return nil, err
 	}
 	if params.State == nil {
 		params.State = map[string]any{}
 	}
-	return doInto[Message](ctx, s.c(), opts, call{route: r, body: params})
-}
-
-// idRoute builds a route on a thread (and a message, when the template has
-// {messageId}), refusing empty and blank ids before anything is sent.
-func idRoute(method, tmpl, op string, ids ...string) (route.Route, error) {
-	names := []string{"thread", "message"}
-	keys := []string{"id", "messageId"}
-	values := make(map[string]string, len(ids))
-	for i, id := range ids {
-		if err := checkID(names[i], id); err != nil {
-			return route.Route{}, fmt.Errorf("threads: %s: %w", op, err)
-		}
-		values[keys[i]] = id
-	}
-	return route.Route{Method: method, Template: tmpl, Values: values}, nil
-}
-
-// doDiscard makes a call whose 2xx answer carries nothing to read (the
-// deletes): the body, whatever it is, is drained and dropped.
-func (c *Client) doDiscard(ctx context.Context, opts []RequestOption, cl call) error {
-	cfg, err := c.settings(opts)
-	if err != nil {
-		return err
-	}
-	resp, err := c.do(ctx, cfg, cl)
-	if err != nil {
-		return err
-	}
-	if cfg.respHeader != nil {
-		*cfg.respHeader = resp.Header.Clone()
-	}
-	drainClose(resp.Body)
-	return nil
+	return epUpdateComponentState.do(ctx, s.c(), opts, core.Call{Route: r, Body: params})
 }
 
 // c returns the service's Client, nil for a nil or zero MessagesService,

@@ -10,6 +10,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/threadsapi/threads-go/internal/redact"
 )
 
 // Environment variables read by [NewClient] unless
@@ -26,15 +28,16 @@ const (
 	EnvAPIKeyHeader = "THREADS_API_KEY_HEADER"
 )
 
-// Defaults used when no option says otherwise.
+// Defaults used when no option says otherwise. They are unexported on
+// purpose: each option's documentation states its default, and a tuning
+// value may change in a minor release without that being an API change.
 const (
-	DefaultMaxRetries     = 2
-	DefaultRetryWaitMin   = 500 * time.Millisecond
-	DefaultRetryWaitMax   = 8 * time.Second
-	DefaultRequestTimeout = 60 * time.Second
-	DefaultMaxEventSize   = 16 << 20
-	// DefaultMaxResponseSize caps a JSON answer; see WithMaxResponseSize.
-	DefaultMaxResponseSize = 32 << 20
+	defaultMaxRetries      = 2
+	defaultRetryWaitMin    = 500 * time.Millisecond
+	defaultRetryWaitMax    = 8 * time.Second
+	defaultRequestTimeout  = 60 * time.Second
+	defaultMaxEventSize    = 16 << 20
+	defaultMaxResponseSize = 32 << 20 // see WithMaxResponseSize
 )
 
 // ClientOption configures a [Client]; give it to [NewClient]. Options that
@@ -111,17 +114,17 @@ type config struct {
 	noAutoMigrate   bool
 	onDeprecation   func(Deprecation)
 	noEnv           bool
-	maxToolRounds   int // RunStream's bound; 0: DefaultMaxToolRounds
+	maxToolRounds   int // RunStream's bound; 0: defaultMaxToolRounds
 }
 
 func defaultConfig() config {
 	return config{
-		maxRetries:      DefaultMaxRetries,
-		retryWaitMin:    DefaultRetryWaitMin,
-		retryWaitMax:    DefaultRetryWaitMax,
-		requestTimeout:  DefaultRequestTimeout,
-		maxEventSize:    DefaultMaxEventSize,
-		maxResponseSize: DefaultMaxResponseSize,
+		maxRetries:      defaultMaxRetries,
+		retryWaitMin:    defaultRetryWaitMin,
+		retryWaitMax:    defaultRetryWaitMax,
+		requestTimeout:  defaultRequestTimeout,
+		maxEventSize:    defaultMaxEventSize,
+		maxResponseSize: defaultMaxResponseSize,
 	}
 }
 
@@ -150,6 +153,12 @@ func (s secret) get() string {
 		return ""
 	}
 	return *s.p
+}
+
+// redact returns s with every spelling of the API key, and of extra,
+// replaced: for server text that an error or a log line shows.
+func (c *config) redact(s string, extra ...string) string {
+	return redact.String(redact.String(s, c.apiKey.get()), extra...)
 }
 
 // String hides the key from fmt.
@@ -333,9 +342,8 @@ func WithUserAgent(ua string) RequestOption {
 }
 
 // WithQuery adds a query parameter to the request, for parameters the SDK
-// does not model, such as Get's "contextKey" (the live service answers 404
-// when it does not match the thread's). Given to [NewClient] it is added to
-// every request. The value is logged redacted when the name contains "key",
+// does not model (for a thread's context key use [WithContextKey]). Given
+// to [NewClient] it is added to every request. The value is logged redacted when the name contains "key",
 // "token" or "secret".
 func WithQuery(name, value string) RequestOption {
 	return newRequestOption("WithQuery", func(c *config) error {
@@ -347,6 +355,27 @@ func WithQuery(name, value string) RequestOption {
 			q[k] = append([]string(nil), vs...)
 		}
 		q.Add(name, value)
+		c.query = q
+		return nil
+	})
+}
+
+// WithContextKey sends key as the call's contextKey query parameter: the
+// calls on a thread that has a context key (Get, GenerateName) need it, and
+// the live service answers 404 when it is not the thread's. An empty key
+// is refused. It replaces a contextKey given earlier (also through
+// [WithQuery]). Calls that take a context key in their params (List,
+// Create, the advances) send that one in their own place.
+func WithContextKey(key string) RequestOption {
+	return newRequestOption("WithContextKey", func(c *config) error {
+		if key == "" {
+			return errors.New("threads: WithContextKey: empty key")
+		}
+		q := make(url.Values, len(c.query)+1)
+		for k, vs := range c.query {
+			q[k] = append([]string(nil), vs...)
+		}
+		q.Set("contextKey", key)
 		c.query = q
 		return nil
 	})

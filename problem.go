@@ -15,6 +15,7 @@ import (
 
 	"github.com/threadsapi/threads-go/internal/jsonx"
 	"github.com/threadsapi/threads-go/internal/redact"
+	"github.com/threadsapi/threads-go/internal/termtext"
 )
 
 // Sentinel errors matched by errors.Is against a *Problem. A Problem matches
@@ -95,23 +96,23 @@ func (p *Problem) Error() string {
 	var b strings.Builder
 	b.WriteString("threads: ")
 	if p.Method != "" || p.Path != "" {
-		b.WriteString(oneLine(p.Method, maxErrorPart))
+		b.WriteString(termtext.OneLine(p.Method, maxErrorPart))
 		b.WriteByte(' ')
-		b.WriteString(oneLine(p.Path, maxErrorPart))
+		b.WriteString(termtext.OneLine(p.Path, maxErrorPart))
 		b.WriteString(": ")
 	}
 	b.WriteString(strconv.Itoa(p.Status))
-	title := oneLine(p.Title, maxErrorPart)
+	title := termtext.OneLine(p.Title, maxErrorPart)
 	if title != "" {
 		b.WriteByte(' ')
 		b.WriteString(title)
 	}
-	if code := oneLine(p.Code, maxErrorPart); code != "" {
+	if code := termtext.OneLine(p.Code, maxErrorPart); code != "" {
 		b.WriteString(" [")
 		b.WriteString(code)
 		b.WriteByte(']')
 	}
-	if detail := oneLine(p.Detail, maxErrorDetail); detail != "" && detail != title {
+	if detail := termtext.OneLine(p.Detail, maxErrorDetail); detail != "" && detail != title {
 		b.WriteString(": ")
 		b.WriteString(detail)
 	}
@@ -120,7 +121,7 @@ func (p *Problem) Error() string {
 		b.WriteString(p.hint)
 		b.WriteByte(')')
 	}
-	if m := oneLine(p.migration, maxErrorDetail); m != "" {
+	if m := termtext.OneLine(p.migration, maxErrorDetail); m != "" {
 		b.WriteString(" (migration not followed: ")
 		b.WriteString(m)
 		b.WriteByte(')')
@@ -133,99 +134,6 @@ const (
 	maxErrorPart   = 200
 	maxErrorDetail = 1000
 )
-
-// oneLine renders s as one line of printable text of at most n runes (and
-// "…" when cut). An escape sequence (CSI, OSC or a two-byte ESC sequence),
-// a control character, a Unicode format character (bidirectional
-// overrides, zero-width marks) and a line or paragraph separator each
-// become one space; runs of spaces become one. Nothing is removed without
-// leaving a space, so no two pieces of text join into a new word.
-func oneLine(s string, n int) string {
-	if s == "" {
-		return ""
-	}
-	var b strings.Builder
-	space := true // at the start: drop leading spaces
-	runes := 0
-	cut := false
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == 0x1b || r == 0x9b:
-			i += escapeLen(s[i:], size)
-			r = ' '
-		case r == utf8.RuneError && size == 1:
-			i++
-			r = '?'
-		default:
-			i += size
-			if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.In(r, unicode.Zl, unicode.Zp) || unicode.IsSpace(r) {
-				r = ' '
-			}
-		}
-		if r == ' ' {
-			if space {
-				continue
-			}
-			space = true
-		} else {
-			space = false
-		}
-		if runes == n {
-			cut = true
-			break
-		}
-		b.WriteRune(r)
-		runes++
-	}
-	out := strings.TrimRight(b.String(), " ")
-	if cut {
-		out += "…"
-	}
-	return out
-}
-
-// escapeLen returns the length of the escape sequence at the start of s,
-// whose introducer (ESC or the C1 CSI) is size bytes long.
-func escapeLen(s string, size int) int {
-	i := size
-	kind := byte('[')
-	if size == 1 { // ESC: the next byte says what follows
-		if len(s) < 2 {
-			return 1
-		}
-		kind = s[1]
-		i = 2
-		if kind != '[' && kind != ']' {
-			return i // a two-byte sequence such as ESC c
-		}
-	}
-	if kind == ']' { // OSC: up to BEL or ESC \
-		for ; i < len(s); i++ {
-			if s[i] == 0x07 {
-				return i + 1
-			}
-			if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '\\' {
-				return i + 2
-			}
-			if s[i] == '\n' {
-				return i
-			}
-		}
-		return i
-	}
-	// CSI: parameter and intermediate bytes, then one final byte.
-	for ; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x40 && c <= 0x7e {
-			return i + 1
-		}
-		if c < 0x20 || c >= 0x7f {
-			return i
-		}
-	}
-	return i
-}
 
 // Is reports whether the problem matches one of the package's sentinels.
 func (p *Problem) Is(target error) bool {
@@ -255,11 +163,8 @@ func (p *Problem) Is(target error) bool {
 	return false
 }
 
-// MigrateTo returns details.migrateToEndpoint exactly as sent, or "".
-func (p *Problem) MigrateTo() string {
-	if p == nil {
-		return ""
-	}
+// migrateTo returns details.migrateToEndpoint exactly as sent, or "".
+func migrateTo(p *Problem) string {
 	s, _ := p.Details["migrateToEndpoint"].(string)
 	return s
 }
@@ -278,7 +183,7 @@ func (p *Problem) Deprecation() (d Deprecation, ok bool) {
 	if p.Method != "" {
 		from = p.Method + " " + p.Path
 	}
-	return Deprecation{From: from, MigrateTo: p.MigrateTo(), Problem: p}, true
+	return Deprecation{From: from, MigrateTo: migrateTo(p), Problem: p}, true
 }
 
 // Deprecation describes one endpoint move advised by the service.
@@ -334,11 +239,11 @@ func (p *Problem) scrub(secret string) {
 		for k, vs := range p.Header {
 			out := make([]string, len(vs))
 			for i, v := range vs {
-				out[i] = redactFold(redact.String(v, secret), secret)
+				out[i] = redact.Fold(redact.String(v, secret), secret)
 			}
 			// Header names arrive canonicalised ("Sk-Live-..."): match
 			// them whatever their case.
-			h[redactFold(k, secret)] = out
+			h[redact.Fold(k, secret)] = out
 		}
 		p.Header = h
 	}
@@ -480,48 +385,7 @@ func excerpt(b []byte, n int) string {
 	return s
 }
 
-// serverText is server-supplied text (a 2xx body the SDK cannot read) as an
-// error may show it: without any spelling of secret, then one line of at
-// most n bytes (see excerpt).
-func serverText(b []byte, n int, secret string) string {
-	return excerpt(redact.Bytes(b, secret), n)
-}
-
 // unexpectedResponse reports a 2xx answer that the operation cannot read.
 func unexpectedResponse(method, path string, status int, format string, args ...any) error {
 	return fmt.Errorf("%w: %s %s: %d: %s", ErrUnexpectedResponse, method, path, status, fmt.Sprintf(format, args...))
-}
-
-// redactFold replaces secret in s whatever the ASCII case of either, for
-// text whose case the transport may have changed (header names).
-func redactFold(s, secret string) string {
-	if secret == "" || len(s) < len(secret) {
-		return s
-	}
-	ls, lsec := asciiLower(s), asciiLower(secret)
-	if !strings.Contains(ls, lsec) {
-		return s
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(ls, lsec)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i])
-		b.WriteString(redact.Mark)
-		s, ls = s[i+len(secret):], ls[i+len(secret):]
-	}
-}
-
-// asciiLower lowers ASCII letters only, so byte offsets stay aligned with s.
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + ('a' - 'A')
-		}
-	}
-	return string(b)
 }

@@ -2,12 +2,9 @@ package threads
 
 import (
 	"context"
-	"net/http"
 
-	"github.com/threadsapi/threads-go/internal/route"
+	"github.com/threadsapi/threads-go/internal/core"
 )
-
-const routeProjects = "/projects"
 
 // ProjectsService reads the key's project; use it as Client.Projects.
 //
@@ -24,5 +21,6 @@ func (s *ProjectsService) Current(ctx context.Context, opts ...RequestOption) (*
 	if s != nil {
 		c = s.client // nil for a zero ProjectsService: doJSON then reports it
 	}
-	return doInto[Project](ctx, c, opts, call{route: route.Route{Method: http.MethodGet, Template: routeProjects}})
+	r, _ := epCurrentProject.route("Projects.Current")
+	return epCurrentProject.do(ctx, c, opts, core.Call{Route: r})
 }

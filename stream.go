@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"log/slog"
 	"runtime"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"github.com/threadsapi/threads-go/internal/jsonx"
 	"github.com/threadsapi/threads-go/internal/redact"
 	"github.com/threadsapi/threads-go/internal/sseline"
+	"github.com/threadsapi/threads-go/internal/termtext"
 )
 
 // Stream failures, matched with errors.Is against Stream.Err.
@@ -69,6 +71,19 @@ type StreamEvent struct {
 	// TextDelta is then its whole new text (empty when the new text is
 	// white space only).
 	TextReset bool `json:"textReset,omitempty"`
+}
+
+// LogValue makes log/slog record the event with its token redacted, as
+// [AdvanceResponse.LogValue] does, plus its TextDelta and TextReset.
+func (e StreamEvent) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.Any("message", e.Message),
+		slog.String("generationStage", string(e.GenerationStage)),
+		slog.String("statusMessage", e.StatusMessage),
+		slog.Any("mcpAccessToken", e.MCPAccessToken),
+		slog.String("textDelta", e.TextDelta),
+		slog.Bool("textReset", e.TextReset),
+	)
 }
 
 // Stream reads the snapshots of one streamed reply.
@@ -129,6 +144,18 @@ type Stream struct {
 	// rounds, when set (by RunStream), continues the stream with further
 	// requests: see nextRound. nil for a plain one-request stream.
 	rounds streamRounds
+}
+
+// streamRounds continues a Stream with further requests (see
+// Stream.nextRound): the Stream declares what it needs, and a runner of
+// rounds (RunStream's tool runner in tools.go) plugs in, so that the
+// stream never calls up into the code built on it.
+type streamRounds interface {
+	// next returns the next round's stream, given the finished round's last
+	// snapshot; nil when the stream ends cleanly here.
+	next(ctx context.Context, last AdvanceResponse) (*Stream, error)
+	// stop is called when the stream ends or is closed.
+	stop()
 }
 
 // Bounds on what a Stream keeps for Messages, and of the tokens it
@@ -602,7 +629,7 @@ const maxErrorText = 1 << 10
 
 // clean makes server text safe for an error string: every spelling of the
 // API key and of the tokens seen on this stream replaced, then one line of
-// printable text of at most max runes (oneLine, as Problem.Error uses).
+// printable text of at most max runes (termtext.OneLine, as Problem.Error uses).
 // Only a bounded prefix is looked at, so a huge error line costs no more
 // than a short one; it is redacted before it is cut, so that a secret
 // which straddles the cut is not shown in part.
@@ -616,7 +643,7 @@ func (s *Stream) clean(text string, max int) string {
 	if len(text) > 8*max {
 		text = text[:8*max]
 	}
-	return oneLine(text, max)
+	return termtext.OneLine(text, max)
 }
 
 // seeToken adds tok to the tokens that clean redacts, unless it is empty,

@@ -3,17 +3,14 @@ package threads
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 
+	"github.com/threadsapi/threads-go/internal/core"
 	"github.com/threadsapi/threads-go/internal/jsonx"
 	"github.com/threadsapi/threads-go/internal/route"
 )
@@ -46,18 +43,6 @@ func UserMessage(text string) MessageRequest {
 func ToolResult(toolCallID, text string) MessageRequest {
 	return MessageRequest{Role: RoleTool, ToolCallID: toolCallID, Content: []ContentPart{{Type: ContentPartTypeText, Text: text}}}
 }
-
-// Route templates, one per operation.
-const (
-	routeThreads          = "/threads"
-	routeProjectThreads   = "/threads/project/{projectId}"
-	routeThread           = "/threads/{id}"
-	routeCancel           = "/threads/{id}/cancel"
-	routeAdvance          = "/threads/{id}/advance"
-	routeAdvanceStream    = "/threads/{id}/advancestream"
-	routeCreateAdvance    = "/threads/advance"
-	routeCreateAdvanceStr = "/threads/advancestream"
-)
 
 // ThreadsService holds the thread operations; use it as Client.Threads.
 //
@@ -97,8 +82,9 @@ func (s *ThreadsService) List(ctx context.Context, params *ListParams, opts ...R
 			return nil, fmt.Errorf("threads: List: ProjectID: %w", err)
 		}
 	}
-	if ctx == nil {
-		return nil, errors.New("threads: List: nil context")
+	c := s.c()
+	if _, err := c.begin(ctx, opts); err != nil {
+		return nil, err
 	}
 	q := url.Values{}
 	if p.Offset > 0 {
@@ -109,10 +95,6 @@ func (s *ThreadsService) List(ctx context.Context, params *ListParams, opts ...R
 	}
 	if p.ContextKey != "" {
 		q.Set("contextKey", p.ContextKey)
-	}
-	c := s.c()
-	if c == nil {
-		return nil, errNoClient
 	}
 	if p.ProjectID != "" {
 		return c.listPage(ctx, opts, projectThreads(p.ProjectID), q, p.Offset)
@@ -134,15 +116,13 @@ func (s *ThreadsService) List(ctx context.Context, params *ListParams, opts ...R
 	return c.listPage(ctx, opts, projectThreads(projectID), q, p.Offset)
 }
 
-var errNoClient = errors.New("threads: the service was not made by NewClient")
-
 func projectThreads(projectID string) route.Route {
-	return route.Route{Method: http.MethodGet, Template: routeProjectThreads, Values: map[string]string{"projectId": projectID}}
+	return route.Route{Method: epListProjectThreads.method, Template: epListProjectThreads.template, Values: map[string]string{"projectId": projectID}}
 }
 
 func (c *Client) listPage(ctx context.Context, opts []RequestOption, r route.Route, q url.Values, offset int) (*ThreadPage, error) {
-	var body listBody
-	if err := c.doJSON(ctx, opts, call{route: r, query: q}, &body); err != nil {
+	body, err := epListThreads.do(ctx, c, opts, core.Call{Route: r, Query: q})
+	if err != nil {
 		return nil, err
 	}
 	return body.toPage(offset), nil
@@ -154,7 +134,7 @@ func (c *Client) listPage(ctx context.Context, opts []RequestOption, r route.Rou
 // 404 it sets c.perProject (with the key's project remembered) and the
 // caller lists per project.
 func (c *Client) listSpec(ctx context.Context, opts []RequestOption, q url.Values, offset int) (*ThreadPage, error) {
-	spec := route.Route{Method: http.MethodGet, Template: routeThreads}
+	spec := route.Route{Method: epListThreads.method, Template: epListThreads.template}
 	if c.specList.Load() {
 		return c.listPage(ctx, opts, spec, q, offset)
 	}
@@ -208,7 +188,7 @@ func (c *Client) keyProject(ctx context.Context, cfg *config, opts []RequestOpti
 	if err := checkID("project", proj.ID); err != nil {
 		// A server-sent id that names no project ("", "..") must not become
 		// a path step.
-		return "", unexpectedResponse(http.MethodGet, routeProjects, http.StatusOK, "the key's project: %v", err)
+		return "", unexpectedResponse(epCurrentProject.method, epCurrentProject.template, http.StatusOK, "the key's project: %v", err)
 	}
 	c.projects.Store(key, proj.ID)
 	return proj.ID, nil
@@ -282,20 +262,21 @@ func (s *ThreadsService) All(ctx context.Context, params *ListParams, opts ...Re
 // Retries: as every POST, only what provably did not act, so a thread is
 // never created twice.
 func (s *ThreadsService) Create(ctx context.Context, params CreateThreadParams, opts ...RequestOption) (*Thread, error) {
-	return doInto[Thread](ctx, s.c(), opts, call{route: route.Route{Method: http.MethodPost, Template: routeThreads}, body: params})
+	r, _ := epCreateThread.route("Create")
+	return epCreateThread.do(ctx, s.c(), opts, core.Call{Route: r, Body: params})
 }
 
 // Get returns the thread with the given id and its messages, oldest first.
 // An id that is not a thread of the key's project is 403 ([ErrForbidden]).
-// A thread with a context key may be read with WithQuery("contextKey", key);
+// A thread with a context key is read with [WithContextKey](key);
 // a key that does not match is 404 ([ErrNotFound]). It is a GET: transient
 // failures are retried.
 func (s *ThreadsService) Get(ctx context.Context, id string, opts ...RequestOption) (*ThreadWithMessages, error) {
-	r, err := idRoute(http.MethodGet, routeThread, "Get", id)
+	r, err := epGetThread.route("Get", id)
 	if err != nil {
 		return nil, err
 	}
-	return doInto[ThreadWithMessages](ctx, s.c(), opts, call{route: r})
+	return epGetThread.do(ctx, s.c(), opts, core.Call{Route: r})
 }
 
 // Cancel stops the thread's running generation and returns the thread,
@@ -303,11 +284,11 @@ func (s *ThreadsService) Get(ctx context.Context, id string, opts ...RequestOpti
 // Cancel does. The live service answers 500 for a thread without messages,
 // although it cancels it. Retries: only what provably did not act.
 func (s *ThreadsService) Cancel(ctx context.Context, id string, opts ...RequestOption) (*Thread, error) {
-	r, err := idRoute(http.MethodPost, routeCancel, "Cancel", id)
+	r, err := epCancel.route("Cancel", id)
 	if err != nil {
 		return nil, err
 	}
-	return doInto[Thread](ctx, s.c(), opts, call{route: r})
+	return epCancel.do(ctx, s.c(), opts, core.Call{Route: r})
 }
 
 // AdvanceStream appends params.Message to the thread and streams the reply.
@@ -319,28 +300,35 @@ func (s *ThreadsService) Cancel(ctx context.Context, id string, opts ...RequestO
 // after that is reported, not retried. A 2xx stream can still fail: see
 // Stream.Err.
 func (s *ThreadsService) AdvanceStream(ctx context.Context, id string, params AdvanceParams, opts ...RequestOption) (*Stream, error) {
-	r, err := idRoute(http.MethodPost, routeAdvanceStream, "AdvanceStream", id)
+	return s.advanceStream(ctx, "AdvanceStream", id, params, opts)
+}
+
+// advanceStream is AdvanceStream for the operation op (AdvanceStream,
+// RunStream), which its errors name.
+func (s *ThreadsService) advanceStream(ctx context.Context, op, id string, params AdvanceParams, opts []RequestOption) (*Stream, error) {
+	r, err := epAdvanceStream.route(op, id)
 	if err != nil {
 		return nil, err
 	}
 	if len(params.InitialMessages) > 0 {
-		return nil, errors.New("threads: AdvanceStream: InitialMessages is for CreateAndAdvanceStream only")
+		return nil, fmt.Errorf("threads: %s: InitialMessages is for CreateAndAdvanceStream only", op)
 	}
-	return s.stream(ctx, r, "AdvanceStream", params, opts)
+	return s.stream(ctx, r, op, params, opts)
 }
 
 // CreateAndAdvanceStream creates a thread, appends params.Message (after
 // params.InitialMessages, if any) and streams the reply. The new thread's
 // id is each snapshot's Message.ThreadID. It behaves as AdvanceStream.
 func (s *ThreadsService) CreateAndAdvanceStream(ctx context.Context, params AdvanceParams, opts ...RequestOption) (*Stream, error) {
-	return s.stream(ctx, route.Route{Method: http.MethodPost, Template: routeCreateAdvanceStr}, "CreateAndAdvanceStream", params, opts)
+	r, _ := epCreateAdvanceStream.route("CreateAndAdvanceStream")
+	return s.stream(ctx, r, "CreateAndAdvanceStream", params, opts)
 }
 
 func (s *ThreadsService) stream(ctx context.Context, r route.Route, op string, params AdvanceParams, opts []RequestOption) (*Stream, error) {
 	if err := checkAdvance(op, &params); err != nil {
 		return nil, err
 	}
-	return s.c().doStream(ctx, opts, call{route: r, body: params, stream: true})
+	return epAdvanceStream.stream(ctx, s.c(), opts, core.Call{Route: r, Body: params, Stream: true})
 }
 
 // Advance appends params.Message and returns the final snapshot of the
@@ -351,14 +339,14 @@ func (s *ThreadsService) stream(ctx context.Context, r route.Route, op string, p
 // reads that stream to its end and returns the last snapshot, or the
 // stream's error.
 func (s *ThreadsService) Advance(ctx context.Context, id string, params AdvanceParams, opts ...RequestOption) (*AdvanceResponse, error) {
-	r, err := idRoute(http.MethodPost, routeAdvance, "Advance", id)
+	r, err := epAdvance.route("Advance", id)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkAdvance("Advance", &params); err != nil {
 		return nil, err
 	}
-	return doInto[AdvanceResponse](ctx, s.c(), opts, call{route: r, body: params})
+	return s.c().advance(ctx, opts, core.Call{Route: r, Body: params})
 }
 
 // CreateAndAdvance creates a thread, appends params.Message and returns the
@@ -370,8 +358,45 @@ func (s *ThreadsService) CreateAndAdvance(ctx context.Context, params AdvancePar
 	if err := checkAdvance("CreateAndAdvance", &params); err != nil {
 		return nil, err
 	}
-	r := route.Route{Method: http.MethodPost, Template: routeCreateAdvance}
-	return doInto[AdvanceResponse](ctx, s.c(), opts, call{route: r, body: params})
+	r, _ := epCreateAdvance.route("CreateAndAdvance")
+	return s.c().advance(ctx, opts, core.Call{Route: r, Body: params})
+}
+
+// advance makes a deprecated advance call. Its 2xx answer is JSON, or,
+// once the call was migrated to a streaming replacement, a stream, which
+// is read to its end for its last snapshot.
+func (c *Client) advance(ctx context.Context, opts []RequestOption, cl core.Call) (*AdvanceResponse, error) {
+	resp, cfg, err := c.exchange(ctx, opts, cl)
+	if err != nil {
+		return nil, err
+	}
+	var out AdvanceResponse
+	if isEventStream(resp) {
+		err = lastSnapshot(newStream(ctx, resp.Body, cfg), &out)
+	} else {
+		defer resp.Body.Close()
+		err = decodeJSON(resp, cl.Route.Method, pathOf(cl.Route), &out, int64(cfg.maxResponseSize), cfg.redact)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// lastSnapshot reads s to its end and keeps its last event in out.
+func lastSnapshot(s *Stream, out *AdvanceResponse) error {
+	defer s.Close()
+	seen := false
+	for s.Next() {
+		*out, seen = s.Current().AdvanceResponse, true
+	}
+	if err := s.Err(); err != nil {
+		return err
+	}
+	if !seen {
+		return fmt.Errorf("%w: the stream ended without a snapshot", ErrStreamFailed)
+	}
+	return nil
 }
 
 // checkAdvance catches, before sending, what the service would only report
@@ -424,151 +449,6 @@ func checkMessage(m MessageRequest) error {
 	return nil
 }
 
-// The model's hand-written parts: methods on the generated types
-// (types.gen.go) and the Token type that the OpenAPI document refers to.
-
-// Text returns the message's text: its text parts joined in order. Other
-// parts (images, audio, resources) are left out.
-func (m Message) Text() string {
-	return joinText(m.Content)
-}
-
-// Text returns the message's text parts joined in order.
-func (m MessageRequest) Text() string {
-	return joinText(m.Content)
-}
-
-func joinText(parts []ContentPart) string {
-	// One text part is the common case; return it without copying.
-	first, n := -1, 0
-	for i, p := range parts {
-		if p.Type == ContentPartTypeText {
-			if first < 0 {
-				first = i
-			}
-			n++
-		}
-	}
-	switch n {
-	case 0:
-		return ""
-	case 1:
-		return parts[first].Text
-	}
-	var b strings.Builder
-	for _, p := range parts[first:] {
-		if p.Type == ContentPartTypeText {
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String()
-}
-
-// Token is a secret that the service hands out, such as
-// [AdvanceResponse.MCPAccessToken]. Every fmt verb (%v, %+v, %#v, %s, %q,
-// %x, %d, even %p) prints a non-empty Token as [REDACTED] and an empty one
-// as nothing, and so does log/slog; a struct that holds a Token prints the
-// same way. JSON keeps the real value both ways, so a Token survives being
-// decoded, stored and encoded again (which also means that encoding a value
-// that holds a Token with encoding/json writes the real value).
-//
-// Call [Token.Reveal] only where the value itself is needed: to put it in
-// the Authorization header of a request to the server it is meant for.
-// Compare tokens by their revealed values; the zero Token is empty.
-type Token struct {
-	// value is behind a pointer so that no fmt path can print it: even the
-	// ones that bypass Format (%p on a non-pointer) show only an address.
-	value *string
-}
-
-// NewToken returns a Token that holds s, e.g. for a test's fake answer.
-func NewToken(s string) Token {
-	if s == "" {
-		return Token{}
-	}
-	return Token{value: &s}
-}
-
-// Reveal returns the token's real value. Use it only to hand the token to
-// the server it is meant for; never log, print or wrap the result in an
-// error.
-func (t Token) Reveal() string {
-	if t.value == nil {
-		return ""
-	}
-	return *t.value
-}
-
-// IsZero reports whether the token is empty; a JSON field marked omitzero
-// leaves an empty token out.
-func (t Token) IsZero() bool { return t.Reveal() == "" }
-
-// String returns "[REDACTED]", or "" for an empty token.
-func (t Token) String() string {
-	if t.IsZero() {
-		return ""
-	}
-	return redacted
-}
-
-// GoString returns the %#v form: [Token.String] as a quoted string.
-func (t Token) GoString() string { return strconv.Quote(t.String()) }
-
-// Format prints the token as [Token.String] does, whatever the verb: %q and
-// %#v quote it; no verb prints the real value.
-func (t Token) Format(f fmt.State, verb rune) {
-	s := t.String()
-	if verb == 'q' || (verb == 'v' && f.Flag('#')) {
-		s = strconv.Quote(s)
-	}
-	_, _ = io.WriteString(f, s)
-}
-
-// LogValue makes log/slog record "[REDACTED]" (or "" for an empty token).
-func (t Token) LogValue() slog.Value { return slog.StringValue(t.String()) }
-
-// MarshalJSON encodes the real value as a JSON string.
-func (t Token) MarshalJSON() ([]byte, error) { return json.Marshal(t.Reveal()) }
-
-// UnmarshalJSON decodes a JSON string (null leaves the token empty).
-func (t *Token) UnmarshalJSON(data []byte) error {
-	var s *string
-	if err := json.Unmarshal(data, &s); err != nil {
-		return fmt.Errorf("threads: token: %w", err)
-	}
-	if s == nil {
-		*t = Token{}
-		return nil
-	}
-	*t = NewToken(*s)
-	return nil
-}
-
-// LogValue makes log/slog record the snapshot with its token redacted: the
-// JSON handler would otherwise encode the whole struct with encoding/json,
-// which keeps a [Token]'s real value.
-func (r AdvanceResponse) LogValue() slog.Value {
-	return slog.GroupValue(
-		slog.Any("message", r.Message),
-		slog.String("generationStage", string(r.GenerationStage)),
-		slog.String("statusMessage", r.StatusMessage),
-		slog.Any("mcpAccessToken", r.MCPAccessToken),
-	)
-}
-
-// LogValue makes log/slog record the event with its token redacted, as
-// [AdvanceResponse.LogValue] does, plus its TextDelta and TextReset.
-func (e StreamEvent) LogValue() slog.Value {
-	return slog.GroupValue(
-		slog.Any("message", e.Message),
-		slog.String("generationStage", string(e.GenerationStage)),
-		slog.String("statusMessage", e.StatusMessage),
-		slog.Any("mcpAccessToken", e.MCPAccessToken),
-		slog.String("textDelta", e.TextDelta),
-		slog.Bool("textReset", e.TextReset),
-	)
-}
-
 // Update changes the thread's name, context key or metadata and returns the
 // thread (PUT /threads/{id}). Fields left empty in params are not sent and
 // keep their values; the live service requires params.ProjectID, as Create
@@ -580,11 +460,11 @@ func (e StreamEvent) LogValue() slog.Value {
 // because the service's PUT also rewrites updatedAt and may run more than a
 // plain write. It follows 410 migration advice like every call.
 func (s *ThreadsService) Update(ctx context.Context, id string, params UpdateThreadParams, opts ...RequestOption) (*Thread, error) {
-	r, err := idRoute(http.MethodPut, routeThread, "Update", id)
+	r, err := epUpdateThread.route("Update", id)
 	if err != nil {
 		return nil, err
 	}
-	return doInto[Thread](ctx, s.c(), opts, call{route: r, body: params})
+	return epUpdateThread.do(ctx, s.c(), opts, core.Call{Route: r, Body: params})
 }
 
 // Delete deletes the thread and its messages (DELETE /threads/{id}). The
@@ -596,24 +476,24 @@ func (s *ThreadsService) Update(ctx context.Context, id string, params UpdateThr
 // connection that failed before the request was written, 429, 503): a
 // retry after the thread was deleted would turn the success into that 403.
 func (s *ThreadsService) Delete(ctx context.Context, id string, opts ...RequestOption) error {
-	r, err := idRoute(http.MethodDelete, routeThread, "Delete", id)
+	r, err := epDeleteThread.route("Delete", id)
 	if err != nil {
 		return err
 	}
-	return s.c().doDiscard(ctx, opts, call{route: r})
+	return epDeleteThread.discard(ctx, s.c(), opts, core.Call{Route: r})
 }
 
 // GenerateName has the service name the thread after its messages, stores
 // the name and returns the thread with it (POST /threads/{id}/generate-name,
 // answered 201). A thread with a context key needs it on the call:
-// WithQuery("contextKey", key).
+// [WithContextKey](key).
 //
 // Retries: as every POST, only what provably did not act (it calls the
 // model).
 func (s *ThreadsService) GenerateName(ctx context.Context, id string, opts ...RequestOption) (*Thread, error) {
-	r, err := idRoute(http.MethodPost, routeGenerateName, "GenerateName", id)
+	r, err := epGenerateName.route("GenerateName", id)
 	if err != nil {
 		return nil, err
 	}
-	return doInto[Thread](ctx, s.c(), opts, call{route: r})
+	return epGenerateName.do(ctx, s.c(), opts, core.Call{Route: r})
 }

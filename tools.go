@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/threadsapi/threads-go/internal/redact"
+	"github.com/threadsapi/threads-go/internal/termtext"
 )
 
 // Tool is a client-side tool: a function of this process that the model may
@@ -70,7 +71,7 @@ type ToolRoundsError struct {
 // The call's name and id come from the server: they are shown on one line,
 // cut short, and without the API key.
 func (e *ToolRoundsError) Error() string {
-	show := func(s string) string { return oneLine(redact.String(s, e.secret), maxErrorPart) }
+	show := func(s string) string { return termtext.OneLine(redact.String(s, e.secret), maxErrorPart) }
 	return fmt.Sprintf("threads: the model asked for tool %q after %d tool rounds (WithMaxToolRounds); the call %q is unanswered",
 		show(e.Call.Name), e.Max, show(e.Call.ID))
 }
@@ -78,12 +79,13 @@ func (e *ToolRoundsError) Error() string {
 // Is matches [ErrToolRounds].
 func (e *ToolRoundsError) Is(target error) bool { return target == ErrToolRounds }
 
-// DefaultMaxToolRounds is how many tool calls one RunStream answers unless
-// [WithMaxToolRounds] says otherwise.
-const DefaultMaxToolRounds = 10
+// defaultMaxToolRounds is how many tool calls one RunStream answers unless
+// [WithMaxToolRounds] says otherwise (unexported, like options.go's
+// defaults: the documentation states it).
+const defaultMaxToolRounds = 10
 
 // WithMaxToolRounds bounds how many tool calls one [ThreadsService.RunStream]
-// answers (default [DefaultMaxToolRounds]); one more request for a tool
+// answers (default 10); one more request for a tool
 // ends the stream with a [*ToolRoundsError]. n must be at least 1. Other
 // calls ignore it.
 func WithMaxToolRounds(n int) RequestOption {
@@ -121,7 +123,7 @@ func WithMaxToolRounds(n int) RequestOption {
 // stream ends cleanly at that FETCHING_CONTEXT snapshot, so that the caller
 // can answer it with AdvanceStream and [ToolResult] (or RunStream again).
 //
-// The run answers at most [DefaultMaxToolRounds] tool calls (change it
+// The run answers at most 10 tool calls (change it
 // with [WithMaxToolRounds]); one more call ends the stream with a
 // [*ToolRoundsError]. The tools are checked before anything is sent: an
 // empty or repeated name, a nil Call, or a [NewTool] with unusable Args is
@@ -135,23 +137,23 @@ func WithMaxToolRounds(n int) RequestOption {
 // tool result that never comes (a later advance with a user message
 // continues it).
 func (s *ThreadsService) RunStream(ctx context.Context, id string, params AdvanceParams, tools []Tool, opts ...RequestOption) (*Stream, error) {
-	if s == nil || s.client == nil {
-		return nil, errNoClient
-	}
-	cfg, err := s.c().settings(opts)
+	cfg, err := s.c().begin(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
+	if err := checkID("thread", id); err != nil {
+		return nil, fmt.Errorf("threads: RunStream: %w", err)
+	}
 	r := &toolRunner{svc: s, id: id, opts: opts, logger: cfg.logger, max: cfg.maxToolRounds, secret: cfg.apiKey.get()}
 	if r.max == 0 {
-		r.max = DefaultMaxToolRounds
+		r.max = defaultMaxToolRounds
 	}
 	if err := r.setup(&params, tools); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	r.cancel = cancel
-	st, err := s.AdvanceStream(ctx, id, params, opts...)
+	st, err := s.advanceStream(ctx, "RunStream", id, params, opts)
 	if err != nil {
 		cancel()
 		return nil, err
@@ -160,16 +162,6 @@ func (s *ThreadsService) RunStream(ctx context.Context, id string, params Advanc
 	r.params = params
 	st.rounds = r
 	return st, nil
-}
-
-// streamRounds continues a Stream with further requests (see
-// Stream.nextRound).
-type streamRounds interface {
-	// next returns the next round's stream, given the finished round's last
-	// snapshot; nil when the stream ends cleanly here.
-	next(ctx context.Context, last AdvanceResponse) (*Stream, error)
-	// stop is called when the stream ends or is closed.
-	stop()
 }
 
 // toolRunner is RunStream's streamRounds.
@@ -259,7 +251,7 @@ func (r *toolRunner) next(ctx context.Context, last AdvanceResponse) (*Stream, e
 	}
 	r.params.ToolCallCounts[call.Name]++
 	r.params.Message = msg
-	return r.svc.AdvanceStream(ctx, r.id, r.params, r.opts...)
+	return r.svc.advanceStream(ctx, "RunStream", r.id, r.params, r.opts)
 }
 
 // call runs the tool, turning a panic into an error.

@@ -157,7 +157,7 @@ var getCmd = &command{
 		}
 		var opts []threads.RequestOption
 		if k := cl.str("context-key"); k != "" {
-			opts = append(opts, threads.WithQuery("contextKey", k))
+			opts = append(opts, threads.WithContextKey(k))
 		}
 		ctx, stop := interruptible(e)
 		defer stop()

@@ -41,10 +41,10 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := client.Threads.Get(ctx, owned.ID, threads.WithQuery("contextKey", "user-42")); err != nil {
+	if _, err := client.Threads.Get(ctx, owned.ID, threads.WithContextKey("user-42")); err != nil {
 		return err // the thread's own key: found
 	}
-	_, err = client.Threads.Get(ctx, owned.ID, threads.WithQuery("contextKey", "someone-else"))
+	_, err = client.Threads.Get(ctx, owned.ID, threads.WithContextKey("someone-else"))
 	describe("Get with another contextKey", err)
 
 	// A bad request: the live service answers in its framework shape, a list of messages.

@@ -269,3 +269,39 @@ func redactEscaped(s string, secrets []string) string {
 	}
 	return s
 }
+
+// Fold returns s with secret replaced by Mark whatever the ASCII case of
+// either: for text whose case a transport may have changed, such as header
+// names ("Sk-Live-..." for a key echoed as a header name). It matches the
+// raw spelling only.
+func Fold(s, secret string) string {
+	if secret == "" || len(s) < len(secret) {
+		return s
+	}
+	ls, lsec := asciiLower(s), asciiLower(secret)
+	if !strings.Contains(ls, lsec) {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(ls, lsec)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		b.WriteString(Mark)
+		s, ls = s[i+len(secret):], ls[i+len(secret):]
+	}
+}
+
+// asciiLower lowers ASCII letters only, so byte offsets stay aligned with s.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + ('a' - 'A')
+		}
+	}
+	return string(b)
+}

@@ -55,3 +55,23 @@ func FuzzString(f *testing.F) {
 		}
 	})
 }
+
+// Fold finds the key whatever the case a transport gave it (header names
+// arrive canonicalised).
+func TestFold(t *testing.T) {
+	t.Parallel()
+	const key = "sk_live_abc"
+	for in, want := range map[string]string{
+		"Sk_live_abc":            Mark,
+		"x-SK_LIVE_ABC-y":        "x-" + Mark + "-y",
+		"nothing here":           "nothing here",
+		"sk_live_abcsk_live_abc": Mark + Mark,
+	} {
+		if got := Fold(in, key); got != want {
+			t.Errorf("Fold(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := Fold("abc", ""); got != "abc" {
+		t.Errorf("empty secret changed the text: %q", got)
+	}
+}

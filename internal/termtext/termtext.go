@@ -50,6 +50,8 @@ const (
 type Filter struct {
 	// Line makes '\n', '\r', '\t' and U+2028, U+2029 a space.
 	Line bool
+	// gap makes each dropped sequence or character a space (OneLine).
+	gap bool
 
 	st      state
 	pending []byte // the start of a UTF-8 sequence cut at the end of a piece
@@ -152,10 +154,13 @@ func (f *Filter) ground(b *strings.Builder, r rune) {
 	switch {
 	case r == 0x1B:
 		f.st = esc
+		f.drop(b)
 	case r == 0x9B: // C1 CSI
 		f.st = csi
+		f.drop(b)
 	case r == 0x90 || r == 0x98 || r == 0x9D || r == 0x9E || r == 0x9F: // C1 DCS, SOS, OSC, PM, APC
 		f.st = str
+		f.drop(b)
 	case r == '\n' || r == '\t':
 		if f.Line {
 			b.WriteByte(' ')
@@ -173,10 +178,53 @@ func (f *Filter) ground(b *strings.Builder, r rune) {
 			b.WriteByte('\n')
 		}
 	case r < 0x20 || (r >= 0x7F && r <= 0x9F): // C0, DEL, C1
-	case r == '\u200D': // the zero-width joiner of emoji sequences: harmless
+		f.drop(b)
+	case r == '\u200D' && !f.gap: // the zero-width joiner of emoji sequences: harmless
 		b.WriteRune(r)
 	case unicode.Is(unicode.Cf, r): // bidi and other format characters
+		f.drop(b)
 	default:
 		b.WriteRune(r)
 	}
+}
+
+// drop marks where a sequence or character was dropped: a space in
+// OneLine, nothing otherwise.
+func (f *Filter) drop(b *strings.Builder) {
+	if f.gap {
+		b.WriteByte(' ')
+	}
+}
+
+// OneLine returns s as one line of printable text of at most n runes, for
+// an error string or a log value. It filters as [Line] does, except that
+// each dropped sequence or character (and the zero-width joiner) leaves a
+// space, so that no two pieces of text join into a new word; runs of white
+// space become one space and none leads or trails. Longer text is cut to n
+// runes followed by "…".
+func OneLine(s string, n int) string {
+	if s == "" {
+		return ""
+	}
+	f := Filter{Line: true, gap: true}
+	t := f.Write(s) + f.Flush()
+	var b strings.Builder
+	space := true // at the start: drop leading spaces
+	runes := 0
+	for _, r := range t {
+		if unicode.IsSpace(r) {
+			if space {
+				continue
+			}
+			space, r = true, ' '
+		} else {
+			space = false
+		}
+		if runes == n {
+			return strings.TrimRight(b.String(), " ") + "…"
+		}
+		b.WriteRune(r)
+		runes++
+	}
+	return strings.TrimRight(b.String(), " ")
 }
