@@ -178,12 +178,12 @@ func (s *Server) addMessage(w http.ResponseWriter, id string, body []byte) {
 		internalError(w)
 		return
 	}
-	content := make([]ContentPart, 0, len(parts))
+	content := make([]SentPart, 0, len(parts))
 	for _, p := range parts {
 		obj, _ := p.(map[string]any)
 		typ, _ := obj["type"].(string)
 		text, _ := obj["text"].(string)
-		content = append(content, ContentPart{Type: typ, Text: text})
+		content = append(content, SentPart{Type: typ, Text: text})
 	}
 	m := message{ThreadID: t.ID, CreatedAt: now(), Role: role, Content: content, ToolCallID: in.ToolCallID,
 		Error: in.Error, Metadata: in.Metadata, IsCancelled: in.IsCancelled,
@@ -362,7 +362,7 @@ func suggestionNotFound(w http.ResponseWriter, r *http.Request, detail string) {
 	})
 }
 
-func textOf(parts []ContentPart) string {
+func textOf(parts []SentPart) string {
 	var b strings.Builder
 	for _, p := range parts {
 		if p.Type == "text" {

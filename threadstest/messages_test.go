@@ -34,7 +34,7 @@ func rawCall(t *testing.T, srv *threadstest.Server, method, path, body string) (
 // The new routes' wire formats, as the official client sees them.
 func TestThreadAndMessageRoutesWire(t *testing.T) {
 	t.Parallel()
-	srv := threadstest.NewServer(t, threadstest.WithLiveHabits(), threadstest.WithThrottle(0))
+	srv := threadstest.NewServer(t, threadstest.WithLiveHabits())
 	status, _, body := rawCall(t, srv, "POST", "/threads", `{"projectId":"`+srv.ProjectID+`"}`)
 	require.Equal(t, 201, status)
 	var th struct{ ID string }

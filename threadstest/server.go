@@ -29,7 +29,7 @@
 // the thread check; GET /projects with every field the live service sends;
 // streams that answer 201 text/event-stream, open each message with a
 // one-space placeholder, send the final text twice and then the closing
-// snapshot, pause 50 ms between snapshots, end with "data: DONE", and report
+// snapshot, end with "data: DONE", and report
 // any failure in-band as "error: Error in streaming response"; a bad
 // messageToAppend, a tool message without tool_call_id, a contextKey
 // mismatch or a thread already generating fail in-band; tool calls streamed
@@ -70,8 +70,9 @@
 // [WithLiveHabits] turns on the rest of what the live deployment does and
 // the spec does not say: the key in x-api-key only, no GET /threads (404
 // "Cannot GET /threads"), 500 when cancelling a thread without messages
-// (the thread is cancelled all the same) and 500 when creating a thread in
-// another project.
+// (the thread is cancelled all the same), 500 when creating a thread in
+// another project, and a 50 ms pause between two streamed snapshots (by
+// default the fake streams as fast as the client reads).
 //
 // # Not copied
 //
@@ -142,11 +143,16 @@ type config struct {
 }
 
 // An Option configures a [Server]; pass options to [NewServer] or [Start].
-type Option func(*config)
+// The With... functions of this package make them; the zero Option does
+// nothing.
+type Option struct{ apply func(*config) }
+
+// option wraps a function of the config as an [Option].
+func option(f func(*config)) Option { return Option{apply: f} }
 
 // WithAPIKey sets the key the server accepts (default "test-key"). The
 // server's [Server.Client] sends it.
-func WithAPIKey(key string) Option { return func(c *config) { c.key = key } }
+func WithAPIKey(key string) Option { return option(func(c *config) { c.key = key }) }
 
 // WithAPIKeyHeader makes the server read the key from "name: <key>"
 // instead of "Authorization: Bearer <key>", as the live service reads
@@ -156,48 +162,53 @@ func WithAPIKey(key string) Option { return func(c *config) { c.key = key } }
 // missing or wrong key is 403 Forbidden resource, and an Authorization
 // header beside it is 401.
 func WithAPIKeyHeader(name string) Option {
-	return func(c *config) {
+	return option(func(c *config) {
 		if strings.EqualFold(name, "Authorization") {
 			name = ""
 		}
 		c.keyHeader = name
-	}
+	})
 }
 
 // WithThrottle sets the pause between two streamed snapshots. The default
-// is the live service's 50ms; 0 streams as fast as possible, which suits
-// most tests. [Server.SetThrottle] changes it later.
-func WithThrottle(d time.Duration) Option { return func(c *config) { c.throttle = d } }
+// is none: snapshots are sent as fast as the client reads them, which suits
+// tests. [WithLiveHabits] sets the live service's 50ms; [Server.SetThrottle]
+// changes it later.
+func WithThrottle(d time.Duration) Option { return option(func(c *config) { c.throttle = d }) }
 
 // WithoutSpecListRoute makes GET /threads answer as the live deployment
 // does, 404 {"message":"Cannot GET /threads","error":"Not Found",
 // "statusCode":404}, so that threads are listed only through GET
 // /threads/project/{projectId}.
-func WithoutSpecListRoute() Option { return func(c *config) { c.noSpecList = true } }
+func WithoutSpecListRoute() Option { return option(func(c *config) { c.noSpecList = true }) }
 
 // WithCancelEmptyThread500 makes POST /threads/{id}/cancel on a thread
 // without messages answer as the live service does: 500
 // {"statusCode":500,"message":"Internal server error"}, although the
 // thread is cancelled all the same.
-func WithCancelEmptyThread500() Option { return func(c *config) { c.cancelEmpty500 = true } }
+func WithCancelEmptyThread500() Option {
+	return option(func(c *config) { c.cancelEmpty500 = true })
+}
 
 // WithLiveHabits configures the server like the live deployment: the key in
 // x-api-key only ("Authorization: Bearer <key>" alone is 403 Forbidden
 // resource, both headers are 401 Invalid bearer token), no GET /threads
 // ([WithoutSpecListRoute]), 500 on cancelling a thread without messages
-// ([WithCancelEmptyThread500]) and 500 on creating a thread with another
-// project's id. Options after it may change each of these.
+// ([WithCancelEmptyThread500]), 500 on creating a thread with another
+// project's id, and the live pacing of streams: 50ms between two snapshots
+// ([WithThrottle]). Options after it may change each of these.
 func WithLiveHabits() Option {
-	return func(c *config) {
+	return option(func(c *config) {
 		c.keyHeader = "x-api-key"
 		c.noSpecList = true
 		c.cancelEmpty500 = true
 		c.foreignCreate500 = true
-	}
+		c.throttle = 50 * time.Millisecond
+	})
 }
 
 // NewServer starts a server for a test and closes it when the test and its
-// subtests end (t.Cleanup). Most tests want [WithThrottle](0).
+// subtests end (t.Cleanup).
 func NewServer(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	s := Start(opts...)
@@ -208,10 +219,10 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 // Start starts a server for use outside tests (examples, local runs). The
 // caller must call [Server.Close]. In a test, use [NewServer].
 func Start(opts ...Option) *Server {
-	cfg := config{key: "test-key", throttle: 50 * time.Millisecond}
+	cfg := config{key: "test-key"}
 	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
+		if o.apply != nil {
+			o.apply(&cfg)
 		}
 	}
 	s := &Server{
@@ -321,15 +332,8 @@ func (s *Server) Count(method, path string) int {
 // a test can check that a client reuses its connections.
 func (s *Server) Connections() int { return int(s.conns.Load()) }
 
-// ThreadCount returns how many threads exist, so a test can check that a
-// retried create made only one.
-func (s *Server) ThreadCount() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.threads)
-}
-
-// ThreadIDs returns every thread id, oldest first.
+// ThreadIDs returns every thread id, oldest first; its length is how many
+// threads exist, so a test can check that a retried create made only one.
 func (s *Server) ThreadIDs() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

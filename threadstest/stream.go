@@ -35,7 +35,7 @@ type Script struct {
 	// toolCallRequest, tool_call_id ("call_1", "call_2"...) and actionType
 	// "tool_call". The fault fields below apply to the first round only.
 	// A cancel ends the conversation.
-	ToolCalls []ToolCall
+	ToolCalls []ScriptedToolCall
 
 	// Error, when set, sends the error line ("error: Error in streaming
 	// response") after ErrorAfter snapshots (0: before any), then
@@ -58,8 +58,8 @@ type Script struct {
 	FirstByte <-chan struct{}
 }
 
-// ToolCall is a client-tool call that a [Script] makes the reply ask for.
-type ToolCall struct {
+// ScriptedToolCall is a client-tool call that a [Script] makes the reply ask for.
+type ScriptedToolCall struct {
 	// Name is the tool's name (toolCallRequest.toolName). The fake does not
 	// check that the client offered it.
 	Name string
@@ -144,7 +144,7 @@ func (s *Server) advance(w http.ResponseWriter, r *http.Request, body []byte, id
 	t.running, t.cancel = true, cancel
 	content := msg.Content
 	if content == nil {
-		content = []ContentPart{}
+		content = []SentPart{}
 	}
 	t.messages = append(t.messages, message{ID: s.newID("msg_"), ThreadID: t.ID, CreatedAt: now(), Role: msg.Role,
 		Content: content, ToolCallID: msg.ToolCallID, Error: msg.Error,
@@ -162,7 +162,7 @@ func (s *Server) advance(w http.ResponseWriter, r *http.Request, body []byte, id
 
 	// Decide what to stream: text replies, then at most one tool call.
 	var replies []string
-	var call *ToolCall
+	var call *ScriptedToolCall
 	switch {
 	case run != nil:
 		run.results = append(run.results, userText)
@@ -198,7 +198,7 @@ func (s *Server) advance(w http.ResponseWriter, r *http.Request, body []byte, id
 			for _, p := range ct.Parameters {
 				args[p.Name] = defaultArgument(p, userText)
 			}
-			call = &ToolCall{Name: ct.Name, Arguments: args}
+			call = &ScriptedToolCall{Name: ct.Name, Arguments: args}
 			replies = replies[:len(replies)-1]
 		}
 	}
@@ -221,7 +221,7 @@ func (s *Server) advance(w http.ResponseWriter, r *http.Request, body []byte, id
 	if sc.Oversize > 0 {
 		s.mu.Lock()
 		big := message{ID: s.newID("msg_"), ThreadID: t.ID, CreatedAt: now(), Role: "assistant",
-			Content: []ContentPart{{Type: "text", Text: strings.Repeat("x", sc.Oversize)}}}
+			Content: []SentPart{{Type: "text", Text: strings.Repeat("x", sc.Oversize)}}}
 		s.mu.Unlock()
 		st.send(snapshot{Message: big, GenerationStage: "STREAMING_RESPONSE", StatusMessage: "Streaming response..."})
 	}
@@ -272,7 +272,7 @@ func (s *Server) streamText(st *streamer, t *thread, text string, last bool) boo
 		texts = append(texts, text, text)
 	}
 	for i, tx := range texts {
-		m.Content = []ContentPart{{Type: "text", Text: tx}}
+		m.Content = []SentPart{{Type: "text", Text: tx}}
 		m.Component = &component{Message: tx, Role: "assistant"}
 		stage, status := "STREAMING_RESPONSE", "Streaming response..."
 		if i == len(texts)-1 && last {
@@ -296,13 +296,13 @@ func (s *Server) streamText(st *streamer, t *thread, text string, last bool) boo
 // arguments with an empty component.toolCallId, then the id, then the final
 // FETCHING_CONTEXT snapshot with the top-level toolCallRequest, tool_call_id
 // and actionType.
-func (s *Server) streamToolCall(st *streamer, t *thread, call ToolCall) bool {
+func (s *Server) streamToolCall(st *streamer, t *thread, call ScriptedToolCall) bool {
 	s.mu.Lock()
 	s.toolCalls++
 	callID := fmt.Sprintf("call_%d", s.toolCalls)
 	s.mu.Unlock()
 	m := s.newAssistant(t)
-	m.Content = []ContentPart{{Type: "text", Text: " "}}
+	m.Content = []SentPart{{Type: "text", Text: " "}}
 
 	names := make([]string, 0, len(call.Arguments))
 	for k := range call.Arguments {
@@ -442,11 +442,33 @@ func (st *streamer) write(snap snapshot) {
 
 // defaultArgument is the value the default model passes for p: the first
 // of its enum values, else one of its type, with text for a string.
-func defaultArgument(p ToolParameter, text string) any {
-	if len(p.EnumValues) > 0 {
-		return p.EnumValues[0]
+func defaultArgument(p OfferedParameter, text string) any {
+	typ, enum := p.Type, p.EnumValues
+	if len(p.Schema) > 0 && (typ == "" || len(enum) == 0) {
+		var sch struct {
+			Type any   `json:"type"` // a name or a list of names
+			Enum []any `json:"enum"`
+		}
+		if json.Unmarshal(p.Schema, &sch) == nil {
+			if len(enum) == 0 && len(sch.Enum) > 0 {
+				return sch.Enum[0]
+			}
+			if typ == "" {
+				switch v := sch.Type.(type) {
+				case string:
+					typ = v
+				case []any:
+					if len(v) > 0 {
+						typ, _ = v[0].(string)
+					}
+				}
+			}
+		}
 	}
-	switch p.Type {
+	if len(enum) > 0 {
+		return enum[0]
+	}
+	switch typ {
 	case "number", "integer":
 		return 1
 	case "boolean":
