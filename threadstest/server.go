@@ -13,6 +13,19 @@
 // matching requests (statuses, Retry-After, resets, stalls). [Server.Requests]
 // returns what the server received, so a test can assert on it.
 //
+// # Tests under testing/synctest
+//
+// A server made with [WithoutListener] opens no socket: [Server.Client]
+// reaches it in memory through [Server.Transport]. Inside a synctest bubble
+// its stream pacing, the client's timeouts and retry waits then run on the
+// bubble's fake clock, so a test asserts on time exactly and waits for none:
+//
+//	synctest.Test(t, func(t *testing.T) {
+//		srv := threadstest.NewServer(t, threadstest.WithoutListener(), threadstest.WithThrottle(time.Second))
+//		client := srv.Client()
+//		// ... a stream of n snapshots takes exactly (n-1)s of fake time
+//	})
+//
 // # Live habits the fake copies
 //
 // Always: 201 on every POST; ids like thr_XXXXXXXX.xxxxxx; UTC timestamps
@@ -113,8 +126,9 @@ type Server struct {
 	// create must name it, and GET /projects returns it.
 	ProjectID string
 
-	srv   *httptest.Server
-	conns atomic.Int64 // TCP connections accepted
+	srv   *httptest.Server // nil with WithoutListener
+	mem   memory           // the requests served by Transport
+	conns atomic.Int64     // TCP connections accepted
 	cfg   config
 
 	mu          sync.Mutex
@@ -140,6 +154,7 @@ type config struct {
 	cancelEmpty500   bool
 	foreignCreate500 bool
 	addr             string // WithAddr; "" means a free loopback port
+	noListener       bool   // WithoutListener
 }
 
 // An Option configures a [Server]; pass options to [NewServer] or [Start].
@@ -235,6 +250,13 @@ func Start(opts ...Option) *Server {
 		migrateByID: "POST /:id/advancestream",
 		migrateNew:  "POST /advancestream",
 	}
+	if cfg.noListener {
+		if cfg.addr != "" {
+			panic("threadstest: WithoutListener and WithAddr exclude each other")
+		}
+		s.URL = memoryURL
+		return s
+	}
 	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
 	s.srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
 		if st == http.StateNew {
@@ -251,13 +273,17 @@ func Start(opts ...Option) *Server {
 // progress ends without "data: DONE", waits for its handlers to return and
 // leaves no goroutine behind. Close is idempotent.
 func (s *Server) Close() {
-	s.srv.CloseClientConnections()
-	s.srv.Close()
+	s.mem.close()
+	if s.srv != nil {
+		s.srv.CloseClientConnections()
+		s.srv.Close()
+	}
 }
 
 // Client returns a [threads.Client] configured for the server: its base
 // URL, its key, the header it reads the key from ([WithAPIKeyHeader]), no
-// environment defaults and retry waits of a few milliseconds. opts are
+// environment defaults, retry waits of a few milliseconds and, with
+// [WithoutListener], an *http.Client over [Server.Transport]. opts are
 // applied after those and may override them. Client panics if opts are
 // invalid, as a test helper should.
 func (s *Server) Client(opts ...threads.ClientOption) *threads.Client {
@@ -270,6 +296,9 @@ func (s *Server) Client(opts ...threads.ClientOption) *threads.Client {
 	if s.cfg.keyHeader != "" {
 		base = append(base, threads.WithAPIKeyHeader(s.cfg.keyHeader))
 	}
+	if s.srv == nil {
+		base = append(base, threads.WithHTTPClient(&http.Client{Transport: s.Transport()}))
+	}
 	c, err := threads.NewClient(append(base, opts...)...)
 	if err != nil {
 		panic("threadstest: " + err.Error())
@@ -278,8 +307,14 @@ func (s *Server) Client(opts ...threads.ClientOption) *threads.Client {
 }
 
 // HTTPClient returns an *http.Client that reaches the server, for tests
-// that send raw requests. Its connections close with the server.
-func (s *Server) HTTPClient() *http.Client { return s.srv.Client() }
+// that send raw requests. Its connections close with the server. With
+// [WithoutListener] it sends through [Server.Transport].
+func (s *Server) HTTPClient() *http.Client {
+	if s.srv == nil {
+		return &http.Client{Transport: s.Transport()}
+	}
+	return s.srv.Client()
+}
 
 // SetThrottle changes the pause between streamed snapshots for the streams
 // that start afterwards (see [WithThrottle]).
@@ -329,7 +364,8 @@ func (s *Server) Count(method, path string) int {
 }
 
 // Connections returns how many TCP connections the server has accepted, so
-// a test can check that a client reuses its connections.
+// a test can check that a client reuses its connections. Requests served
+// by [Server.Transport] open none.
 func (s *Server) Connections() int { return int(s.conns.Load()) }
 
 // ThreadIDs returns every thread id, oldest first; its length is how many
