@@ -55,22 +55,27 @@
 //
 // The rest of the thread routes that the official client calls, with the
 // same 403 for an unknown thread: PUT /threads/{id} (200; fields left out
-// keep their values; projectId required, another project's is 403; the
-// answer is the stored row, with contextKey null when unset and the v1
-// columns runStatus "idle" and null); DELETE /threads/{id} (200, empty
-// body); POST /threads/{id}/generate-name (201; the name is the first user
-// message's text, clipped to 40 characters, or "New conversation"); GET and
-// POST /threads/{id}/messages (200 the messages oldest first; 201 the stored
-// message, 400 with a message list for a bad role or content, 500 for a
-// tool message without tool_call_id); DELETE
+// keep their values; a contextKey is accepted and not stored, as live;
+// projectId required, another project's is 403; the answer is the stored
+// row, with contextKey null when unset and the v1 columns runStatus "idle"
+// and null); DELETE /threads/{id} (200, empty body); POST
+// /threads/{id}/generate-name (201; the name is the first user message's
+// text, clipped to 40 characters, or "New conversation"; a thread without
+// messages is a 404 not-found problem, "No messages found for thread");
+// GET and POST /threads/{id}/messages (200 the messages oldest first; 201
+// the stored message, 400 with a message list for a bad role or content,
+// 500 for a tool message without tool_call_id); DELETE
 // /threads/{id}/messages/{messageId} (200, whether or not the message
-// exists); GET and POST .../messages/{messageId}/suggestions (200 the
-// stored ones; 201 new ones, maxSuggestions of them, default 3, 1 to 10 or
-// 400, titled "Tell me more", "Give an example", "Summarize this", ... in
-// that order, each detailed as "<title> (re: <message text>)"; 404
-// SUGGESTION_NOT_FOUND as application/json for an unknown message); PUT
+// exists); GET .../messages/{messageId}/suggestions (200 the stored ones;
+// 404 SUGGESTION_NOT_FOUND before any were generated; 400
+// INVALID_SUGGESTION_REQUEST for an unknown message; both problems sent as
+// application/json); POST .../messages/{messageId}/suggestions (201 new
+// ones, maxSuggestions of them, default 3, 1 to 10 or 400, titled "Tell me
+// more", "Give an example", "Summarize this", ... in that order, each
+// detailed as "<title> (re: <message text>)"; 500
+// SUGGESTION_GENERATION_FAILED for an unknown message); PUT
 // .../messages/{messageId}/component-state (200 the message with its new
-// state; 400 unless state is an object; a 404 not-found problem for an
+// state; 400 unless state is an object; 500 Internal server error for an
 // unknown message).
 //
 // With [WithAPIKeyHeader] (any header but Authorization) the key check is
