@@ -25,6 +25,16 @@ type Script struct {
 	// result (default: "The tool returned: <result 1>; <result 2>...").
 	Replies []string
 
+	// Snapshots, when set, streams one assistant message as exactly these
+	// texts, one snapshot each, after the one-space placeholder; the last
+	// is sent again as the closing snapshot. A text that does not extend
+	// the one before it is a rewrite, which the SDK reports with
+	// [threads.StreamEvent] TextReset: {"Hello wor", "Hello world", "Hi
+	// there"} streams "Hello wor", then " world", then a reset to "Hi
+	// there". Snapshots takes the place of Replies; it is not used with
+	// ToolCalls.
+	Snapshots []string
+
 	// ToolCalls, when set, makes the script a client-tool conversation on
 	// one thread, over several advancestream calls: the reply asks for
 	// ToolCalls[0]; the next tool result sent to that thread (role "tool")
@@ -179,6 +189,8 @@ func (s *Server) advance(w http.ResponseWriter, r *http.Request, body []byte, id
 	case len(sc.ToolCalls) > 0:
 		t.run = &toolRun{script: sc, next: 1}
 		call = &sc.ToolCalls[0]
+	case len(sc.Snapshots) > 0:
+		t.run = nil
 	default:
 		t.run = nil
 		replies = sc.Replies
@@ -225,6 +237,11 @@ func (s *Server) advance(w http.ResponseWriter, r *http.Request, body []byte, id
 		s.mu.Unlock()
 		st.send(snapshot{Message: big, GenerationStage: "STREAMING_RESPONSE", StatusMessage: "Streaming response..."})
 	}
+	if len(sc.Snapshots) > 0 && run == nil && len(sc.ToolCalls) == 0 {
+		texts := append([]string{" "}, sc.Snapshots...)
+		s.streamTexts(st, t, append(texts, sc.Snapshots[len(sc.Snapshots)-1]), true)
+		return
+	}
 	for i, text := range replies {
 		if !s.streamText(st, t, text, i == len(replies)-1 && call == nil) {
 			return // cut, failed or cancelled: the streamer said so
@@ -254,7 +271,6 @@ func (s *Server) newAssistant(t *thread) message {
 // twice, then (for the last message) COMPLETE. It returns false when the
 // stream stopped early.
 func (s *Server) streamText(st *streamer, t *thread, text string, last bool) bool {
-	m := s.newAssistant(t)
 	texts := []string{" "}
 	if strings.TrimSpace(text) == "" {
 		// No text: the placeholder stays, as live.
@@ -271,6 +287,14 @@ func (s *Server) streamText(st *streamer, t *thread, text string, last bool) boo
 		// streaming, and again in the closing snapshot.
 		texts = append(texts, text, text)
 	}
+	return s.streamTexts(st, t, texts, last)
+}
+
+// streamTexts streams one assistant message, one snapshot per text, and
+// stores it with the last text; the last snapshot of the last message is
+// COMPLETE. It returns false when the stream stopped early.
+func (s *Server) streamTexts(st *streamer, t *thread, texts []string, last bool) bool {
+	m := s.newAssistant(t)
 	for i, tx := range texts {
 		m.Content = []SentPart{{Type: "text", Text: tx}}
 		m.Component = &component{Message: tx, Role: "assistant"}
