@@ -18,6 +18,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -244,6 +245,8 @@ func trickle(status int, contentType string, gap time.Duration) http.HandlerFunc
 
 // callWithin runs fn and fails the test when it has not returned within
 // limit (the goroutine is then left behind: the old code never returned).
+// In a synctest bubble, limit is fake time: a call that never returns
+// fails here, not at the suite's deadline.
 func callWithin(t *testing.T, limit time.Duration, fn func() error) (time.Duration, error) {
 	t.Helper()
 	start := time.Now()
@@ -260,12 +263,11 @@ func callWithin(t *testing.T, limit time.Duration, fn func() error) (time.Durati
 
 // TestHardenTricklingBodiesEnd: WithRequestTimeout covers a JSON call's
 // whole answer: a 2xx body, an error body, and the drain of a 503 that is
-// retried, all trickling, end within 2x the timeout per attempt under
-// context.Background().
+// retried, all trickling, end within the timeout per attempt under
+// context.Background(). Run in a synctest bubble over an in-memory network,
+// so the bound is exact on the fake clock whatever the machine's load.
 func TestHardenTricklingBodiesEnd(t *testing.T) {
 	t.Parallel()
-	// A timeout of a second keeps the 2x bar clear of scheduling delays on a
-	// loaded 2-core machine (at 400 ms, load average 10 pushed runs past it).
 	const d = time.Second
 	for _, tc := range []struct {
 		name    string
@@ -292,29 +294,39 @@ func TestHardenTricklingBodiesEnd(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			srv, _ := hardServer(t, tc.h)
-			c := hardClient(t, srv.URL, threads.WithRequestTimeout(d), threads.WithMaxRetries(tc.retries))
-			attempts := time.Duration(1)
-			if strings.HasPrefix(tc.name, "503") {
-				attempts = time.Duration(tc.retries + 1)
-			}
-			took, err := callWithin(t, attempts*2*d+time.Second, func() error { return tc.call(c) })
-			require.Error(t, err)
-			t.Logf("%s: %v after %v", tc.name, err, took)
-			require.Less(t, took, attempts*2*d, "took %v", took)
-			if tc.name == "json 200" {
-				require.ErrorIs(t, err, context.DeadlineExceeded)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				base, tr := pipeServer(t, tc.h)
+				c := hardClient(t, base, threads.WithHTTPClient(&http.Client{Transport: tr}),
+					threads.WithRequestTimeout(d), threads.WithMaxRetries(tc.retries))
+				attempts := time.Duration(1)
+				if strings.HasPrefix(tc.name, "503") {
+					attempts = time.Duration(tc.retries + 1)
+				}
+				took, err := callWithin(t, attempts*2*d+time.Second, func() error { return tc.call(c) })
+				require.Error(t, err)
+				t.Logf("%s: %v after %v of fake time", tc.name, err, took)
+				// Each attempt ends at its timeout; the retry waits add at
+				// most 2ms each.
+				require.LessOrEqual(t, took, attempts*d+time.Duration(tc.retries)*2*time.Millisecond, "took %v", took)
+				if tc.name == "json 200" {
+					require.ErrorIs(t, err, context.DeadlineExceeded)
+				}
+			})
 		})
 	}
 }
 
 // TestHardenStreamOutlivesRequestTimeout: a stream whose headers arrived in
-// time is not cut by WithRequestTimeout.
+// time is not cut by WithRequestTimeout (in a synctest bubble: the server's
+// pauses and the timeout run on the fake clock).
 func TestHardenStreamOutlivesRequestTimeout(t *testing.T) {
 	t.Parallel()
+	synctest.Test(t, testHardenStreamOutlivesRequestTimeout)
+}
+
+func testHardenStreamOutlivesRequestTimeout(t *testing.T) {
 	const d = 200 * time.Millisecond
-	srv, _ := hardServer(t, func(w http.ResponseWriter, r *http.Request) {
+	base, tr := pipeServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(200)
 		for i, text := range []string{"a", "ab", "abc"} {
@@ -325,8 +337,8 @@ func TestHardenStreamOutlivesRequestTimeout(t *testing.T) {
 			w.(http.Flusher).Flush()
 		}
 		io.WriteString(w, "data: DONE\n\n")
-	})
-	c := hardClient(t, srv.URL, threads.WithRequestTimeout(d))
+	}))
+	c := hardClient(t, base, threads.WithHTTPClient(&http.Client{Transport: tr}), threads.WithRequestTimeout(d))
 	s, err := c.Threads.AdvanceStream(context.Background(), "thr_1", threads.AdvanceParams{Message: threads.UserMessage("x")})
 	require.NoError(t, err)
 	defer s.Close()
@@ -336,7 +348,7 @@ func TestHardenStreamOutlivesRequestTimeout(t *testing.T) {
 		last = s.Current().Message.Text()
 	}
 	require.NoError(t, s.Err())
-	require.Greater(t, time.Since(start), 3*d)
+	require.Equal(t, 4*d, time.Since(start), "two pauses of 2d each, on the fake clock")
 	require.Equal(t, "abc", last)
 }
 

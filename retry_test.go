@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -200,19 +201,25 @@ func TestRetryPerCallOptions(t *testing.T) {
 	assert.Equal(t, 6, srv.Count("GET", "/threads"))
 }
 
+// TestRetryContextCancelDuringWait: a cancel during a 30 s Retry-After wait
+// returns at once: in a synctest bubble with the in-memory fake, no fake
+// time passes at all.
 func TestRetryContextCancelDuringWait(t *testing.T) {
 	t.Parallel()
-	c, srv := setup(t, threads.WithRetryWait(time.Minute, time.Minute))
-	ctx, cancel := context.WithCancel(context.Background())
-	srv.Inject(threadstest.Fault{Method: "GET", Path: "/threads", Status: 503, Header: http.Header{"Retry-After": {"30"}}})
-	logs := &cancelOnLog{cancel: cancel}
-	start := time.Now()
-	_, err := c.Threads.List(ctx, nil, threads.WithLogger(slog.New(logs)))
-	elapsed := time.Since(start)
-	assert.ErrorIs(t, err, context.Canceled)
-	assert.Less(t, elapsed, time.Second)
-	t.Logf("cancelled during a 30 s Retry-After wait: returned after %v", elapsed)
-	assert.Equal(t, 1, srv.Count("GET", "/threads"))
+	synctest.Test(t, func(t *testing.T) {
+		srv := threadstest.NewServer(t, threadstest.WithoutListener(), threadstest.WithAPIKey(testKey))
+		c := srv.Client(threads.WithRetryWait(time.Minute, time.Minute))
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		srv.Inject(threadstest.Fault{Method: "GET", Path: "/threads", Status: 503, Header: http.Header{"Retry-After": {"30"}}})
+		logs := &cancelOnLog{cancel: cancel}
+		start := time.Now()
+		_, err := c.Threads.List(ctx, nil, threads.WithLogger(slog.New(logs)))
+		elapsed := time.Since(start)
+		assert.ErrorIs(t, err, context.Canceled)
+		assert.Zero(t, elapsed, "returned after %v of fake time", elapsed)
+		assert.Equal(t, 1, srv.Count("GET", "/threads"))
+	})
 }
 
 // cancelOnLog cancels a context when the first attempt is logged, that is
