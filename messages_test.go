@@ -412,6 +412,12 @@ func TestNewCallsRetries(t *testing.T) {
 			c, srv := setup(t)
 			th, msgs := newThreadWithReply(t, c, srv, "hi")
 			path := o.path(th.ID, msgs[1].ID)
+			if o.name == "Messages.Suggestions" {
+				// Reading suggestions before any were generated is the
+				// service's 404 (capture 07).
+				_, err := c.Messages.GenerateSuggestions(context.Background(), th.ID, msgs[1].ID, threads.GenerateSuggestionsParams{})
+				require.NoError(t, err)
+			}
 
 			before := srv.Count(o.method, path)
 			srv.Inject(threadstest.Fault{Method: o.method, Path: path, Status: 503, Body: "busy"})
