@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -355,4 +356,62 @@ func TestNoDuplicateCreatesUnderFaultStorm(t *testing.T) {
 	assert.Positive(t, failed)
 	assert.Positive(t, ok)
 	t.Logf("fault storm: %d created, %d failed, %d threads on the server", ok, failed, len(page.Items))
+}
+
+// TestAttackRedirectWithShouldRetry: a 3xx to a write carrying
+// x-should-retry is final: the write may have acted.
+func TestAttackRedirectWithShouldRetry(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		w.Header().Set("X-Should-Retry", "true")
+		w.WriteHeader(http.StatusNotModified)
+	}))
+	t.Cleanup(srv.Close)
+	c := atkClient(t, srv.URL)
+	_, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: "p"})
+	assert.Error(t, err)
+	assert.Equal(t, int32(1), n.Load(), "sent once")
+	assert.False(t, errors.Is(err, context.DeadlineExceeded))
+}
+
+// TestHardenNoRetryOf2xxOr410: x-should-retry overrides the status rule
+// for failures only. A 2xx has acted: retrying it created three threads.
+// A 410 is final too.
+func TestHardenNoRetryOf2xxOr410(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		status int
+		body   string
+	}{
+		{201, `{"id":"thr_1","projectId":"p_1","name":"x"}`},
+		{200, `{"id":"thr_1","projectId":"p_1","name":"x"}`},
+		{410, `{"title":"Gone","code":"SOMETHING_ELSE"}`},
+		{410, `{"title":"Gone","code":"ENDPOINT_DEPRECATED","details":{"migrateToEndpoint":"nonsense"}}`},
+	} {
+		srv, n := hardServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("X-Should-Retry", "true")
+			w.WriteHeader(tc.status)
+			w.Write([]byte(tc.body))
+		})
+		c := hardClient(t, srv.URL, threads.WithMaxRetries(2))
+		_, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: "p_1", Name: "x"})
+		if tc.status < 300 {
+			require.NoError(t, err)
+		} else {
+			require.Error(t, err)
+		}
+		require.EqualValues(t, 1, n.Load(), "status %d with x-should-retry: true was sent %d times", tc.status, n.Load())
+	}
+	// The override still works for a failure.
+	srv, n := hardServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Should-Retry", "true")
+		w.WriteHeader(500)
+	})
+	c := hardClient(t, srv.URL, threads.WithMaxRetries(2))
+	_, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: "p_1"})
+	require.ErrorIs(t, err, threads.ErrServer)
+	require.EqualValues(t, 3, n.Load())
 }
