@@ -3,11 +3,12 @@ package threads_test
 import (
 	"context"
 	"fmt"
-	threads "github.com/threadsapi/threads-go"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	threads "github.com/threadsapi/threads-go"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -168,4 +169,42 @@ func TestRedirectToOtherHostKeepsKey(t *testing.T) {
 		assert.Equal(t, http.StatusFound, p.Status)
 	}
 	assert.Empty(t, leaked)
+}
+
+// TestHardenMisuse: zero values and bad ids fail with an error naming the
+// problem, without a panic or a request.
+func TestHardenMisuse(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := threads.AdvanceParams{Message: threads.UserMessage("x")}
+	for name, fn := range map[string]func() error{
+		"zero Client Get":  func() error { _, err := (&threads.Client{}).Threads.Get(ctx, "thr_1"); return err },
+		"zero Client List": func() error { _, err := (&threads.Client{}).Threads.List(ctx, nil); return err },
+		"zero Client Create": func() error {
+			_, err := (&threads.Client{}).Threads.Create(ctx, threads.CreateThreadParams{})
+			return err
+		},
+		"zero Client Stream":    func() error { _, err := (&threads.Client{}).Threads.AdvanceStream(ctx, "thr_1", p); return err },
+		"zero Client Advance":   func() error { _, err := (&threads.Client{}).Threads.Advance(ctx, "thr_1", p); return err },
+		"zero Client Cancel":    func() error { _, err := (&threads.Client{}).Threads.Cancel(ctx, "thr_1"); return err },
+		"zero Client CreateAdv": func() error { _, err := (&threads.Client{}).Threads.CreateAndAdvanceStream(ctx, p); return err },
+		"new ThreadsService":    func() error { _, err := new(threads.ThreadsService).Get(ctx, "thr_1"); return err },
+		"new ProjectsService":   func() error { _, err := new(threads.ProjectsService).Current(ctx); return err },
+	} {
+		var err error
+		require.NotPanics(t, func() { err = fn() }, name)
+		require.ErrorContains(t, err, "NewClient", name)
+	}
+
+	srv, n := hardServer(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(500) })
+	c := hardClient(t, srv.URL)
+	for _, id := range []string{" ", "\t\n", ".", "..", " .. "} {
+		_, err := c.Threads.Get(ctx, id)
+		require.ErrorContains(t, err, "thread id", "%q", id)
+		_, err = c.Threads.AdvanceStream(ctx, id, p)
+		require.ErrorContains(t, err, "thread id", "%q", id)
+		_, err = c.Threads.Cancel(ctx, id)
+		require.ErrorContains(t, err, "thread id", "%q", id)
+	}
+	require.Zero(t, n.Load())
 }

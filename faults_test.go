@@ -8,29 +8,32 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 )
 
 // The fault suite: what a server or network can do, each case ending
 // within its deadline with a typed, readable error, and leaving no
-// goroutine or connection behind. The cases run one after another so that
-// goleak can check each on its own.
+// goroutine or connection behind. Each case runs in a synctest bubble over
+// an in-memory network (pipeServer): its deadlines and the server's pacing
+// run on the bubble's clock, so "within" is asserted exactly whatever the
+// machine's load, and the bubble fails on any goroutine left behind.
 
 type faultCase struct {
-	name    string
-	handler http.HandlerFunc // nil: nothing listens
-	opts    []threads.ClientOption
-	call    func(ctx context.Context, c *threads.Client) error
-	check   func(t *testing.T, err error)
-	within  time.Duration
+	name          string
+	handler       http.HandlerFunc // nil: nothing listens
+	opts          []threads.ClientOption
+	noCompression bool // the transport does not ask for gzip
+	call          func(ctx context.Context, c *threads.Client) error
+	check         func(t *testing.T, err error)
+	within        time.Duration // of the bubble's fake time; 0: 1s
 }
 
 func getThread(ctx context.Context, c *threads.Client) error {
@@ -78,6 +81,7 @@ func slowBytes(w http.ResponseWriter, r *http.Request, body string, interval tim
 
 func TestFaultSuite(t *testing.T) {
 	event := string(fixture(t, "live/stream-plain.sse")[:400])
+	var sent100MiB atomic.Int64
 	cases := []faultCase{
 		{
 			name: "connection refused",
@@ -165,10 +169,10 @@ func TestFaultSuite(t *testing.T) {
 			},
 		},
 		{
-			name:    "gzip error body the client did not ask for",
-			handler: gzipError,
-			opts:    []threads.ClientOption{threads.WithHTTPClient(&http.Client{Transport: &http.Transport{DisableCompression: true}})},
-			call:    getThread,
+			name:          "gzip error body the client did not ask for",
+			handler:       gzipError,
+			noCompression: true,
+			call:          getThread,
 			check: func(t *testing.T, err error) {
 				assert.ErrorIs(t, err, threads.ErrServer)
 				assert.Contains(t, err.Error(), "database is down")
@@ -201,7 +205,8 @@ func TestFaultSuite(t *testing.T) {
 			handler: func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "text/plain")
 				w.WriteHeader(500)
-				io.Copy(w, io.LimitReader(zeros{}, 100<<20))
+				n, _ := io.Copy(w, io.LimitReader(zeros{}, 100<<20))
+				sent100MiB.Store(n)
 			},
 			opts: []threads.ClientOption{threads.WithMaxRetries(0)},
 			call: getThread,
@@ -209,8 +214,13 @@ func TestFaultSuite(t *testing.T) {
 				var p *threads.Problem
 				require.ErrorAs(t, err, &p)
 				assert.Len(t, p.Body, threads.MaxProblemBody)
+				synctest.Wait() // the handler has seen the hang-up
+				// The client read the cap and hung up: the server could
+				// write little more than that (the pipe has no buffer; the
+				// server's own is 4 KiB).
+				assert.Positive(t, sent100MiB.Load(), "the handler has returned")
+				assert.Less(t, sent100MiB.Load(), int64(1<<20), "bytes the server got to write")
 			},
-			within: 2 * time.Second,
 		},
 		{
 			name: "slow-loris JSON body, one byte per second",
@@ -245,39 +255,34 @@ func TestFaultSuite(t *testing.T) {
 	}
 	for _, fc := range cases {
 		t.Run(fc.name, func(t *testing.T) {
-			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-			base := "http://127.0.0.1:1"
-			var srv *httptest.Server
-			if fc.handler != nil {
-				srv = httptest.NewServer(fc.handler)
-				base = srv.URL
-			}
-			tr := &http.Transport{}
-			opts := append([]threads.ClientOption{threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(base), threads.WithAPIKey(testKey),
-				threads.WithRetryWait(time.Millisecond, 2*time.Millisecond), threads.WithHTTPClient(&http.Client{Transport: tr})}, fc.opts...)
-			c, err := threads.NewClient(opts...)
-			require.NoError(t, err)
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				var h http.Handler
+				if fc.handler != nil {
+					h = fc.handler
+				}
+				base, tr := pipeServer(t, h)
+				tr.DisableCompression = fc.noCompression
+				opts := append([]threads.ClientOption{threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(base), threads.WithAPIKey(testKey),
+					threads.WithRetryWait(time.Millisecond, 2*time.Millisecond), threads.WithHTTPClient(&http.Client{Transport: tr})}, fc.opts...)
+				c, err := threads.NewClient(opts...)
+				require.NoError(t, err)
 
-			within := fc.within
-			if within == 0 {
-				within = time.Second
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			start := time.Now()
-			err = fc.call(ctx, c)
-			elapsed := time.Since(start)
-			require.Error(t, err)
-			fc.check(t, err)
-			assert.Less(t, elapsed, within, "took %v", elapsed)
-			assert.NotContains(t, err.Error(), testKey)
-			t.Logf("%v after %v", err, elapsed.Round(time.Millisecond))
-
-			tr.CloseIdleConnections()
-			if srv != nil {
-				srv.CloseClientConnections()
-				srv.Close()
-			}
+				within := fc.within
+				if within == 0 {
+					within = time.Second
+				}
+				ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+				defer cancel()
+				start := time.Now()
+				err = fc.call(ctx, c)
+				elapsed := time.Since(start) // fake time: exact
+				require.Error(t, err)
+				fc.check(t, err)
+				assert.Less(t, elapsed, within, "took %v of fake time", elapsed)
+				assert.NotContains(t, err.Error(), testKey)
+				t.Logf("%v after %v", err, elapsed)
+			})
 		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,7 +30,7 @@ const testKey = "sk_test_9f8e7d6c5b4a"
 // those.
 func setup(t *testing.T, opts ...threads.ClientOption) (*threads.Client, *threadstest.Server) {
 	t.Helper()
-	srv := threadstest.NewServer(t, threadstest.WithThrottle(0), threadstest.WithAPIKey(testKey))
+	srv := threadstest.NewServer(t, threadstest.WithAPIKey(testKey))
 	base := []threads.ClientOption{threads.WithRetryWait(time.Millisecond, 2*time.Millisecond)}
 	return srv.Client(append(base, opts...)...), srv
 }
@@ -94,4 +95,39 @@ func fixture(t testing.TB, name string) []byte {
 func problemFrom(status int, body []byte, secret string) *threads.Problem {
 	resp := &http.Response{StatusCode: status, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(body))}
 	return threads.DecodeProblem(resp, http.MethodGet, "/threads/x", secret)
+}
+
+const atkKey = "sk_test_ATTACKkey0123456789"
+
+func atkClient(t *testing.T, url string, opts ...threads.ClientOption) *threads.Client {
+	t.Helper()
+	c, err := threads.NewClient(append([]threads.ClientOption{threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(url),
+		threads.WithAPIKey(atkKey), threads.WithRetryWait(time.Millisecond, 2*time.Millisecond)}, opts...)...)
+	require.NoError(t, err)
+	return c
+}
+
+const hardKey = "sk_hard/9f8e+7d6c5b4a"
+
+// hardServer serves every request with h and counts the requests.
+func hardServer(t *testing.T, h http.HandlerFunc) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		h(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+func hardClient(t testing.TB, url string, opts ...threads.ClientOption) *threads.Client {
+	t.Helper()
+	base := []threads.ClientOption{
+		threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(url), threads.WithAPIKey(hardKey),
+		threads.WithRetryWait(time.Millisecond, 2*time.Millisecond),
+	}
+	c, err := threads.NewClient(append(base, opts...)...)
+	require.NoError(t, err)
+	return c
 }

@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -178,4 +181,65 @@ func TestListSpecRouteIsKept(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Equal(t, map[string]int{"/threads": 3}, paths)
+}
+
+// TestAttackListTurnHonoursContext: a caller waiting for another caller's
+// slow first List leaves when its own context ends.
+func TestAttackListTurnHonoursContext(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	var arrived atomic.Bool
+	first := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/threads" && arrived.CompareAndSwap(false, true) {
+			close(first)
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"items":[],"total":0}`)
+	}))
+	t.Cleanup(srv.Close)
+	c := atkClient(t, srv.URL)
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Threads.List(context.Background(), nil) // holds the turn on the server
+		done <- err
+	}()
+	<-first
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := c.Threads.List(ctx, nil)
+	assert.ErrorIs(t, err, context.DeadlineExceeded, "the second caller leaves with its own deadline")
+	close(release)
+	require.NoError(t, <-done)
+}
+
+// TestAttackProjectIDDots: "." and ".." never become path steps, whether
+// the caller or the server names the project.
+func TestAttackProjectIDDots(t *testing.T) {
+	t.Parallel()
+	var paths atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/threads":
+			w.WriteHeader(404)
+			io.WriteString(w, `{"statusCode":404,"message":"Cannot GET /threads","error":"Not Found"}`)
+		case "/projects":
+			io.WriteString(w, `{"id":"..","name":"p"}`)
+		default:
+			paths.Add(1)
+			io.WriteString(w, `{"items":[],"total":0}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c := atkClient(t, srv.URL)
+	_, err := c.Threads.List(context.Background(), &threads.ListParams{ProjectID: "."})
+	assert.ErrorContains(t, err, "dot segment")
+	_, err = c.Threads.List(context.Background(), nil)
+	assert.ErrorIs(t, err, threads.ErrUnexpectedResponse)
+	assert.Zero(t, paths.Load(), "no per-project request was sent")
 }

@@ -2,7 +2,8 @@ package threads_test
 
 import (
 	"context"
-	threads "github.com/threadsapi/threads-go"
+	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	threads "github.com/threadsapi/threads-go"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -200,4 +203,130 @@ func TestMigrationAdviceNamingTheCallsThread(t *testing.T) {
 	assert.Equal(t, 1, srv.Count("POST", "/threads/"+second.ID+"/advancestream"), "the move was remembered as a template")
 	assert.Equal(t, 0, srv.Count("POST", "/threads/"+second.ID+"/advance"))
 	assert.Equal(t, 1, srv.Count("POST", "/threads/"+first.ID+"/advancestream"))
+}
+
+// migrationServer answers POST /threads/{id}/advance with a 410 (or
+// deprecatedStatus) advising advice, and everything else with other.
+type migrationServer struct {
+	mu   sync.Mutex
+	seen []string // "METHOD /path?query" of every request
+}
+
+func (m *migrationServer) log() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.seen...)
+}
+
+func newMigrationServer(t *testing.T, deprecatedStatus int, advice string, other func(w http.ResponseWriter, r *http.Request)) (*migrationServer, string) {
+	t.Helper()
+	m := &migrationServer{}
+	srv, _ := hardServer(t, func(w http.ResponseWriter, r *http.Request) {
+		m.mu.Lock()
+		m.seen = append(m.seen, r.Method+" "+r.URL.RequestURI())
+		m.mu.Unlock()
+		if strings.HasSuffix(r.URL.Path, "/advance") {
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(deprecatedStatus)
+			fmt.Fprintf(w, `{"title":"Gone","code":"ENDPOINT_DEPRECATED","details":{"migrateToEndpoint":%q}}`, advice)
+			return
+		}
+		other(w, r)
+	})
+	return m, srv.URL
+}
+
+func sseFinal(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	io.WriteString(w, "data: {\"responseMessageDto\":{\"id\":\"m1\",\"threadId\":\"thr_1\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]},\"generationStage\":\"COMPLETE\"}\n\ndata: DONE\n\n")
+}
+
+// TestHardenMigrationRefusals: advice that switches the method, climbs
+// with encoded dot segments or drops the thread id is refused: nothing
+// but the one deprecated call is sent.
+func TestHardenMigrationRefusals(t *testing.T) {
+	t.Parallel()
+	for _, advice := range []string{
+		"DELETE /threads/:id", "GET /:id", "PUT /:id/advancestream",
+		"POST /:id/%2e%2e/%2E%2E/admin", "POST /%2E./x/:id", "POST /.%2e/:id/x",
+		"POST /advancestream", "POST /threads/advancestream?x=1",
+		"POST /advancestream?project=:projectId",
+	} {
+		m, url := newMigrationServer(t, http.StatusGone, advice, sseFinal)
+		c := hardClient(t, url)
+		_, err := c.Threads.Advance(context.Background(), "thr_1", threads.AdvanceParams{Message: threads.UserMessage("x")})
+		require.ErrorIs(t, err, threads.ErrEndpointDeprecated, advice)
+		require.Equal(t, []string{"POST /threads/thr_1/advance"}, m.log(), "advice %q", advice)
+		require.Contains(t, err.Error(), "migration not followed", advice)
+	}
+}
+
+// TestHardenMigrationQueryPlaceholder: a placeholder in the advice's query
+// is filled like one in its path.
+func TestHardenMigrationQueryPlaceholder(t *testing.T) {
+	t.Parallel()
+	m, url := newMigrationServer(t, http.StatusGone, "POST /advancestream2?thread=:id", sseFinal)
+	c := hardClient(t, url)
+	got, err := c.Threads.Advance(context.Background(), "thr 1", threads.AdvanceParams{Message: threads.UserMessage("x")})
+	require.NoError(t, err)
+	require.Equal(t, "hi", got.Message.Text())
+	require.Equal(t, []string{"POST /threads/thr%201/advance", "POST /threads/advancestream2?thread=thr+1"}, m.log())
+}
+
+// TestHardenMigrationOnly410 : a 500 that carries ENDPOINT_DEPRECATED is
+// a server error, not advice.
+func TestHardenMigrationOnly410(t *testing.T) {
+	t.Parallel()
+	m, url := newMigrationServer(t, http.StatusInternalServerError, "POST /:id/advancestream", sseFinal)
+	c := hardClient(t, url, threads.WithMaxRetries(0))
+	_, err := c.Threads.Advance(context.Background(), "thr_1", threads.AdvanceParams{Message: threads.UserMessage("x")})
+	require.ErrorIs(t, err, threads.ErrServer)
+	require.Equal(t, []string{"POST /threads/thr_1/advance"}, m.log())
+}
+
+// TestHardenMigrationRememberedOnly2xx: a replacement that answers 404 is
+// not remembered: the next call asks the deprecated route again (and is
+// migrated once the replacement works).
+func TestHardenMigrationRememberedOnly2xx(t *testing.T) {
+	t.Parallel()
+	var broken atomic.Bool
+	broken.Store(true)
+	var moves atomic.Int64
+	m, url := newMigrationServer(t, http.StatusGone, "POST /:id/advancestream", func(w http.ResponseWriter, r *http.Request) {
+		if broken.Load() {
+			http.NotFound(w, r)
+			return
+		}
+		sseFinal(w, r)
+	})
+	c := hardClient(t, url, threads.WithDeprecationHandler(func(threads.Deprecation) { moves.Add(1) }))
+	adv := func() error {
+		_, err := c.Threads.Advance(context.Background(), "thr_1", threads.AdvanceParams{Message: threads.UserMessage("x")})
+		return err
+	}
+	require.ErrorIs(t, adv(), threads.ErrNotFound)
+	require.ErrorIs(t, adv(), threads.ErrNotFound)
+	require.EqualValues(t, 0, moves.Load())
+	broken.Store(false)
+	require.NoError(t, adv())
+	require.NoError(t, adv())
+	require.EqualValues(t, 1, moves.Load())
+	require.Equal(t, []string{
+		"POST /threads/thr_1/advance", "POST /threads/thr_1/advancestream",
+		"POST /threads/thr_1/advance", "POST /threads/thr_1/advancestream",
+		"POST /threads/thr_1/advance", "POST /threads/thr_1/advancestream",
+		"POST /threads/thr_1/advancestream",
+	}, m.log())
+}
+
+// TestHardenMigrationCreateAdvance: the live create-and-advance advice
+// (no placeholder on either side) is still followed.
+func TestHardenMigrationCreateAdvance(t *testing.T) {
+	t.Parallel()
+	m, url := newMigrationServer(t, http.StatusGone, "POST /advancestream", sseFinal)
+	c := hardClient(t, url)
+	got, err := c.Threads.CreateAndAdvance(context.Background(), threads.AdvanceParams{Message: threads.UserMessage("x")})
+	require.NoError(t, err)
+	require.Equal(t, "hi", got.Message.Text())
+	require.Equal(t, []string{"POST /threads/advance", "POST /threads/advancestream"}, m.log())
 }

@@ -2,13 +2,18 @@ package threads_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
-	threads "github.com/threadsapi/threads-go"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	threads "github.com/threadsapi/threads-go"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -172,4 +177,29 @@ func TestProblemRequestIDAndCap(t *testing.T) {
 	assert.Len(t, p.Body, threads.MaxProblemBody)
 	assert.Equal(t, "req_42", p.RequestID)
 	assert.Equal(t, "about:blank", p.Type)
+}
+
+// TestHardenProblemErrorOneLine: CR, LF, ANSI escapes, other control and
+// format characters from a JSON error never reach Error(), which is one
+// line with each part capped; the fields keep what was sent.
+func TestHardenProblemErrorOneLine(t *testing.T) {
+	t.Parallel()
+	title := "Bad\r\nInjected: yes\x1b[31mRED\x1b[0m\x1b]0;title\x07\x00\u202e\u2028x"
+	detail := strings.Repeat("long detail \t", 4_000)
+	body, _ := json.Marshal(map[string]any{"title": title, "detail": detail, "code": "C\nODE\u009b2J"})
+	c := cannedResponseClient(t, hardKey, 400, http.Header{"Content-Type": {"application/json"}}, body)
+	_, err := c.Threads.Get(context.Background(), "thr_1")
+	var p *threads.Problem
+	require.ErrorAs(t, err, &p)
+	require.Equal(t, title, p.Title)
+	msg := p.Error()
+	t.Logf("%.200s", msg)
+	for _, r := range msg {
+		require.False(t, unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028', "%U in %q", r, msg)
+	}
+	require.NotContains(t, msg, "[31m")
+	require.NotContains(t, msg, "title")
+	require.Contains(t, msg, "Bad Injected: yes RED x")
+	require.Less(t, utf8.RuneCountInString(msg), 1600)
+	require.Equal(t, msg, fmt.Sprintf("%v", err))
 }

@@ -9,10 +9,12 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -64,7 +66,7 @@ func TestRetryRecovers(t *testing.T) {
 	th, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID})
 	require.NoError(t, err)
 	assert.NotEmpty(t, th.ID)
-	assert.Equal(t, 1, srv.ThreadCount())
+	assert.Equal(t, 1, len(srv.ThreadIDs()))
 	var counts []string
 	for _, r := range srv.Requests() {
 		counts = append(counts, r.Header.Get("X-Retry-Count"))
@@ -200,19 +202,25 @@ func TestRetryPerCallOptions(t *testing.T) {
 	assert.Equal(t, 6, srv.Count("GET", "/threads"))
 }
 
+// TestRetryContextCancelDuringWait: a cancel during a 30 s Retry-After wait
+// returns at once: in a synctest bubble with the in-memory fake, no fake
+// time passes at all.
 func TestRetryContextCancelDuringWait(t *testing.T) {
 	t.Parallel()
-	c, srv := setup(t, threads.WithRetryWait(time.Minute, time.Minute))
-	ctx, cancel := context.WithCancel(context.Background())
-	srv.Inject(threadstest.Fault{Method: "GET", Path: "/threads", Status: 503, Header: http.Header{"Retry-After": {"30"}}})
-	logs := &cancelOnLog{cancel: cancel}
-	start := time.Now()
-	_, err := c.Threads.List(ctx, nil, threads.WithLogger(slog.New(logs)))
-	elapsed := time.Since(start)
-	assert.ErrorIs(t, err, context.Canceled)
-	assert.Less(t, elapsed, time.Second)
-	t.Logf("cancelled during a 30 s Retry-After wait: returned after %v", elapsed)
-	assert.Equal(t, 1, srv.Count("GET", "/threads"))
+	synctest.Test(t, func(t *testing.T) {
+		srv := threadstest.NewServer(t, threadstest.WithoutListener(), threadstest.WithAPIKey(testKey))
+		c := srv.Client(threads.WithRetryWait(time.Minute, time.Minute))
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		srv.Inject(threadstest.Fault{Method: "GET", Path: "/threads", Status: 503, Header: http.Header{"Retry-After": {"30"}}})
+		logs := &cancelOnLog{cancel: cancel}
+		start := time.Now()
+		_, err := c.Threads.List(ctx, nil, threads.WithLogger(slog.New(logs)))
+		elapsed := time.Since(start)
+		assert.ErrorIs(t, err, context.Canceled)
+		assert.Zero(t, elapsed, "returned after %v of fake time", elapsed)
+		assert.Equal(t, 1, srv.Count("GET", "/threads"))
+	})
 }
 
 // cancelOnLog cancels a context when the first attempt is logged, that is
@@ -348,4 +356,62 @@ func TestNoDuplicateCreatesUnderFaultStorm(t *testing.T) {
 	assert.Positive(t, failed)
 	assert.Positive(t, ok)
 	t.Logf("fault storm: %d created, %d failed, %d threads on the server", ok, failed, len(page.Items))
+}
+
+// TestAttackRedirectWithShouldRetry: a 3xx to a write carrying
+// x-should-retry is final: the write may have acted.
+func TestAttackRedirectWithShouldRetry(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		w.Header().Set("X-Should-Retry", "true")
+		w.WriteHeader(http.StatusNotModified)
+	}))
+	t.Cleanup(srv.Close)
+	c := atkClient(t, srv.URL)
+	_, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: "p"})
+	assert.Error(t, err)
+	assert.Equal(t, int32(1), n.Load(), "sent once")
+	assert.False(t, errors.Is(err, context.DeadlineExceeded))
+}
+
+// TestHardenNoRetryOf2xxOr410: x-should-retry overrides the status rule
+// for failures only. A 2xx has acted: retrying it created three threads.
+// A 410 is final too.
+func TestHardenNoRetryOf2xxOr410(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		status int
+		body   string
+	}{
+		{201, `{"id":"thr_1","projectId":"p_1","name":"x"}`},
+		{200, `{"id":"thr_1","projectId":"p_1","name":"x"}`},
+		{410, `{"title":"Gone","code":"SOMETHING_ELSE"}`},
+		{410, `{"title":"Gone","code":"ENDPOINT_DEPRECATED","details":{"migrateToEndpoint":"nonsense"}}`},
+	} {
+		srv, n := hardServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("X-Should-Retry", "true")
+			w.WriteHeader(tc.status)
+			w.Write([]byte(tc.body))
+		})
+		c := hardClient(t, srv.URL, threads.WithMaxRetries(2))
+		_, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: "p_1", Name: "x"})
+		if tc.status < 300 {
+			require.NoError(t, err)
+		} else {
+			require.Error(t, err)
+		}
+		require.EqualValues(t, 1, n.Load(), "status %d with x-should-retry: true was sent %d times", tc.status, n.Load())
+	}
+	// The override still works for a failure.
+	srv, n := hardServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Should-Retry", "true")
+		w.WriteHeader(500)
+	})
+	c := hardClient(t, srv.URL, threads.WithMaxRetries(2))
+	_, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: "p_1"})
+	require.ErrorIs(t, err, threads.ErrServer)
+	require.EqualValues(t, 3, n.Load())
 }

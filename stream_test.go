@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -261,7 +262,7 @@ func TestStreamEndToEnd(t *testing.T) {
 	evs, err = collect(t, s)
 	require.NoError(t, err)
 	assert.NotEqual(t, th.ID, evs[0].Message.ThreadID)
-	assert.Equal(t, 2, srv.ThreadCount())
+	assert.Equal(t, 2, len(srv.ThreadIDs()))
 }
 
 func TestStreamTwoMessagesAndToolCallEndToEnd(t *testing.T) {
@@ -454,18 +455,22 @@ func TestStreamCancelStopsGeneration(t *testing.T) {
 }
 
 // TestStreamOutlivesRequestTimeout: the per-attempt timeout covers the
-// wait for headers only.
+// wait for headers only. In a synctest bubble with the in-memory fake, the
+// stream's pacing is exact on the fake clock.
 func TestStreamOutlivesRequestTimeout(t *testing.T) {
 	t.Parallel()
-	c, srv := setup(t, threads.WithRequestTimeout(150*time.Millisecond))
-	srv.SetThrottle(50 * time.Millisecond) // 7 snapshots: ~300ms in all
-	s, err := c.Threads.CreateAndAdvanceStream(context.Background(), threads.AdvanceParams{Message: threads.UserMessage("one two three")})
-	require.NoError(t, err)
-	start := time.Now()
-	evs, err := collect(t, s)
-	require.NoError(t, err)
-	assert.Greater(t, time.Since(start), 150*time.Millisecond)
-	assert.Equal(t, threads.GenerationStageComplete, evs[len(evs)-1].GenerationStage)
+	synctest.Test(t, func(t *testing.T) {
+		srv := threadstest.NewServer(t, threadstest.WithoutListener(), threadstest.WithThrottle(50*time.Millisecond))
+		c := srv.Client(threads.WithRequestTimeout(150 * time.Millisecond))
+		s, err := c.Threads.CreateAndAdvanceStream(context.Background(), threads.AdvanceParams{Message: threads.UserMessage("one two three")})
+		require.NoError(t, err)
+		start := time.Now()
+		evs, err := collect(t, s)
+		require.NoError(t, err)
+		require.Len(t, evs, 8) // the placeholder, 5 growing texts, the repeat, the closing snapshot
+		assert.Equal(t, 7*50*time.Millisecond, time.Since(start), "well past the 150ms request timeout")
+		assert.Equal(t, threads.GenerationStageComplete, evs[len(evs)-1].GenerationStage)
+	})
 }
 
 func TestStreamConcurrentClients(t *testing.T) {
@@ -500,7 +505,7 @@ func TestStreamConcurrentClients(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	assert.Equal(t, 20, srv.ThreadCount())
+	assert.Equal(t, 20, len(srv.ThreadIDs()))
 }
 
 func TestAdvanceReadsMigratedStream(t *testing.T) {

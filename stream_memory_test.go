@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -168,54 +167,4 @@ func TestAttackStreamRetainedBlowup(t *testing.T) {
 		runtime.KeepAlive(st)
 		st.Close()
 	})
-}
-
-// The MCP token the service returned in an earlier snapshot must not reach
-// the stream's error: not through a later snapshot that fails to decode,
-// nor through an error line that echoes it.
-func TestAttackMCPTokenInStreamErrors(t *testing.T) {
-	const tok = "mcp_tok_SECRETSECRET123456"
-	first := `data: {"responseMessageDto":{"id":"m","threadId":"t","role":"assistant","content":[]},"generationStage":"STREAMING_RESPONSE","mcpAccessToken":"` + tok + "\"}\n\n"
-	for name, tail := range map[string]string{
-		// a later snapshot the SDK cannot decode (schema drift) that carries the token
-		"bad snapshot": `data: {"mcpAccessToken":"` + tok + `","generationStage":123}` + "\n\n",
-		// the same, with the token escaped
-		"bad snapshot escaped": `data: {"mcpAccessToken":"mcp\u005ftok_SECRETSECRET123456","generationStage":123}` + "\n\n",
-		// a value the decoder cannot take (an earlier token as an id)
-		"token as bad value": `data: {"responseMessageDto":{"id":"` + tok + `","threadId":"t","role":"assistant","isCancelled":"UNSEEN_value_42","content":[]}}` + "\n\n",
-		// a value on the decoder's path, under a name that is not the schema's
-		"value on path": `data: {"responseMessageDto":{"id":"m","threadId":"t","role":"assistant","metadata":{"UNSEEN_value_42":1},"content":["UNSEEN_value_42"]}}` + "\n\n",
-		// not JSON at all, around the token
-		"syntax":           `data: {"x":"` + tok + `"UNSEEN_value_42}` + "\n\n",
-		"syntax in string": `data: {"UNSEEN_value_42":"a` + "\x01" + `"}` + "\n\n",
-		// the error line echoing the token
-		"error line":         "error: token " + tok + " expired\n\n",
-		"error line escaped": "error: token mcp\\u005ftok_SECRETSECRET123456 expired\n\n",
-	} {
-		t.Run(name, func(t *testing.T) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "text/event-stream")
-				io.WriteString(w, first+tail)
-			}))
-			defer srv.Close()
-			c := atkClient(t, srv.URL)
-			st, err := c.Threads.AdvanceStream(context.Background(), "t", threads.AdvanceParams{Message: threads.UserMessage("hi")})
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = st.Collect()
-			if err == nil {
-				t.Fatal("stream ended without an error")
-			}
-			t.Logf("err: %v", err)
-			if !errors.Is(err, threads.ErrStreamFailed) {
-				t.Errorf("err = %v, want ErrStreamFailed", err)
-			}
-			for _, s := range []string{tok, "SECRETSECRET", "UNSEEN"} {
-				if strings.Contains(err.Error(), s) {
-					t.Errorf("error shows the token: %v", err)
-				}
-			}
-		})
-	}
 }

@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 	"unicode"
 
@@ -253,18 +254,31 @@ func hold(t *testing.T, data string, gone chan<- struct{}) *threads.Client {
 }
 
 // Item 8: a server that holds the connection after DONE does not delay the
-// end (it was 100 ms late).
+// end (it was 100 ms late). In a synctest bubble over an in-memory network,
+// the end takes no time at all on the fake clock: the bounded drain after
+// DONE runs behind the caller's back.
 func TestStreamDoneEndsAtOnce(t *testing.T) {
 	t.Parallel()
-	c := hold(t, snap("m", "a")+"data: DONE\n\n", nil)
-	s, err := c.Threads.AdvanceStream(context.Background(), "thr_a.1", threads.AdvanceParams{Message: threads.UserMessage("x")})
-	require.NoError(t, err)
-	require.True(t, s.Next())
-	start := time.Now()
-	assert.False(t, s.Next())
-	took := time.Since(start)
-	require.NoError(t, s.Err())
-	assert.Less(t, took, 50*time.Millisecond, "Next after DONE took %v", took)
+	synctest.Test(t, func(t *testing.T) {
+		base, tr := pipeServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(201)
+			io.WriteString(w, snap("m", "a")+"data: DONE\n\n")
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		}))
+		c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(base), threads.WithHTTPClient(&http.Client{Transport: tr}),
+			threads.WithAPIKey(streamKey), threads.WithMaxRetries(0), threads.WithStreamIdleTimeout(100*time.Millisecond))
+		require.NoError(t, err)
+		s, err := c.Threads.AdvanceStream(context.Background(), "thr_a.1", threads.AdvanceParams{Message: threads.UserMessage("x")})
+		require.NoError(t, err)
+		require.True(t, s.Next())
+		start := time.Now()
+		assert.False(t, s.Next())
+		took := time.Since(start)
+		require.NoError(t, s.Err())
+		assert.Zero(t, took, "Next after DONE took %v of fake time", took)
+	})
 }
 
 // Item 8: keep-alives that are events without data (an id: line) do not
