@@ -513,10 +513,21 @@ func (a *attempts) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Dur
 // calls) loses its user information, credential-like query values and
 // every spelling of the key. The error is changed in place; it belongs to
 // this call alone.
+//
+// The reason may quote what the server sent (a malformed header line, key
+// and all, 64 KiB long): when showing it as one bounded, redacted line
+// changes it, the reason is replaced by that line (and no longer unwraps,
+// since the original would print the server's text).
 func scrubTransportError(err error, key string) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		ue.URL = redact.URL(ue.URL, key)
+		if ue.Err != nil {
+			msg := ue.Err.Error()
+			if shown := shownText(msg, maxErrorDetail, key); shown != msg {
+				ue.Err = errors.New(shown)
+			}
+		}
 	}
 	return err
 }
@@ -651,7 +662,7 @@ func decodeJSON(resp *http.Response, method, path string, out any, cfg *config) 
 	}
 	if err := jsonx.Unmarshal(data, out); err != nil {
 		return unexpectedResponse(method, path, resp.StatusCode, "%s body is not the expected JSON (%v): %s",
-			orUnknown(resp.Header.Get("Content-Type")), err, serverText(bytes.TrimSpace(data), 120, cfg.apiKey.get()))
+			shownText(orUnknown(resp.Header.Get("Content-Type")), maxErrorPart, cfg.apiKey.get()), err, serverText(bytes.TrimSpace(data), 120, cfg.apiKey.get()))
 	}
 	return nil
 }
@@ -767,7 +778,7 @@ func (c *Client) doStream(ctx context.Context, opts []RequestOption, cl call) (*
 	if !isEventStream(resp) {
 		ct := resp.Header.Get("Content-Type")
 		drainClose(resp.Body)
-		return nil, unexpectedResponse(cl.route.Method, pathOf(cl.route), resp.StatusCode, "want text/event-stream, got %s", orUnknown(ct))
+		return nil, unexpectedResponse(cl.route.Method, pathOf(cl.route), resp.StatusCode, "want text/event-stream, got %s", shownText(orUnknown(ct), maxErrorPart, cfg.apiKey.get()))
 	}
 	if cfg.respHeader != nil {
 		*cfg.respHeader = resp.Header.Clone()

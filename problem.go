@@ -15,6 +15,7 @@ import (
 
 	"github.com/threadsapi/threads-go/internal/jsonx"
 	"github.com/threadsapi/threads-go/internal/redact"
+	"github.com/threadsapi/threads-go/internal/termtext"
 )
 
 // Sentinel errors matched by errors.Is against a *Problem. A Problem matches
@@ -481,10 +482,19 @@ func excerpt(b []byte, n int) string {
 }
 
 // serverText is server-supplied text (a 2xx body the SDK cannot read) as an
-// error may show it: without any spelling of secret, then one line of at
-// most n bytes (see excerpt).
+// error may show it: see shownText.
 func serverText(b []byte, n int, secret string) string {
-	return excerpt(redact.Bytes(b, secret), n)
+	return shownText(string(b), n, secret)
+}
+
+// shownText is text from the server (a body, a header such as
+// Content-Type, a transport error quoting one) as an error may show it:
+// every spelling of secret removed first, then one line of printable text
+// (internal/termtext: no escape sequence, control or bidi character) of at
+// most n runes. Redaction comes before the cut, so no piece of the key is
+// left at the edge.
+func shownText(s string, n int, secret string) string {
+	return oneLine(termtext.Line(redact.String(s, secret)), n)
 }
 
 // unexpectedResponse reports a 2xx answer that the operation cannot read.
