@@ -661,8 +661,10 @@ func decodeJSON(resp *http.Response, method, path string, out any, cfg *config) 
 			cost>>20, decodeBudget(limit)>>20)
 	}
 	if err := jsonx.Unmarshal(data, out); err != nil {
+		// Describe, not err: the decoder's error names the member path it
+		// failed in, and member names are server text (the key, escaped).
 		return unexpectedResponse(method, path, resp.StatusCode, "%s body is not the expected JSON (%v): %s",
-			shownText(orUnknown(resp.Header.Get("Content-Type")), maxErrorPart, cfg.apiKey.get()), err, serverText(bytes.TrimSpace(data), 120, cfg.apiKey.get()))
+			shownText(orUnknown(resp.Header.Get("Content-Type")), maxErrorPart, cfg.apiKey.get()), jsonx.Describe(err), serverText(bytes.TrimSpace(data), 120, cfg.apiKey.get()))
 	}
 	return nil
 }
