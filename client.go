@@ -650,6 +650,8 @@ func readBody(resp *http.Response, method, path string, limit int64) ([]byte, er
 // body whose decoded values would need far more memory than its bytes (see
 // decodedCost), so memory stays bounded whatever the body's shape.
 func decodeJSON(resp *http.Response, method, path string, out any, cfg *config) error {
+	// The path may hold ids a server sent (a project id from GET /projects).
+	path = redact.URL(path, cfg.apiKey.get())
 	limit := int64(cfg.maxResponseSize)
 	data, err := readBody(resp, method, path, limit)
 	if err != nil {
@@ -780,7 +782,7 @@ func (c *Client) doStream(ctx context.Context, opts []RequestOption, cl call) (*
 	if !isEventStream(resp) {
 		ct := resp.Header.Get("Content-Type")
 		drainClose(resp.Body)
-		return nil, unexpectedResponse(cl.route.Method, pathOf(cl.route), resp.StatusCode, "want text/event-stream, got %s", shownText(orUnknown(ct), maxErrorPart, cfg.apiKey.get()))
+		return nil, unexpectedResponse(cl.route.Method, redact.URL(pathOf(cl.route), cfg.apiKey.get()), resp.StatusCode, "want text/event-stream, got %s", shownText(orUnknown(ct), maxErrorPart, cfg.apiKey.get()))
 	}
 	if cfg.respHeader != nil {
 		*cfg.respHeader = resp.Header.Clone()
