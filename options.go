@@ -43,7 +43,8 @@ const (
 // only, so passing one to a single call does not compile.
 //
 // Every [RequestOption] is also a [ClientOption]: given to [NewClient] it sets
-// the client's default for every call.
+// the client's default for every call. The exception is [WithResponseHeader],
+// which only makes sense for one call: NewClient refuses it with an error.
 type ClientOption interface {
 	applyClient(*config) error
 }
@@ -71,13 +72,23 @@ func (o clientOption) String() string { return "threads." + o.name }
 // GoString is String, for %#v.
 func (o clientOption) GoString() string { return o.String() }
 
-// requestOption works on [NewClient] and on a single call.
+// requestOption works on [NewClient] and on a single call, unless callOnly.
 type requestOption struct {
 	name string
 	fn   func(*config) error
+	// callOnly: the option is meant for one call and NewClient refuses it
+	// (WithResponseHeader: a client's calls would all write one header
+	// map, concurrently). Every RequestOption is a ClientOption by design,
+	// so the refusal cannot happen at compile time.
+	callOnly bool
 }
 
-func (o requestOption) applyClient(c *config) error  { return o.fn(c) }
+func (o requestOption) applyClient(c *config) error {
+	if o.callOnly {
+		return fmt.Errorf("threads: NewClient: %s is for a single call, not a client's default: pass it to the call", o.name)
+	}
+	return o.fn(c)
+}
 func (o requestOption) applyRequest(c *config) error { return o.fn(c) }
 
 // String names the option without its value (which may be a secret).
@@ -355,16 +366,17 @@ func WithQuery(name, value string) RequestOption {
 // WithResponseHeader stores the headers of the call's final 2xx response in
 // *dst (for a stream, as soon as the stream is returned), so a caller can read
 // rate limits or a request id. A failed call leaves *dst alone: its
-// [*Problem] carries the headers in Problem.Header. It is meant for a single
-// call; given to [NewClient], every call writes to the same *dst.
+// [*Problem] carries the headers in Problem.Header. It is for a single
+// call only: [NewClient] refuses it with an error naming it, since the
+// client's calls, concurrent ones included, would all write the one *dst.
 func WithResponseHeader(dst *http.Header) RequestOption {
-	return newRequestOption("WithResponseHeader", func(c *config) error {
+	return requestOption{name: "WithResponseHeader", callOnly: true, fn: func(c *config) error {
 		if dst == nil {
 			return errors.New("threads: WithResponseHeader: nil destination")
 		}
 		c.respHeader = dst
 		return nil
-	})
+	}}
 }
 
 // WithLogger makes the client log through l: one debug line per attempt and
