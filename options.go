@@ -288,7 +288,8 @@ func WithRequestTimeout(d time.Duration) RequestOption {
 // Bearer. The live service reads "x-api-key" and refuses a Bearer key with
 // 403; the spec says Bearer. Passing "Authorization" sends the bare key in
 // it. Headers the SDK sets itself (Content-Type, Content-Length, Host,
-// Accept, User-Agent) are refused.
+// Accept, Accept-Encoding, User-Agent, X-Retry-Count) are refused, from the
+// option and from $THREADS_API_KEY_HEADER alike (NewClient fails).
 func WithAPIKeyHeader(name string) RequestOption {
 	return newRequestOption("WithAPIKeyHeader", func(c *config) error {
 		return c.setKeyHeader("WithAPIKeyHeader", name)
@@ -309,7 +310,8 @@ func (c *config) setKeyHeader(from, name string) error {
 
 // WithHeader adds a header to every request (on [NewClient]) or to one call.
 // The headers the SDK sets itself (Authorization, Content-Type,
-// Content-Length, Host, Transfer-Encoding, Accept, User-Agent) are refused;
+// Content-Length, Host, Transfer-Encoding, Accept, Accept-Encoding,
+// User-Agent, X-Retry-Count) are refused;
 // use [WithAPIKey] for credentials and [WithUserAgent] to name your program.
 func WithHeader(name, value string) RequestOption {
 	return newRequestOption("WithHeader", func(c *config) error {
@@ -513,11 +515,15 @@ func validHeaderValue(s string) bool {
 	return true
 }
 
-// reservedHeader reports whether the SDK sets the canonical header key
-// itself, so that [WithHeader] must not.
+// reservedHeader reports whether the SDK (or its transport) sets the
+// canonical header key itself, so that [WithHeader] and [WithAPIKeyHeader]
+// must not: X-Retry-Count numbers the retries (a key sent in it was
+// overwritten by each retry), and an Accept-Encoding the caller set would
+// stop the transport from decompressing the answers it asked for.
 func reservedHeader(key string) bool {
 	switch key {
-	case "Authorization", "Content-Type", "Content-Length", "Host", "Transfer-Encoding", "Accept", "User-Agent":
+	case "Authorization", "Content-Type", "Content-Length", "Host", "Transfer-Encoding", "Accept", "User-Agent",
+		"X-Retry-Count", "Accept-Encoding":
 		return true
 	}
 	return false
