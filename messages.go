@@ -74,7 +74,10 @@ func (s *MessagesService) Create(ctx context.Context, threadID string, msg Messa
 }
 
 // Delete deletes one message of the thread (DELETE
-// /threads/{id}/messages/{messageId}).
+// /threads/{id}/messages/{messageId}). Success is any 2xx status, whatever
+// the body and its Content-Type: the body is not read, so a proxy or
+// captive portal that answers 200 text/html is reported as success too
+// (as for [ThreadsService.Delete]).
 //
 // Retries: only what provably did not act (a connection that failed before
 // the request was written, 429, 503), like [ThreadsService.Delete].
@@ -161,7 +164,9 @@ func idRoute(method, tmpl, op string, ids ...string) (route.Route, error) {
 }
 
 // doDiscard makes a call whose 2xx answer carries nothing to read (the
-// deletes): the body, whatever it is, is drained and dropped.
+// deletes): the body, whatever it is, is drained and dropped. Any 2xx is
+// success (design.md), whatever its Content-Type: the calls say so in
+// their docs.
 func (c *Client) doDiscard(ctx context.Context, opts []RequestOption, cl call) error {
 	cfg, err := c.settings(opts)
 	if err != nil {

@@ -592,6 +592,12 @@ func (s *ThreadsService) Update(ctx context.Context, id string, params UpdateThr
 // id is refused with 403, as for any id that is not a thread of the key's
 // project.
 //
+// Success is any 2xx status, whatever the body and its Content-Type: the
+// body is not read. So an answer that did not come from the service but
+// has a 2xx status (a captive portal's 200 text/html) is reported as
+// success too; when that matters, check afterwards with Get (403 once the
+// thread is gone).
+//
 // Retries: a DELETE is retried only when it provably did not act (a
 // connection that failed before the request was written, 429, 503): a
 // retry after the thread was deleted would turn the success into that 403.
