@@ -54,9 +54,9 @@ type Client struct {
 	authOK   atomic.Bool // some answer was 2xx: the key reaches the service
 
 	listTurn   chan struct{} // one slot, held while finding out how the service lists
-	perProject atomic.Bool   // GET /threads answered 404: list per project
+	perProject atomic.Bool   // the per-project route answered 2xx (after GET /threads answered 404)
 	specList   atomic.Bool   // GET /threads answered 2xx
-	projects   sync.Map      // API key -> its project id, learned from GET /projects
+	projects   sync.Map      // API key -> its project id from GET /projects, once listing it answered 2xx
 }
 
 // NewClient returns a Client configured by opts. It does no network I/O.

@@ -78,8 +78,12 @@ type ThreadsService struct {
 // (the live service's route). Without it, List uses the spec's GET /threads;
 // when that route answers 404 (the live service does not have it), the
 // client lists per project instead, with the project of the call's API key
-// (asked once with [ProjectsService.Current] and remembered), remembers the
-// route for its lifetime, and logs the switch once at info level.
+// (asked with [ProjectsService.Current]), and logs the switch at info level.
+// The switch and the project are remembered only once the per-project route
+// answered 2xx, so a passing 404 or a wrong project id does not decide
+// every later call; a later 401, 403, 404 or 410 forgets them (and a
+// refusal of GET /threads forgets that it worked), and the next call finds
+// out again.
 //
 // A server that answers with a bare JSON array instead of the
 // {items,total,offset,limit,count} envelope yields a page whose Offset and
@@ -119,10 +123,20 @@ func (s *ThreadsService) List(ctx context.Context, params *ListParams, opts ...R
 	}
 	if !c.perProject.Load() {
 		page, err := c.listSpec(ctx, opts, q, p.Offset)
-		if !c.perProject.Load() {
+		if page != nil || err != nil {
 			return page, err
 		}
+		// nil, nil: another call found that the service lists per project.
 	}
+	return c.listKeyProject(ctx, opts, q, p.Offset)
+}
+
+// listKeyProject lists the key's project through the per-project route.
+// The route, and the project id GET /projects named, are remembered only
+// once that route answered 2xx with it; a later refusal (see refused)
+// forgets both, so that the next call finds out again instead of failing
+// for the client's life.
+func (c *Client) listKeyProject(ctx context.Context, opts []RequestOption, q url.Values, offset int) (*ThreadPage, error) {
 	cfg, err := c.settings(opts)
 	if err != nil {
 		return nil, err
@@ -131,7 +145,34 @@ func (s *ThreadsService) List(ctx context.Context, params *ListParams, opts ...R
 	if err != nil {
 		return nil, err
 	}
-	return c.listPage(ctx, opts, projectThreads(projectID), q, p.Offset)
+	page, err := c.listPage(ctx, opts, projectThreads(projectID), q, offset)
+	if err != nil {
+		if refused(err) {
+			c.projects.CompareAndDelete(cfg.apiKey.get(), projectID)
+			c.perProject.Store(false)
+		}
+		return nil, err
+	}
+	c.projects.Store(cfg.apiKey.get(), projectID)
+	if !c.perProject.Swap(true) && cfg.logger != nil {
+		cfg.logger.Info("threads: GET /threads answered 404; listing per project through GET /threads/project/{projectId} from now on")
+	}
+	return page, nil
+}
+
+// refused reports whether err is the service refusing a route or what it
+// names (401, 403, 404, 410): what was learned about listing is then
+// forgotten. Other failures (a 5xx, a timeout) say nothing about it.
+func refused(err error) bool {
+	var p *Problem
+	if !errors.As(err, &p) {
+		return false
+	}
+	switch p.Status {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusGone:
+		return true
+	}
+	return false
 }
 
 var errNoClient = errors.New("threads: the service was not made by NewClient")
@@ -151,12 +192,18 @@ func (c *Client) listPage(ctx context.Context, opts []RequestOption, r route.Rou
 // listSpec lists through GET /threads. The first calls of a client take
 // turns, so that a deployment without the route costs one 404 and one
 // GET /projects however many calls start at once; when the route answers
-// 404 it sets c.perProject (with the key's project remembered) and the
-// caller lists per project.
+// 404 it lists per project (listKeyProject, which remembers the switch
+// once that answered 2xx). It returns nil, nil when, by its turn, another
+// call has found that the service lists per project. What it learns is
+// remembered only after a 2xx, and forgotten on a later refusal.
 func (c *Client) listSpec(ctx context.Context, opts []RequestOption, q url.Values, offset int) (*ThreadPage, error) {
 	spec := route.Route{Method: http.MethodGet, Template: routeThreads}
 	if c.specList.Load() {
-		return c.listPage(ctx, opts, spec, q, offset)
+		page, err := c.listPage(ctx, opts, spec, q, offset)
+		if err != nil && refused(err) {
+			c.specList.Store(false)
+		}
+		return page, err
 	}
 	// Wait for the turn as long as the caller's context allows, not as long
 	// as another caller's slow first call takes.
@@ -178,24 +225,18 @@ func (c *Client) listSpec(ctx context.Context, opts []RequestOption, q url.Value
 	case !errors.As(err, &p) || p.Status != http.StatusNotFound:
 		return nil, err
 	}
-	cfg, cfgErr := c.settings(opts)
-	if cfgErr != nil {
-		return nil, cfgErr
+	page, perr := c.listKeyProject(ctx, opts, q, offset)
+	if perr != nil {
+		// Neither way worked: report both, and decide again on the next
+		// call.
+		return nil, fmt.Errorf("%w; listing per project: %w", err, perr)
 	}
-	if _, perr := c.keyProject(ctx, cfg, opts); perr != nil {
-		// Without the project the per-project route cannot be tried: report
-		// both, and decide again on the next call.
-		return nil, fmt.Errorf("%w; listing per project needs the key's project: %w", err, perr)
-	}
-	c.perProject.Store(true)
-	if cfg.logger != nil {
-		cfg.logger.Info("threads: GET /threads answered 404; listing per project through GET /threads/project/{projectId} from now on")
-	}
-	return nil, nil
+	return page, nil
 }
 
-// keyProject returns the project of the call's API key, asking GET /projects
-// once per key and client.
+// keyProject returns the project of the call's API key: the one remembered
+// for the key (listKeyProject remembers it once listing it answered 2xx),
+// else GET /projects's.
 func (c *Client) keyProject(ctx context.Context, cfg *config, opts []RequestOption) (string, error) {
 	key := cfg.apiKey.get()
 	if id, ok := c.projects.Load(key); ok {
@@ -210,7 +251,6 @@ func (c *Client) keyProject(ctx context.Context, cfg *config, opts []RequestOpti
 		// a path step.
 		return "", unexpectedResponse(http.MethodGet, routeProjects, http.StatusOK, "the key's project: %v", err)
 	}
-	c.projects.Store(key, proj.ID)
 	return proj.ID, nil
 }
 
