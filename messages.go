@@ -32,6 +32,12 @@ type MessagesService struct {
 	client *Client
 }
 
+// Format prints "threads.MessagesService" whatever the verb: fmt would otherwise
+// print the client's settings through the pointer (a bad verb such as %s
+// prints them in full), the headers and query values of WithHeader and
+// WithQuery among them.
+func (s MessagesService) Format(f fmt.State, verb rune) { fmt.Fprint(f, "threads.MessagesService") }
+
 // List returns every message of the thread, oldest first (GET
 // /threads/{id}/messages). The service leaves system messages out and does
 // not page this route, so there is no All. It is a GET: transient failures

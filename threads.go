@@ -71,6 +71,12 @@ type ThreadsService struct {
 	client *Client
 }
 
+// Format prints "threads.ThreadsService" whatever the verb: fmt would otherwise
+// print the client's settings through the pointer (a bad verb such as %s
+// prints them in full), the headers and query values of WithHeader and
+// WithQuery among them.
+func (s ThreadsService) Format(f fmt.State, verb rune) { fmt.Fprint(f, "threads.ThreadsService") }
+
 // List returns one page of the project's threads, newest first. params may
 // be nil. It is a GET: transient failures are retried.
 //

@@ -78,6 +78,17 @@ func (e *ToolRoundsError) Error() string {
 // Is matches [ErrToolRounds].
 func (e *ToolRoundsError) Is(target error) bool { return target == ErrToolRounds }
 
+// Format prints [ToolRoundsError.Error] whatever the verb (%q quotes it),
+// for the error and its value alike: the fields hold server text and the
+// key, which a plain %#v or %+v would print as they are.
+func (e ToolRoundsError) Format(f fmt.State, verb rune) {
+	if verb == 'q' {
+		fmt.Fprintf(f, "%q", e.Error())
+		return
+	}
+	fmt.Fprint(f, e.Error())
+}
+
 // DefaultMaxToolRounds is how many tool calls one RunStream answers unless
 // [WithMaxToolRounds] says otherwise.
 const DefaultMaxToolRounds = 10
