@@ -657,6 +657,9 @@ func decodeJSON(resp *http.Response, method, path string, out any, cfg *config) 
 	if err != nil {
 		return err
 	}
+	if cfg.readBytes != nil {
+		*cfg.readBytes += int64(len(data))
+	}
 	if cost := decodedCost(data); cost > decodeBudget(limit) {
 		return unexpectedResponse(method, path, resp.StatusCode,
 			"the body holds too many JSON values to decode within the memory budget (about %d MiB of %d MiB; WithMaxResponseSize raises both)",

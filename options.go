@@ -122,7 +122,10 @@ type config struct {
 	noAutoMigrate   bool
 	onDeprecation   func(Deprecation)
 	noEnv           bool
-	maxToolRounds   int // RunStream's bound; 0: DefaultMaxToolRounds
+	maxToolRounds   int    // RunStream's bound; 0: DefaultMaxToolRounds
+	maxPages        int    // All's bound in pages; 0: DefaultMaxPages
+	maxPagingBytes  int64  // All's bound in body bytes; 0: DefaultMaxPagingBytes
+	readBytes       *int64 // when set (by All), decodeJSON adds each body's length
 }
 
 func defaultConfig() config {

@@ -2,6 +2,7 @@ package threads
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -296,6 +298,15 @@ func (b *listBody) UnmarshalJSON(data []byte) error {
 // out of the loop stops paging. An error is yielded once, as the last
 // element. params may be nil.
 //
+// Paging is bounded whatever the server sends: after [DefaultMaxPages]
+// pages or [DefaultMaxPagingBytes] bytes of page bodies (see
+// [WithPagingLimit]) All yields an error matching [ErrPagingLimit] instead
+// of asking for more; the second page in a row whose threads all were on
+// the page before (a server that ignores the offset) ends it with an error
+// matching [ErrUnexpectedResponse]. Either error comes after the threads read so
+// far, so a caller knows the listing is incomplete; neither is a silent
+// stop.
+//
 // Threads created while paging can shift the offsets (the service orders by
 // creation time only), so a thread may be seen twice or not at all.
 func (s *ThreadsService) All(ctx context.Context, params *ListParams, opts ...RequestOption) iter.Seq2[Thread, error] {
@@ -304,11 +315,48 @@ func (s *ThreadsService) All(ctx context.Context, params *ListParams, opts ...Re
 		if params != nil {
 			p = *params
 		}
-		for {
-			page, err := s.List(ctx, &p, opts...)
+		var cfg config
+		if err := cfg.applyRequest(opts); err != nil {
+			yield(Thread{}, err)
+			return
+		}
+		if c := s.c(); c != nil && cfg.maxPages == 0 {
+			cfg.maxPages, cfg.maxPagingBytes = c.cfg.maxPages, c.cfg.maxPagingBytes
+		}
+		maxPages, maxBytes := cmp.Or(cfg.maxPages, DefaultMaxPages), cmp.Or(cfg.maxPagingBytes, DefaultMaxPagingBytes)
+		var read int64
+		pageOpts := append(slices.Clip(opts), requestOption{name: "All", fn: func(c *config) error {
+			c.readBytes = &read
+			return nil
+		}})
+		var prev map[string]bool // the ids of the page before
+		stale := 0               // pages in a row with no thread that was not on the page before
+		for pages := 0; ; pages++ {
+			if pages == maxPages || read >= maxBytes {
+				yield(Thread{}, fmt.Errorf("threads: All: %w: stopped after %d pages and %d bytes, at offset %d (WithPagingLimit raises the bound)",
+					ErrPagingLimit, pages, read, p.Offset))
+				return
+			}
+			page, err := s.List(ctx, &p, pageOpts...)
 			if err != nil {
 				yield(Thread{}, err)
 				return
+			}
+			stale++
+			if len(page.Items) == 0 || prev == nil || slices.ContainsFunc(page.Items, func(t Thread) bool { return !prev[t.ID] }) {
+				stale = 0
+			}
+			// One repeat can be honest (as many threads created meanwhile
+			// as a page holds shift the offsets by a page); two in a row
+			// are a server that ignores the offset.
+			if stale == 2 {
+				yield(Thread{}, fmt.Errorf("%w: All: the pages at offset %d and before hold the same threads: the server does not page",
+					ErrUnexpectedResponse, p.Offset))
+				return
+			}
+			prev = make(map[string]bool, len(page.Items))
+			for _, t := range page.Items {
+				prev[t.ID] = true
 			}
 			for _, t := range page.Items {
 				if !yield(t, nil) {
@@ -321,6 +369,34 @@ func (s *ThreadsService) All(ctx context.Context, params *ListParams, opts ...Re
 			}
 		}
 	}
+}
+
+// Bounds on [ThreadsService.All]: see [WithPagingLimit].
+const (
+	DefaultMaxPages       = 10_000
+	DefaultMaxPagingBytes = 64 << 20
+)
+
+// ErrPagingLimit ends [ThreadsService.All] when it has read as many pages,
+// or as many bytes of page bodies, as [WithPagingLimit] allows: the listing
+// is incomplete. Match it with errors.Is.
+var ErrPagingLimit = errors.New("threads: paging limit reached")
+
+// WithPagingLimit bounds one [ThreadsService.All] loop: at most pages pages
+// and about bytes bytes of page bodies (counted after decompression; the
+// page that crosses the bound is the last). Defaults: [DefaultMaxPages]
+// (100,000 threads at the service's default page size) and
+// [DefaultMaxPagingBytes] (64 MiB, some 100,000 threads of the live
+// service). Reaching either yields an error matching [ErrPagingLimit].
+// Both must be positive. Other calls ignore it.
+func WithPagingLimit(pages int, bytes int64) RequestOption {
+	return newRequestOption("WithPagingLimit", func(c *config) error {
+		if pages <= 0 || bytes <= 0 {
+			return fmt.Errorf("threads: WithPagingLimit(%d, %d): both must be positive", pages, bytes)
+		}
+		c.maxPages, c.maxPagingBytes = pages, bytes
+		return nil
+	})
 }
 
 // Create creates a thread and returns it (the service answers 201). The
