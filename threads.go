@@ -235,9 +235,9 @@ func (c *Client) listSpec(ctx context.Context, opts []RequestOption, q url.Value
 	}
 	page, perr := c.listKeyProject(ctx, opts, q, offset)
 	if perr != nil {
-		// Neither way worked: report both, and decide again on the next
-		// call.
-		return nil, fmt.Errorf("%w; listing per project: %w", err, perr)
+		// Neither way worked: report both, the per-project failure first
+		// (errors.As finds its *Problem), and decide again on the next call.
+		return nil, fmt.Errorf("%w (listing per project because %w)", perr, err)
 	}
 	return page, nil
 }
