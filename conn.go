@@ -72,7 +72,7 @@ func (k conn) DecodeJSON(ans *core.Answer, call core.Call, out any) error {
 	if redact == nil {
 		redact = k.Redact
 	}
-	return decodeJSON(ans.Resp, call.Route.Method, pathOf(call.Route), out, ans.Limits.MaxResponseSize, redact)
+	return decodeJSON(ans.Resp, call.Route.Method, pathOf(call.Route), out, ans.Limits.MaxResponseSize, redact, nil)
 }
 
 // Redact removes every spelling of the client's API key and of extra from s.

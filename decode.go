@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/threadsapi/threads-go/internal/jsonx"
+	"github.com/threadsapi/threads-go/internal/termtext"
 )
 
 // This file reads 2xx answers: a JSON body within its size and memory
@@ -32,10 +33,18 @@ func readBody(resp *http.Response, method, path string, limit int64) ([]byte, er
 // decodedCost), so memory stays bounded whatever the body's shape. clean
 // removes the call's secrets from the excerpt of a body that does not
 // decode. The caller closes the body.
-func decodeJSON(resp *http.Response, method, path string, out any, limit int64, clean func(string, ...string) string) error {
+//
+// The path is shown redacted: it may hold ids a server sent (a project id
+// from GET /projects). read, when not nil, is added the body's length
+// (All's byte bound).
+func decodeJSON(resp *http.Response, method, path string, out any, limit int64, clean func(string, ...string) string, read *int64) error {
+	path = clean(path)
 	data, err := readBody(resp, method, path, limit)
 	if err != nil {
 		return err
+	}
+	if read != nil {
+		*read += int64(len(data))
 	}
 	if cost := decodedCost(data); cost > decodeBudget(limit) {
 		return unexpectedResponse(method, path, resp.StatusCode,
@@ -43,8 +52,10 @@ func decodeJSON(resp *http.Response, method, path string, out any, limit int64, 
 			cost>>20, decodeBudget(limit)>>20)
 	}
 	if err := jsonx.Unmarshal(data, out); err != nil {
-		return unexpectedResponse(method, path, resp.StatusCode, "%s body is not the expected JSON (%v): %s",
-			orUnknown(resp.Header.Get("Content-Type")), err, excerpt([]byte(clean(string(bytes.TrimSpace(data)))), 120))
+		// Describe, not err: the decoder's error names the member path it
+		// failed in, and member names are server text (the key, escaped).
+		return unexpectedResponse(method, path, resp.StatusCode, "%s body is not the expected JSON (%s): %s",
+			shownHeader(resp.Header.Get("Content-Type"), clean), jsonx.Describe(err), excerpt([]byte(clean(string(bytes.TrimSpace(data)))), 120))
 	}
 	return nil
 }
@@ -126,4 +137,10 @@ func isEventStream(resp *http.Response) bool {
 func drainClose(body io.ReadCloser) {
 	_, _ = io.CopyN(io.Discard, body, 4<<10)
 	body.Close()
+}
+
+// shownHeader is a header value the server sent (a Content-Type) as an
+// error may show it: redacted, one printable line, bounded.
+func shownHeader(v string, clean func(string, ...string) string) string {
+	return termtext.OneLine(clean(orUnknown(v)), maxErrorPart)
 }

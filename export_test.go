@@ -52,6 +52,7 @@ const MaxMessages = maxMessages
 // The defaults the tests and benchmarks compare against (unexported in the
 // API: each option's documentation states its default).
 const (
-	DefaultMaxToolRounds = defaultMaxToolRounds
-	DefaultMaxEventSize  = defaultMaxEventSize
+	DefaultMaxToolRounds  = defaultMaxToolRounds
+	DefaultMaxEventSize   = defaultMaxEventSize
+	DefaultMaxPagingBytes = defaultMaxPagingBytes
 )

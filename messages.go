@@ -22,6 +22,12 @@ type MessagesService struct {
 	client *Client
 }
 
+// Format prints "threads.MessagesService" whatever the verb: fmt would otherwise
+// print the client's settings through the pointer (a bad verb such as %s
+// prints them in full), the headers and query values of WithHeader and
+// WithQuery among them.
+func (s MessagesService) Format(f fmt.State, verb rune) { fmt.Fprint(f, "threads.MessagesService") }
+
 // List returns every message of the thread, oldest first (GET
 // /threads/{id}/messages). The service leaves system messages out and does
 // not page this route, so there is no All. It is a GET: transient failures
@@ -64,7 +70,10 @@ func (s *MessagesService) Create(ctx context.Context, threadID string, msg Messa
 }
 
 // Delete deletes one message of the thread (DELETE
-// /threads/{id}/messages/{messageId}).
+// /threads/{id}/messages/{messageId}). Success is any 2xx status, whatever
+// the body and its Content-Type: the body is not read, so a proxy or
+// captive portal that answers 200 text/html is reported as success too
+// (as for [ThreadsService.Delete]).
 //
 // Retries: only what provably did not act (a connection that failed before
 // the request was written, 429, 503), like [ThreadsService.Delete].

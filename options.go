@@ -46,7 +46,8 @@ const (
 // only, so passing one to a single call does not compile.
 //
 // Every [RequestOption] is also a [ClientOption]: given to [NewClient] it sets
-// the client's default for every call.
+// the client's default for every call. The exception is [WithResponseHeader],
+// which only makes sense for one call: NewClient refuses it with an error.
 type ClientOption interface {
 	applyClient(*config) error
 }
@@ -74,13 +75,23 @@ func (o clientOption) String() string { return "threads." + o.name }
 // GoString is String, for %#v.
 func (o clientOption) GoString() string { return o.String() }
 
-// requestOption works on [NewClient] and on a single call.
+// requestOption works on [NewClient] and on a single call, unless callOnly.
 type requestOption struct {
 	name string
 	fn   func(*config) error
+	// callOnly: the option is meant for one call and NewClient refuses it
+	// (WithResponseHeader: a client's calls would all write one header
+	// map, concurrently). Every RequestOption is a ClientOption by design,
+	// so the refusal cannot happen at compile time.
+	callOnly bool
 }
 
-func (o requestOption) applyClient(c *config) error  { return o.fn(c) }
+func (o requestOption) applyClient(c *config) error {
+	if o.callOnly {
+		return fmt.Errorf("threads: NewClient: %s is for a single call, not a client's default: pass it to the call", o.name)
+	}
+	return o.fn(c)
+}
 func (o requestOption) applyRequest(c *config) error { return o.fn(c) }
 
 // String names the option without its value (which may be a secret).
@@ -114,7 +125,10 @@ type config struct {
 	noAutoMigrate   bool
 	onDeprecation   func(Deprecation)
 	noEnv           bool
-	maxToolRounds   int // RunStream's bound; 0: defaultMaxToolRounds
+	maxToolRounds   int    // RunStream's bound; 0: defaultMaxToolRounds
+	maxPages        int    // All's bound in pages; 0: defaultMaxPages
+	maxPagingBytes  int64  // All's bound in body bytes; 0: defaultMaxPagingBytes
+	readBytes       *int64 // when set (by All), decodeJSON adds each body's length
 }
 
 func defaultConfig() config {
@@ -286,7 +300,8 @@ func WithRequestTimeout(d time.Duration) RequestOption {
 // Bearer. The live service reads "x-api-key" and refuses a Bearer key with
 // 403; the spec says Bearer. Passing "Authorization" sends the bare key in
 // it. Headers the SDK sets itself (Content-Type, Content-Length, Host,
-// Accept, User-Agent) are refused.
+// Accept, Accept-Encoding, User-Agent, X-Retry-Count) are refused, from the
+// option and from $THREADS_API_KEY_HEADER alike (NewClient fails).
 func WithAPIKeyHeader(name string) RequestOption {
 	return newRequestOption("WithAPIKeyHeader", func(c *config) error {
 		return c.setKeyHeader("WithAPIKeyHeader", name)
@@ -307,7 +322,8 @@ func (c *config) setKeyHeader(from, name string) error {
 
 // WithHeader adds a header to every request (on [NewClient]) or to one call.
 // The headers the SDK sets itself (Authorization, Content-Type,
-// Content-Length, Host, Transfer-Encoding, Accept, User-Agent) are refused;
+// Content-Length, Host, Transfer-Encoding, Accept, Accept-Encoding,
+// User-Agent, X-Retry-Count) are refused;
 // use [WithAPIKey] for credentials and [WithUserAgent] to name your program.
 func WithHeader(name, value string) RequestOption {
 	return newRequestOption("WithHeader", func(c *config) error {
@@ -384,16 +400,17 @@ func WithContextKey(key string) RequestOption {
 // WithResponseHeader stores the headers of the call's final 2xx response in
 // *dst (for a stream, as soon as the stream is returned), so a caller can read
 // rate limits or a request id. A failed call leaves *dst alone: its
-// [*Problem] carries the headers in Problem.Header. It is meant for a single
-// call; given to [NewClient], every call writes to the same *dst.
+// [*Problem] carries the headers in Problem.Header. It is for a single
+// call only: [NewClient] refuses it with an error naming it, since the
+// client's calls, concurrent ones included, would all write the one *dst.
 func WithResponseHeader(dst *http.Header) RequestOption {
-	return newRequestOption("WithResponseHeader", func(c *config) error {
+	return requestOption{name: "WithResponseHeader", callOnly: true, fn: func(c *config) error {
 		if dst == nil {
 			return errors.New("threads: WithResponseHeader: nil destination")
 		}
 		c.respHeader = dst
 		return nil
-	})
+	}}
 }
 
 // WithLogger makes the client log through l: one debug line per attempt and
@@ -530,11 +547,15 @@ func validHeaderValue(s string) bool {
 	return true
 }
 
-// reservedHeader reports whether the SDK sets the canonical header key
-// itself, so that [WithHeader] must not.
+// reservedHeader reports whether the SDK (or its transport) sets the
+// canonical header key itself, so that [WithHeader] and [WithAPIKeyHeader]
+// must not: X-Retry-Count numbers the retries (a key sent in it was
+// overwritten by each retry), and an Accept-Encoding the caller set would
+// stop the transport from decompressing the answers it asked for.
 func reservedHeader(key string) bool {
 	switch key {
-	case "Authorization", "Content-Type", "Content-Length", "Host", "Transfer-Encoding", "Accept", "User-Agent":
+	case "Authorization", "Content-Type", "Content-Length", "Host", "Transfer-Encoding", "Accept", "User-Agent",
+		"X-Retry-Count", "Accept-Encoding":
 		return true
 	}
 	return false

@@ -385,6 +385,22 @@ func excerpt(b []byte, n int) string {
 	return s
 }
 
+// serverText is server-supplied text (a 2xx body the SDK cannot read) as an
+// error may show it: see shownText.
+func serverText(b []byte, n int, secret string) string {
+	return shownText(string(b), n, secret)
+}
+
+// shownText is text from the server (a body, a header such as
+// Content-Type, a transport error quoting one) as an error may show it:
+// every spelling of secret removed first, then one line of printable text
+// (internal/termtext: no escape sequence, control or bidi character) of at
+// most n runes. Redaction comes before the cut, so no piece of the key is
+// left at the edge.
+func shownText(s string, n int, secret string) string {
+	return termtext.OneLine(redact.String(s, secret), n)
+}
+
 // unexpectedResponse reports a 2xx answer that the operation cannot read.
 func unexpectedResponse(method, path string, status int, format string, args ...any) error {
 	return fmt.Errorf("%w: %s %s: %d: %s", ErrUnexpectedResponse, method, path, status, fmt.Sprintf(format, args...))

@@ -2,6 +2,7 @@ package threads
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/threadsapi/threads-go/internal/core"
 )
@@ -13,6 +14,12 @@ import (
 type ProjectsService struct {
 	client *Client
 }
+
+// Format prints "threads.ProjectsService" whatever the verb: fmt would otherwise
+// print the client's settings through the pointer (a bad verb such as %s
+// prints them in full), the headers and query values of WithHeader and
+// WithQuery among them.
+func (s ProjectsService) Format(f fmt.State, verb rune) { fmt.Fprint(f, "threads.ProjectsService") }
 
 // Current returns the project that the client's API key belongs to. It is
 // a GET: transient failures are retried.

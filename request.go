@@ -74,7 +74,7 @@ func (c *Client) exchange(ctx context.Context, opts []RequestOption, cl core.Cal
 	if cl.Stream && !isEventStream(resp) {
 		ct := resp.Header.Get("Content-Type")
 		drainClose(resp.Body)
-		return nil, nil, unexpectedResponse(cl.Route.Method, pathOf(cl.Route), resp.StatusCode, "want text/event-stream, got %s", orUnknown(ct))
+		return nil, nil, unexpectedResponse(cl.Route.Method, cfg.redact(pathOf(cl.Route)), resp.StatusCode, "want text/event-stream, got %s", shownHeader(ct, cfg.redact))
 	}
 	if cfg.respHeader != nil {
 		*cfg.respHeader = resp.Header.Clone()
@@ -92,7 +92,7 @@ func doInto[T any](ctx context.Context, c *Client, opts []RequestOption, cl core
 	}
 	defer resp.Body.Close()
 	var out T
-	if err := decodeJSON(resp, cl.Route.Method, pathOf(cl.Route), &out, int64(cfg.maxResponseSize), cfg.redact); err != nil {
+	if err := decodeJSON(resp, cl.Route.Method, pathOf(cl.Route), &out, int64(cfg.maxResponseSize), cfg.redact, cfg.readBytes); err != nil {
 		return nil, err
 	}
 	return &out, nil

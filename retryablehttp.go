@@ -152,10 +152,21 @@ func (a *attempts) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Dur
 // calls) loses its user information, credential-like query values and
 // every spelling of the key. The error is changed in place; it belongs to
 // this call alone.
+//
+// The reason may quote what the server sent (a malformed header line, key
+// and all, 64 KiB long): when showing it as one bounded, redacted line
+// changes it, the reason is replaced by that line (and no longer unwraps,
+// since the original would print the server's text).
 func scrubTransportError(err error, key string) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		ue.URL = redact.URL(ue.URL, key)
+		if ue.Err != nil {
+			msg := ue.Err.Error()
+			if shown := shownText(msg, maxErrorDetail, key); shown != msg {
+				ue.Err = errors.New(shown)
+			}
+		}
 	}
 	return err
 }

@@ -633,6 +633,14 @@ const maxErrorText = 1 << 10
 // Only a bounded prefix is looked at, so a huge error line costs no more
 // than a short one; it is redacted before it is cut, so that a secret
 // which straddles the cut is not shown in part.
+// Format prints "threads.Stream{events:N done:B}" whatever the verb, for
+// the stream and its value alike: its fields hold the tokens the service
+// sent (which Err's text is cleaned of) and the client's settings, which a
+// plain %v, %+v or %#v would print.
+func (s Stream) Format(f fmt.State, verb rune) {
+	fmt.Fprintf(f, "threads.Stream{events:%d done:%t}", s.index, s.done)
+}
+
 func (s *Stream) clean(text string, max int) string {
 	key := s.cfg.apiKey.get()
 	if n := 8*max + maxTokenLen + len(key); len(text) > n {

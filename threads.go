@@ -2,12 +2,14 @@ package threads
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"iter"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 
 	"github.com/threadsapi/threads-go/internal/core"
@@ -56,6 +58,12 @@ type ThreadsService struct {
 	client *Client
 }
 
+// Format prints "threads.ThreadsService" whatever the verb: fmt would otherwise
+// print the client's settings through the pointer (a bad verb such as %s
+// prints them in full), the headers and query values of WithHeader and
+// WithQuery among them.
+func (s ThreadsService) Format(f fmt.State, verb rune) { fmt.Fprint(f, "threads.ThreadsService") }
+
 // List returns one page of the project's threads, newest first. params may
 // be nil. It is a GET: transient failures are retried.
 //
@@ -63,8 +71,12 @@ type ThreadsService struct {
 // (the live service's route). Without it, List uses the spec's GET /threads;
 // when that route answers 404 (the live service does not have it), the
 // client lists per project instead, with the project of the call's API key
-// (asked once with [ProjectsService.Current] and remembered), remembers the
-// route for its lifetime, and logs the switch once at info level.
+// (asked with [ProjectsService.Current]), and logs the switch at info level.
+// The switch and the project are remembered only once the per-project route
+// answered 2xx, so a passing 404 or a wrong project id does not decide
+// every later call; a later 401, 403, 404 or 410 forgets them (and a
+// refusal of GET /threads forgets that it worked), and the next call finds
+// out again.
 //
 // A server that answers with a bare JSON array instead of the
 // {items,total,offset,limit,count} envelope yields a page whose Offset and
@@ -101,10 +113,20 @@ func (s *ThreadsService) List(ctx context.Context, params *ListParams, opts ...R
 	}
 	if !c.perProject.Load() {
 		page, err := c.listSpec(ctx, opts, q, p.Offset)
-		if !c.perProject.Load() {
+		if page != nil || err != nil {
 			return page, err
 		}
+		// nil, nil: another call found that the service lists per project.
 	}
+	return c.listKeyProject(ctx, opts, q, p.Offset)
+}
+
+// listKeyProject lists the key's project through the per-project route.
+// The route, and the project id GET /projects named, are remembered only
+// once that route answered 2xx with it; a later refusal (see refused)
+// forgets both, so that the next call finds out again instead of failing
+// for the client's life.
+func (c *Client) listKeyProject(ctx context.Context, opts []RequestOption, q url.Values, offset int) (*ThreadPage, error) {
 	cfg, err := c.settings(opts)
 	if err != nil {
 		return nil, err
@@ -113,7 +135,34 @@ func (s *ThreadsService) List(ctx context.Context, params *ListParams, opts ...R
 	if err != nil {
 		return nil, err
 	}
-	return c.listPage(ctx, opts, projectThreads(projectID), q, p.Offset)
+	page, err := c.listPage(ctx, opts, projectThreads(projectID), q, offset)
+	if err != nil {
+		if refused(err) {
+			c.projects.CompareAndDelete(cfg.apiKey.get(), projectID)
+			c.perProject.Store(false)
+		}
+		return nil, err
+	}
+	c.projects.Store(cfg.apiKey.get(), projectID)
+	if !c.perProject.Swap(true) && cfg.logger != nil {
+		cfg.logger.Info("threads: GET /threads answered 404; listing per project through GET /threads/project/{projectId} from now on")
+	}
+	return page, nil
+}
+
+// refused reports whether err is the service refusing a route or what it
+// names (401, 403, 404, 410): what was learned about listing is then
+// forgotten. Other failures (a 5xx, a timeout) say nothing about it.
+func refused(err error) bool {
+	var p *Problem
+	if !errors.As(err, &p) {
+		return false
+	}
+	switch p.Status {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusGone:
+		return true
+	}
+	return false
 }
 
 func projectThreads(projectID string) route.Route {
@@ -131,12 +180,18 @@ func (c *Client) listPage(ctx context.Context, opts []RequestOption, r route.Rou
 // listSpec lists through GET /threads. The first calls of a client take
 // turns, so that a deployment without the route costs one 404 and one
 // GET /projects however many calls start at once; when the route answers
-// 404 it sets c.perProject (with the key's project remembered) and the
-// caller lists per project.
+// 404 it lists per project (listKeyProject, which remembers the switch
+// once that answered 2xx). It returns nil, nil when, by its turn, another
+// call has found that the service lists per project. What it learns is
+// remembered only after a 2xx, and forgotten on a later refusal.
 func (c *Client) listSpec(ctx context.Context, opts []RequestOption, q url.Values, offset int) (*ThreadPage, error) {
 	spec := route.Route{Method: epListThreads.method, Template: epListThreads.template}
 	if c.specList.Load() {
-		return c.listPage(ctx, opts, spec, q, offset)
+		page, err := c.listPage(ctx, opts, spec, q, offset)
+		if err != nil && refused(err) {
+			c.specList.Store(false)
+		}
+		return page, err
 	}
 	// Wait for the turn as long as the caller's context allows, not as long
 	// as another caller's slow first call takes.
@@ -158,24 +213,18 @@ func (c *Client) listSpec(ctx context.Context, opts []RequestOption, q url.Value
 	case !errors.As(err, &p) || p.Status != http.StatusNotFound:
 		return nil, err
 	}
-	cfg, cfgErr := c.settings(opts)
-	if cfgErr != nil {
-		return nil, cfgErr
+	page, perr := c.listKeyProject(ctx, opts, q, offset)
+	if perr != nil {
+		// Neither way worked: report both, the per-project failure first
+		// (errors.As finds its *Problem), and decide again on the next call.
+		return nil, fmt.Errorf("%w (listing per project because %w)", perr, err)
 	}
-	if _, perr := c.keyProject(ctx, cfg, opts); perr != nil {
-		// Without the project the per-project route cannot be tried: report
-		// both, and decide again on the next call.
-		return nil, fmt.Errorf("%w; listing per project needs the key's project: %w", err, perr)
-	}
-	c.perProject.Store(true)
-	if cfg.logger != nil {
-		cfg.logger.Info("threads: GET /threads answered 404; listing per project through GET /threads/project/{projectId} from now on")
-	}
-	return nil, nil
+	return page, nil
 }
 
-// keyProject returns the project of the call's API key, asking GET /projects
-// once per key and client.
+// keyProject returns the project of the call's API key: the one remembered
+// for the key (listKeyProject remembers it once listing it answered 2xx),
+// else GET /projects's.
 func (c *Client) keyProject(ctx context.Context, cfg *config, opts []RequestOption) (string, error) {
 	key := cfg.apiKey.get()
 	if id, ok := c.projects.Load(key); ok {
@@ -190,7 +239,6 @@ func (c *Client) keyProject(ctx context.Context, cfg *config, opts []RequestOpti
 		// a path step.
 		return "", unexpectedResponse(epCurrentProject.method, epCurrentProject.template, http.StatusOK, "the key's project: %v", err)
 	}
-	c.projects.Store(key, proj.ID)
 	return proj.ID, nil
 }
 
@@ -230,6 +278,14 @@ func (b *listBody) UnmarshalJSON(data []byte) error {
 // out of the loop stops paging. An error is yielded once, as the last
 // element. params may be nil.
 //
+// Paging is bounded whatever the server sends: after 10,000 pages or 64 MiB of page
+// bodies (see [WithPagingLimit]) All yields an error matching [ErrPagingLimit] instead
+// of asking for more; the second page in a row whose threads all were on
+// the page before (a server that ignores the offset) ends it with an error
+// matching [ErrUnexpectedResponse]. Either error comes after the threads read so
+// far, so a caller knows the listing is incomplete; neither is a silent
+// stop.
+//
 // Threads created while paging can shift the offsets (the service orders by
 // creation time only), so a thread may be seen twice or not at all.
 func (s *ThreadsService) All(ctx context.Context, params *ListParams, opts ...RequestOption) iter.Seq2[Thread, error] {
@@ -238,11 +294,48 @@ func (s *ThreadsService) All(ctx context.Context, params *ListParams, opts ...Re
 		if params != nil {
 			p = *params
 		}
-		for {
-			page, err := s.List(ctx, &p, opts...)
+		var cfg config
+		if err := cfg.applyRequest(opts); err != nil {
+			yield(Thread{}, err)
+			return
+		}
+		if c := s.c(); c != nil && cfg.maxPages == 0 {
+			cfg.maxPages, cfg.maxPagingBytes = c.cfg.maxPages, c.cfg.maxPagingBytes
+		}
+		maxPages, maxBytes := cmp.Or(cfg.maxPages, defaultMaxPages), cmp.Or(cfg.maxPagingBytes, defaultMaxPagingBytes)
+		var read int64
+		pageOpts := append(slices.Clip(opts), requestOption{name: "All", fn: func(c *config) error {
+			c.readBytes = &read
+			return nil
+		}})
+		var prev map[string]bool // the ids of the page before
+		stale := 0               // pages in a row with no thread that was not on the page before
+		for pages := 0; ; pages++ {
+			if pages == maxPages || read >= maxBytes {
+				yield(Thread{}, fmt.Errorf("threads: All: %w: stopped after %d pages and %d bytes, at offset %d (WithPagingLimit raises the bound)",
+					ErrPagingLimit, pages, read, p.Offset))
+				return
+			}
+			page, err := s.List(ctx, &p, pageOpts...)
 			if err != nil {
 				yield(Thread{}, err)
 				return
+			}
+			stale++
+			if len(page.Items) == 0 || prev == nil || slices.ContainsFunc(page.Items, func(t Thread) bool { return !prev[t.ID] }) {
+				stale = 0
+			}
+			// One repeat can be honest (as many threads created meanwhile
+			// as a page holds shift the offsets by a page); two in a row
+			// are a server that ignores the offset.
+			if stale == 2 {
+				yield(Thread{}, fmt.Errorf("%w: All: the pages at offset %d and before hold the same threads: the server does not page",
+					ErrUnexpectedResponse, p.Offset))
+				return
+			}
+			prev = make(map[string]bool, len(page.Items))
+			for _, t := range page.Items {
+				prev[t.ID] = true
 			}
 			for _, t := range page.Items {
 				if !yield(t, nil) {
@@ -255,6 +348,34 @@ func (s *ThreadsService) All(ctx context.Context, params *ListParams, opts ...Re
 			}
 		}
 	}
+}
+
+// Bounds on [ThreadsService.All] unless [WithPagingLimit] says otherwise
+// (unexported, like options.go's defaults: its documentation states them).
+const (
+	defaultMaxPages       = 10_000
+	defaultMaxPagingBytes = 64 << 20
+)
+
+// ErrPagingLimit ends [ThreadsService.All] when it has read as many pages,
+// or as many bytes of page bodies, as [WithPagingLimit] allows: the listing
+// is incomplete. Match it with errors.Is.
+var ErrPagingLimit = errors.New("threads: paging limit reached")
+
+// WithPagingLimit bounds one [ThreadsService.All] loop: at most pages pages
+// and about bytes bytes of page bodies (counted after decompression; the
+// page that crosses the bound is the last). Defaults: 10,000 pages
+// (100,000 threads at the service's default page size) and 64 MiB (some
+// 100,000 threads of the live service). Reaching either yields an error matching [ErrPagingLimit].
+// Both must be positive. Other calls ignore it.
+func WithPagingLimit(pages int, bytes int64) RequestOption {
+	return newRequestOption("WithPagingLimit", func(c *config) error {
+		if pages <= 0 || bytes <= 0 {
+			return fmt.Errorf("threads: WithPagingLimit(%d, %d): both must be positive", pages, bytes)
+		}
+		c.maxPages, c.maxPagingBytes = pages, bytes
+		return nil
+	})
 }
 
 // Create creates a thread and returns it (the service answers 201). The
@@ -375,7 +496,7 @@ func (c *Client) advance(ctx context.Context, opts []RequestOption, cl core.Call
 		err = lastSnapshot(newStream(ctx, resp.Body, cfg), &out)
 	} else {
 		defer resp.Body.Close()
-		err = decodeJSON(resp, cl.Route.Method, pathOf(cl.Route), &out, int64(cfg.maxResponseSize), cfg.redact)
+		err = decodeJSON(resp, cl.Route.Method, pathOf(cl.Route), &out, int64(cfg.maxResponseSize), cfg.redact, cfg.readBytes)
 	}
 	if err != nil {
 		return nil, err
@@ -471,6 +592,12 @@ func (s *ThreadsService) Update(ctx context.Context, id string, params UpdateThr
 // service answers 2xx once the thread is gone; a later call with the same
 // id is refused with 403, as for any id that is not a thread of the key's
 // project.
+//
+// Success is any 2xx status, whatever the body and its Content-Type: the
+// body is not read. So an answer that did not come from the service but
+// has a 2xx status (a captive portal's 200 text/html) is reported as
+// success too; when that matters, check afterwards with Get (403 once the
+// thread is gone).
 //
 // Retries: a DELETE is retried only when it provably did not act (a
 // connection that failed before the request was written, 429, 503): a

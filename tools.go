@@ -84,6 +84,17 @@ func (e *ToolRoundsError) Is(target error) bool { return target == ErrToolRounds
 // defaults: the documentation states it).
 const defaultMaxToolRounds = 10
 
+// Format prints [ToolRoundsError.Error] whatever the verb (%q quotes it),
+// for the error and its value alike: the fields hold server text and the
+// key, which a plain %#v or %+v would print as they are.
+func (e ToolRoundsError) Format(f fmt.State, verb rune) {
+	if verb == 'q' {
+		fmt.Fprintf(f, "%q", e.Error())
+		return
+	}
+	fmt.Fprint(f, e.Error())
+}
+
 // WithMaxToolRounds bounds how many tool calls one [ThreadsService.RunStream]
 // answers (default 10); one more request for a tool
 // ends the stream with a [*ToolRoundsError]. n must be at least 1. Other
