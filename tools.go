@@ -139,7 +139,12 @@ func WithMaxToolRounds(n int) RequestOption {
 // an error here.
 //
 // A tool runs inside Stream.Next, with ctx (cancelled as well when the
-// stream is closed). Cancelling ctx or closing the stream stops the run:
+// stream is closed). [WithStreamIdleTimeout] counts the server's silence
+// only: its clock stops while a tool runs and the next request is sent
+// (whose wait for headers [WithRequestTimeout] bounds, as for the first
+// request), and starts again for the next round's events. If it fired
+// before the tool ran, the stream ends with [ErrStreamIdle] and no tool
+// runs. Cancelling ctx or closing the stream stops the run:
 // no further request is sent. Neither stops a generation that the service
 // has already started: call [ThreadsService.Cancel] for that when you stop
 // early, otherwise the thread goes on, or waits in FETCHING_CONTEXT for a
@@ -255,14 +260,14 @@ func (r *toolRunner) next(ctx context.Context, last AdvanceResponse) (*Stream, e
 	if tool == nil && r.external[call.Name] {
 		return nil, nil // the caller's own tool: it answers the call
 	}
+	if r.rounds >= r.max {
+		return nil, &ToolRoundsError{Max: r.max, Call: call, secret: r.secret}
+	}
 	if len(call.ID) > maxToolCallID {
 		// The id must be echoed whole (a cut one answers no call), so a
 		// huge one is refused rather than sent back.
 		return nil, fmt.Errorf("%w: RunStream: the service's tool call id is %d bytes, more than the %d a tool message echoes; the call is unanswered",
 			ErrStreamFailed, len(call.ID), maxToolCallID)
-	}
-	if r.rounds >= r.max {
-		return nil, &ToolRoundsError{Max: r.max, Call: call, secret: r.secret}
 	}
 	r.rounds++
 	result, err := r.call(ctx, tool, call)
