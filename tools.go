@@ -422,20 +422,70 @@ type argField struct {
 
 func (f argField) param() ToolParameter {
 	p := ToolParameter{Name: f.name, Type: jsonType(f.typ), Description: f.description, IsRequired: f.required, EnumValues: f.enum}
-	elem := deref(f.typ)
 	if p.Type == "array" {
-		p.Items = &ToolParameterItems{Type: jsonType(elem.Elem())}
+		p.Items = &ToolParameterItems{Type: jsonType(deref(f.typ).Elem())}
 	}
-	inner := elem
-	if p.Type == "array" {
-		inner = deref(elem.Elem())
+	// Every parameter gets its JSON Schema: it is the only member the
+	// service hands to the model as it is (see ToolParameter.MarshalJSON).
+	p.Schema = f.schema(0)
+	return p
+}
+
+// schema is the field's JSON Schema: its type's, with its description and
+// enum values.
+func (f argField) schema(depth int) map[string]any {
+	s := schemaOf(f.typ, depth)
+	if f.description != "" {
+		s["description"] = f.description
 	}
-	if k := jsonType(inner); k == "object" || k == "array" {
-		if inner.Kind() != reflect.Interface {
-			p.Schema = schemaOf(f.typ, 0)
+	if len(f.enum) > 0 {
+		s["enum"] = enumValues(f.enum, s["type"])
+	}
+	return s
+}
+
+// MarshalJSON sends p with a JSON Schema ("schema") that carries its type,
+// description and enum values. The service hands the model only a
+// parameter's schema, as it is, or else its type: it copies EnumValues
+// only when Type is "enum", and never a Description. When Schema is nil,
+// one is made from Type, Items, Description and EnumValues; when it is
+// set but lacks "description" or "enum", those are added (to a copy: p is
+// not changed). The other members are sent as well, as the spec has them.
+func (p ToolParameter) MarshalJSON() ([]byte, error) {
+	type plain ToolParameter // without this method
+	q := plain(p)
+	q.Schema = p.modelSchema()
+	return json.Marshal(q)
+}
+
+// modelSchema is the schema MarshalJSON sends for p.
+func (p ToolParameter) modelSchema() map[string]any {
+	s := make(map[string]any, len(p.Schema)+3)
+	for k, v := range p.Schema {
+		s[k] = v
+	}
+	if p.Schema == nil {
+		typ := p.Type
+		if typ == "enum" {
+			typ = "string" // the service's name for a string with EnumValues
+		}
+		if typ != "" {
+			s["type"] = typ
+		}
+		if typ == "array" && p.Items != nil && p.Items.Type != "" {
+			s["items"] = map[string]any{"type": p.Items.Type}
 		}
 	}
-	return p
+	if _, ok := s["description"]; !ok && p.Description != "" {
+		s["description"] = p.Description
+	}
+	if _, ok := s["enum"]; !ok && len(p.EnumValues) > 0 {
+		s["enum"] = enumValues(p.EnumValues, s["type"])
+	}
+	if len(s) == 0 {
+		return nil // nothing to say: any JSON value
+	}
+	return s
 }
 
 // textMarshaler is implemented by time.Time and other values that JSON
@@ -527,14 +577,7 @@ func schemaOf(t reflect.Type, depth int) map[string]any {
 		props := map[string]any{}
 		required := []string{}
 		for _, f := range structFields(t) {
-			p := schemaOf(f.typ, depth+1)
-			if f.description != "" {
-				p["description"] = f.description
-			}
-			if len(f.enum) > 0 {
-				p["enum"] = enumValues(f.enum, p["type"])
-			}
-			props[f.name] = p
+			props[f.name] = f.schema(depth + 1)
 			if f.required {
 				required = append(required, f.name)
 			}

@@ -97,4 +97,36 @@ type ToolParameter struct {
 	Description string   `json:"description"`
 	IsRequired  bool     `json:"isRequired"`
 	EnumValues  []string `json:"enumValues"`
+	// Items is "items": the element type of an array parameter.
+	Items *struct {
+		Type string `json:"type"`
+	} `json:"items"`
+	// Schema is "schema", the parameter's JSON Schema as sent.
+	Schema map[string]any `json:"schema"`
+}
+
+// ModelSchema returns the JSON Schema that the live service hands to the
+// model for p (the property of the tool's parameters object), so that a
+// test can check what the model will see: "schema" as it was sent, when
+// there is one; otherwise only the type, with the items' type for an
+// array, and the enumValues only when the type is "enum". The service
+// drops a parameter's description, and its enumValues for any other type,
+// unless "schema" carries them.
+func (p ToolParameter) ModelSchema() map[string]any {
+	if p.Schema != nil {
+		return p.Schema
+	}
+	s := map[string]any{"type": p.Type}
+	switch {
+	case p.Type == "enum":
+		s["type"] = "string"
+		enum := make([]any, len(p.EnumValues))
+		for i, v := range p.EnumValues {
+			enum[i] = v
+		}
+		s["enum"] = enum
+	case p.Type == "array" && p.Items != nil:
+		s["items"] = map[string]any{"type": p.Items.Type}
+	}
+	return s
 }
