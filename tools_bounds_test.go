@@ -240,3 +240,19 @@ func BenchmarkRunStreamEcho(b *testing.B) {
 	b.ReportMetric(float64(up), "up-B/op")
 	b.ReportMetric(float64(down), "down-B/op")
 }
+
+// Whatever a call's name, argument names and values, the error NewTool's
+// Call gives the model stays within a constant size.
+func FuzzNewToolArgumentError(f *testing.F) {
+	f.Add("prioritize", "priority", "urgent")
+	f.Add(strings.Repeat("<", 300), strings.Repeat("‹", 300), strings.Repeat("\x1b[2J", 100))
+	f.Add("", "", "\xff\xfe")
+	tool := threads.NewTool("prioritize", "Set a priority", func(_ context.Context, a priorityArgs) (string, error) { return a.Priority, nil })
+	f.Fuzz(func(t *testing.T, name, param, value string) {
+		args := map[string]any{"priority": value, param: value, param + "2": []any{value}, param + "3": map[string]any{value: value}}
+		_, err := tool.Call(context.Background(), threads.ToolCall{Name: name, Arguments: args})
+		if err != nil && len(err.Error()) > 4<<10 {
+			t.Fatalf("the error is %d bytes", len(err.Error()))
+		}
+	})
+}
