@@ -140,7 +140,7 @@ func (c *command) invoke(e *env, args []string) int {
 	if c.name != "fake" {
 		fs.StringVar(&cl.baseURL, "base-url", "", "the service's base URL (default $THREADS_BASE_URL)")
 		fs.StringVar(&cl.keyHeader, "api-key-header", "", "send the key in this header, e.g. x-api-key\n(default $THREADS_API_KEY_HEADER, else Authorization: Bearer)")
-		fs.BoolVar(&cl.keyFromStdin, "api-key-stdin", false, "read the API key from the first line of stdin\n(default $THREADS_API_KEY)")
+		fs.BoolVar(&cl.keyFromStdin, "api-key-stdin", false, "read the API key from the first line of stdin (at most 4 KiB)\n(default $THREADS_API_KEY)")
 	}
 	if c.flags != nil {
 		c.flags(fs)
