@@ -498,6 +498,10 @@ func (s *Stream) nextRound() bool {
 	if s.filter.Err() == nil {
 		drainFor(old, func() { old.Close() })
 	}
+	if end, err := s.pauseIdle(); end {
+		s.finish(err) // no tool runs, nothing is sent
+		return true
+	}
 	last := s.cur.AdvanceResponse
 	s.cur = StreamEvent{} // a round without snapshots has no "last" one
 	next, err := s.rounds.next(s.ctx, last)
@@ -520,9 +524,42 @@ func (s *Stream) nextRound() bool {
 	s.body, s.filter, s.events = next.body, next.filter, next.events
 	s.stopParserLocked()
 	s.next = nil // Next pulls from the new parser
+	if s.timer != nil {
+		s.timer.Reset(s.cfg.idleTimeout) // the next round's silence counts again
+	}
 	s.mu.Unlock()
 	old.Close()
 	return true
+}
+
+// pauseIdle stops the idle clock while a round's tool runs and the next
+// round's request is sent. The idle timeout is about the server's
+// silence: the tool's own time is not the server's, and the next
+// request's wait for its headers is bounded by WithRequestTimeout, as the
+// first request's is. The clock is restarted when the next round's body
+// is in place. end reports that the stream is over instead (closed: err
+// nil; the clock already fired: ErrStreamIdle), so that no tool runs and
+// nothing is sent.
+func (s *Stream) pauseIdle() (end bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	idle := fmt.Errorf("%w: no snapshot for %v", ErrStreamIdle, s.cfg.idleTimeout)
+	switch {
+	case s.closed:
+		return true, nil
+	case s.idle:
+		return true, idle
+	case s.timer == nil:
+		return false, nil
+	}
+	// Next started the clock (or the last round's swap restarted it), and
+	// only a snapshot or Close stops it, so at a round's DONE a Stop that
+	// finds it not running means that it fired, even if idleFired has not
+	// yet set s.idle.
+	if !s.timer.Stop() {
+		return true, idle
+	}
+	return false, nil
 }
 
 // Current returns the snapshot that the last successful Next read.

@@ -404,6 +404,11 @@ func (s *ThreadsService) Get(ctx context.Context, id string, opts ...RequestOpti
 // now CANCELLED. Closing a stream does not stop the service's generation;
 // Cancel does. The live service answers 500 for a thread without messages,
 // although it cancels it. Retries: only what provably did not act.
+//
+// After a cancel, [ThreadsService.Get] is the truth about what the thread
+// holds: the service stops storing the reply before it stops streaming
+// it, so the last snapshot a stream delivered (and Stream.Messages) can
+// hold more text than the stored message that Get returns.
 func (s *ThreadsService) Cancel(ctx context.Context, id string, opts ...RequestOption) (*Thread, error) {
 	r, err := epCancel.route("Cancel", id)
 	if err != nil {

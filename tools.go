@@ -9,7 +9,9 @@ import (
 	"reflect"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/threadsapi/threads-go/internal/redact"
 	"github.com/threadsapi/threads-go/internal/termtext"
@@ -129,6 +131,15 @@ func WithMaxToolRounds(n int) RequestOption {
 // or params.ClientTools, and, for a [NewTool] tool, arguments that do not
 // fit its Args. The model can then try again or explain.
 //
+// Nothing the server sent is multiplied on its way back: a tool message
+// quotes a tool, parameter or argument from the call at most 64 runes
+// long, once; its error text is cut at 4 KiB (and holds no API key); a
+// call of a tool that is not among tools is not counted in
+// ToolCallCounts (which is re-sent with every round); and a call whose
+// tool_call_id is longer than 1 KiB (which must be echoed whole) is not
+// answered: the stream ends with an error matching [ErrStreamFailed]. So
+// each round's request is at most a constant larger than the first.
+//
 // A call of a tool that the caller declared itself, in params.ClientTools
 // or as a context tool of params.AvailableComponents, is not answered: the
 // stream ends cleanly at that FETCHING_CONTEXT snapshot, so that the caller
@@ -141,7 +152,12 @@ func WithMaxToolRounds(n int) RequestOption {
 // an error here.
 //
 // A tool runs inside Stream.Next, with ctx (cancelled as well when the
-// stream is closed). Cancelling ctx or closing the stream stops the run:
+// stream is closed). [WithStreamIdleTimeout] counts the server's silence
+// only: its clock stops while a tool runs and the next request is sent
+// (whose wait for headers [WithRequestTimeout] bounds, as for the first
+// request), and starts again for the next round's events. If it fired
+// before the tool ran, the stream ends with [ErrStreamIdle] and no tool
+// runs. Cancelling ctx or closing the stream stops the run:
 // no further request is sent. Neither stops a generation that the service
 // has already started: call [ThreadsService.Cancel] for that when you stop
 // early, otherwise the thread goes on, or waits in FETCHING_CONTEXT for a
@@ -250,6 +266,12 @@ func (r *toolRunner) next(ctx context.Context, last AdvanceResponse) (*Stream, e
 	if r.rounds >= r.max {
 		return nil, &ToolRoundsError{Max: r.max, Call: call, secret: r.secret}
 	}
+	if len(call.ID) > maxToolCallID {
+		// The id must be echoed whole (a cut one answers no call), so a
+		// huge one is refused rather than sent back.
+		return nil, fmt.Errorf("%w: RunStream: the service's tool call id is %d bytes, more than the %d a tool message echoes; the call is unanswered",
+			ErrStreamFailed, len(call.ID), maxToolCallID)
+	}
 	r.rounds++
 	result, err := r.call(ctx, tool, call)
 	if ctxErr := ctx.Err(); ctxErr != nil {
@@ -257,12 +279,58 @@ func (r *toolRunner) next(ctx context.Context, last AdvanceResponse) (*Stream, e
 	}
 	msg := ToolResult(call.ID, result)
 	if err != nil {
-		msg = ToolResult(call.ID, "Error: "+err.Error())
-		msg.Error = err.Error()
+		text := r.errorText(err)
+		msg = ToolResult(call.ID, "Error: "+text)
+		msg.Error = text
 	}
-	r.params.ToolCallCounts[call.Name]++
+	if tool != nil {
+		// Only the caller's own tools are counted: a name the service
+		// made up would otherwise be re-sent with every later round.
+		r.params.ToolCallCounts[call.Name]++
+	}
 	r.params.Message = msg
 	return r.svc.advanceStream(ctx, "RunStream", r.id, r.params, r.opts)
+}
+
+// Bounds on what a tool message sends back of the server's own words. The
+// rule: every string that came from the server and goes back to it (a
+// tool or parameter name, an argument's value, a call id, an error that
+// quotes them) is bounded and sent once, so that a round's request is at
+// most a constant larger than the first one, whatever the server sent.
+// Names and values are quoted through echo (one line, maxEchoRunes); the
+// error text as a whole is cut at maxToolErrorText bytes (it goes out
+// twice: as the text and as the error member); a call id, which must be
+// echoed whole, is refused past maxToolCallID; only the caller's own tools
+// are counted in toolCallCounts.
+const (
+	maxEchoRunes     = 64
+	maxToolErrorText = 4 << 10
+	maxToolCallID    = 1 << 10
+	maxArgProblems   = 8 // problems listed in an arguments error; the rest are counted
+)
+
+// echo quotes server text for a message to the model: one line of
+// printable text, at most maxEchoRunes runes (and "…" when cut), in Go
+// quotes.
+func echo(s string) string { return strconv.Quote(termtext.OneLine(s, maxEchoRunes)) }
+
+// errorText is the text a tool message carries for err: without the API
+// key, at most maxToolErrorText bytes (cut on a rune boundary, "…" added).
+// Only a bounded prefix is looked at, and it is redacted before it is cut.
+func (r *toolRunner) errorText(err error) string {
+	text := err.Error()
+	if n := maxToolErrorText + len(r.secret); len(text) > n {
+		text = text[:n]
+	}
+	text = strings.ToValidUTF8(redact.String(text, r.secret), "\uFFFD")
+	if len(text) > maxToolErrorText {
+		cut := maxToolErrorText - len("…")
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut] + "…"
+	}
+	return text
 }
 
 // call runs the tool, turning a panic into an error.
@@ -276,7 +344,7 @@ func (r *toolRunner) call(ctx context.Context, tool *Tool, call ToolCall) (resul
 			names = append(names, n)
 		}
 		slices.Sort(names)
-		return "", fmt.Errorf("there is no tool named %q; the tools are: %s", call.Name, strings.Join(names, ", "))
+		return "", fmt.Errorf("there is no tool named %s; the tools are: %s", echo(call.Name), strings.Join(names, ", "))
 	}
 	defer func() {
 		if v := recover(); v != nil {
@@ -357,20 +425,70 @@ type argField struct {
 
 func (f argField) param() ToolParameter {
 	p := ToolParameter{Name: f.name, Type: jsonType(f.typ), Description: f.description, IsRequired: f.required, EnumValues: f.enum}
-	elem := deref(f.typ)
 	if p.Type == "array" {
-		p.Items = &ToolParameterItems{Type: jsonType(elem.Elem())}
+		p.Items = &ToolParameterItems{Type: jsonType(deref(f.typ).Elem())}
 	}
-	inner := elem
-	if p.Type == "array" {
-		inner = deref(elem.Elem())
+	// Every parameter gets its JSON Schema: it is the only member the
+	// service hands to the model as it is (see ToolParameter.MarshalJSON).
+	p.Schema = f.schema(0)
+	return p
+}
+
+// schema is the field's JSON Schema: its type's, with its description and
+// enum values.
+func (f argField) schema(depth int) map[string]any {
+	s := schemaOf(f.typ, depth)
+	if f.description != "" {
+		s["description"] = f.description
 	}
-	if k := jsonType(inner); k == "object" || k == "array" {
-		if inner.Kind() != reflect.Interface {
-			p.Schema = schemaOf(f.typ, 0)
+	if len(f.enum) > 0 {
+		s["enum"] = enumValues(f.enum, s["type"])
+	}
+	return s
+}
+
+// MarshalJSON sends p with a JSON Schema ("schema") that carries its type,
+// description and enum values. The service hands the model only a
+// parameter's schema, as it is, or else its type: it copies EnumValues
+// only when Type is "enum", and never a Description. When Schema is nil,
+// one is made from Type, Items, Description and EnumValues; when it is
+// set but lacks "description" or "enum", those are added (to a copy: p is
+// not changed). The other members are sent as well, as the spec has them.
+func (p ToolParameter) MarshalJSON() ([]byte, error) {
+	type plain ToolParameter // without this method
+	q := plain(p)
+	q.Schema = p.modelSchema()
+	return json.Marshal(q)
+}
+
+// modelSchema is the schema MarshalJSON sends for p.
+func (p ToolParameter) modelSchema() map[string]any {
+	s := make(map[string]any, len(p.Schema)+3)
+	for k, v := range p.Schema {
+		s[k] = v
+	}
+	if p.Schema == nil {
+		typ := p.Type
+		if typ == "enum" {
+			typ = "string" // the service's name for a string with EnumValues
+		}
+		if typ != "" {
+			s["type"] = typ
+		}
+		if typ == "array" && p.Items != nil && p.Items.Type != "" {
+			s["items"] = map[string]any{"type": p.Items.Type}
 		}
 	}
-	return p
+	if _, ok := s["description"]; !ok && p.Description != "" {
+		s["description"] = p.Description
+	}
+	if _, ok := s["enum"]; !ok && len(p.EnumValues) > 0 {
+		s["enum"] = enumValues(p.EnumValues, s["type"])
+	}
+	if len(s) == 0 {
+		return nil // nothing to say: any JSON value
+	}
+	return s
 }
 
 // textMarshaler is implemented by time.Time and other values that JSON
@@ -462,14 +580,7 @@ func schemaOf(t reflect.Type, depth int) map[string]any {
 		props := map[string]any{}
 		required := []string{}
 		for _, f := range structFields(t) {
-			p := schemaOf(f.typ, depth+1)
-			if f.description != "" {
-				p["description"] = f.description
-			}
-			if len(f.enum) > 0 {
-				p["enum"] = enumValues(f.enum, p["type"])
-			}
-			props[f.name] = p
+			props[f.name] = f.schema(depth + 1)
 			if f.required {
 				required = append(required, f.name)
 			}
@@ -508,7 +619,7 @@ func decodeArgs(call ToolCall, fields []argField, dst any) error {
 			problems = append(problems, fmt.Sprintf("the required argument %q is missing", f.name))
 		}
 		if v, ok := call.Arguments[f.name]; ok && v != nil && len(f.enum) > 0 && !slices.Contains(f.enum, fmt.Sprint(v)) {
-			problems = append(problems, fmt.Sprintf("argument %q is %v, want one of: %s", f.name, v, strings.Join(f.enum, ", ")))
+			problems = append(problems, fmt.Sprintf("argument %q is %s, want one of: %s", f.name, echoValue(v), strings.Join(f.enum, ", ")))
 		}
 	}
 	var unknown []string
@@ -519,7 +630,7 @@ func decodeArgs(call ToolCall, fields []argField, dst any) error {
 	}
 	slices.Sort(unknown)
 	for _, name := range unknown {
-		problems = append(problems, fmt.Sprintf("there is no parameter %q", name))
+		problems = append(problems, fmt.Sprintf("there is no parameter %s", echo(name)))
 	}
 	if len(problems) == 0 {
 		b, err := json.Marshal(call.Arguments)
@@ -535,6 +646,10 @@ func decodeArgs(call ToolCall, fields []argField, dst any) error {
 	if len(problems) == 0 {
 		return nil
 	}
+	if n := len(problems); n > maxArgProblems {
+		// The server chooses how many arguments it sends: list a few.
+		problems = append(problems[:maxArgProblems], fmt.Sprintf("and %d more", n-maxArgProblems))
+	}
 	var sig []string
 	for _, f := range fields {
 		p := f.param()
@@ -544,11 +659,27 @@ func decodeArgs(call ToolCall, fields []argField, dst any) error {
 		}
 		sig = append(sig, s+")")
 	}
-	return fmt.Errorf("invalid arguments for tool %q: %s; the parameters are: %s", call.Name, strings.Join(problems, "; "), strings.Join(sig, ", "))
+	return fmt.Errorf("invalid arguments for tool %s: %s; the parameters are: %s", echo(call.Name), strings.Join(problems, "; "), strings.Join(sig, ", "))
 }
 
-// argError words a decoding error for the model.
+// echoValue shows an argument's value in an error for the model: a string
+// as it is, anything else as fmt prints it, on one line and cut short
+// (the value came from the server).
+func echoValue(v any) string {
+	s, ok := v.(string)
+	if !ok {
+		s = fmt.Sprint(v)
+	}
+	return termtext.OneLine(s, maxEchoRunes)
+}
+
+// argError words a decoding error for the model, on one line and cut
+// short: encoding/json's messages quote the server's names and values.
 func argError(err error) string {
+	return termtext.OneLine(argErrorText(err), 4*maxEchoRunes)
+}
+
+func argErrorText(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		field := te.Field

@@ -22,7 +22,9 @@ import (
 // from the server; the error shows them on one short line, without the key.
 func TestAttackToolRoundsErrorCleaned(t *testing.T) {
 	t.Parallel()
-	id := "call\x1b]0;pwned\x07\x1b[2J\r\nFAKE LOG LINE " + atkKey + " " + strings.Repeat("A", 1<<20)
+	// As long as RunStream echoes (1 KiB): a longer id is refused before
+	// the rounds are counted.
+	id := "call\x1b]0;pwned\x07\x1b[2J\r\nFAKE LOG LINE " + atkKey + " " + strings.Repeat("A", 900)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		jid, _ := json.Marshal(id)

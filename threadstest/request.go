@@ -99,8 +99,41 @@ type OfferedParameter struct {
 	Description string   `json:"description"`
 	IsRequired  bool     `json:"isRequired"`
 	EnumValues  []string `json:"enumValues"`
+	// Items is "items": the element type of an array parameter.
+	Items *struct {
+		Type string `json:"type"`
+	} `json:"items"`
 	// Schema is the parameter's "schema" member exactly as sent (a JSON
 	// Schema of its value), nil when the client sent none. The default
 	// reply reads its "type" and "enum" when Type and EnumValues are empty.
 	Schema json.RawMessage `json:"schema,omitempty"`
+}
+
+// ModelSchema returns the JSON Schema that the live service hands to the
+// model for p (the property of the tool's parameters object), so that a
+// test can check what the model will see: "schema" as it was sent, when
+// there is one; otherwise only the type, with the items' type for an
+// array, and the enumValues only when the type is "enum". The service
+// drops a parameter's description, and its enumValues for any other type,
+// unless "schema" carries them.
+func (p OfferedParameter) ModelSchema() map[string]any {
+	if len(p.Schema) > 0 {
+		var sch map[string]any
+		if json.Unmarshal(p.Schema, &sch) == nil {
+			return sch
+		}
+	}
+	s := map[string]any{"type": p.Type}
+	switch {
+	case p.Type == "enum":
+		s["type"] = "string"
+		enum := make([]any, len(p.EnumValues))
+		for i, v := range p.EnumValues {
+			enum[i] = v
+		}
+		s["enum"] = enum
+	case p.Type == "array" && p.Items != nil:
+		s["items"] = map[string]any{"type": p.Items.Type}
+	}
+	return s
 }

@@ -140,7 +140,7 @@ func (c *command) invoke(e *env, args []string) int {
 	if c.name != "fake" {
 		fs.StringVar(&cl.baseURL, "base-url", "", "the service's base URL (default $THREADS_BASE_URL)")
 		fs.StringVar(&cl.keyHeader, "api-key-header", "", "send the key in this header, e.g. x-api-key\n(default $THREADS_API_KEY_HEADER, else Authorization: Bearer)")
-		fs.BoolVar(&cl.keyFromStdin, "api-key-stdin", false, "read the API key from the first line of stdin\n(default $THREADS_API_KEY)")
+		fs.BoolVar(&cl.keyFromStdin, "api-key-stdin", false, "read the API key from the first line of stdin (at most 4 KiB)\n(default $THREADS_API_KEY)")
 	}
 	if c.flags != nil {
 		c.flags(fs)
@@ -152,7 +152,10 @@ func (c *command) invoke(e *env, args []string) int {
 		return exitOK
 	}
 	if err != nil {
-		return cl.usageError(e, "%v", err)
+		// The flag package quotes the arguments it refuses as they are:
+		// an argument may hold escape sequences, so it is printed as
+		// one line of printable text.
+		return cl.usageError(e, "%s", field(err.Error()))
 	}
 	return c.run(e, cl)
 }
@@ -212,12 +215,8 @@ func (cl *call) client(e *env) (*threads.Client, bool) {
 		opts = append(opts, threads.WithAPIKeyHeader(cl.keyHeader))
 	}
 	if cl.keyFromStdin {
-		key, err := bufio.NewReader(e.stdin).ReadString('\n')
-		key = strings.TrimSpace(key)
-		if key == "" {
-			if err == nil || err == io.EOF {
-				err = errors.New("empty")
-			}
+		key, err := readKeyLine(e.stdin)
+		if err != nil {
 			cl.usageError(e, "--api-key-stdin: reading the key from stdin: %v", err)
 			return nil, false
 		}
@@ -235,6 +234,35 @@ func (cl *call) client(e *env) (*threads.Client, bool) {
 		return nil, false
 	}
 	return c, true
+}
+
+// maxKeyLine bounds the line --api-key-stdin reads: API keys are a few
+// dozen bytes, and a stdin without a newline (a file piped by mistake)
+// must not be read whole into memory, nor sent as the key.
+const maxKeyLine = 4 << 10
+
+// readKeyLine reads the API key from the first line of r: at most
+// maxKeyLine bytes before the newline (or the end of the input), white
+// space trimmed. A longer line or an empty key is an error, which never
+// quotes what was read.
+func readKeyLine(r io.Reader) (string, error) {
+	// Room for the line ending too ("\r\n"), so that a longer line shows.
+	br := bufio.NewReaderSize(io.LimitReader(r, maxKeyLine+2), 512)
+	line, err := br.ReadString('\n')
+	if err != nil && err != io.EOF {
+		return "", err
+	}
+	if strings.HasSuffix(line, "\n") {
+		line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+	}
+	if len(line) > maxKeyLine {
+		return "", fmt.Errorf("the first line is longer than %d bytes; an API key is one short line", maxKeyLine)
+	}
+	key := strings.TrimSpace(line)
+	if key == "" {
+		return "", errors.New("empty")
+	}
+	return key, nil
 }
 
 // fail prints err as one line and returns exitFailed (exitInterrupted when
