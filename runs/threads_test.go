@@ -243,3 +243,24 @@ func TestEmptyIDRefused(t *testing.T) {
 		t.Fatal("sent")
 	}
 }
+
+// Per-call options are threads.RequestOptions and reach the request.
+func TestRequestOptionsPerCall(t *testing.T) {
+	t.Parallel()
+	r := replay(t, "06")
+	if _, err := r.client().ForUser("user-1").ListThreads(context.Background(), nil, threads.WithHeader("X-Trace", "t-1")); err != nil {
+		t.Fatal(err)
+	}
+	r.check()
+	if got := r.got[0].Header.Get("X-Trace"); got != "t-1" {
+		t.Errorf("X-Trace %q", got)
+	}
+}
+
+// A *threads.Client not made by NewClient gives a Client whose calls fail.
+func TestNewUnlinked(t *testing.T) {
+	t.Parallel()
+	if _, err := New(&threads.Client{}).ForUser("u").ListThreads(context.Background(), nil); err == nil {
+		t.Fatal("no error")
+	}
+}
