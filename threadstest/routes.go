@@ -38,7 +38,7 @@ type message struct {
 	CreatedAt         string         `json:"createdAt"`
 	AdditionalContext map[string]any `json:"additionalContext"`
 	ComponentState    map[string]any `json:"componentState"`
-	Content           []ContentPart  `json:"content"`
+	Content           []SentPart     `json:"content"`
 	Component         *component     `json:"component,omitempty"`
 	Role              string         `json:"role"`
 	Reasoning         []string       `json:"reasoning,omitempty"`
