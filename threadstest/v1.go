@@ -92,7 +92,7 @@ func (s *Server) serveV1(w http.ResponseWriter, r *http.Request, body []byte) bo
 	}
 	// ApiKeyGuard, whatever header the spec's routes read the key from.
 	if r.Header.Get("X-Api-Key") != s.APIKey {
-		forbidden(w)
+		v1Forbidden(w)
 		return true
 	}
 	s.mu.Lock()
@@ -102,7 +102,7 @@ func (s *Server) serveV1(w http.ResponseWriter, r *http.Request, body []byte) bo
 	s.mu.Unlock()
 	if p == "/oauth/token" {
 		if r.Method != http.MethodPost {
-			frameworkError(w, http.StatusNotFound, "Not Found", fmt.Sprintf("Cannot %s %s", r.Method, r.URL.Path))
+			v1Error(w, http.StatusNotFound, "Not Found", fmt.Sprintf("Cannot %s %s", r.Method, r.URL.Path))
 			return true
 		}
 		s.v1Token(w, r, body)
@@ -117,7 +117,7 @@ func (s *Server) serveV1(w http.ResponseWriter, r *http.Request, body []byte) bo
 		ctxKey, ok := s.v1.tokens[tok]
 		s.mu.Unlock()
 		if !strings.EqualFold(scheme, "Bearer") || !ok {
-			frameworkError(w, http.StatusUnauthorized, "Unauthorized", "Invalid bearer token")
+			v1Error(w, http.StatusUnauthorized, "Unauthorized", "Invalid bearer token")
 			return true
 		}
 		bearer = ctxKey
@@ -130,7 +130,7 @@ func (s *Server) serveV1(w http.ResponseWriter, r *http.Request, body []byte) bo
 	}
 	m, n := r.Method, len(segs)
 	notFound := func() {
-		frameworkError(w, http.StatusNotFound, "Not Found", fmt.Sprintf("Cannot %s %s", m, r.URL.Path))
+		v1Error(w, http.StatusNotFound, "Not Found", fmt.Sprintf("Cannot %s %s", m, r.URL.Path))
 	}
 	if segs[0] != "threads" {
 		notFound()
@@ -143,7 +143,7 @@ func (s *Server) serveV1(w http.ResponseWriter, r *http.Request, body []byte) bo
 	inBody := m == http.MethodPost
 	if inBody && len(body) > 0 {
 		if err := json.Unmarshal(body, &bodyKey); err != nil {
-			frameworkError(w, http.StatusBadRequest, "Bad Request", "Unexpected token in JSON at position 0")
+			v1Error(w, http.StatusBadRequest, "Bad Request", "Unexpected token in JSON at position 0")
 			return true
 		}
 	}
@@ -204,7 +204,7 @@ func (s *Server) serveV1(w http.ResponseWriter, r *http.Request, body []byte) bo
 		msg := t.message(segs[3])
 		s.mu.Unlock()
 		if msg == nil {
-			frameworkError(w, http.StatusNotFound, "Not Found", fmt.Sprintf("Message %s not found in thread %s", segs[3], t.ID))
+			v1Error(w, http.StatusNotFound, "Not Found", fmt.Sprintf("Message %s not found in thread %s", segs[3], t.ID))
 			return true
 		}
 		writeJSON(w, http.StatusOK, msg)
@@ -223,11 +223,11 @@ func v1Identity(w http.ResponseWriter, key *string, bearer string) (string, bool
 	const msg = "V1 APIs require exactly one context identifier: provide either userKey (query/body) or an OAuth bearer token with a context key (received %s)."
 	switch {
 	case key != nil && bearer != "":
-		frameworkError(w, http.StatusBadRequest, "Bad Request", fmt.Sprintf(msg, "both"))
+		v1Error(w, http.StatusBadRequest, "Bad Request", fmt.Sprintf(msg, "both"))
 	case key == nil && bearer == "":
-		frameworkError(w, http.StatusBadRequest, "Bad Request", fmt.Sprintf(msg, "neither"))
+		v1Error(w, http.StatusBadRequest, "Bad Request", fmt.Sprintf(msg, "neither"))
 	case key != nil && strings.TrimSpace(*key) == "":
-		frameworkError(w, http.StatusBadRequest, "Bad Request", "userKey cannot be an empty string.")
+		v1Error(w, http.StatusBadRequest, "Bad Request", "userKey cannot be an empty string.")
 	case key != nil:
 		return *key, true
 	default:
@@ -243,7 +243,7 @@ func (s *Server) v1Lookup(w http.ResponseWriter, id, ctxKey string) *v1Thread {
 	t := s.v1.threads[id]
 	s.mu.Unlock()
 	if t == nil || t.UserKey != ctxKey {
-		forbidden(w)
+		v1Forbidden(w)
 		return nil
 	}
 	return t
@@ -272,7 +272,7 @@ func (s *Server) v1Token(w http.ResponseWriter, r *http.Request, body []byte) {
 	}
 	if in["grant_type"] != "urn:ietf:params:oauth:grant-type:token-exchange" ||
 		in["subject_token_type"] != "urn:ietf:params:oauth:token-type:access_token" {
-		frameworkError(w, http.StatusBadRequest, "Bad Request", "Unsupported grant_type or subject_token_type")
+		v1Error(w, http.StatusBadRequest, "Bad Request", "Unsupported grant_type or subject_token_type")
 		return
 	}
 	ctxKey, ok := subjectContext(in["subject_token"])
@@ -331,7 +331,7 @@ func v1Limit(w http.ResponseWriter, q url.Values, def int) (int, bool) {
 	default:
 		return n, true
 	}
-	frameworkErrorList(w, http.StatusBadRequest, "Bad Request", msgs)
+	v1ErrorList(w, http.StatusBadRequest, "Bad Request", msgs)
 	return 0, false
 }
 
@@ -377,7 +377,7 @@ func (s *Server) v1ListThreads(w http.ResponseWriter, r *http.Request, ctxKey st
 	start := 0
 	if c := q.Get("cursor"); c != "" {
 		if start, ok = afterCursor(c, ids); !ok {
-			frameworkError(w, http.StatusBadRequest, "Bad Request", "Invalid cursor")
+			v1Error(w, http.StatusBadRequest, "Bad Request", "Invalid cursor")
 			return
 		}
 	}
@@ -403,7 +403,7 @@ func (s *Server) v1CreateThread(w http.ResponseWriter, body []byte, ctxKey strin
 		} `json:"initialMessages"`
 	}
 	if len(body) > 0 && json.Unmarshal(body, &in) != nil {
-		frameworkErrorList(w, http.StatusBadRequest, "Bad Request", []string{"metadata must be an object"})
+		v1ErrorList(w, http.StatusBadRequest, "Bad Request", []string{"metadata must be an object"})
 		return
 	}
 	for _, m := range in.InitialMessages {
@@ -414,7 +414,7 @@ func (s *Server) v1CreateThread(w http.ResponseWriter, body []byte, ctxKey strin
 			return
 		}
 		if m.Role != "user" && m.Role != "assistant" {
-			frameworkErrorList(w, http.StatusBadRequest, "Bad Request", []string{"initialMessages.0.role must be one of the following values: user, system, assistant"})
+			v1ErrorList(w, http.StatusBadRequest, "Bad Request", []string{"initialMessages.0.role must be one of the following values: user, system, assistant"})
 			return
 		}
 	}
@@ -440,14 +440,14 @@ func (s *Server) v1UpdateThread(w http.ResponseWriter, t *v1Thread, body []byte)
 	var name *string
 	if len(in.Name) > 0 {
 		if json.Unmarshal(in.Name, &name) != nil {
-			frameworkErrorList(w, http.StatusBadRequest, "Bad Request", []string{"name must be a string"})
+			v1ErrorList(w, http.StatusBadRequest, "Bad Request", []string{"name must be a string"})
 			return
 		}
 	}
 	var meta map[string]any
 	if len(in.Metadata) > 0 && string(in.Metadata) != "null" {
 		if json.Unmarshal(in.Metadata, &meta) != nil {
-			frameworkErrorList(w, http.StatusBadRequest, "Bad Request", []string{"metadata must be an object"})
+			v1ErrorList(w, http.StatusBadRequest, "Bad Request", []string{"metadata must be an object"})
 			return
 		}
 	}
@@ -475,7 +475,7 @@ func (s *Server) v1ListMessages(w http.ResponseWriter, r *http.Request, t *v1Thr
 		order = "asc"
 	}
 	if order != "asc" && order != "desc" {
-		frameworkErrorList(w, http.StatusBadRequest, "Bad Request", []string{"order must be one of the following values: asc, desc"})
+		v1ErrorList(w, http.StatusBadRequest, "Bad Request", []string{"order must be one of the following values: asc, desc"})
 		return
 	}
 	s.mu.Lock()
@@ -491,7 +491,7 @@ func (s *Server) v1ListMessages(w http.ResponseWriter, r *http.Request, t *v1Thr
 	start := 0
 	if c := q.Get("cursor"); c != "" {
 		if start, ok = afterCursor(c, ids); !ok {
-			frameworkError(w, http.StatusBadRequest, "Bad Request", "Invalid cursor")
+			v1Error(w, http.StatusBadRequest, "Bad Request", "Invalid cursor")
 			return
 		}
 	}
@@ -518,12 +518,12 @@ func (s *Server) v1ComponentState(w http.ResponseWriter, t *v1Thread, compID str
 	var ops []map[string]any
 	if hasPatch {
 		if json.Unmarshal(in.Patch, &ops) != nil {
-			frameworkErrorList(w, http.StatusBadRequest, "Bad Request", []string{"patch must be an array"})
+			v1ErrorList(w, http.StatusBadRequest, "Bad Request", []string{"patch must be an array"})
 			return
 		}
 		for i, op := range ops {
 			if !slices.Contains([]string{"add", "remove", "replace", "move", "copy", "test"}, fmt.Sprint(op["op"])) {
-				frameworkErrorList(w, http.StatusBadRequest, "Bad Request", []string{fmt.Sprintf("patch.%d.op must be one of the following values: ", i)})
+				v1ErrorList(w, http.StatusBadRequest, "Bad Request", []string{fmt.Sprintf("patch.%d.op must be one of the following values: ", i)})
 				return
 			}
 		}
@@ -542,7 +542,7 @@ func (s *Server) v1ComponentState(w http.ResponseWriter, t *v1Thread, compID str
 	}
 	var next any
 	if hasState && json.Unmarshal(in.State, &next) != nil {
-		frameworkErrorList(w, http.StatusBadRequest, "Bad Request", []string{"state must be an object"})
+		v1ErrorList(w, http.StatusBadRequest, "Bad Request", []string{"state must be an object"})
 		return
 	}
 	s.mu.Lock()
@@ -556,7 +556,7 @@ func (s *Server) v1ComponentState(w http.ResponseWriter, t *v1Thread, compID str
 	}
 	if part == nil {
 		s.mu.Unlock()
-		frameworkError(w, http.StatusNotFound, "Not Found", fmt.Sprintf("Component %s not found in thread %s", compID, t.ID))
+		v1Error(w, http.StatusNotFound, "Not Found", fmt.Sprintf("Component %s not found in thread %s", compID, t.ID))
 		return
 	}
 	tree := part["state"]
@@ -594,7 +594,7 @@ func (s *Server) v1ListSuggestions(w http.ResponseWriter, r *http.Request, t *v1
 	exists := t.message(msgID) != nil
 	s.mu.Unlock()
 	if !exists {
-		frameworkError(w, http.StatusNotFound, "Not Found", fmt.Sprintf("Message %s not found in thread %s", msgID, t.ID))
+		v1Error(w, http.StatusNotFound, "Not Found", fmt.Sprintf("Message %s not found in thread %s", msgID, t.ID))
 		return
 	}
 	start := 0
@@ -642,10 +642,10 @@ func (s *Server) v1GenerateSuggestions(w http.ResponseWriter, t *v1Thread, msgID
 	if in.MaxSuggestions != nil {
 		switch m := *in.MaxSuggestions; {
 		case m > 10:
-			frameworkErrorList(w, http.StatusBadRequest, "Bad Request", []string{"maxSuggestions must not be greater than 10"})
+			v1ErrorList(w, http.StatusBadRequest, "Bad Request", []string{"maxSuggestions must not be greater than 10"})
 			return
 		case m < 1:
-			frameworkErrorList(w, http.StatusBadRequest, "Bad Request", []string{"maxSuggestions must not be less than 1"})
+			v1ErrorList(w, http.StatusBadRequest, "Bad Request", []string{"maxSuggestions must not be less than 1"})
 			return
 		}
 		n = int(*in.MaxSuggestions)
@@ -653,7 +653,7 @@ func (s *Server) v1GenerateSuggestions(w http.ResponseWriter, t *v1Thread, msgID
 	s.mu.Lock()
 	if t.message(msgID) == nil {
 		s.mu.Unlock()
-		frameworkError(w, http.StatusNotFound, "Not Found", fmt.Sprintf("Message %s not found in thread %s", msgID, t.ID))
+		v1Error(w, http.StatusNotFound, "Not Found", fmt.Sprintf("Message %s not found in thread %s", msgID, t.ID))
 		return
 	}
 	ts := now()
@@ -671,4 +671,22 @@ func (s *Server) v1GenerateSuggestions(w http.ResponseWriter, t *v1Thread, msgID
 		Suggestions []v1Suggestion `json:"suggestions"`
 		HasMore     bool           `json:"hasMore"`
 	}{list, false})
+}
+
+// v1Error is the framework's error shape in the live key order.
+func v1Error(w http.ResponseWriter, status int, title string, msg any) {
+	writeJSON(w, status, struct {
+		Message    any    `json:"message"`
+		Error      string `json:"error"`
+		StatusCode int    `json:"statusCode"`
+	}{msg, title, status})
+}
+
+func v1ErrorList(w http.ResponseWriter, status int, title string, msgs []string) {
+	v1Error(w, status, title, msgs)
+}
+
+// v1Forbidden is the live guards' refusal.
+func v1Forbidden(w http.ResponseWriter) {
+	v1Error(w, http.StatusForbidden, "Forbidden", "Forbidden resource")
 }
