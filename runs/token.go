@@ -12,11 +12,14 @@ import (
 	"github.com/threadsapi/threads-go/internal/route"
 )
 
-// RFC 8693 names used by [Client.ExchangeToken].
+// TokenTypeAccess is the RFC 8693 token type of the subject token
+// [Client.ExchangeToken] sends and of the token the service issues
+// ([AccessToken.IssuedTokenType]).
+const TokenTypeAccess = "urn:ietf:params:oauth:token-type:access_token"
+
 const (
 	grantTokenExchange  = "urn:ietf:params:oauth:grant-type:token-exchange"
-	TokenTypeAccess     = "urn:ietf:params:oauth:token-type:access_token"
-	maxSubjectTokenSize = 64 << 10
+	maxSubjectTokenSize = 64 << 10 // no identity provider's token is near this
 )
 
 type tokenAnswer struct {
