@@ -110,6 +110,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if s.serveV1(w, r, body) { // the /v1 routes: their own guards (v1.go)
+		return
+	}
 	if !s.authorize(w, r) {
 		return
 	}

@@ -148,6 +148,7 @@ type Server struct {
 	migrateNew  string
 	suggested   map[string][]suggestion // message id -> its suggestions
 	toolCalls   int
+	v1          v1Store // the /v1 routes' state (v1.go)
 }
 
 // config holds what the options set.
