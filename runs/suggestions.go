@@ -1,0 +1,95 @@
+package runs
+
+import (
+	"context"
+	"fmt"
+	"iter"
+
+	threads "github.com/threadsapi/threads-go"
+)
+
+// ListSuggestionsParams pages [Client.ListSuggestions] and
+// [Client.AllSuggestions].
+type ListSuggestionsParams struct {
+	// Limit is the page size, 1 to 100; 0 leaves the service's default.
+	Limit int
+	// Cursor is a previous page's NextCursor for the same message.
+	Cursor string
+}
+
+// ListSuggestions returns one page of the suggestions stored for a message
+// (GET /v1/threads/{threadId}/messages/{messageId}/suggestions); none
+// before [Client.GenerateSuggestions]. params may be nil. A cursor of
+// another message, or garbage, is a 400 problem that matches
+// [ErrInvalidCursor]. The service pages suggestions made together badly:
+// page 2 repeats page 1 and its cursor; [Client.AllSuggestions] stops
+// there.
+func (c *Client) ListSuggestions(ctx context.Context, threadID, messageID string, params *ListSuggestionsParams, opts ...threads.RequestOption) (*SuggestionPage, error) {
+	var p ListSuggestionsParams
+	if params != nil {
+		p = *params
+	}
+	k := call{method: "GET", tmpl: "/v1/threads/{threadId}/messages/{messageId}/suggestions",
+		values: map[string]string{"threadId": threadID, "messageId": messageID}}
+	q, err := pageQuery(k.op(), p.Limit, p.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	k.query = q
+	var out SuggestionPage
+	if err := c.do(ctx, opts, k, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// AllSuggestions returns an iterator over a message's suggestions, each
+// once, to the last page; it pages as [Client.AllThreads] does.
+func (c *Client) AllSuggestions(ctx context.Context, threadID, messageID string, params *ListSuggestionsParams, opts ...threads.RequestOption) iter.Seq2[Suggestion, error] {
+	var p ListSuggestionsParams
+	if params != nil {
+		p = *params
+	}
+	return pages(p.Cursor, func(cursor string) ([]Suggestion, string, bool, error) {
+		p.Cursor = cursor
+		pg, err := c.ListSuggestions(ctx, threadID, messageID, &p, opts...)
+		if err != nil {
+			return nil, "", false, err
+		}
+		return pg.Suggestions, pg.NextCursor, pg.HasMore, nil
+	}, func(s Suggestion) string { return s.ID })
+}
+
+// GenerateSuggestionsParams shapes [Client.GenerateSuggestions].
+type GenerateSuggestionsParams struct {
+	// MaxSuggestions is 1 to 10; 0 leaves the service's default (3).
+	MaxSuggestions int `json:"maxSuggestions,omitzero"`
+	// AvailableComponents are components the suggestions may refer to.
+	AvailableComponents []AvailableComponent `json:"availableComponents,omitzero"`
+}
+
+type generateSuggestionsBody struct {
+	UserKey string `json:"userKey,omitzero"`
+	GenerateSuggestionsParams
+}
+
+// GenerateSuggestions asks the service's model for follow-up suggestions
+// to a message and returns them (POST
+// /v1/threads/{threadId}/messages/{messageId}/suggestions, 201). They
+// replace the message's earlier suggestions (new ids). An unknown message
+// is a 404 problem. Retried as a POST is: only when it provably did not
+// act.
+func (c *Client) GenerateSuggestions(ctx context.Context, threadID, messageID string, params GenerateSuggestionsParams, opts ...threads.RequestOption) (*SuggestionPage, error) {
+	k := call{method: "POST", tmpl: "/v1/threads/{threadId}/messages/{messageId}/suggestions",
+		values: map[string]string{"threadId": threadID, "messageId": messageID}}
+	if params.MaxSuggestions < 0 || params.MaxSuggestions > 10 {
+		return nil, fmt.Errorf("%s: MaxSuggestions %d is out of range: 1 to 10, or 0 for the service's default", k.op(), params.MaxSuggestions)
+	}
+	body := &generateSuggestionsBody{GenerateSuggestionsParams: params}
+	k.body, k.place, k.setKey = body, keyInBody, func(key string) { body.UserKey = key }
+	var out SuggestionPage
+	if err := c.do(ctx, opts, k, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
