@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/threadsapi/threads-go/internal/core"
 	"github.com/threadsapi/threads-go/internal/route"
 )
 
@@ -41,14 +42,14 @@ func (s *MessagesService) List(ctx context.Context, threadID string, opts ...Req
 	if err != nil {
 		return nil, err
 	}
-	var out []Message
-	if err := s.c().doJSON(ctx, opts, call{route: r}, &out); err != nil {
+	out, err := doInto[[]Message](ctx, s.c(), opts, core.Call{Route: r})
+	if err != nil {
 		return nil, err
 	}
-	if out == nil {
-		out = []Message{}
+	if *out == nil {
+		return []Message{}, nil
 	}
-	return out, nil
+	return *out, nil
 }
 
 // Create appends msg to the thread without generating a reply and returns
@@ -70,7 +71,7 @@ func (s *MessagesService) Create(ctx context.Context, threadID string, msg Messa
 	if msg.Content == nil {
 		msg.Content = []ContentPart{} // content is required
 	}
-	return doInto[Message](ctx, s.c(), opts, call{route: r, body: msg})
+	return doInto[Message](ctx, s.c(), opts, core.Call{Route: r, Body: msg})
 }
 
 // Delete deletes one message of the thread (DELETE
@@ -83,7 +84,7 @@ func (s *MessagesService) Delete(ctx context.Context, threadID, messageID string
 	if err != nil {
 		return err
 	}
-	return s.c().doDiscard(ctx, opts, call{route: r})
+	return s.c().doDiscard(ctx, opts, core.Call{Route: r})
 }
 
 // Suggestions returns the suggestions generated so far for a message (GET
@@ -95,7 +96,7 @@ func (s *MessagesService) Suggestions(ctx context.Context, threadID, messageID s
 	if err != nil {
 		return nil, err
 	}
-	return s.suggestions(ctx, opts, call{route: r})
+	return s.suggestions(ctx, opts, core.Call{Route: r})
 }
 
 // GenerateSuggestions has the model propose follow-ups to a message, stores
@@ -113,18 +114,18 @@ func (s *MessagesService) GenerateSuggestions(ctx context.Context, threadID, mes
 	if params.MaxSuggestions < 0 || params.MaxSuggestions > 10 {
 		return nil, fmt.Errorf("threads: Messages.GenerateSuggestions: MaxSuggestions (%d) must be 0 (the service's default) or 1 to 10", params.MaxSuggestions)
 	}
-	return s.suggestions(ctx, opts, call{route: r, body: params})
+	return s.suggestions(ctx, opts, core.Call{Route: r, Body: params})
 }
 
-func (s *MessagesService) suggestions(ctx context.Context, opts []RequestOption, cl call) ([]Suggestion, error) {
-	var out []Suggestion
-	if err := s.c().doJSON(ctx, opts, cl, &out); err != nil {
+func (s *MessagesService) suggestions(ctx context.Context, opts []RequestOption, cl core.Call) ([]Suggestion, error) {
+	out, err := doInto[[]Suggestion](ctx, s.c(), opts, cl)
+	if err != nil {
 		return nil, err
 	}
-	if out == nil {
-		out = []Suggestion{}
+	if *out == nil {
+		return []Suggestion{}, nil
 	}
-	return out, nil
+	return *out, nil
 }
 
 // UpdateComponentState replaces the component state stored with a message
@@ -142,7 +143,7 @@ func (s *MessagesService) UpdateComponentState(ctx context.Context, threadID, me
 	if params.State == nil {
 		params.State = map[string]any{}
 	}
-	return doInto[Message](ctx, s.c(), opts, call{route: r, body: params})
+	return doInto[Message](ctx, s.c(), opts, core.Call{Route: r, Body: params})
 }
 
 // idRoute builds a route on a thread (and a message, when the template has
@@ -158,24 +159,6 @@ func idRoute(method, tmpl, op string, ids ...string) (route.Route, error) {
 		values[keys[i]] = id
 	}
 	return route.Route{Method: method, Template: tmpl, Values: values}, nil
-}
-
-// doDiscard makes a call whose 2xx answer carries nothing to read (the
-// deletes): the body, whatever it is, is drained and dropped.
-func (c *Client) doDiscard(ctx context.Context, opts []RequestOption, cl call) error {
-	cfg, err := c.settings(opts)
-	if err != nil {
-		return err
-	}
-	resp, err := c.do(ctx, cfg, cl)
-	if err != nil {
-		return err
-	}
-	if cfg.respHeader != nil {
-		*cfg.respHeader = resp.Header.Clone()
-	}
-	drainClose(resp.Body)
-	return nil
 }
 
 // c returns the service's Client, nil for a nil or zero MessagesService,

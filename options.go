@@ -10,6 +10,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/threadsapi/threads-go/internal/redact"
 )
 
 // Environment variables read by [NewClient] unless
@@ -150,6 +152,12 @@ func (s secret) get() string {
 		return ""
 	}
 	return *s.p
+}
+
+// redact returns s with every spelling of the API key, and of extra,
+// replaced: for server text that an error or a log line shows.
+func (c *config) redact(s string, extra ...string) string {
+	return redact.String(redact.String(s, c.apiKey.get()), extra...)
 }
 
 // String hides the key from fmt.

@@ -255,11 +255,8 @@ func (p *Problem) Is(target error) bool {
 	return false
 }
 
-// MigrateTo returns details.migrateToEndpoint exactly as sent, or "".
-func (p *Problem) MigrateTo() string {
-	if p == nil {
-		return ""
-	}
+// migrateTo returns details.migrateToEndpoint exactly as sent, or "".
+func migrateTo(p *Problem) string {
 	s, _ := p.Details["migrateToEndpoint"].(string)
 	return s
 }
@@ -278,7 +275,7 @@ func (p *Problem) Deprecation() (d Deprecation, ok bool) {
 	if p.Method != "" {
 		from = p.Method + " " + p.Path
 	}
-	return Deprecation{From: from, MigrateTo: p.MigrateTo(), Problem: p}, true
+	return Deprecation{From: from, MigrateTo: migrateTo(p), Problem: p}, true
 }
 
 // Deprecation describes one endpoint move advised by the service.
@@ -478,13 +475,6 @@ func excerpt(b []byte, n int) string {
 		s += "…"
 	}
 	return s
-}
-
-// serverText is server-supplied text (a 2xx body the SDK cannot read) as an
-// error may show it: without any spelling of secret, then one line of at
-// most n bytes (see excerpt).
-func serverText(b []byte, n int, secret string) string {
-	return excerpt(redact.Bytes(b, secret), n)
 }
 
 // unexpectedResponse reports a 2xx answer that the operation cannot read.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/threadsapi/threads-go/internal/core"
 	"github.com/threadsapi/threads-go/internal/route"
 )
 
@@ -24,5 +25,5 @@ func (s *ProjectsService) Current(ctx context.Context, opts ...RequestOption) (*
 	if s != nil {
 		c = s.client // nil for a zero ProjectsService: doJSON then reports it
 	}
-	return doInto[Project](ctx, c, opts, call{route: route.Route{Method: http.MethodGet, Template: routeProjects}})
+	return doInto[Project](ctx, c, opts, core.Call{Route: route.Route{Method: http.MethodGet, Template: routeProjects}})
 }

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/threadsapi/threads-go/internal/core"
 	"github.com/threadsapi/threads-go/internal/jsonx"
 	"github.com/threadsapi/threads-go/internal/route"
 )
@@ -141,8 +142,8 @@ func projectThreads(projectID string) route.Route {
 }
 
 func (c *Client) listPage(ctx context.Context, opts []RequestOption, r route.Route, q url.Values, offset int) (*ThreadPage, error) {
-	var body listBody
-	if err := c.doJSON(ctx, opts, call{route: r, query: q}, &body); err != nil {
+	body, err := doInto[listBody](ctx, c, opts, core.Call{Route: r, Query: q})
+	if err != nil {
 		return nil, err
 	}
 	return body.toPage(offset), nil
@@ -282,7 +283,7 @@ func (s *ThreadsService) All(ctx context.Context, params *ListParams, opts ...Re
 // Retries: as every POST, only what provably did not act, so a thread is
 // never created twice.
 func (s *ThreadsService) Create(ctx context.Context, params CreateThreadParams, opts ...RequestOption) (*Thread, error) {
-	return doInto[Thread](ctx, s.c(), opts, call{route: route.Route{Method: http.MethodPost, Template: routeThreads}, body: params})
+	return doInto[Thread](ctx, s.c(), opts, core.Call{Route: route.Route{Method: http.MethodPost, Template: routeThreads}, Body: params})
 }
 
 // Get returns the thread with the given id and its messages, oldest first.
@@ -295,7 +296,7 @@ func (s *ThreadsService) Get(ctx context.Context, id string, opts ...RequestOpti
 	if err != nil {
 		return nil, err
 	}
-	return doInto[ThreadWithMessages](ctx, s.c(), opts, call{route: r})
+	return doInto[ThreadWithMessages](ctx, s.c(), opts, core.Call{Route: r})
 }
 
 // Cancel stops the thread's running generation and returns the thread,
@@ -307,7 +308,7 @@ func (s *ThreadsService) Cancel(ctx context.Context, id string, opts ...RequestO
 	if err != nil {
 		return nil, err
 	}
-	return doInto[Thread](ctx, s.c(), opts, call{route: r})
+	return doInto[Thread](ctx, s.c(), opts, core.Call{Route: r})
 }
 
 // AdvanceStream appends params.Message to the thread and streams the reply.
@@ -340,7 +341,7 @@ func (s *ThreadsService) stream(ctx context.Context, r route.Route, op string, p
 	if err := checkAdvance(op, &params); err != nil {
 		return nil, err
 	}
-	return s.c().doStream(ctx, opts, call{route: r, body: params, stream: true})
+	return s.c().doStream(ctx, opts, core.Call{Route: r, Body: params, Stream: true})
 }
 
 // Advance appends params.Message and returns the final snapshot of the
@@ -358,7 +359,7 @@ func (s *ThreadsService) Advance(ctx context.Context, id string, params AdvanceP
 	if err := checkAdvance("Advance", &params); err != nil {
 		return nil, err
 	}
-	return doInto[AdvanceResponse](ctx, s.c(), opts, call{route: r, body: params})
+	return s.c().advance(ctx, opts, core.Call{Route: r, Body: params})
 }
 
 // CreateAndAdvance creates a thread, appends params.Message and returns the
@@ -371,7 +372,44 @@ func (s *ThreadsService) CreateAndAdvance(ctx context.Context, params AdvancePar
 		return nil, err
 	}
 	r := route.Route{Method: http.MethodPost, Template: routeCreateAdvance}
-	return doInto[AdvanceResponse](ctx, s.c(), opts, call{route: r, body: params})
+	return s.c().advance(ctx, opts, core.Call{Route: r, Body: params})
+}
+
+// advance makes a deprecated advance call. Its 2xx answer is JSON, or,
+// once the call was migrated to a streaming replacement, a stream, which
+// is read to its end for its last snapshot.
+func (c *Client) advance(ctx context.Context, opts []RequestOption, cl core.Call) (*AdvanceResponse, error) {
+	resp, cfg, err := c.exchange(ctx, opts, cl)
+	if err != nil {
+		return nil, err
+	}
+	var out AdvanceResponse
+	if isEventStream(resp) {
+		err = lastSnapshot(newStream(ctx, resp.Body, cfg), &out)
+	} else {
+		defer resp.Body.Close()
+		err = decodeJSON(resp, cl.Route.Method, pathOf(cl.Route), &out, int64(cfg.maxResponseSize), cfg.redact)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// lastSnapshot reads s to its end and keeps its last event in out.
+func lastSnapshot(s *Stream, out *AdvanceResponse) error {
+	defer s.Close()
+	seen := false
+	for s.Next() {
+		*out, seen = s.Current().AdvanceResponse, true
+	}
+	if err := s.Err(); err != nil {
+		return err
+	}
+	if !seen {
+		return fmt.Errorf("%w: the stream ended without a snapshot", ErrStreamFailed)
+	}
+	return nil
 }
 
 // checkAdvance catches, before sending, what the service would only report
@@ -584,7 +622,7 @@ func (s *ThreadsService) Update(ctx context.Context, id string, params UpdateThr
 	if err != nil {
 		return nil, err
 	}
-	return doInto[Thread](ctx, s.c(), opts, call{route: r, body: params})
+	return doInto[Thread](ctx, s.c(), opts, core.Call{Route: r, Body: params})
 }
 
 // Delete deletes the thread and its messages (DELETE /threads/{id}). The
@@ -600,7 +638,7 @@ func (s *ThreadsService) Delete(ctx context.Context, id string, opts ...RequestO
 	if err != nil {
 		return err
 	}
-	return s.c().doDiscard(ctx, opts, call{route: r})
+	return s.c().doDiscard(ctx, opts, core.Call{Route: r})
 }
 
 // GenerateName has the service name the thread after its messages, stores
@@ -615,5 +653,5 @@ func (s *ThreadsService) GenerateName(ctx context.Context, id string, opts ...Re
 	if err != nil {
 		return nil, err
 	}
-	return doInto[Thread](ctx, s.c(), opts, call{route: r})
+	return doInto[Thread](ctx, s.c(), opts, core.Call{Route: r})
 }

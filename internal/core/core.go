@@ -49,6 +49,11 @@ type Answer struct {
 	// (a stream keeps it until it ends).
 	Resp   *http.Response
 	Limits Limits
+
+	// Redact returns s with every spelling of the call's API key, and of
+	// the extra secrets given, replaced: for server text that an error or
+	// a log line shows. Set in every Answer that Conn.Do returns.
+	Redact func(s string, extra ...string) string
 }
 
 // Limits are the settings a reader of the answer must honour: the call's

@@ -1,0 +1,81 @@
+package threads
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/threadsapi/threads-go/internal/core"
+)
+
+// This file links package threads' request path to the sibling package
+// runs (the /v1 API) through internal/core: runs holds a *Client, asks
+// core.ConnOf for its Conn, and sends every call through exchange, so
+// both API generations share one path (options, retries, timeouts,
+// redaction, problems).
+
+func init() {
+	// The only write of core's registration: once, before main runs.
+	core.Register(connOf)
+}
+
+// connOf returns the core.Conn of client, a *Client made by NewClient.
+func connOf(client any) (core.Conn, error) {
+	c, ok := client.(*Client)
+	if !ok {
+		return nil, fmt.Errorf("threads: want a *threads.Client, got %T", client)
+	}
+	if c == nil || c.base == nil {
+		return nil, errNotMadeByNewClient
+	}
+	return conn{c}, nil
+}
+
+// conn is a Client seen from package runs.
+type conn struct{ c *Client }
+
+// Do sends call through the client's request path; opts is nil or a
+// []RequestOption.
+func (k conn) Do(ctx context.Context, opts any, call core.Call) (*core.Answer, error) {
+	var ro []RequestOption
+	switch o := opts.(type) {
+	case nil:
+	case []RequestOption:
+		ro = o
+	default:
+		return nil, fmt.Errorf("threads: core.Conn.Do: options must be []threads.RequestOption, got %T", opts)
+	}
+	resp, cfg, err := k.c.exchange(ctx, ro, call)
+	if err != nil {
+		return nil, err
+	}
+	return &core.Answer{
+		Resp: resp,
+		Limits: core.Limits{
+			MaxResponseSize: int64(cfg.maxResponseSize),
+			MaxEventSize:    cfg.maxEventSize,
+			IdleTimeout:     cfg.idleTimeout,
+			Logger:          cfg.logger,
+		},
+		Redact: cfg.redact,
+	}, nil
+}
+
+// DecodeJSON reads ans's JSON body into out, as every JSON call of package
+// threads does, and closes it.
+func (k conn) DecodeJSON(ans *core.Answer, call core.Call, out any) error {
+	if ans == nil || ans.Resp == nil {
+		return errors.New("threads: core.Conn.DecodeJSON: no answer")
+	}
+	defer ans.Resp.Body.Close()
+	redact := ans.Redact
+	if redact == nil {
+		redact = k.Redact
+	}
+	return decodeJSON(ans.Resp, call.Route.Method, pathOf(call.Route), out, ans.Limits.MaxResponseSize, redact)
+}
+
+// Redact removes every spelling of the client's API key and of extra from s.
+func (k conn) Redact(s string, extra ...string) string {
+	return k.c.cfg.redact(s, extra...)
+}

@@ -1,0 +1,129 @@
+package threads
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/threadsapi/threads-go/internal/jsonx"
+)
+
+// This file reads 2xx answers: a JSON body within its size and memory
+// bounds (decodeJSON, and decodedCost, which the stream uses per event as
+// well), and the checks and helpers around them.
+
+// readBody reads a 2xx body up to limit bytes.
+func readBody(resp *http.Response, method, path string, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("threads: %s %s: reading the response: %w", method, path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, unexpectedResponse(method, path, resp.StatusCode, "the body exceeds %d bytes (WithMaxResponseSize)", limit)
+	}
+	return data, nil
+}
+
+// decodeJSON reads a 2xx JSON body of at most limit bytes (counted after
+// any decompression) into out. Before decoding, it refuses a body whose
+// decoded values would need far more memory than its bytes (see
+// decodedCost), so memory stays bounded whatever the body's shape. clean
+// removes the call's secrets from the excerpt of a body that does not
+// decode. The caller closes the body.
+func decodeJSON(resp *http.Response, method, path string, out any, limit int64, clean func(string, ...string) string) error {
+	data, err := readBody(resp, method, path, limit)
+	if err != nil {
+		return err
+	}
+	if cost := decodedCost(data); cost > decodeBudget(limit) {
+		return unexpectedResponse(method, path, resp.StatusCode,
+			"the body holds too many JSON values to decode within the memory budget (about %d MiB of %d MiB; WithMaxResponseSize raises both)",
+			cost>>20, decodeBudget(limit)>>20)
+	}
+	if err := jsonx.Unmarshal(data, out); err != nil {
+		return unexpectedResponse(method, path, resp.StatusCode, "%s body is not the expected JSON (%v): %s",
+			orUnknown(resp.Header.Get("Content-Type")), err, excerpt([]byte(clean(string(bytes.TrimSpace(data)))), 120))
+	}
+	return nil
+}
+
+// Costs, in bytes of Go memory, that decodedCost charges per JSON value:
+// an object or array may become a struct of the generated model (a
+// Message is several hundred bytes) or a map, and grows a slice; any other
+// value (or member name) at most a field, an interface or a map entry.
+const (
+	costContainer = 512
+	costValue     = 32
+)
+
+// decodeBudget is the memory a JSON body of at most limit bytes may
+// decode into: four times the limit (128 MiB by default).
+func decodeBudget(limit int64) int64 { return 4 * limit }
+
+// decodedCost estimates, in one pass and without allocating, how much Go
+// memory decoding data may take: costContainer per object or array and
+// costValue per member or element, plus the bytes themselves. It counts
+// structure outside strings only, so it is exact about what makes small
+// JSON expensive ("[{},{},...]" is 3 bytes per Go struct) and needs no
+// valid JSON: the decoder checks that afterwards. Strings are skipped with
+// bytes.IndexByte, so text costs far less than the decoder's own pass (the
+// stream runs it on every event).
+func decodedCost(data []byte) int64 {
+	var containers, values int64
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			i = stringEnd(data, i+1)
+		case '{', '[':
+			containers++
+		case ',', ':':
+			values++
+		}
+	}
+	return int64(len(data)) + containers*costContainer + values*costValue
+}
+
+// stringEnd returns the index of the quote that closes the string whose
+// content starts at data[i], or len(data) when it does not close: the
+// first quote not escaped by an odd run of backslashes before it. Each
+// byte is looked at a bounded number of times (a run of backslashes only
+// by the quote right after it).
+func stringEnd(data []byte, i int) int {
+	for {
+		k := bytes.IndexByte(data[i:], '"')
+		if k < 0 {
+			return len(data)
+		}
+		j := i + k
+		n := 0
+		for b := j - 1; b >= i && data[b] == '\\'; b-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j
+		}
+		i = j + 1
+	}
+}
+
+func orUnknown(ct string) string {
+	if ct == "" {
+		return "untyped"
+	}
+	return ct
+}
+
+func isEventStream(resp *http.Response) bool {
+	ct := resp.Header.Get("Content-Type")
+	const es = "text/event-stream"
+	return len(ct) >= len(es) && strings.EqualFold(ct[:len(es)], es)
+}
+
+// drainClose reads a little of a body that is dropped, so that a short
+// tail does not cost the connection, and closes it.
+func drainClose(body io.ReadCloser) {
+	_, _ = io.CopyN(io.Discard, body, 4<<10)
+	body.Close()
+}

@@ -1,0 +1,306 @@
+package threads
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"runtime"
+	"strings"
+
+	"github.com/threadsapi/threads-go/internal/core"
+	"github.com/threadsapi/threads-go/internal/redact"
+	"github.com/threadsapi/threads-go/internal/route"
+)
+
+// This file is the one request path. Every operation of package threads,
+// and every call package runs makes through core.Conn (conn.go), goes
+// through exchange: the prologue (begin), then do (the body, auth and
+// headers, the retry loop of retryablehttp.go, the error body as a
+// *Problem, 410 migration), then the checks of a 2xx answer. The
+// operations only name their route and result type (routes.go) and read
+// the answer.
+
+var defaultUserAgent = "threads-go/" + Version + " (" + runtime.Version() + ")"
+
+var errNotMadeByNewClient = errors.New("threads: the Client was not made by NewClient (a zero Client or service cannot send; use threads.NewClient)")
+
+// begin is the prologue of every call: the client was made by NewClient
+// and ctx is not nil. It returns the call's settings: opts applied on the
+// client's.
+func (c *Client) begin(ctx context.Context, opts []RequestOption) (*config, error) {
+	cfg, err := c.settings(opts)
+	if err != nil {
+		return nil, err
+	}
+	if ctx == nil {
+		return nil, errors.New("threads: nil context")
+	}
+	return cfg, nil
+}
+
+// settings returns the configuration for one call.
+func (c *Client) settings(opts []RequestOption) (*config, error) {
+	if c == nil || c.base == nil {
+		return nil, errNotMadeByNewClient
+	}
+	if len(opts) == 0 {
+		return &c.cfg, nil
+	}
+	cfg := c.cfg
+	if err := cfg.applyRequest(opts); err != nil {
+		return nil, err
+	}
+	return &cfg, nil
+}
+
+// exchange makes one call and returns its 2xx response, whose body the
+// caller closes, with the call's settings. A call that reads a stream
+// (cl.Stream) fails unless the answer is text/event-stream. The response's
+// headers go to WithResponseHeader's destination.
+func (c *Client) exchange(ctx context.Context, opts []RequestOption, cl core.Call) (*http.Response, *config, error) {
+	cfg, err := c.begin(ctx, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	resp, err := c.do(ctx, cfg, cl)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cl.Stream && !isEventStream(resp) {
+		ct := resp.Header.Get("Content-Type")
+		drainClose(resp.Body)
+		return nil, nil, unexpectedResponse(cl.Route.Method, pathOf(cl.Route), resp.StatusCode, "want text/event-stream, got %s", orUnknown(ct))
+	}
+	if cfg.respHeader != nil {
+		*cfg.respHeader = resp.Header.Clone()
+	}
+	return resp, cfg, nil
+}
+
+// doInto makes a call whose 2xx answer is JSON and decodes it into a new T:
+// the body of most operations, which name their route and result type and
+// hand both here.
+func doInto[T any](ctx context.Context, c *Client, opts []RequestOption, cl core.Call) (*T, error) {
+	resp, cfg, err := c.exchange(ctx, opts, cl)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var out T
+	if err := decodeJSON(resp, cl.Route.Method, pathOf(cl.Route), &out, int64(cfg.maxResponseSize), cfg.redact); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// doStream makes a call whose 2xx answer is an event stream.
+func (c *Client) doStream(ctx context.Context, opts []RequestOption, cl core.Call) (*Stream, error) {
+	cl.Stream = true
+	resp, cfg, err := c.exchange(ctx, opts, cl)
+	if err != nil {
+		return nil, err
+	}
+	return newStream(ctx, resp.Body, cfg), nil
+}
+
+// doDiscard makes a call whose 2xx answer carries nothing to read (the
+// deletes): the body, whatever it is, is drained and dropped.
+func (c *Client) doDiscard(ctx context.Context, opts []RequestOption, cl core.Call) error {
+	resp, _, err := c.exchange(ctx, opts, cl)
+	if err != nil {
+		return err
+	}
+	drainClose(resp.Body)
+	return nil
+}
+
+// do sends cl and returns the 2xx response, whose body the caller closes.
+// Every other answer becomes a *Problem. A 410 ENDPOINT_DEPRECATED with
+// usable advice is followed once (unless WithoutAutoMigrate or
+// cl.NoMigrate), and the move is remembered once the replacement answered
+// 2xx.
+func (c *Client) do(ctx context.Context, cfg *config, cl core.Call) (*http.Response, error) {
+	var body []byte
+	if cl.Body != nil {
+		var err error
+		if body, err = json.Marshal(cl.Body); err != nil {
+			return nil, fmt.Errorf("threads: %s: encoding the request body: %w", cl.Route.String(), err)
+		}
+	}
+	migrate := !cfg.noAutoMigrate && !cl.NoMigrate
+	r := cl.Route
+	if migrate {
+		if m, ok := c.moves.Load(r.Key()); ok {
+			r = m.(route.Move).Route(r.Values)
+		}
+	}
+	resp, err := c.send(ctx, cfg, r, cl, body)
+	if err != nil {
+		return nil, err
+	}
+	if ok2xx(resp.StatusCode) {
+		if cl.KeyHeader == "" {
+			c.authOK.Store(true)
+		}
+		return resp, nil
+	}
+	p := decodeProblem(resp, r.Method, pathOf(r), cfg.apiKey.get())
+	if cl.KeyHeader == "" {
+		c.hintAuth(cfg, r, p)
+	}
+	// Only the service's removal notice migrates: a 410 with its code. The
+	// code on any other status (a 500 that says ENDPOINT_DEPRECATED) is
+	// not advice.
+	if cl.NoMigrate || p.Status != http.StatusGone || p.Code != CodeEndpointDeprecated {
+		return nil, p
+	}
+
+	advice := migrateTo(p)
+	move, err := route.Resolve(advice, c.base, r)
+	if err != nil {
+		p.migration = err.Error()
+		return nil, p
+	}
+	to := move.Route(r.Values)
+	p.deprecation = &Deprecation{From: r.String(), To: to.String(), MigrateTo: advice, Problem: p}
+	if !migrate {
+		p.migration = "WithoutAutoMigrate"
+		return nil, p
+	}
+	resp, err = c.send(ctx, cfg, to, cl, body)
+	if err != nil {
+		return nil, err
+	}
+	if !ok2xx(resp.StatusCode) {
+		p2 := decodeProblem(resp, to.Method, pathOf(to), cfg.apiKey.get())
+		if p2.Status == http.StatusGone && p2.Code == CodeEndpointDeprecated {
+			p.migration = "the replacement " + to.String() + " answered 410 too"
+			return nil, p
+		}
+		// Not remembered: a replacement that fails (404, 500...) must not
+		// become this route for the client's life.
+		return nil, p2
+	}
+	c.remember(cfg, cl.Route.Key(), move, *p.deprecation)
+	return resp, nil
+}
+
+// hintAuth tells the caller how to send the key another way when a key sent
+// as "Authorization: Bearer" is refused before this client ever got through:
+// the live service reads x-api-key and refuses Bearer with 403. The same 403
+// answers a thread outside the key's project, so on a route that names a
+// thread the hint says both.
+func (c *Client) hintAuth(cfg *config, r route.Route, p *Problem) {
+	if cfg.apiKeyHeader != "" || c.authOK.Load() {
+		return
+	}
+	if p.Status != http.StatusUnauthorized && p.Status != http.StatusForbidden {
+		return
+	}
+	if p.Code != "" || p.Type != "about:blank" {
+		// An RFC 9457 problem about something else, not the auth guard.
+		return
+	}
+	p.hint = "the key was sent as Authorization: Bearer; if the service reads it from another header, set " +
+		EnvAPIKeyHeader + " (e.g. x-api-key) or use WithAPIKeyHeader"
+	if p.Status == http.StatusForbidden && len(r.Values) > 0 {
+		p.hint = "the thread may not exist or may belong to another project; or " + p.hint
+	}
+}
+
+// remember stores a move and reports it once per client.
+func (c *Client) remember(cfg *config, key string, m route.Move, d Deprecation) {
+	c.moves.Store(key, m)
+	if _, loaded := c.reported.LoadOrStore(key, struct{}{}); loaded {
+		return
+	}
+	if cfg.logger != nil {
+		cfg.logger.Warn("threads: endpoint deprecated; following the service's migration advice",
+			slog.String("from", d.From), slog.String("to", d.To), slog.String("migrateToEndpoint", d.MigrateTo))
+	}
+	if c.cfg.onDeprecation != nil {
+		c.cfg.onDeprecation(d)
+	}
+}
+
+func ok2xx(status int) bool { return status >= 200 && status <= 299 }
+
+// pathOf is r's path as errors show it, without a query.
+func pathOf(r route.Route) string {
+	p, err := r.Path()
+	if err != nil {
+		return r.Template
+	}
+	p, _, _ = strings.Cut(p, "?")
+	return p
+}
+
+// send makes one call (with its retries) to route r.
+func (c *Client) send(ctx context.Context, cfg *config, r route.Route, cl core.Call, body []byte) (*http.Response, error) {
+	path, err := r.Path()
+	if err != nil {
+		return nil, fmt.Errorf("threads: %s %s: %w", r.Method, r.Template, err)
+	}
+	u, err := route.Join(c.base, path)
+	if err != nil {
+		return nil, fmt.Errorf("threads: %s %s: %w", r.Method, path, err)
+	}
+	for _, q := range [...]url.Values{cl.Query, cfg.query} {
+		if len(q) > 0 {
+			if u.RawQuery != "" {
+				u.RawQuery += "&"
+			}
+			u.RawQuery += q.Encode()
+		}
+	}
+	return sendRetrying(ctx, cfg, attempt{
+		hc:     c.attemptClient(cfg.requestTimeout, cl.Stream),
+		method: r.Method,
+		url:    u.String(),
+		body:   body,
+		header: c.header(cfg, cl, body != nil),
+		// The path may hold ids a server sent (a project id, say): shown
+		// in errors and logs only with every spelling of the key removed.
+		logPath:  redact.URL(u.EscapedPath(), cfg.apiKey.get()),
+		rawQuery: u.RawQuery,
+	})
+}
+
+// header returns the headers of cl: the options', the SDK's own, the key
+// (in cl.KeyHeader when set, else where the options say), then cl.Header.
+func (c *Client) header(cfg *config, cl core.Call, hasBody bool) http.Header {
+	h := make(http.Header, len(cfg.headers)+len(cl.Header)+4)
+	for k, vs := range cfg.headers {
+		h[k] = append([]string(nil), vs...)
+	}
+	if cl.Stream {
+		h.Set("Accept", "text/event-stream")
+	} else {
+		h.Set("Accept", "application/json")
+	}
+	if hasBody {
+		h.Set("Content-Type", "application/json")
+	}
+	if cfg.userAgent != "" {
+		h.Set("User-Agent", cfg.userAgent+" "+defaultUserAgent)
+	} else {
+		h.Set("User-Agent", defaultUserAgent)
+	}
+	switch {
+	case cl.KeyHeader != "":
+		h.Set(cl.KeyHeader, cfg.apiKey.get())
+	case cfg.apiKeyHeader != "":
+		h.Set(cfg.apiKeyHeader, cfg.apiKey.get())
+	default:
+		h.Set("Authorization", "Bearer "+cfg.apiKey.get())
+	}
+	for k, vs := range cl.Header {
+		h[textproto.CanonicalMIMEHeaderKey(k)] = append([]string(nil), vs...)
+	}
+	return h
+}
