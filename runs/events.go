@@ -37,21 +37,21 @@ type Event interface {
 // Event types as the service sends them in "type", and the names of its
 // CUSTOM events.
 const (
-	TypeRunStarted         = "RUN_STARTED"
-	TypeRunFinished        = "RUN_FINISHED"
-	TypeRunError           = "RUN_ERROR"
-	TypeTextMessageStart   = "TEXT_MESSAGE_START"
-	TypeTextMessageContent = "TEXT_MESSAGE_CONTENT"
-	TypeTextMessageEnd     = "TEXT_MESSAGE_END"
-	TypeToolCallStart      = "TOOL_CALL_START"
-	TypeToolCallArgs       = "TOOL_CALL_ARGS"
-	TypeToolCallEnd        = "TOOL_CALL_END"
-	TypeCustom             = "CUSTOM"
+	EventRunStarted         = "RUN_STARTED"
+	EventRunFinished        = "RUN_FINISHED"
+	EventRunError           = "RUN_ERROR"
+	EventTextMessageStart   = "TEXT_MESSAGE_START"
+	EventTextMessageContent = "TEXT_MESSAGE_CONTENT"
+	EventTextMessageEnd     = "TEXT_MESSAGE_END"
+	EventToolCallStart      = "TOOL_CALL_START"
+	EventToolCallArgs       = "TOOL_CALL_ARGS"
+	EventToolCallEnd        = "TOOL_CALL_END"
+	EventCustom             = "CUSTOM"
 
-	NameAwaitingInput  = "tambo.run.awaiting_input"
-	NameComponentStart = "tambo.component.start"
-	NamePropsDelta     = "tambo.component.props_delta"
-	NameComponentEnd   = "tambo.component.end"
+	CustomAwaitingInput  = "tambo.run.awaiting_input"
+	CustomComponentStart = "tambo.component.start"
+	CustomPropsDelta     = "tambo.component.props_delta"
+	CustomComponentEnd   = "tambo.component.end"
 )
 
 // CodeCancelled is the RUN_ERROR code of a cancelled run (by Cancel, by
@@ -76,7 +76,7 @@ type RunFinished struct {
 // RunErrorEvent ends a run that failed or was cancelled (Code
 // [CodeCancelled]). The service sends each failure's RUN_ERROR twice; the
 // stream delivers the first and ends there. A failure is also the stream's
-// error, as a [*RunError]; a cancel is not an error.
+// error, as a [*RunFailedError]; a cancel is not an error.
 type RunErrorEvent struct {
 	// Message is the service's text, made safe to show: one line of
 	// printable text, at most 1 KiB, with the API key redacted.
@@ -162,7 +162,7 @@ type ComponentStart struct {
 // them.
 type ComponentPropsDelta struct {
 	ComponentID string
-	Operations  []PatchOperation
+	Operations  []PatchOp
 	// StreamingStatus says, per prop, "started", "streaming" or "done".
 	StreamingStatus map[string]string
 	Timestamp       time.Time
@@ -186,19 +186,19 @@ type UnknownEvent struct {
 	Raw jsontext.Value
 }
 
-func (RunStarted) EventType() string          { return TypeRunStarted }
-func (RunFinished) EventType() string         { return TypeRunFinished }
-func (RunErrorEvent) EventType() string       { return TypeRunError }
-func (TextMessageStart) EventType() string    { return TypeTextMessageStart }
-func (TextMessageContent) EventType() string  { return TypeTextMessageContent }
-func (TextMessageEnd) EventType() string      { return TypeTextMessageEnd }
-func (ToolCallStart) EventType() string       { return TypeToolCallStart }
-func (ToolCallArgs) EventType() string        { return TypeToolCallArgs }
-func (ToolCallEnd) EventType() string         { return TypeToolCallEnd }
-func (AwaitingInput) EventType() string       { return TypeCustom }
-func (ComponentStart) EventType() string      { return TypeCustom }
-func (ComponentPropsDelta) EventType() string { return TypeCustom }
-func (ComponentEnd) EventType() string        { return TypeCustom }
+func (RunStarted) EventType() string          { return EventRunStarted }
+func (RunFinished) EventType() string         { return EventRunFinished }
+func (RunErrorEvent) EventType() string       { return EventRunError }
+func (TextMessageStart) EventType() string    { return EventTextMessageStart }
+func (TextMessageContent) EventType() string  { return EventTextMessageContent }
+func (TextMessageEnd) EventType() string      { return EventTextMessageEnd }
+func (ToolCallStart) EventType() string       { return EventToolCallStart }
+func (ToolCallArgs) EventType() string        { return EventToolCallArgs }
+func (ToolCallEnd) EventType() string         { return EventToolCallEnd }
+func (AwaitingInput) EventType() string       { return EventCustom }
+func (ComponentStart) EventType() string      { return EventCustom }
+func (ComponentPropsDelta) EventType() string { return EventCustom }
+func (ComponentEnd) EventType() string        { return EventCustom }
 
 // EventType returns the event's "type" as sent.
 func (e UnknownEvent) EventType() string { return e.Type }
@@ -218,15 +218,15 @@ func (ComponentPropsDelta) isEvent() {}
 func (ComponentEnd) isEvent()        {}
 func (UnknownEvent) isEvent()        {}
 
-// ErrRunFailed matches every [*RunError].
+// ErrRunFailed matches every [*RunFailedError].
 var ErrRunFailed = errors.New("runs: run failed")
 
-// RunError is a run's failure as its RUN_ERROR event reported it. It
+// RunFailedError is a run's failure as its RUN_ERROR event reported it. It
 // matches [ErrRunFailed], [threads.ErrStreamFailed], and by Status the
 // sentinel of the same HTTP status ([threads.ErrServer] for a 5xx,
 // [threads.ErrBadRequest] for a 400, [threads.ErrRateLimited] for a 429,
 // ...). Whether trying again may help is Retryable, as the service says.
-type RunError struct {
+type RunFailedError struct {
 	ThreadID, RunID string
 	// Message is the service's text: one line of printable text, at most
 	// 1 KiB, with the API key redacted. For a model failure the service
@@ -239,7 +239,7 @@ type RunError struct {
 }
 
 // Error returns one line naming the run, the code and the message.
-func (e *RunError) Error() string {
+func (e *RunFailedError) Error() string {
 	if e == nil {
 		return "runs: run failed"
 	}
@@ -258,7 +258,7 @@ func (e *RunError) Error() string {
 
 // Is matches ErrRunFailed, threads.ErrStreamFailed and the threads
 // sentinel for Status.
-func (e *RunError) Is(target error) bool {
+func (e *RunFailedError) Is(target error) bool {
 	switch target {
 	case ErrRunFailed, threads.ErrStreamFailed:
 		return true
@@ -328,7 +328,7 @@ type wireComponentStart struct {
 
 type wirePropsDelta struct {
 	ComponentID     string            `json:"componentId"`
-	Operations      []PatchOperation  `json:"operations"`
+	Operations      []PatchOp         `json:"operations"`
 	StreamingStatus map[string]string `json:"streamingStatus"`
 }
 
@@ -359,12 +359,12 @@ func eventType(data []byte) (string, error) {
 		rest := data[len(typePrefix):]
 		if i := bytes.IndexByte(rest, '"'); i >= 0 && bytes.IndexByte(rest[:i], '\\') < 0 {
 			switch string(rest[:i]) { // no allocation: a switch on a conversion
-			case TypeTextMessageContent:
-				return TypeTextMessageContent, nil
-			case TypeToolCallArgs:
-				return TypeToolCallArgs, nil
-			case TypeCustom:
-				return TypeCustom, nil
+			case EventTextMessageContent:
+				return EventTextMessageContent, nil
+			case EventToolCallArgs:
+				return EventToolCallArgs, nil
+			case EventCustom:
+				return EventCustom, nil
 			}
 		}
 	}
@@ -385,8 +385,8 @@ func decodeEvent(data []byte) (Event, error) {
 		return nil, fmt.Errorf("%w (%s)", errNotEvent, jsonx.Describe(err))
 	}
 	switch typ {
-	case TypeRunStarted, TypeRunFinished, TypeRunError, TypeTextMessageStart, TypeTextMessageContent,
-		TypeTextMessageEnd, TypeToolCallStart, TypeToolCallArgs, TypeToolCallEnd, TypeCustom:
+	case EventRunStarted, EventRunFinished, EventRunError, EventTextMessageStart, EventTextMessageContent,
+		EventTextMessageEnd, EventToolCallStart, EventToolCallArgs, EventToolCallEnd, EventCustom:
 	default:
 		return unknown(typ, "", data), nil
 	}
@@ -396,24 +396,24 @@ func decodeEvent(data []byte) (Event, error) {
 	}
 	ts := millis(w.Timestamp)
 	switch typ {
-	case TypeTextMessageContent:
+	case EventTextMessageContent:
 		return TextMessageContent{MessageID: w.MessageID, Delta: w.Delta, Timestamp: ts}, nil
-	case TypeToolCallArgs:
+	case EventToolCallArgs:
 		return ToolCallArgs{ToolCallID: w.ToolCallID, Delta: w.Delta, Timestamp: ts}, nil
-	case TypeRunStarted:
+	case EventRunStarted:
 		return RunStarted{ThreadID: w.ThreadID, RunID: w.RunID, Timestamp: ts}, nil
-	case TypeRunFinished:
+	case EventRunFinished:
 		return RunFinished{ThreadID: w.ThreadID, RunID: w.RunID, Timestamp: ts}, nil
-	case TypeRunError:
+	case EventRunError:
 		// Message is cleaned by the stream, which knows the key.
 		return RunErrorEvent{Message: w.Message, Code: w.Code, Category: w.Category, Retryable: w.IsRetryable, Status: w.Status, Timestamp: ts}, nil
-	case TypeTextMessageStart:
+	case EventTextMessageStart:
 		return TextMessageStart{MessageID: w.MessageID, Role: w.Role, Timestamp: ts}, nil
-	case TypeTextMessageEnd:
+	case EventTextMessageEnd:
 		return TextMessageEnd{MessageID: w.MessageID, Timestamp: ts}, nil
-	case TypeToolCallStart:
+	case EventToolCallStart:
 		return ToolCallStart{ToolCallID: w.ToolCallID, ToolCallName: w.ToolCallName, ParentMessageID: w.ParentMessageID, Timestamp: ts}, nil
-	case TypeToolCallEnd:
+	case EventToolCallEnd:
 		return ToolCallEnd{ToolCallID: w.ToolCallID, Timestamp: ts}, nil
 	}
 	return decodeCustom(w, ts, data)
@@ -425,32 +425,32 @@ func decodeCustom(w wireEvent, ts time.Time, data []byte) (Event, error) {
 		return nil, fmt.Errorf("%w: a CUSTOM event whose value does not decode (%s)", errNotEvent, jsonx.Describe(err))
 	}
 	switch w.Name {
-	case NameAwaitingInput:
+	case CustomAwaitingInput:
 		var v wireAwaiting
 		if err := unmarshalValue(w.Value, &v); err != nil {
 			return fail(err)
 		}
 		return AwaitingInput{PendingToolCalls: v.PendingToolCalls, Timestamp: ts}, nil
-	case NameComponentStart:
+	case CustomComponentStart:
 		var v wireComponentStart
 		if err := unmarshalValue(w.Value, &v); err != nil {
 			return fail(err)
 		}
 		return ComponentStart{MessageID: v.MessageID, ComponentID: v.ComponentID, ComponentName: v.ComponentName, Timestamp: ts}, nil
-	case NamePropsDelta:
+	case CustomPropsDelta:
 		var v wirePropsDelta
 		if err := unmarshalValue(w.Value, &v); err != nil {
 			return fail(err)
 		}
 		return ComponentPropsDelta{ComponentID: v.ComponentID, Operations: v.Operations, StreamingStatus: v.StreamingStatus, Timestamp: ts}, nil
-	case NameComponentEnd:
+	case CustomComponentEnd:
 		var v wireComponentEnd
 		if err := unmarshalValue(w.Value, &v); err != nil {
 			return fail(err)
 		}
 		return ComponentEnd{ComponentID: v.ComponentID, FinalProps: v.FinalProps, Timestamp: ts}, nil
 	}
-	return unknown(TypeCustom, w.Name, data), nil
+	return unknown(EventCustom, w.Name, data), nil
 }
 
 // unmarshalValue decodes a CUSTOM event's value; an absent or null value

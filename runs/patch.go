@@ -8,16 +8,6 @@ import (
 	"strings"
 )
 
-// PatchOperation is one JSON Patch (RFC 6902) operation, as the service
-// sends them in [ComponentPropsDelta]. Value is decoded as encoding/json
-// decodes into an any (map[string]any, []any, float64, string, bool, nil).
-type PatchOperation struct {
-	Op    string `json:"op"`   // "add", "remove", "replace", "move", "copy", "test"
-	Path  string `json:"path"` // a JSON Pointer (RFC 6901)
-	From  string `json:"from,omitempty"`
-	Value any    `json:"value,omitempty"`
-}
-
 var (
 	errPatchPath = errors.New("path does not resolve")
 	errPatchTest = errors.New("test failed")
@@ -33,7 +23,7 @@ var (
 // bytes the server sent (copying a large member again and again would
 // take memory and CPU out of proportion to the stream), and the service
 // does not send it.
-func applyPatch(doc any, ops []PatchOperation) (any, int64, error) {
+func applyPatch(doc any, ops []PatchOp) (any, int64, error) {
 	var delta int64
 	for i, op := range ops {
 		var d int64
@@ -47,7 +37,7 @@ func applyPatch(doc any, ops []PatchOperation) (any, int64, error) {
 	return doc, delta, nil
 }
 
-func applyOp(doc any, op PatchOperation) (any, int64, error) {
+func applyOp(doc any, op PatchOp) (any, int64, error) {
 	path, err := pointer(op.Path)
 	if err != nil {
 		return doc, 0, err
