@@ -175,7 +175,7 @@ func BenchmarkStreamDecode(b *testing.B) {
 
 // BenchmarkStreamLoopback streams from the fake server, throttle off.
 func BenchmarkStreamLoopback(b *testing.B) {
-	srv := threadstest.Start(threadstest.WithThrottle(0), threadstest.WithAPIKey(testKey))
+	srv := threadstest.Start(threadstest.WithAPIKey(testKey))
 	defer srv.Close()
 	reply := strings.Repeat("word ", 400) // 401 snapshots per stream
 	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey(testKey))

@@ -13,7 +13,7 @@ import (
 
 // Example sends a message and prints the reply as it streams.
 func Example() {
-	srv := threadstest.Start(threadstest.WithThrottle(0)) // a fake service; use your base URL and key instead
+	srv := threadstest.Start() // a fake service; use your base URL and key instead
 	defer srv.Close()
 
 	client, err := threads.NewClient(threads.WithBaseURL(srv.URL), threads.WithAPIKey(srv.APIKey))
@@ -57,7 +57,7 @@ func ExampleNewClient() {
 }
 
 func ExampleThreadsService_Create() {
-	srv := threadstest.Start(threadstest.WithThrottle(0))
+	srv := threadstest.Start()
 	defer srv.Close()
 	client := srv.Client()
 
@@ -75,7 +75,7 @@ func ExampleThreadsService_Create() {
 }
 
 func ExampleThreadsService_List() {
-	srv := threadstest.Start(threadstest.WithThrottle(0))
+	srv := threadstest.Start()
 	defer srv.Close()
 	client := srv.Client()
 	ctx := context.Background()
@@ -100,7 +100,7 @@ func ExampleThreadsService_List() {
 }
 
 func ExampleThreadsService_All() {
-	srv := threadstest.Start(threadstest.WithThrottle(0))
+	srv := threadstest.Start()
 	defer srv.Close()
 	client := srv.Client()
 	ctx := context.Background()
@@ -125,7 +125,7 @@ func ExampleThreadsService_All() {
 
 // ExampleThreadsService_Get reads a thread back with its messages.
 func ExampleThreadsService_Get() {
-	srv := threadstest.Start(threadstest.WithThrottle(0))
+	srv := threadstest.Start()
 	defer srv.Close()
 	client := srv.Client()
 	ctx := context.Background()
@@ -164,7 +164,7 @@ func ExampleThreadsService_Get() {
 // Err, and shows the snapshot semantics: each event is the whole message so
 // far, TextDelta the new part.
 func ExampleThreadsService_AdvanceStream() {
-	srv := threadstest.Start(threadstest.WithThrottle(0))
+	srv := threadstest.Start()
 	defer srv.Close()
 	client := srv.Client()
 	ctx := context.Background()
@@ -201,7 +201,7 @@ func ExampleThreadsService_AdvanceStream() {
 // create-and-advance: the service answers 410 and the client follows its
 // advice to the streaming endpoint, once, reporting the move.
 func ExampleThreadsService_CreateAndAdvance() {
-	srv := threadstest.Start(threadstest.WithThrottle(0))
+	srv := threadstest.Start()
 	defer srv.Close()
 	client := srv.Client(threads.WithDeprecationHandler(func(d threads.Deprecation) {
 		fmt.Printf("moved: %s -> %s (advice %q)\n", d.From, d.To, d.MigrateTo)
@@ -224,7 +224,7 @@ func ExampleThreadsService_CreateAndAdvance() {
 
 // Example_errors branches on the sentinels and reads a *Problem.
 func Example_errors() {
-	srv := threadstest.Start(threadstest.WithThrottle(0))
+	srv := threadstest.Start()
 	defer srv.Close()
 	client := srv.Client()
 	ctx := context.Background()
@@ -281,7 +281,7 @@ func Example_errors() {
 // returns the final snapshot, so old code keeps working. New code calls
 // [threads.ThreadsService.AdvanceStream] and [threads.Stream.Collect].
 func ExampleThreadsService_Advance() {
-	srv := threadstest.Start(threadstest.WithThrottle(0))
+	srv := threadstest.Start()
 	defer srv.Close()
 	client := srv.Client(threads.WithDeprecationHandler(func(d threads.Deprecation) {
 		fmt.Println("the client followed:", d.MigrateTo)
@@ -308,7 +308,7 @@ func ExampleThreadsService_Advance() {
 // message in one call and streams the reply; the messages carry the new
 // thread's id.
 func ExampleThreadsService_CreateAndAdvanceStream() {
-	srv := threadstest.Start(threadstest.WithThrottle(0))
+	srv := threadstest.Start()
 	defer srv.Close()
 	client := srv.Client()
 	ctx := context.Background()
@@ -409,7 +409,7 @@ func ExampleThreadsService_Cancel() {
 // ExampleProjectsService_Current reads the project of the API key: creating
 // a thread needs its id.
 func ExampleProjectsService_Current() {
-	srv := threadstest.Start(threadstest.WithThrottle(0))
+	srv := threadstest.Start()
 	defer srv.Close()
 	client := srv.Client()
 
@@ -425,7 +425,7 @@ func ExampleProjectsService_Current() {
 // ExampleProblem_Deprecation turns off the automatic migration for one call
 // and reads the service's 410 advice from the returned *Problem.
 func ExampleProblem_Deprecation() {
-	srv := threadstest.Start(threadstest.WithThrottle(0))
+	srv := threadstest.Start()
 	defer srv.Close()
 	client := srv.Client()
 
@@ -453,7 +453,7 @@ func ExampleProblem_Deprecation() {
 // the stream's error. A reply can hold several messages (here the fake is
 // scripted to send two, as the service does around a server-side tool).
 func ExampleStream_Collect() {
-	srv := threadstest.Start(threadstest.WithThrottle(0))
+	srv := threadstest.Start()
 	defer srv.Close()
 	client := srv.Client()
 	ctx := context.Background()
@@ -493,7 +493,7 @@ func ExampleStream_Collect() {
 // Without ProjectID, List asks GET /threads as the spec says, and when a
 // deployment answers that 404 the client lists the key's project instead.
 func ExampleThreadsService_List_project() {
-	srv := threadstest.Start(threadstest.WithThrottle(0))
+	srv := threadstest.Start()
 	defer srv.Close()
 	client := srv.Client()
 	ctx := context.Background()
@@ -522,7 +522,7 @@ func ExampleThreadsService_List_project() {
 // ExampleWithQuery passes a query parameter the SDK does not model: Get's
 // contextKey. The service answers 404 when it is not the thread's.
 func ExampleWithQuery() {
-	srv := threadstest.Start(threadstest.WithThrottle(0))
+	srv := threadstest.Start()
 	defer srv.Close()
 	client := srv.Client()
 	ctx := context.Background()
@@ -550,7 +550,7 @@ func ExampleWithQuery() {
 // failed call's are in Problem.Header). For a stream they are there as soon
 // as the stream is returned.
 func ExampleWithResponseHeader() {
-	srv := threadstest.Start(threadstest.WithThrottle(0))
+	srv := threadstest.Start()
 	defer srv.Close()
 	client := srv.Client()
 	ctx := context.Background()

@@ -29,7 +29,7 @@ const testKey = "sk_test_9f8e7d6c5b4a"
 // those.
 func setup(t *testing.T, opts ...threads.ClientOption) (*threads.Client, *threadstest.Server) {
 	t.Helper()
-	srv := threadstest.NewServer(t, threadstest.WithThrottle(0), threadstest.WithAPIKey(testKey))
+	srv := threadstest.NewServer(t, threadstest.WithAPIKey(testKey))
 	base := []threads.ClientOption{threads.WithRetryWait(time.Millisecond, 2*time.Millisecond)}
 	return srv.Client(append(base, opts...)...), srv
 }

@@ -12,7 +12,7 @@ import (
 // exampleThread starts a fake service and returns a client for it and a
 // thread that holds one exchange: "Hello" and the fake's reply.
 func exampleThread() (*threadstest.Server, *threads.Client, *threads.Thread) {
-	srv := threadstest.Start(threadstest.WithThrottle(0))
+	srv := threadstest.Start()
 	client := srv.Client()
 	ctx := context.Background()
 	thread, err := client.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID})

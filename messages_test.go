@@ -83,7 +83,7 @@ func TestDeleteThread(t *testing.T) {
 	ctx := context.Background()
 	th, _ := newThreadWithReply(t, c, srv, "bye")
 	require.NoError(t, c.Threads.Delete(ctx, th.ID))
-	assert.Equal(t, 0, srv.ThreadCount())
+	assert.Equal(t, 0, len(srv.ThreadIDs()))
 
 	// Gone: the thread guard refuses the id, as for any unknown thread.
 	err := c.Threads.Delete(ctx, th.ID)
@@ -128,11 +128,11 @@ func TestGenerateName(t *testing.T) {
 	assert.Equal(t, "/threads/"+th.ID+"/generate-name", reqs[len(reqs)-1].Path)
 	assert.Empty(t, reqs[len(reqs)-1].Body)
 
+	// A thread without messages: the live 404 (capture 15).
 	empty, err := c.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID})
 	require.NoError(t, err)
-	got, err = c.Threads.GenerateName(ctx, empty.ID)
-	require.NoError(t, err)
-	assert.Equal(t, "New conversation", got.Name)
+	_, err = c.Threads.GenerateName(ctx, empty.ID)
+	assert.ErrorIs(t, err, threads.ErrNotFound)
 }
 
 // The recorded thread (capture 06) decodes as a generate-name answer.
@@ -236,10 +236,12 @@ func TestSuggestions(t *testing.T) {
 	th, msgs := newThreadWithReply(t, c, srv, "hi")
 	reply := msgs[1]
 
-	none, err := c.Messages.Suggestions(ctx, th.ID, reply.ID)
-	require.NoError(t, err)
-	assert.Empty(t, none)
-	assert.NotNil(t, none)
+	// None generated yet: the live 404 SUGGESTION_NOT_FOUND (capture 07).
+	_, err := c.Messages.Suggestions(ctx, th.ID, reply.ID)
+	var p *threads.Problem
+	require.ErrorAs(t, err, &p)
+	assert.Equal(t, "SUGGESTION_NOT_FOUND", p.Code)
+	assert.ErrorIs(t, err, threads.ErrNotFound)
 
 	got, err := c.Messages.GenerateSuggestions(ctx, th.ID, reply.ID, threads.GenerateSuggestionsParams{MaxSuggestions: 2})
 	require.NoError(t, err)
@@ -263,12 +265,16 @@ func TestSuggestions(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, stored, 5)
 
-	// An unknown message: 404 SUGGESTION_NOT_FOUND.
+	// An unknown message: 400 INVALID_SUGGESTION_REQUEST to read (capture
+	// 10), 500 SUGGESTION_GENERATION_FAILED to generate (capture 11).
 	_, err = c.Messages.Suggestions(ctx, th.ID, "msg_nope.000000")
-	var p *threads.Problem
 	require.ErrorAs(t, err, &p)
-	assert.Equal(t, "SUGGESTION_NOT_FOUND", p.Code)
-	assert.ErrorIs(t, err, threads.ErrNotFound)
+	assert.Equal(t, "INVALID_SUGGESTION_REQUEST", p.Code)
+	assert.ErrorIs(t, err, threads.ErrBadRequest)
+	_, err = c.Messages.GenerateSuggestions(ctx, th.ID, "msg_nope.000000", threads.GenerateSuggestionsParams{})
+	require.ErrorAs(t, err, &p)
+	assert.Equal(t, "SUGGESTION_GENERATION_FAILED", p.Code)
+	assert.ErrorIs(t, err, threads.ErrServer)
 
 	_, err = c.Messages.GenerateSuggestions(ctx, th.ID, reply.ID, threads.GenerateSuggestionsParams{MaxSuggestions: 11})
 	assert.ErrorContains(t, err, "MaxSuggestions")
@@ -299,8 +305,9 @@ func TestUpdateComponentState(t *testing.T) {
 	reqs = srv.Requests()
 	assert.JSONEq(t, `{"state":{}}`, string(reqs[len(reqs)-1].Body))
 
+	// An unknown message: the live 500 (capture 13).
 	_, err = c.Messages.UpdateComponentState(ctx, th.ID, "msg_nope.000000", threads.UpdateComponentStateParams{})
-	assert.ErrorIs(t, err, threads.ErrNotFound)
+	assert.ErrorIs(t, err, threads.ErrServer)
 }
 
 // op is one new call, made on a thread and message of the fake.

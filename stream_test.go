@@ -261,7 +261,7 @@ func TestStreamEndToEnd(t *testing.T) {
 	evs, err = collect(t, s)
 	require.NoError(t, err)
 	assert.NotEqual(t, th.ID, evs[0].Message.ThreadID)
-	assert.Equal(t, 2, srv.ThreadCount())
+	assert.Equal(t, 2, len(srv.ThreadIDs()))
 }
 
 func TestStreamTwoMessagesAndToolCallEndToEnd(t *testing.T) {
@@ -500,7 +500,7 @@ func TestStreamConcurrentClients(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	assert.Equal(t, 20, srv.ThreadCount())
+	assert.Equal(t, 20, len(srv.ThreadIDs()))
 }
 
 func TestAdvanceReadsMigratedStream(t *testing.T) {

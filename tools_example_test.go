@@ -12,7 +12,7 @@ import (
 // reply completes. Here the fake service scripts the call a model would
 // make.
 func ExampleThreadsService_RunStream() {
-	srv := threadstest.Start(threadstest.WithThrottle(0))
+	srv := threadstest.Start()
 	defer srv.Close()
 	client := srv.Client()
 	ctx := context.Background()
@@ -30,7 +30,7 @@ func ExampleThreadsService_RunStream() {
 		fmt.Println(err)
 		return
 	}
-	srv.PushScript(threadstest.Script{ToolCalls: []threadstest.ToolCall{
+	srv.PushScript(threadstest.Script{ToolCalls: []threadstest.ScriptedToolCall{
 		{Name: "get_weather", Arguments: map[string]any{"city": "Lisbon"}},
 	}})
 	stream, err := client.Threads.RunStream(ctx, thread.ID,

@@ -39,10 +39,10 @@ func fakeThread(t *testing.T, srv *threadstest.Server, c *threads.Client) string
 // echoed ids and the counts.
 func TestRunStreamFakeTwoTools(t *testing.T) {
 	t.Parallel()
-	srv := threadstest.NewServer(t, threadstest.WithThrottle(0))
+	srv := threadstest.NewServer(t)
 	c := srv.Client()
 	id := fakeThread(t, srv, c)
-	srv.PushScript(threadstest.Script{ToolCalls: []threadstest.ToolCall{
+	srv.PushScript(threadstest.Script{ToolCalls: []threadstest.ScriptedToolCall{
 		{Name: "get_weather", Arguments: map[string]any{"city": "Paris"}},
 		{Name: "get_time", Arguments: map[string]any{"zone": "Europe/Paris"}},
 	}})
@@ -85,10 +85,10 @@ func TestRunStreamFakeTwoTools(t *testing.T) {
 // run completes.
 func TestRunStreamFakeToolErrors(t *testing.T) {
 	t.Parallel()
-	srv := threadstest.NewServer(t, threadstest.WithThrottle(0))
+	srv := threadstest.NewServer(t)
 	c := srv.Client()
 	id := fakeThread(t, srv, c)
-	srv.PushScript(threadstest.Script{ToolCalls: []threadstest.ToolCall{
+	srv.PushScript(threadstest.Script{ToolCalls: []threadstest.ScriptedToolCall{
 		{Name: "get_weather", Arguments: map[string]any{"city": "Paris"}},
 		{Name: "get_time", Arguments: map[string]any{"zone": "Mars"}},
 		{Name: "get_weather", Arguments: map[string]any{"city": 7}},

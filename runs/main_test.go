@@ -1,4 +1,4 @@
-package runs_test
+package runs
 
 import (
 	"testing"

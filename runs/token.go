@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -51,11 +50,12 @@ func (c *Client) ExchangeToken(ctx context.Context, subjectToken string, opts ..
 	}
 	cc := core.Call{
 		Route: route.Route{Method: http.MethodPost, Template: "/oauth/token"},
-		// A url.Values body is sent form-encoded, as RFC 8693 requires.
-		Body: url.Values{
-			"grant_type":         {grantTokenExchange},
-			"subject_token":      {subjectToken},
-			"subject_token_type": {TokenTypeAccess},
+		// RFC 8693 says a form body; the core sends JSON, which the
+		// service's framework parses into the same fields.
+		Body: map[string]string{
+			"grant_type":         grantTokenExchange,
+			"subject_token":      subjectToken,
+			"subject_token_type": TokenTypeAccess,
 		},
 		KeyHeader: "X-Api-Key",
 		NoMigrate: true,

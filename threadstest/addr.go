@@ -11,7 +11,7 @@ import (
 // reach at a known address (as "threads fake --addr" does); tests rarely
 // need it. [Start] and [NewServer] panic when they cannot listen on addr, as
 // net/http/httptest does; [Server.URL] holds the address in use.
-func WithAddr(addr string) Option { return func(c *config) { c.addr = addr } }
+func WithAddr(addr string) Option { return option(func(c *config) { c.addr = addr }) }
 
 // listen replaces the test server's loopback listener with one on addr.
 // It runs before the server starts.

@@ -17,7 +17,7 @@ func TestWithAddr(t *testing.T) {
 	addr := l.Addr().String()
 	require.NoError(t, l.Close())
 
-	srv := threadstest.NewServer(t, threadstest.WithAddr(addr), threadstest.WithThrottle(0))
+	srv := threadstest.NewServer(t, threadstest.WithAddr(addr))
 	assert.Equal(t, "http://"+addr, srv.URL)
 	_, err = srv.Client().Threads.List(context.Background(), nil)
 	require.NoError(t, err)

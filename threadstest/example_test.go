@@ -17,7 +17,7 @@ import (
 // ends:
 //
 //	func TestSummary(t *testing.T) {
-//		srv := threadstest.NewServer(t, threadstest.WithThrottle(0))
+//		srv := threadstest.NewServer(t)
 //		client := srv.Client()
 //		...
 //	}
@@ -25,8 +25,8 @@ import (
 // An example has no *testing.T, so this one calls Start and Close, which do
 // the same outside a test.
 func ExampleNewServer() {
-	srv := threadstest.Start(threadstest.WithThrottle(0)) // in a test: threadstest.NewServer(t, ...)
-	defer srv.Close()                                     // in a test: done by NewServer
+	srv := threadstest.Start() // in a test: threadstest.NewServer(t, ...)
+	defer srv.Close()          // in a test: done by NewServer
 	client := srv.Client()
 	ctx := context.Background()
 
@@ -41,7 +41,7 @@ func ExampleNewServer() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("created", thread.Name, "after", srv.Count("POST", "/threads"), "requests;", srv.ThreadCount(), "thread")
+	fmt.Println("created", thread.Name, "after", srv.Count("POST", "/threads"), "requests;", len(srv.ThreadIDs()), "thread")
 
 	// A Script: the next reply is these two messages.
 	srv.PushScript(threadstest.Script{Replies: []string{"Looking it up...", "Your order shipped on Monday."}})
@@ -74,7 +74,7 @@ func ExampleNewServer() {
 // ExampleServer_PushScript scripts a client-tool conversation: the reply
 // asks for a tool, and the tool's result is answered.
 func ExampleServer_PushScript() {
-	srv := threadstest.Start(threadstest.WithThrottle(0))
+	srv := threadstest.Start()
 	defer srv.Close()
 	client := srv.Client()
 	ctx := context.Background()
@@ -85,7 +85,7 @@ func ExampleServer_PushScript() {
 	}
 
 	srv.PushScript(threadstest.Script{
-		ToolCalls: []threadstest.ToolCall{{Name: "get_weather", Arguments: map[string]any{"city": "Lisbon"}}},
+		ToolCalls: []threadstest.ScriptedToolCall{{Name: "get_weather", Arguments: map[string]any{"city": "Lisbon"}}},
 		Replies:   []string{"It is sunny in Lisbon."},
 	})
 	weather := threads.ClientTool{Name: "get_weather", Description: "Current weather for a city",
@@ -135,7 +135,7 @@ func ExampleServer_PushScript() {
 // Server.Client already sends x-api-key; the client lists through the
 // key's project when GET /threads answers 404.
 func ExampleWithLiveHabits() {
-	srv := threadstest.Start(threadstest.WithLiveHabits(), threadstest.WithThrottle(0))
+	srv := threadstest.Start(threadstest.WithLiveHabits())
 	defer srv.Close()
 	client := srv.Client()
 	ctx := context.Background()

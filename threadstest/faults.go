@@ -77,6 +77,10 @@ func (s *Server) takeFault(r *http.Request) *Fault {
 
 // reset closes the connection without a response.
 func reset(w http.ResponseWriter) {
+	if mw, ok := w.(*memWriter); ok {
+		mw.abort()
+		return
+	}
 	if hj, ok := w.(http.Hijacker); ok {
 		if conn, _, err := hj.Hijack(); err == nil {
 			conn.Close()

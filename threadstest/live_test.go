@@ -218,7 +218,7 @@ func TestCancel(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	// By default cancel on a thread without messages answers 201.
-	srv := threadstest.NewServer(t, threadstest.WithThrottle(0))
+	srv := threadstest.NewServer(t)
 	th, err := srv.Client().Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID, ContextKey: "user-42"})
 	require.NoError(t, err)
 	got, err := srv.Client().Threads.Cancel(ctx, th.ID)
@@ -226,7 +226,7 @@ func TestCancel(t *testing.T) {
 	assert.Equal(t, "user-42", got.ContextKey, "the cancel answer carries contextKey")
 
 	// Live (captures 25, 27): 500, and yet the thread is cancelled.
-	live := threadstest.NewServer(t, threadstest.WithLiveHabits(), threadstest.WithThrottle(0))
+	live := threadstest.NewServer(t, threadstest.WithLiveHabits())
 	h := keyHeader(live)
 	id := createThread(t, live, h, `,"contextKey":"user-42"`)
 	status, body := send(t, live, "POST", "/threads/"+id+"/cancel", h.Clone(), "")
@@ -277,7 +277,7 @@ func TestProjectsAsLive(t *testing.T) {
 
 func TestPlaceholderOnlyReply(t *testing.T) {
 	t.Parallel()
-	srv := threadstest.NewServer(t, threadstest.WithThrottle(0))
+	srv := threadstest.NewServer(t)
 	c := srv.Client()
 	ctx := context.Background()
 	srv.PushScript(threadstest.Script{Replies: []string{""}})

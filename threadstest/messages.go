@@ -33,11 +33,12 @@ func (s *Server) update(w http.ResponseWriter, id string, body []byte) {
 	if t == nil {
 		return
 	}
+	// A contextKey in the body is accepted and ignored: the live service
+	// does not store it (capture 03).
 	var in struct {
-		ProjectID  any             `json:"projectId"`
-		Name       *string         `json:"name"`
-		ContextKey *string         `json:"contextKey"`
-		Metadata   json.RawMessage `json:"metadata"`
+		ProjectID any             `json:"projectId"`
+		Name      *string         `json:"name"`
+		Metadata  json.RawMessage `json:"metadata"`
 	}
 	if err := json.Unmarshal(body, &in); err != nil {
 		frameworkError(w, http.StatusBadRequest, "Bad Request", "Unexpected end of JSON input")
@@ -62,9 +63,6 @@ func (s *Server) update(w http.ResponseWriter, id string, body []byte) {
 	s.mu.Lock()
 	if in.Name != nil {
 		t.Name = *in.Name
-	}
-	if in.ContextKey != nil {
-		t.ContextKey = *in.ContextKey
 	}
 	if meta != nil {
 		t.Metadata = meta
@@ -95,7 +93,8 @@ func (s *Server) deleteThread(w http.ResponseWriter, id string) {
 }
 
 // generateName names the thread after its first user message, clipped to 40
-// characters ("New conversation" when it has none), and answers 201.
+// characters ("New conversation" when no message has text), and answers
+// 201; a thread without messages is the live 404 problem (capture 15).
 func (s *Server) generateName(w http.ResponseWriter, r *http.Request, id string) {
 	t := s.lookup(w, id)
 	if t == nil {
@@ -105,6 +104,11 @@ func (s *Server) generateName(w http.ResponseWriter, r *http.Request, id string)
 	if key := r.URL.Query().Get("contextKey"); key != "" && key != t.ContextKey {
 		s.mu.Unlock()
 		notFound(w, r, "Thread not found")
+		return
+	}
+	if len(t.messages) == 0 {
+		s.mu.Unlock()
+		notFound(w, r, "No messages found for thread")
 		return
 	}
 	name := "New conversation"
@@ -178,12 +182,12 @@ func (s *Server) addMessage(w http.ResponseWriter, id string, body []byte) {
 		internalError(w)
 		return
 	}
-	content := make([]ContentPart, 0, len(parts))
+	content := make([]SentPart, 0, len(parts))
 	for _, p := range parts {
 		obj, _ := p.(map[string]any)
 		typ, _ := obj["type"].(string)
 		text, _ := obj["text"].(string)
-		content = append(content, ContentPart{Type: typ, Text: text})
+		content = append(content, SentPart{Type: typ, Text: text})
 	}
 	m := message{ThreadID: t.ID, CreatedAt: now(), Role: role, Content: content, ToolCallID: in.ToolCallID,
 		Error: in.Error, Metadata: in.Metadata, IsCancelled: in.IsCancelled,
@@ -247,11 +251,21 @@ func (s *Server) suggestions(w http.ResponseWriter, r *http.Request, id, message
 	found := findMessage(t, messageID) != nil
 	out := append([]suggestion{}, s.suggested[messageID]...)
 	s.mu.Unlock()
-	if !found {
-		suggestionNotFound(w, r, "Message not found")
-		return
+	switch {
+	case !found: // capture 10
+		writeJSON(w, http.StatusBadRequest, map[string]any{
+			"type": "https://problems-registry.smartbear.com/bad-request", "status": 400,
+			"title": "Invalid Suggestion Request", "detail": "Message not found", "code": "INVALID_SUGGESTION_REQUEST",
+		})
+	case len(out) == 0: // capture 07: none generated yet
+		writeJSON(w, http.StatusNotFound, map[string]any{
+			"type": "https://problems-registry.smartbear.com/not-found", "status": 404,
+			"title": "Suggestion Not Found", "detail": "No suggestions found for message " + messageID,
+			"code": "SUGGESTION_NOT_FOUND",
+		})
+	default:
+		writeJSON(w, http.StatusOK, out)
 	}
-	writeJSON(w, http.StatusOK, out)
 }
 
 // suggestionTitles are the titles of the fake's suggestions, in order: a
@@ -293,9 +307,13 @@ func (s *Server) generateSuggestions(w http.ResponseWriter, r *http.Request, id,
 	}
 	s.mu.Lock()
 	m := findMessage(t, messageID)
-	if m == nil {
+	if m == nil { // capture 11
 		s.mu.Unlock()
-		suggestionNotFound(w, r, "Message not found")
+		writeJSON(w, http.StatusInternalServerError, map[string]any{
+			"type": "https://problems-registry.smartbear.com/internal-server-error", "status": 500,
+			"title": "Suggestion Generation Failed", "detail": "Failed to generate suggestions for message " + messageID,
+			"code": "SUGGESTION_GENERATION_FAILED", "details": map[string]any{"maxSuggestions": n},
+		})
 		return
 	}
 	text := clip(strings.TrimSpace(textOf(m.Content)), 40)
@@ -335,7 +353,7 @@ func (s *Server) componentState(w http.ResponseWriter, r *http.Request, id, mess
 	m := findMessage(t, messageID)
 	if m == nil {
 		s.mu.Unlock()
-		notFound(w, r, "Message not found")
+		internalError(w) // capture 13: an uncaught error in the live service
 		return
 	}
 	m.ComponentState = state
@@ -352,17 +370,7 @@ func notFound(w http.ResponseWriter, r *http.Request, detail string) {
 	})
 }
 
-// suggestionNotFound is the suggestion routes' 404, a problem object sent as
-// plain application/json.
-func suggestionNotFound(w http.ResponseWriter, r *http.Request, detail string) {
-	writeJSON(w, http.StatusNotFound, map[string]any{
-		"type": "https://problems-registry.smartbear.com/not-found", "status": 404,
-		"title": "Suggestion Not Found", "detail": detail, "code": "SUGGESTION_NOT_FOUND",
-		"instance": r.URL.RequestURI(),
-	})
-}
-
-func textOf(parts []ContentPart) string {
+func textOf(parts []SentPart) string {
 	var b strings.Builder
 	for _, p := range parts {
 		if p.Type == "text" {

@@ -34,7 +34,7 @@ func rawCall(t *testing.T, srv *threadstest.Server, method, path, body string) (
 // The new routes' wire formats, as the official client sees them.
 func TestThreadAndMessageRoutesWire(t *testing.T) {
 	t.Parallel()
-	srv := threadstest.NewServer(t, threadstest.WithLiveHabits(), threadstest.WithThrottle(0))
+	srv := threadstest.NewServer(t, threadstest.WithLiveHabits())
 	status, _, body := rawCall(t, srv, "POST", "/threads", `{"projectId":"`+srv.ProjectID+`"}`)
 	require.Equal(t, 201, status)
 	var th struct{ ID string }
@@ -82,9 +82,9 @@ func TestThreadAndMessageRoutesWire(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(body), &sug))
 	assert.Len(t, sug, 3)
 	status, ct, body := rawCall(t, srv, "GET", base+"/messages/msg_nope.000000/suggestions", "")
-	assert.Equal(t, 404, status)
+	assert.Equal(t, 400, status)
 	assert.Equal(t, "application/json; charset=utf-8", ct)
-	assert.Contains(t, body, `"code":"SUGGESTION_NOT_FOUND"`)
+	assert.Contains(t, body, `"code":"INVALID_SUGGESTION_REQUEST"`)
 
 	status, _, body = rawCall(t, srv, "PUT", base+"/messages/"+m.ID+"/component-state", `{"state":{"a":1}}`)
 	assert.Equal(t, 200, status)

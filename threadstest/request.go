@@ -41,21 +41,22 @@ func (r Request) Advance() (*AdvanceRequest, error) {
 // decodes it.
 type AdvanceRequest struct {
 	// MessageToAppend is nil when the body has no "messageToAppend".
-	MessageToAppend *MessageRequest  `json:"messageToAppend"`
-	ContextKey      string           `json:"contextKey"`
-	ClientTools     []ClientTool     `json:"clientTools"`
-	ForceToolChoice string           `json:"forceToolChoice"`
-	ToolCallCounts  map[string]int   `json:"toolCallCounts"`
-	InitialMessages []MessageRequest `json:"initialMessages"`
+	MessageToAppend *SentMessage   `json:"messageToAppend"`
+	ContextKey      string         `json:"contextKey"`
+	ClientTools     []OfferedTool  `json:"clientTools"`
+	ForceToolChoice string         `json:"forceToolChoice"`
+	ToolCallCounts  map[string]int `json:"toolCallCounts"`
+	InitialMessages []SentMessage  `json:"initialMessages"`
 	// AvailableComponents are kept as sent.
 	AvailableComponents []json.RawMessage `json:"availableComponents"`
 }
 
-// MessageRequest is a message a client sent: "messageToAppend" or one of
-// "initialMessages".
-type MessageRequest struct {
-	Role    string        `json:"role"`
-	Content []ContentPart `json:"content"`
+// SentMessage is a message a client sent: "messageToAppend" or one of
+// "initialMessages" (the fake's reading of it, not the SDK's
+// [threads.MessageRequest]).
+type SentMessage struct {
+	Role    string     `json:"role"`
+	Content []SentPart `json:"content"`
 	// ToolCallID is "tool_call_id": on a tool result, the id of the call it
 	// answers.
 	ToolCallID string `json:"tool_call_id"`
@@ -65,7 +66,7 @@ type MessageRequest struct {
 }
 
 // Text returns the text of every text part, joined.
-func (m MessageRequest) Text() string {
+func (m SentMessage) Text() string {
 	s := ""
 	for _, p := range m.Content {
 		if p.Type == "text" {
@@ -75,26 +76,31 @@ func (m MessageRequest) Text() string {
 	return s
 }
 
-// ContentPart is one part of a message's content. The fake reads text
+// SentPart is one part of a message's content. The fake reads text
 // parts only; other parts are stored without their payload.
-type ContentPart struct {
+type SentPart struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
 }
 
-// ClientTool is one of the "clientTools" a client offers.
-type ClientTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  []ToolParameter `json:"parameters"`
-	MaxCalls    int             `json:"maxCalls"`
+// OfferedTool is one of the "clientTools" a client offers (named apart
+// from the SDK's [threads.Tool], which is what a client runs).
+type OfferedTool struct {
+	Name        string             `json:"name"`
+	Description string             `json:"description"`
+	Parameters  []OfferedParameter `json:"parameters"`
+	MaxCalls    int                `json:"maxCalls"`
 }
 
-// ToolParameter is one parameter of a [ClientTool].
-type ToolParameter struct {
+// OfferedParameter is one parameter of an [OfferedTool], as sent.
+type OfferedParameter struct {
 	Name        string   `json:"name"`
 	Type        string   `json:"type"`
 	Description string   `json:"description"`
 	IsRequired  bool     `json:"isRequired"`
 	EnumValues  []string `json:"enumValues"`
+	// Schema is the parameter's "schema" member exactly as sent (a JSON
+	// Schema of its value), nil when the client sent none. The default
+	// reply reads its "type" and "enum" when Type and EnumValues are empty.
+	Schema json.RawMessage `json:"schema,omitempty"`
 }

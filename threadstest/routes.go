@@ -38,7 +38,7 @@ type message struct {
 	CreatedAt         string         `json:"createdAt"`
 	AdditionalContext map[string]any `json:"additionalContext"`
 	ComponentState    map[string]any `json:"componentState"`
-	Content           []ContentPart  `json:"content"`
+	Content           []SentPart     `json:"content"`
 	Component         *component     `json:"component,omitempty"`
 	Role              string         `json:"role"`
 	Reasoning         []string       `json:"reasoning,omitempty"`
@@ -109,6 +109,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, f.Body)
 			return
 		}
+	}
+	if s.serveV1(w, r, body) { // the /v1 routes: their own guards (v1.go)
+		return
 	}
 	if !s.authorize(w, r) {
 		return

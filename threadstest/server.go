@@ -13,6 +13,19 @@
 // matching requests (statuses, Retry-After, resets, stalls). [Server.Requests]
 // returns what the server received, so a test can assert on it.
 //
+// # Tests under testing/synctest
+//
+// A server made with [WithoutListener] opens no socket: [Server.Client]
+// reaches it in memory through [Server.Transport]. Inside a synctest bubble
+// its stream pacing, the client's timeouts and retry waits then run on the
+// bubble's fake clock, so a test asserts on time exactly and waits for none:
+//
+//	synctest.Test(t, func(t *testing.T) {
+//		srv := threadstest.NewServer(t, threadstest.WithoutListener(), threadstest.WithThrottle(time.Second))
+//		client := srv.Client()
+//		// ... a stream of n snapshots takes exactly (n-1)s of fake time
+//	})
+//
 // # Live habits the fake copies
 //
 // Always: 201 on every POST; ids like thr_XXXXXXXX.xxxxxx; UTC timestamps
@@ -29,7 +42,7 @@
 // the thread check; GET /projects with every field the live service sends;
 // streams that answer 201 text/event-stream, open each message with a
 // one-space placeholder, send the final text twice and then the closing
-// snapshot, pause 50 ms between snapshots, end with "data: DONE", and report
+// snapshot, end with "data: DONE", and report
 // any failure in-band as "error: Error in streaming response"; a bad
 // messageToAppend, a tool message without tool_call_id, a contextKey
 // mismatch or a thread already generating fail in-band; tool calls streamed
@@ -42,22 +55,27 @@
 //
 // The rest of the thread routes that the official client calls, with the
 // same 403 for an unknown thread: PUT /threads/{id} (200; fields left out
-// keep their values; projectId required, another project's is 403; the
-// answer is the stored row, with contextKey null when unset and the v1
-// columns runStatus "idle" and null); DELETE /threads/{id} (200, empty
-// body); POST /threads/{id}/generate-name (201; the name is the first user
-// message's text, clipped to 40 characters, or "New conversation"); GET and
-// POST /threads/{id}/messages (200 the messages oldest first; 201 the stored
-// message, 400 with a message list for a bad role or content, 500 for a
-// tool message without tool_call_id); DELETE
+// keep their values; a contextKey is accepted and not stored, as live;
+// projectId required, another project's is 403; the answer is the stored
+// row, with contextKey null when unset and the v1 columns runStatus "idle"
+// and null); DELETE /threads/{id} (200, empty body); POST
+// /threads/{id}/generate-name (201; the name is the first user message's
+// text, clipped to 40 characters, or "New conversation"; a thread without
+// messages is a 404 not-found problem, "No messages found for thread");
+// GET and POST /threads/{id}/messages (200 the messages oldest first; 201
+// the stored message, 400 with a message list for a bad role or content,
+// 500 for a tool message without tool_call_id); DELETE
 // /threads/{id}/messages/{messageId} (200, whether or not the message
-// exists); GET and POST .../messages/{messageId}/suggestions (200 the
-// stored ones; 201 new ones, maxSuggestions of them, default 3, 1 to 10 or
-// 400, titled "Tell me more", "Give an example", "Summarize this", ... in
-// that order, each detailed as "<title> (re: <message text>)"; 404
-// SUGGESTION_NOT_FOUND as application/json for an unknown message); PUT
+// exists); GET .../messages/{messageId}/suggestions (200 the stored ones;
+// 404 SUGGESTION_NOT_FOUND before any were generated; 400
+// INVALID_SUGGESTION_REQUEST for an unknown message; both problems sent as
+// application/json); POST .../messages/{messageId}/suggestions (201 new
+// ones, maxSuggestions of them, default 3, 1 to 10 or 400, titled "Tell me
+// more", "Give an example", "Summarize this", ... in that order, each
+// detailed as "<title> (re: <message text>)"; 500
+// SUGGESTION_GENERATION_FAILED for an unknown message); PUT
 // .../messages/{messageId}/component-state (200 the message with its new
-// state; 400 unless state is an object; a 404 not-found problem for an
+// state; 400 unless state is an object; 500 Internal server error for an
 // unknown message).
 //
 // With [WithAPIKeyHeader] (any header but Authorization) the key check is
@@ -70,8 +88,9 @@
 // [WithLiveHabits] turns on the rest of what the live deployment does and
 // the spec does not say: the key in x-api-key only, no GET /threads (404
 // "Cannot GET /threads"), 500 when cancelling a thread without messages
-// (the thread is cancelled all the same) and 500 when creating a thread in
-// another project.
+// (the thread is cancelled all the same), 500 when creating a thread in
+// another project, and a 50 ms pause between two streamed snapshots (by
+// default the fake streams as fast as the client reads).
 //
 // # Not copied
 //
@@ -112,8 +131,9 @@ type Server struct {
 	// create must name it, and GET /projects returns it.
 	ProjectID string
 
-	srv   *httptest.Server
-	conns atomic.Int64 // TCP connections accepted
+	srv   *httptest.Server // nil with WithoutListener
+	mem   memory           // the requests served by Transport
+	conns atomic.Int64     // TCP connections accepted
 	cfg   config
 
 	mu          sync.Mutex
@@ -128,6 +148,7 @@ type Server struct {
 	migrateNew  string
 	suggested   map[string][]suggestion // message id -> its suggestions
 	toolCalls   int
+	v1          v1Store // the /v1 routes' state (v1.go)
 }
 
 // config holds what the options set.
@@ -139,14 +160,20 @@ type config struct {
 	cancelEmpty500   bool
 	foreignCreate500 bool
 	addr             string // WithAddr; "" means a free loopback port
+	noListener       bool   // WithoutListener
 }
 
 // An Option configures a [Server]; pass options to [NewServer] or [Start].
-type Option func(*config)
+// The With... functions of this package make them; the zero Option does
+// nothing.
+type Option struct{ apply func(*config) }
+
+// option wraps a function of the config as an [Option].
+func option(f func(*config)) Option { return Option{apply: f} }
 
 // WithAPIKey sets the key the server accepts (default "test-key"). The
 // server's [Server.Client] sends it.
-func WithAPIKey(key string) Option { return func(c *config) { c.key = key } }
+func WithAPIKey(key string) Option { return option(func(c *config) { c.key = key }) }
 
 // WithAPIKeyHeader makes the server read the key from "name: <key>"
 // instead of "Authorization: Bearer <key>", as the live service reads
@@ -156,48 +183,53 @@ func WithAPIKey(key string) Option { return func(c *config) { c.key = key } }
 // missing or wrong key is 403 Forbidden resource, and an Authorization
 // header beside it is 401.
 func WithAPIKeyHeader(name string) Option {
-	return func(c *config) {
+	return option(func(c *config) {
 		if strings.EqualFold(name, "Authorization") {
 			name = ""
 		}
 		c.keyHeader = name
-	}
+	})
 }
 
 // WithThrottle sets the pause between two streamed snapshots. The default
-// is the live service's 50ms; 0 streams as fast as possible, which suits
-// most tests. [Server.SetThrottle] changes it later.
-func WithThrottle(d time.Duration) Option { return func(c *config) { c.throttle = d } }
+// is none: snapshots are sent as fast as the client reads them, which suits
+// tests. [WithLiveHabits] sets the live service's 50ms; [Server.SetThrottle]
+// changes it later.
+func WithThrottle(d time.Duration) Option { return option(func(c *config) { c.throttle = d }) }
 
 // WithoutSpecListRoute makes GET /threads answer as the live deployment
 // does, 404 {"message":"Cannot GET /threads","error":"Not Found",
 // "statusCode":404}, so that threads are listed only through GET
 // /threads/project/{projectId}.
-func WithoutSpecListRoute() Option { return func(c *config) { c.noSpecList = true } }
+func WithoutSpecListRoute() Option { return option(func(c *config) { c.noSpecList = true }) }
 
 // WithCancelEmptyThread500 makes POST /threads/{id}/cancel on a thread
 // without messages answer as the live service does: 500
 // {"statusCode":500,"message":"Internal server error"}, although the
 // thread is cancelled all the same.
-func WithCancelEmptyThread500() Option { return func(c *config) { c.cancelEmpty500 = true } }
+func WithCancelEmptyThread500() Option {
+	return option(func(c *config) { c.cancelEmpty500 = true })
+}
 
 // WithLiveHabits configures the server like the live deployment: the key in
 // x-api-key only ("Authorization: Bearer <key>" alone is 403 Forbidden
 // resource, both headers are 401 Invalid bearer token), no GET /threads
 // ([WithoutSpecListRoute]), 500 on cancelling a thread without messages
-// ([WithCancelEmptyThread500]) and 500 on creating a thread with another
-// project's id. Options after it may change each of these.
+// ([WithCancelEmptyThread500]), 500 on creating a thread with another
+// project's id, and the live pacing of streams: 50ms between two snapshots
+// ([WithThrottle]). Options after it may change each of these.
 func WithLiveHabits() Option {
-	return func(c *config) {
+	return option(func(c *config) {
 		c.keyHeader = "x-api-key"
 		c.noSpecList = true
 		c.cancelEmpty500 = true
 		c.foreignCreate500 = true
-	}
+		c.throttle = 50 * time.Millisecond
+	})
 }
 
 // NewServer starts a server for a test and closes it when the test and its
-// subtests end (t.Cleanup). Most tests want [WithThrottle](0).
+// subtests end (t.Cleanup).
 func NewServer(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	s := Start(opts...)
@@ -208,10 +240,10 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 // Start starts a server for use outside tests (examples, local runs). The
 // caller must call [Server.Close]. In a test, use [NewServer].
 func Start(opts ...Option) *Server {
-	cfg := config{key: "test-key", throttle: 50 * time.Millisecond}
+	cfg := config{key: "test-key"}
 	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
+		if o.apply != nil {
+			o.apply(&cfg)
 		}
 	}
 	s := &Server{
@@ -223,6 +255,13 @@ func Start(opts ...Option) *Server {
 		throttle:    cfg.throttle,
 		migrateByID: "POST /:id/advancestream",
 		migrateNew:  "POST /advancestream",
+	}
+	if cfg.noListener {
+		if cfg.addr != "" {
+			panic("threadstest: WithoutListener and WithAddr exclude each other")
+		}
+		s.URL = memoryURL
+		return s
 	}
 	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
 	s.srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
@@ -240,13 +279,17 @@ func Start(opts ...Option) *Server {
 // progress ends without "data: DONE", waits for its handlers to return and
 // leaves no goroutine behind. Close is idempotent.
 func (s *Server) Close() {
-	s.srv.CloseClientConnections()
-	s.srv.Close()
+	s.mem.close()
+	if s.srv != nil {
+		s.srv.CloseClientConnections()
+		s.srv.Close()
+	}
 }
 
 // Client returns a [threads.Client] configured for the server: its base
 // URL, its key, the header it reads the key from ([WithAPIKeyHeader]), no
-// environment defaults and retry waits of a few milliseconds. opts are
+// environment defaults, retry waits of a few milliseconds and, with
+// [WithoutListener], an *http.Client over [Server.Transport]. opts are
 // applied after those and may override them. Client panics if opts are
 // invalid, as a test helper should.
 func (s *Server) Client(opts ...threads.ClientOption) *threads.Client {
@@ -259,6 +302,9 @@ func (s *Server) Client(opts ...threads.ClientOption) *threads.Client {
 	if s.cfg.keyHeader != "" {
 		base = append(base, threads.WithAPIKeyHeader(s.cfg.keyHeader))
 	}
+	if s.srv == nil {
+		base = append(base, threads.WithHTTPClient(&http.Client{Transport: s.Transport()}))
+	}
 	c, err := threads.NewClient(append(base, opts...)...)
 	if err != nil {
 		panic("threadstest: " + err.Error())
@@ -267,8 +313,14 @@ func (s *Server) Client(opts ...threads.ClientOption) *threads.Client {
 }
 
 // HTTPClient returns an *http.Client that reaches the server, for tests
-// that send raw requests. Its connections close with the server.
-func (s *Server) HTTPClient() *http.Client { return s.srv.Client() }
+// that send raw requests. Its connections close with the server. With
+// [WithoutListener] it sends through [Server.Transport].
+func (s *Server) HTTPClient() *http.Client {
+	if s.srv == nil {
+		return &http.Client{Transport: s.Transport()}
+	}
+	return s.srv.Client()
+}
 
 // SetThrottle changes the pause between streamed snapshots for the streams
 // that start afterwards (see [WithThrottle]).
@@ -318,18 +370,12 @@ func (s *Server) Count(method, path string) int {
 }
 
 // Connections returns how many TCP connections the server has accepted, so
-// a test can check that a client reuses its connections.
+// a test can check that a client reuses its connections. Requests served
+// by [Server.Transport] open none.
 func (s *Server) Connections() int { return int(s.conns.Load()) }
 
-// ThreadCount returns how many threads exist, so a test can check that a
-// retried create made only one.
-func (s *Server) ThreadCount() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.threads)
-}
-
-// ThreadIDs returns every thread id, oldest first.
+// ThreadIDs returns every thread id, oldest first; its length is how many
+// threads exist, so a test can check that a retried create made only one.
 func (s *Server) ThreadIDs() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

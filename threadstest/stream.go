@@ -25,6 +25,16 @@ type Script struct {
 	// result (default: "The tool returned: <result 1>; <result 2>...").
 	Replies []string
 
+	// Snapshots, when set, streams one assistant message as exactly these
+	// texts, one snapshot each, after the one-space placeholder; the last
+	// is sent again as the closing snapshot. A text that does not extend
+	// the one before it is a rewrite, which the SDK reports with
+	// [threads.StreamEvent] TextReset: {"Hello wor", "Hello world", "Hi
+	// there"} streams "Hello wor", then " world", then a reset to "Hi
+	// there". Snapshots takes the place of Replies; it is not used with
+	// ToolCalls.
+	Snapshots []string
+
 	// ToolCalls, when set, makes the script a client-tool conversation on
 	// one thread, over several advancestream calls: the reply asks for
 	// ToolCalls[0]; the next tool result sent to that thread (role "tool")
@@ -35,7 +45,7 @@ type Script struct {
 	// toolCallRequest, tool_call_id ("call_1", "call_2"...) and actionType
 	// "tool_call". The fault fields below apply to the first round only.
 	// A cancel ends the conversation.
-	ToolCalls []ToolCall
+	ToolCalls []ScriptedToolCall
 
 	// Error, when set, sends the error line ("error: Error in streaming
 	// response") after ErrorAfter snapshots (0: before any), then
@@ -58,8 +68,8 @@ type Script struct {
 	FirstByte <-chan struct{}
 }
 
-// ToolCall is a client-tool call that a [Script] makes the reply ask for.
-type ToolCall struct {
+// ScriptedToolCall is a client-tool call that a [Script] makes the reply ask for.
+type ScriptedToolCall struct {
 	// Name is the tool's name (toolCallRequest.toolName). The fake does not
 	// check that the client offered it.
 	Name string
@@ -144,7 +154,7 @@ func (s *Server) advance(w http.ResponseWriter, r *http.Request, body []byte, id
 	t.running, t.cancel = true, cancel
 	content := msg.Content
 	if content == nil {
-		content = []ContentPart{}
+		content = []SentPart{}
 	}
 	t.messages = append(t.messages, message{ID: s.newID("msg_"), ThreadID: t.ID, CreatedAt: now(), Role: msg.Role,
 		Content: content, ToolCallID: msg.ToolCallID, Error: msg.Error,
@@ -162,7 +172,7 @@ func (s *Server) advance(w http.ResponseWriter, r *http.Request, body []byte, id
 
 	// Decide what to stream: text replies, then at most one tool call.
 	var replies []string
-	var call *ToolCall
+	var call *ScriptedToolCall
 	switch {
 	case run != nil:
 		run.results = append(run.results, userText)
@@ -179,6 +189,8 @@ func (s *Server) advance(w http.ResponseWriter, r *http.Request, body []byte, id
 	case len(sc.ToolCalls) > 0:
 		t.run = &toolRun{script: sc, next: 1}
 		call = &sc.ToolCalls[0]
+	case len(sc.Snapshots) > 0:
+		t.run = nil
 	default:
 		t.run = nil
 		replies = sc.Replies
@@ -198,7 +210,7 @@ func (s *Server) advance(w http.ResponseWriter, r *http.Request, body []byte, id
 			for _, p := range ct.Parameters {
 				args[p.Name] = defaultArgument(p, userText)
 			}
-			call = &ToolCall{Name: ct.Name, Arguments: args}
+			call = &ScriptedToolCall{Name: ct.Name, Arguments: args}
 			replies = replies[:len(replies)-1]
 		}
 	}
@@ -221,9 +233,14 @@ func (s *Server) advance(w http.ResponseWriter, r *http.Request, body []byte, id
 	if sc.Oversize > 0 {
 		s.mu.Lock()
 		big := message{ID: s.newID("msg_"), ThreadID: t.ID, CreatedAt: now(), Role: "assistant",
-			Content: []ContentPart{{Type: "text", Text: strings.Repeat("x", sc.Oversize)}}}
+			Content: []SentPart{{Type: "text", Text: strings.Repeat("x", sc.Oversize)}}}
 		s.mu.Unlock()
 		st.send(snapshot{Message: big, GenerationStage: "STREAMING_RESPONSE", StatusMessage: "Streaming response..."})
+	}
+	if len(sc.Snapshots) > 0 && run == nil && len(sc.ToolCalls) == 0 {
+		texts := append([]string{" "}, sc.Snapshots...)
+		s.streamTexts(st, t, append(texts, sc.Snapshots[len(sc.Snapshots)-1]), true)
+		return
 	}
 	for i, text := range replies {
 		if !s.streamText(st, t, text, i == len(replies)-1 && call == nil) {
@@ -254,7 +271,6 @@ func (s *Server) newAssistant(t *thread) message {
 // twice, then (for the last message) COMPLETE. It returns false when the
 // stream stopped early.
 func (s *Server) streamText(st *streamer, t *thread, text string, last bool) bool {
-	m := s.newAssistant(t)
 	texts := []string{" "}
 	if strings.TrimSpace(text) == "" {
 		// No text: the placeholder stays, as live.
@@ -271,8 +287,16 @@ func (s *Server) streamText(st *streamer, t *thread, text string, last bool) boo
 		// streaming, and again in the closing snapshot.
 		texts = append(texts, text, text)
 	}
+	return s.streamTexts(st, t, texts, last)
+}
+
+// streamTexts streams one assistant message, one snapshot per text, and
+// stores it with the last text; the last snapshot of the last message is
+// COMPLETE. It returns false when the stream stopped early.
+func (s *Server) streamTexts(st *streamer, t *thread, texts []string, last bool) bool {
+	m := s.newAssistant(t)
 	for i, tx := range texts {
-		m.Content = []ContentPart{{Type: "text", Text: tx}}
+		m.Content = []SentPart{{Type: "text", Text: tx}}
 		m.Component = &component{Message: tx, Role: "assistant"}
 		stage, status := "STREAMING_RESPONSE", "Streaming response..."
 		if i == len(texts)-1 && last {
@@ -296,13 +320,13 @@ func (s *Server) streamText(st *streamer, t *thread, text string, last bool) boo
 // arguments with an empty component.toolCallId, then the id, then the final
 // FETCHING_CONTEXT snapshot with the top-level toolCallRequest, tool_call_id
 // and actionType.
-func (s *Server) streamToolCall(st *streamer, t *thread, call ToolCall) bool {
+func (s *Server) streamToolCall(st *streamer, t *thread, call ScriptedToolCall) bool {
 	s.mu.Lock()
 	s.toolCalls++
 	callID := fmt.Sprintf("call_%d", s.toolCalls)
 	s.mu.Unlock()
 	m := s.newAssistant(t)
-	m.Content = []ContentPart{{Type: "text", Text: " "}}
+	m.Content = []SentPart{{Type: "text", Text: " "}}
 
 	names := make([]string, 0, len(call.Arguments))
 	for k := range call.Arguments {
@@ -442,11 +466,33 @@ func (st *streamer) write(snap snapshot) {
 
 // defaultArgument is the value the default model passes for p: the first
 // of its enum values, else one of its type, with text for a string.
-func defaultArgument(p ToolParameter, text string) any {
-	if len(p.EnumValues) > 0 {
-		return p.EnumValues[0]
+func defaultArgument(p OfferedParameter, text string) any {
+	typ, enum := p.Type, p.EnumValues
+	if len(p.Schema) > 0 && (typ == "" || len(enum) == 0) {
+		var sch struct {
+			Type any   `json:"type"` // a name or a list of names
+			Enum []any `json:"enum"`
+		}
+		if json.Unmarshal(p.Schema, &sch) == nil {
+			if len(enum) == 0 && len(sch.Enum) > 0 {
+				return sch.Enum[0]
+			}
+			if typ == "" {
+				switch v := sch.Type.(type) {
+				case string:
+					typ = v
+				case []any:
+					if len(v) > 0 {
+						typ, _ = v[0].(string)
+					}
+				}
+			}
+		}
 	}
-	switch p.Type {
+	if len(enum) > 0 {
+		return enum[0]
+	}
+	switch typ {
 	case "number", "integer":
 		return 1
 	case "boolean":

@@ -18,7 +18,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestServer(t *testing.T) {
 	t.Parallel()
-	srv := threadstest.NewServer(t, threadstest.WithThrottle(0))
+	srv := threadstest.NewServer(t)
 	c := srv.Client()
 	ctx := context.Background()
 	th, err := c.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID, Name: "t"})
@@ -58,7 +58,7 @@ func TestServerKeyHeader(t *testing.T) {
 // ExampleStart runs the fake outside a test; in a test, use
 // threadstest.NewServer(t), which closes the server when the test ends.
 func ExampleStart() {
-	srv := threadstest.Start(threadstest.WithThrottle(0))
+	srv := threadstest.Start()
 	defer srv.Close()
 	client := srv.Client()
 

@@ -34,10 +34,10 @@ func lastEvent(t *testing.T, s *threads.Stream) threads.StreamEvent {
 
 func TestScriptedToolCalls(t *testing.T) {
 	t.Parallel()
-	srv := threadstest.NewServer(t, threadstest.WithThrottle(0))
+	srv := threadstest.NewServer(t)
 	c := srv.Client()
 	ctx := context.Background()
-	srv.PushScript(threadstest.Script{ToolCalls: []threadstest.ToolCall{
+	srv.PushScript(threadstest.Script{ToolCalls: []threadstest.ScriptedToolCall{
 		{Name: "get_weather", Arguments: map[string]any{"city": "Paris"}},
 		{Name: "get_time", Arguments: map[string]any{"tz": "Europe/Paris"}},
 	}})
@@ -116,8 +116,8 @@ func TestScriptedToolCalls(t *testing.T) {
 // toolCallId, and top-level tool fields only on the final snapshot.
 func TestToolCallWire(t *testing.T) {
 	t.Parallel()
-	srv := threadstest.NewServer(t, threadstest.WithThrottle(0))
-	srv.PushScript(threadstest.Script{ToolCalls: []threadstest.ToolCall{{Name: "get_weather", Arguments: map[string]any{"city": "Paris"}}}})
+	srv := threadstest.NewServer(t)
+	srv.PushScript(threadstest.Script{ToolCalls: []threadstest.ScriptedToolCall{{Name: "get_weather", Arguments: map[string]any{"city": "Paris"}}}})
 	req, err := http.NewRequest("POST", srv.URL+"/threads/advancestream", strings.NewReader(
 		`{"messageToAppend":{"role":"user","content":[{"type":"text","text":"weather in Paris?"}]},"clientTools":[{"name":"get_weather","description":"d","parameters":[{"name":"city","type":"string","description":"City name","isRequired":true}]}]}`))
 	require.NoError(t, err)
@@ -197,7 +197,7 @@ func TestToolCallWire(t *testing.T) {
 // parameter set to the user's text, then "The tool returned: ...".
 func TestDefaultToolCall(t *testing.T) {
 	t.Parallel()
-	srv := threadstest.NewServer(t, threadstest.WithThrottle(0))
+	srv := threadstest.NewServer(t)
 	c := srv.Client()
 	ctx := context.Background()
 	params := threads.AdvanceParams{Message: threads.UserMessage("Lyon"), ClientTools: weatherTools[:1]}

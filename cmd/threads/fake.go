@@ -31,10 +31,12 @@ var fakeCmd = &command{
 		if !cl.nargs(e, 0, 0) {
 			return exitUsage
 		}
-		opts := []threadstest.Option{threadstest.WithAddr(cl.str("addr")), threadstest.WithThrottle(cl.duration("throttle"))}
+		opts := []threadstest.Option{threadstest.WithAddr(cl.str("addr"))}
 		if cl.bool("live-habits") {
 			opts = append(opts, threadstest.WithLiveHabits())
 		}
+		// After WithLiveHabits, which sets the live 50ms: --throttle wins.
+		opts = append(opts, threadstest.WithThrottle(cl.duration("throttle")))
 		srv, err := startFake(opts)
 		if err != nil {
 			return fail(e, err)

@@ -110,10 +110,12 @@ func cmdFake(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || fs.Parse(args) != nil || fs.NArg() != 0 {
 		ts.Fatalf("usage: fake [-live-habits] [-throttle d]")
 	}
-	opts := []threadstest.Option{threadstest.WithThrottle(*throttle)}
+	var opts []threadstest.Option
 	if *live {
 		opts = append(opts, threadstest.WithLiveHabits())
 	}
+	// After WithLiveHabits, which sets the live 50ms.
+	opts = append(opts, threadstest.WithThrottle(*throttle))
 	srv := threadstest.Start(opts...)
 	ts.Defer(srv.Close)
 	ts.Value(fakeKey{}).(*fakeHolder).srv = srv

@@ -36,7 +36,7 @@ var unsafe = regexp.MustCompile("[\x00-\x08\x0b-\x1f\x7f\u0080-\u009f\u200e\u200
 // names, streamed reply and error details all carry escape sequences: none
 // reaches stdout or stderr, and the text around them still does.
 func TestTerminalSafe(t *testing.T) {
-	srv := threadstest.NewServer(t, threadstest.WithThrottle(0))
+	srv := threadstest.NewServer(t)
 	ctx := context.Background()
 	th, err := srv.Client().Threads.Create(ctx, threads.CreateThreadParams{
 		ProjectID: srv.ProjectID, Name: "name" + evil, ContextKey: "key" + evil,
@@ -103,7 +103,7 @@ func TestTerminalSafe(t *testing.T) {
 	assert.Contains(t, out, "hello\nEVIL")
 	assert.Contains(t, out, "bye\nEVIL")
 
-	srv.PushScript(threadstest.Script{ToolCalls: []threadstest.ToolCall{{Name: "tool" + evil}}})
+	srv.PushScript(threadstest.Script{ToolCalls: []threadstest.ScriptedToolCall{{Name: "tool" + evil}}})
 	cli(exitOK, "send", th.ID, "use the tool")
 
 	out = cli(exitOK, "send", "--new", "hi"+evil) // the fake echoes the message

@@ -21,7 +21,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // TestChat types two lines and /new, then ends the input: the chat answers
 // each line and exits cleanly.
 func TestChat(t *testing.T) {
-	srv := threadstest.NewServer(t, threadstest.WithThrottle(0))
+	srv := threadstest.NewServer(t)
 	env := &demo.Env{Client: srv.Client(), ProjectID: srv.ProjectID, Fake: srv}
 	var out bytes.Buffer
 	in := strings.NewReader("hello there\nhow are you\n/new\n")
@@ -30,12 +30,12 @@ func TestChat(t *testing.T) {
 	assert.Contains(t, got, "You said: hello there\n")
 	assert.Contains(t, got, "You said: how are you\n")
 	assert.Equal(t, 2, strings.Count(got, "[new thread thr_"))
-	assert.Equal(t, 2, srv.ThreadCount())
+	assert.Equal(t, 2, len(srv.ThreadIDs()))
 }
 
 // TestChatInterruptAtPrompt exits on Ctrl-C at the prompt.
 func TestChatInterruptAtPrompt(t *testing.T) {
-	srv := threadstest.NewServer(t, threadstest.WithThrottle(0))
+	srv := threadstest.NewServer(t)
 	env := &demo.Env{Client: srv.Client(), ProjectID: srv.ProjectID, Fake: srv}
 	interrupt := make(chan os.Signal, 1)
 	interrupt <- os.Interrupt
@@ -75,7 +75,7 @@ func (w *notifyWriter) String() string {
 // TestChatCtrlCCancelsReply: Ctrl-C while a reply streams stops it, cancels
 // the generation on the service, and the chat goes on.
 func TestChatCtrlCCancelsReply(t *testing.T) {
-	srv := threadstest.NewServer(t, threadstest.WithThrottle(0))
+	srv := threadstest.NewServer(t)
 	hold := make(chan struct{})
 	defer close(hold)
 	srv.PushScript(threadstest.Script{Hold: hold, HoldAfter: 2}) // the reply stalls after "You"

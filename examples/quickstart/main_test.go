@@ -18,12 +18,12 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // the real service: only THREADS_BASE_URL and THREADS_API_KEY set, the
 // project id read from the service.
 func TestQuickstartWithEnvironment(t *testing.T) {
-	srv := threadstest.NewServer(t, threadstest.WithThrottle(0))
+	srv := threadstest.NewServer(t)
 	t.Setenv(threads.EnvBaseURL, srv.URL)
 	t.Setenv(threads.EnvAPIKey, srv.APIKey)
 	t.Setenv("THREADS_PROJECT_ID", "")
 	require.NoError(t, run(context.Background()))
-	assert.Equal(t, 1, srv.ThreadCount())
+	assert.Equal(t, 1, len(srv.ThreadIDs()))
 	assert.Equal(t, 1, srv.Count("GET", "/projects"))
 }
 

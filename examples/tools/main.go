@@ -73,7 +73,7 @@ func run(ctx context.Context, env *demo.Env, out io.Writer) error {
 	question := "What's the weather and the time in Lisbon?"
 	if env.Fake != nil {
 		// The fake service has no model: script the calls a model would make.
-		env.Fake.PushScript(threadstest.Script{ToolCalls: []threadstest.ToolCall{
+		env.Fake.PushScript(threadstest.Script{ToolCalls: []threadstest.ScriptedToolCall{
 			{Name: "get_weather", Arguments: map[string]any{"city": "Lisbon"}},
 			{Name: "get_time", Arguments: map[string]any{"zone": "Europe/Lisbon"}},
 		}})

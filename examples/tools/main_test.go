@@ -18,7 +18,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // TestTools runs the example against the fake: both tools are called and
 // their results come back in the answer.
 func TestTools(t *testing.T) {
-	srv := threadstest.NewServer(t, threadstest.WithThrottle(0))
+	srv := threadstest.NewServer(t)
 	env := &demo.Env{Client: srv.Client(), ProjectID: srv.ProjectID, Fake: srv}
 	var out bytes.Buffer
 	require.NoError(t, run(context.Background(), env, &out))

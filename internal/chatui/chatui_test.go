@@ -21,7 +21,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // TestContinueThread: with ThreadID the chat continues that thread; with no
 // ProjectID, /new asks the key's project.
 func TestContinueThread(t *testing.T) {
-	srv := threadstest.NewServer(t, threadstest.WithThrottle(0))
+	srv := threadstest.NewServer(t)
 	client := srv.Client()
 	th, err := client.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID})
 	require.NoError(t, err)
@@ -34,7 +34,7 @@ func TestContinueThread(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Contains(t, out.String(), "[thread "+th.ID+"]\n> one\ntwo\n> [new thread thr_")
-	assert.Equal(t, 2, srv.ThreadCount())
+	assert.Equal(t, 2, len(srv.ThreadIDs()))
 	assert.Equal(t, 1, srv.Count("GET", "/projects"))
 }
 

@@ -1,0 +1,140 @@
+package runs
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	threads "github.com/threadsapi/threads-go"
+)
+
+// capturedJWT is the service token of captures 64-69, 74 (a throwaway
+// local token, expired).
+const capturedJWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSIsImlzcyI6InBfVWZzS1FRWW4uOWM1NGIxIiwiYXVkIjoidGFtYm8iLCJpYXQiOjE3OTU0OTgyMjQsImV4cCI6MTc5NTUwMTgyNCwib3JpZ2luYWxfaXNzIjoiaHR0cHM6Ly9pZHAuZXhhbXBsZS5jb20ifQ.c2lnbmF0dXJlLXJlcGxhY2Vk"
+
+// subjectJWT is the IdP token capture 64 exchanged.
+const subjectJWT = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJpc3MiOiJodHRwczovL2lkcC5leGFtcGxlLmNvbSIsInN1YiI6ImFsaWNlIn0."
+
+// Capture 64: the token exchange is a form POST with x-api-key; the answer
+// decodes into a redacted token and its expiry.
+func TestExchangeTokenCapture(t *testing.T) {
+	t.Parallel()
+	r := replay(t, "64")
+	before := time.Now()
+	tok, err := r.client().ExchangeToken(context.Background(), subjectJWT)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok.Token.Reveal() != capturedJWT || tok.TokenType != "Bearer" || tok.ExpiresIn != time.Hour ||
+		tok.IssuedTokenType != TokenTypeAccess || tok.Expiry.Before(before.Add(time.Hour)) || tok.Expiry.After(time.Now().Add(time.Hour)) {
+		t.Errorf("64: %+v", tok)
+	}
+	r.check()
+
+	// Every rendering of the AccessToken hides the token.
+	var logged bytes.Buffer
+	slog.New(slog.NewJSONHandler(&logged, nil)).Info("got", "token", tok)
+	slog.New(slog.NewTextHandler(&logged, nil)).Info("got", "token", tok)
+	for _, s := range []string{fmt.Sprintf("%v %+v %#v %s %q", tok, tok, tok, tok, tok), fmt.Sprint(*tok), logged.String()} {
+		if strings.Contains(s, capturedJWT) || strings.Contains(s, capturedJWT[:20]) {
+			t.Errorf("token leaked: %s", s)
+		}
+	}
+	if !strings.Contains(logged.String(), "[REDACTED]") {
+		t.Errorf("log: %s", logged.String())
+	}
+}
+
+// Captures 65, 66: with an end-user token the SDK sends it as
+// "Authorization: Bearer" beside x-api-key, and no userKey anywhere; 74:
+// a thread of another context is 403.
+func TestBearerCaptures(t *testing.T) {
+	t.Parallel()
+	r := replay(t, "65", "66", "74")
+	c := r.client().ForUser("user-1").ForToken(threads.NewToken(capturedJWT))
+	th, err := c.CreateThread(context.Background(), CreateThreadParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if th.UserKey != "oauth:user:idp.example.com:alice" {
+		t.Errorf("65: %+v", th)
+	}
+	pg, err := c.ListThreads(context.Background(), nil)
+	if err != nil || len(pg.Threads) != 1 || pg.Threads[0].ID != "thr_iqsRbR.78dff7" {
+		t.Errorf("66: %+v %v", pg, err)
+	}
+	if _, err := c.GetThread(context.Background(), "thr_IIxXswsg.445172"); !errors.Is(err, threads.ErrForbidden) {
+		t.Errorf("74: %v", err)
+	}
+	r.check()
+}
+
+// Captures 69-73: the refusals of the guards (a missing or bad key 403, a
+// Bearer that is not an end-user token 401) come back as Problems that
+// match threads' sentinels. The SDK itself always sends the key in
+// x-api-key, so it never provokes 69 or 71.
+func TestGuardRefusalCaptures(t *testing.T) {
+	t.Parallel()
+	r := replay(t, "70", "72", "73")
+	c := r.client().ForUser("user-1")
+	if _, err := c.ListThreads(context.Background(), nil); !errors.Is(err, threads.ErrForbidden) {
+		t.Errorf("70: %v", err)
+	}
+	_, err := c.ForToken(threads.NewToken("not-an-end-user-token")).ListThreads(context.Background(), nil)
+	var p *threads.Problem
+	if !errors.Is(err, threads.ErrUnauthorized) || !errors.As(err, &p) || p.Detail != "Invalid bearer token" {
+		t.Errorf("72: %v", err)
+	}
+	if _, err := c.ListThreads(context.Background(), nil); !errors.Is(err, threads.ErrForbidden) {
+		t.Errorf("73: %v", err)
+	}
+}
+
+// A Problem that echoes the end-user token or the subject token does not
+// carry it.
+func TestProblemRedactsEndUserSecrets(t *testing.T) {
+	t.Parallel()
+	const secret = "eyJsecret.end-user.token"
+	base := newStatic(t, 401, `{"message":"Invalid bearer token eyJsecret.end-user.token","error":"Unauthorized","statusCode":401,"echo":"eyJsecret.end-user.token"}`)
+	c := newTestClient(t, base)
+	_, err := c.ForToken(threads.NewToken(secret)).ListThreads(context.Background(), nil)
+	_, err2 := c.ExchangeToken(context.Background(), secret)
+	for _, e := range []error{err, err2} {
+		var p *threads.Problem
+		if !errors.As(e, &p) {
+			t.Fatalf("%v", e)
+		}
+		all := e.Error() + p.Detail + string(p.Body) + string(p.Extensions["echo"])
+		if strings.Contains(all, secret) {
+			t.Errorf("secret in %q", all)
+		}
+	}
+}
+
+func TestExchangeTokenRefusesEmpty(t *testing.T) {
+	t.Parallel()
+	r := replay(t)
+	if _, err := r.client().ExchangeToken(context.Background(), " "); err == nil {
+		t.Error("no error")
+	}
+	if r.requests() != 0 {
+		t.Error("sent")
+	}
+}
+
+// New(nil) gives a Client whose every call fails, saying why.
+func TestNewNil(t *testing.T) {
+	t.Parallel()
+	c := New(nil).ForUser("u")
+	if _, err := c.ListThreads(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "nil") {
+		t.Errorf("ListThreads: %v", err)
+	}
+	if _, err := c.ExchangeToken(context.Background(), "x"); err == nil {
+		t.Error("ExchangeToken: no error")
+	}
+}
