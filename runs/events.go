@@ -358,13 +358,29 @@ func eventType(data []byte) (string, error) {
 	if bytes.HasPrefix(data, typePrefix) {
 		rest := data[len(typePrefix):]
 		if i := bytes.IndexByte(rest, '"'); i >= 0 && bytes.IndexByte(rest[:i], '\\') < 0 {
-			switch string(rest[:i]) { // no allocation: a switch on a conversion
+			// A switch on a conversion does not allocate; each case
+			// returns the constant.
+			switch string(rest[:i]) {
 			case EventTextMessageContent:
 				return EventTextMessageContent, nil
 			case EventToolCallArgs:
 				return EventToolCallArgs, nil
 			case EventCustom:
 				return EventCustom, nil
+			case EventRunStarted:
+				return EventRunStarted, nil
+			case EventRunFinished:
+				return EventRunFinished, nil
+			case EventRunError:
+				return EventRunError, nil
+			case EventTextMessageStart:
+				return EventTextMessageStart, nil
+			case EventTextMessageEnd:
+				return EventTextMessageEnd, nil
+			case EventToolCallStart:
+				return EventToolCallStart, nil
+			case EventToolCallEnd:
+				return EventToolCallEnd, nil
 			}
 		}
 	}
