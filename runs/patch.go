@@ -1,0 +1,292 @@
+package runs
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+var (
+	errPatchPath = errors.New("path does not resolve")
+	errPatchTest = errors.New("test failed")
+	errPatchOp   = errors.New("unsupported operation")
+)
+
+// applyPatch applies ops in order to doc, changing it in place where it
+// can, and returns the new document and the change in its estimated size
+// (valueCost). On a failing operation it stops and returns the document
+// as the operations before it left it.
+//
+// "copy" is refused: it is the one operation whose cost is not paid for by
+// bytes the server sent (copying a large member again and again would
+// take memory and CPU out of proportion to the stream), and the service
+// does not send it.
+func applyPatch(doc any, ops []PatchOp) (any, int64, error) {
+	var delta int64
+	for i, op := range ops {
+		var d int64
+		var err error
+		doc, d, err = applyOp(doc, op)
+		delta += d
+		if err != nil {
+			return doc, delta, fmt.Errorf("operation %d: %w", i, err)
+		}
+	}
+	return doc, delta, nil
+}
+
+func applyOp(doc any, op PatchOp) (any, int64, error) {
+	path, err := pointer(op.Path)
+	if err != nil {
+		return doc, 0, err
+	}
+	switch op.Op {
+	case "add":
+		// A copy: the event holding op stays the caller's, and later
+		// operations change the stored value in place.
+		return put(doc, path, cloneValue(op.Value), true)
+	case "replace":
+		return put(doc, path, cloneValue(op.Value), false)
+	case "remove":
+		doc, old, err := remove(doc, path)
+		return doc, -valueCost(old), err
+	case "test":
+		v, err := get(doc, path)
+		if err != nil {
+			return doc, 0, err
+		}
+		if !reflect.DeepEqual(v, op.Value) {
+			return doc, 0, errPatchTest
+		}
+		return doc, 0, nil
+	case "move":
+		from, err := pointer(op.From)
+		if err != nil {
+			return doc, 0, err
+		}
+		if op.From == op.Path {
+			_, err := get(doc, path)
+			return doc, 0, err
+		}
+		if strings.HasPrefix(op.Path, op.From+"/") {
+			return doc, 0, fmt.Errorf("%w: a move into its own child", errPatchPath)
+		}
+		doc, v, err := remove(doc, from)
+		if err != nil {
+			return doc, 0, err
+		}
+		// The moved value's cost moves with it: remove and add cancel.
+		doc, d, err := put(doc, path, v, true)
+		return doc, d - valueCost(v), err
+	}
+	return doc, 0, errPatchOp
+}
+
+// pointer splits a JSON Pointer into its unescaped tokens.
+func pointer(p string) ([]string, error) {
+	if p == "" {
+		return nil, nil
+	}
+	if p[0] != '/' {
+		return nil, fmt.Errorf("%w: not a JSON Pointer", errPatchPath)
+	}
+	toks := strings.Split(p[1:], "/")
+	for i, t := range toks {
+		if strings.IndexByte(t, '~') >= 0 {
+			toks[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+		}
+	}
+	return toks, nil
+}
+
+func index(tok string, n int, end bool) (int, error) {
+	if end && tok == "-" {
+		return n, nil
+	}
+	if tok == "" || (len(tok) > 1 && tok[0] == '0') || tok[0] == '+' || tok[0] == '-' {
+		return 0, errPatchPath
+	}
+	i, err := strconv.Atoi(tok)
+	if err != nil || i < 0 || i > n || (!end && i == n) {
+		return 0, errPatchPath
+	}
+	return i, nil
+}
+
+func get(doc any, path []string) (any, error) {
+	for _, tok := range path {
+		switch c := doc.(type) {
+		case map[string]any:
+			v, ok := c[tok]
+			if !ok {
+				return nil, errPatchPath
+			}
+			doc = v
+		case []any:
+			i, err := index(tok, len(c), false)
+			if err != nil {
+				return nil, err
+			}
+			doc = c[i]
+		default:
+			return nil, errPatchPath
+		}
+	}
+	return doc, nil
+}
+
+// update calls f on the container at parent and stores what f returns in
+// its place (an array may be replaced by a longer or shorter one).
+func update(doc any, parent []string, f func(any) (any, error)) (any, error) {
+	if len(parent) == 0 {
+		return f(doc)
+	}
+	tok := parent[0]
+	switch c := doc.(type) {
+	case map[string]any:
+		child, ok := c[tok]
+		if !ok {
+			return doc, errPatchPath
+		}
+		nc, err := update(child, parent[1:], f)
+		if err == nil {
+			c[tok] = nc
+		}
+		return doc, err
+	case []any:
+		i, err := index(tok, len(c), false)
+		if err != nil {
+			return doc, err
+		}
+		nc, err := update(c[i], parent[1:], f)
+		if err == nil {
+			c[i] = nc
+		}
+		return doc, err
+	}
+	return doc, errPatchPath
+}
+
+// put adds (insert) or replaces the value at path.
+func put(doc any, path []string, v any, insert bool) (any, int64, error) {
+	if len(path) == 0 {
+		return v, valueCost(v) - valueCost(doc), nil
+	}
+	last := path[len(path)-1]
+	var delta int64
+	doc, err := update(doc, path[:len(path)-1], func(c any) (any, error) {
+		switch c := c.(type) {
+		case map[string]any:
+			old, ok := c[last]
+			if !ok && !insert {
+				return c, errPatchPath
+			}
+			if ok {
+				delta -= valueCost(old)
+			}
+			c[last] = v
+			delta += valueCost(v) + int64(len(last))
+			if ok {
+				delta -= int64(len(last))
+			}
+			return c, nil
+		case []any:
+			i, err := index(last, len(c), insert)
+			if err != nil {
+				return c, err
+			}
+			delta += valueCost(v)
+			if !insert {
+				delta -= valueCost(c[i])
+				c[i] = v
+				return c, nil
+			}
+			c = append(c, nil)
+			copy(c[i+1:], c[i:])
+			c[i] = v
+			return c, nil
+		}
+		return c, errPatchPath
+	})
+	if err != nil {
+		return doc, 0, err
+	}
+	return doc, delta, nil
+}
+
+// remove takes the value at path out of doc and returns it.
+func remove(doc any, path []string) (any, any, error) {
+	if len(path) == 0 {
+		return nil, doc, nil
+	}
+	last := path[len(path)-1]
+	var old any
+	doc, err := update(doc, path[:len(path)-1], func(c any) (any, error) {
+		switch c := c.(type) {
+		case map[string]any:
+			v, ok := c[last]
+			if !ok {
+				return c, errPatchPath
+			}
+			old = v
+			delete(c, last)
+			return c, nil
+		case []any:
+			i, err := index(last, len(c), false)
+			if err != nil {
+				return c, err
+			}
+			old = c[i]
+			copy(c[i:], c[i+1:])
+			c[len(c)-1] = nil
+			return c[:len(c)-1], nil
+		}
+		return c, errPatchPath
+	})
+	return doc, old, err
+}
+
+// valueCost estimates the memory a decoded JSON value takes, in the
+// spirit of the JSON's size: every byte of its strings and names, and a
+// fixed cost per value and container. It walks v once.
+func valueCost(v any) int64 {
+	switch v := v.(type) {
+	case string:
+		return 16 + int64(len(v))
+	case map[string]any:
+		n := int64(48)
+		for k, x := range v {
+			n += int64(len(k)) + 16 + valueCost(x)
+		}
+		return n
+	case []any:
+		n := int64(24)
+		for _, x := range v {
+			n += valueCost(x)
+		}
+		return n
+	}
+	return 16
+}
+
+// cloneValue copies a decoded JSON value, so that the caller's copy and
+// the stream's do not share containers.
+func cloneValue(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, x := range v {
+			m[k] = cloneValue(x)
+		}
+		return m
+	case []any:
+		a := make([]any, len(v))
+		for i, x := range v {
+			a[i] = cloneValue(x)
+		}
+		return a
+	}
+	return v
+}

@@ -1,0 +1,211 @@
+package runs
+
+import (
+	"context"
+	"fmt"
+
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/core"
+	"github.com/threadsapi/threads-go/internal/route"
+)
+
+// RunParams is one run: the user message it sends and how the model may
+// answer. Content is required.
+type RunParams struct {
+	// Content is the user message: [Text], [ResourcePart] and, to continue
+	// a run that awaits tool results, one [ToolResult] per pending call.
+	Content []Content
+	// MessageMetadata and AdditionalContext go with the message (the
+	// service shows AdditionalContext to the model before the text).
+	MessageMetadata   map[string]any
+	AdditionalContext map[string]any
+	// PreviousRunID is the thread's last completed run
+	// (Thread.LastCompletedRunID, or the RunID of the last run's stream):
+	// required once the thread has a completed run, including to send
+	// tool results.
+	PreviousRunID string
+	// Tools are the client tools the model may call; a call pauses the
+	// run (OutcomeAwaitingTools).
+	Tools []Tool
+	// AvailableComponents are the components the model may render.
+	AvailableComponents []AvailableComponent
+	// ToolChoice is sent as given ("auto", "none", "required" or
+	// {"name": ...}); nil sends none.
+	ToolChoice any
+	// Model, MaxTokens and Temperature (0 to 2; nil: not sent) are
+	// sent as given; the observed service did not forward them to the
+	// model.
+	Model       string
+	MaxTokens   int
+	Temperature *float64
+	RunMetadata map[string]any
+}
+
+// CreateRunParams is a run that creates its thread ([Client.CreateAndRun]).
+type CreateRunParams struct {
+	RunParams
+	// ThreadMetadata is the new thread's metadata.
+	ThreadMetadata map[string]any
+	// InitialMessages seed the new thread before the run's message.
+	InitialMessages []InitialMessage
+}
+
+// Tool is a client tool offered to the model. InputSchema (a JSON Schema
+// object) is required by the service.
+type Tool struct {
+	Name         string `json:"name"`
+	Description  string `json:"description"`
+	InputSchema  any    `json:"inputSchema"`
+	OutputSchema any    `json:"outputSchema,omitzero"`
+	Strict       bool   `json:"strict,omitzero"`
+	MaxCalls     int    `json:"maxCalls,omitzero"`
+}
+
+type runMessage struct {
+	Role              Role           `json:"role"`
+	Content           []Content      `json:"content"`
+	Metadata          map[string]any `json:"metadata,omitzero"`
+	AdditionalContext map[string]any `json:"additionalContext,omitzero"`
+}
+
+type runBody struct {
+	Message             runMessage           `json:"message"`
+	UserKey             string               `json:"userKey,omitzero"`
+	Thread              *runThread           `json:"thread,omitzero"`
+	PreviousRunID       string               `json:"previousRunId,omitzero"`
+	Tools               []Tool               `json:"tools,omitzero"`
+	AvailableComponents []AvailableComponent `json:"availableComponents,omitzero"`
+	ToolChoice          any                  `json:"toolChoice,omitzero"`
+	Model               string               `json:"model,omitzero"`
+	MaxTokens           int                  `json:"maxTokens,omitzero"`
+	Temperature         *float64             `json:"temperature,omitzero"`
+	RunMetadata         map[string]any       `json:"runMetadata,omitzero"`
+	ThreadMetadata      map[string]any       `json:"threadMetadata,omitzero"`
+}
+
+type runThread struct {
+	UserKey         string           `json:"userKey,omitzero"`
+	InitialMessages []InitialMessage `json:"initialMessages,omitzero"`
+}
+
+func (p RunParams) body(op string) (*runBody, error) {
+	if len(p.Content) == 0 {
+		// The service answers a missing message with a 500 (and, on the
+		// create route, an orphan thread): refused here.
+		return nil, fmt.Errorf("%s: RunParams.Content is empty", op)
+	}
+	return &runBody{
+		Message:             runMessage{Role: RoleUser, Content: p.Content, Metadata: p.MessageMetadata, AdditionalContext: p.AdditionalContext},
+		PreviousRunID:       p.PreviousRunID,
+		Tools:               p.Tools,
+		AvailableComponents: p.AvailableComponents,
+		ToolChoice:          p.ToolChoice,
+		Model:               p.Model,
+		MaxTokens:           p.MaxTokens,
+		Temperature:         p.Temperature,
+		RunMetadata:         p.RunMetadata,
+	}, nil
+}
+
+// Run sends a message on thread threadID and streams the reply (POST
+// /v1/threads/{threadId}/runs). The returned Stream is the caller's to
+// Close; closing it (or ending ctx) before the run's end cancels the run.
+//
+// Errors before any event are *[threads.Problem]s (use errors.As) that
+// match this package's sentinels: [ErrInvalidPreviousRun] (a
+// PreviousRunID missing or not the last completed run), [ErrInvalidToolResult]
+// (tool results missing or extra), [ErrRunActive] (409: another run is
+// active; Problem.Extensions["currentRunId"] names it), and
+// threads.ErrForbidden for a thread that is unknown or another user's.
+// The POST is a write: it is re-sent only when it provably did not reach
+// the service (a refused connection, 429, 503), never once the service may
+// have started the run, and a stream is never retried.
+func (c *Client) Run(ctx context.Context, threadID string, params RunParams, opts ...threads.RequestOption) (*Stream, error) {
+	k := call{method: "POST", tmpl: "/v1/threads/{threadId}/runs", values: map[string]string{"threadId": threadID}}
+	body, err := params.body(k.op())
+	if err != nil {
+		return nil, err
+	}
+	k.body, k.place = body, keyInBody
+	k.setKey = func(key string) { body.UserKey = key }
+	return c.stream(ctx, opts, k, threadID)
+}
+
+// CreateAndRun creates a thread and runs on it (POST /v1/threads/runs);
+// [Stream.ThreadID] is the new thread. Otherwise as [Client.Run]. The
+// service creates the thread before it checks the run, so a run that
+// fails may leave an empty thread behind.
+func (c *Client) CreateAndRun(ctx context.Context, params CreateRunParams, opts ...threads.RequestOption) (*Stream, error) {
+	k := call{method: "POST", tmpl: "/v1/threads/runs"}
+	body, err := params.body(k.op())
+	if err != nil {
+		return nil, err
+	}
+	body.ThreadMetadata = params.ThreadMetadata
+	th := &runThread{InitialMessages: params.InitialMessages}
+	body.Thread = th
+	k.body, k.place = body, keyInBody
+	// This route reads the user key from thread.userKey only.
+	k.setKey = func(key string) { th.UserKey = key }
+	return c.stream(ctx, opts, k, "")
+}
+
+func (c *Client) stream(ctx context.Context, opts []threads.RequestOption, k call, threadID string) (*Stream, error) {
+	key, hdr, err := c.identity(k.op())
+	if err != nil {
+		return nil, err
+	}
+	for name, v := range k.values {
+		if v == "" {
+			return nil, fmt.Errorf("%s: %s is empty", k.op(), name)
+		}
+	}
+	if key != "" {
+		k.setKey(key)
+	}
+	ans, err := c.conn.Do(ctx, opts, core.Call{
+		Route:     route.Route{Method: k.method, Template: k.tmpl, Values: k.values},
+		Body:      k.body,
+		Stream:    true,
+		Header:    hdr,
+		KeyHeader: "X-Api-Key",
+		NoMigrate: true,
+	})
+	if err != nil {
+		return nil, c.wrap(err)
+	}
+	h := ans.Resp.Header
+	if id := h.Get("X-Thread-Id"); id != "" {
+		threadID = id
+	}
+	tok := c.token.Reveal()
+	redact := ans.Redact
+	if tok != "" && redact != nil {
+		redact = func(s string, extra ...string) string { return ans.Redact(s, append(extra, tok)...) }
+	}
+	s := newStream(ctx, ans.Resp.Body, limits{maxEventSize: ans.Limits.MaxEventSize, idleTimeout: ans.Limits.IdleTimeout},
+		redact, threadID, h.Get("X-Run-Id"))
+	s.cancel = func(ctx context.Context, threadID, runID string) error {
+		return c.Cancel(ctx, threadID, runID, opts...)
+	}
+	return s, nil
+}
+
+type cancelAnswer struct {
+	RunID  string `json:"runId"`
+	Status string `json:"status"`
+}
+
+// Cancel cancels run runID of thread threadID, started anywhere (DELETE
+// /v1/threads/{threadId}/runs/{runId}, 200). The run's stream then ends,
+// usually with RUN_ERROR CANCELLED. A run that has already ended (or was
+// cancelled before) is a 404 that matches threads.ErrNotFound. To cancel
+// the run of a Stream you hold, [Stream.Cancel] also makes the stream
+// report it cancelled whichever event ends it. A DELETE is retried as
+// any idempotent call.
+func (c *Client) Cancel(ctx context.Context, threadID, runID string, opts ...threads.RequestOption) error {
+	k := call{method: "DELETE", tmpl: "/v1/threads/{threadId}/runs/{runId}",
+		values: map[string]string{"threadId": threadID, "runId": runID}, place: keyInQuery}
+	var out cancelAnswer
+	return c.do(ctx, opts, k, &out)
+}

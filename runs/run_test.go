@@ -1,0 +1,219 @@
+package runs_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/runs"
+)
+
+// slowRun serves a run that sends RUN_STARTED and one text delta, then
+// waits for release (a test's cancel) before its ending. gone is closed
+// when the client's connection closes before the end. DELETE answers 200
+// and releases the run with the given ending.
+type slowRun struct {
+	ending  string // the events sent once released
+	release chan struct{}
+	gone    chan struct{}
+	deletes chan string
+	srv     *httptest.Server
+	once    sync.Once
+}
+
+func newSlowRun(t *testing.T, ending string) *slowRun {
+	r := &slowRun{ending: ending, release: make(chan struct{}), gone: make(chan struct{}), deletes: make(chan string, 4)}
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Method == http.MethodDelete {
+			r.deletes <- req.URL.Path + "?" + req.URL.RawQuery
+			r.once.Do(func() { close(r.release) })
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"runId":"run_slow.000001","status":"cancelled"}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("X-Thread-Id", "thr_slow.000001")
+		w.Header().Set("X-Run-Id", "run_slow.000001")
+		w.WriteHeader(http.StatusCreated)
+		io.WriteString(w, `data: {"type":"RUN_STARTED","threadId":"thr_slow.000001","runId":"run_slow.000001","timestamp":1795498111663}`+"\n\n")
+		io.WriteString(w, `data: {"type":"TEXT_MESSAGE_START","messageId":"msg_slow.000001","role":"assistant","timestamp":1795498111664}`+"\n\n")
+		io.WriteString(w, `data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"msg_slow.000001","delta":"word0 ","timestamp":1795498111665}`+"\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.release:
+			io.WriteString(w, r.ending)
+		case <-req.Context().Done():
+			close(r.gone) // the service cancels the run when this happens
+		}
+	}))
+	t.Cleanup(func() {
+		r.once.Do(func() { close(r.release) })
+		r.srv.Close()
+	})
+	return r
+}
+
+const finished = `data: {"type":"RUN_FINISHED","threadId":"thr_slow.000001","runId":"run_slow.000001","timestamp":1795498111700}` + "\n\n"
+const cancelled = `data: {"type":"RUN_ERROR","message":"Run cancelled","code":"CANCELLED","timestamp":1795498111700}` + "\n\n"
+
+func firstDelta(t *testing.T, s *runs.Stream) {
+	t.Helper()
+	for s.Next() {
+		if _, ok := s.Current().(runs.TextMessageContent); ok {
+			return
+		}
+	}
+	t.Fatalf("no delta: %v", s.Err())
+}
+
+// Closing the stream before the run's end closes the connection (which
+// makes the service cancel the run): the run is reported cancelled.
+func TestRunCloseCancels(t *testing.T) {
+	t.Parallel()
+	r := newSlowRun(t, finished)
+	s, err := client(t, r.srv.URL).CreateAndRun(context.Background(), runs.CreateRunParams{RunParams: textParams("hi")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	firstDelta(t, s)
+	s.Close()
+	<-r.gone
+	if s.Next() || s.Err() != nil || s.Outcome() != runs.OutcomeCancelled {
+		t.Fatalf("after Close: err %v outcome %v", s.Err(), s.Outcome())
+	}
+	res, err := s.Collect()
+	if err != nil || res.Outcome != runs.OutcomeCancelled || res.Messages[0].Text() != "word0 " || res.ThreadID != "thr_slow.000001" {
+		t.Fatalf("%+v %v", res, err)
+	}
+}
+
+// Ending the context does the same; Err is the context's error.
+func TestRunContextCancels(t *testing.T) {
+	t.Parallel()
+	r := newSlowRun(t, finished)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s, err := client(t, r.srv.URL).CreateAndRun(ctx, runs.CreateRunParams{RunParams: textParams("hi")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	firstDelta(t, s)
+	cancel()
+	if s.Next() {
+		t.Fatal("an event after the context ended")
+	}
+	<-r.gone
+	if !errors.Is(s.Err(), context.Canceled) || s.Outcome() != runs.OutcomeCancelled {
+		t.Fatalf("err %v outcome %v", s.Err(), s.Outcome())
+	}
+}
+
+// Breaking out of All closes the stream, which cancels the run.
+func TestRunAllBreakCancels(t *testing.T) {
+	t.Parallel()
+	r := newSlowRun(t, finished)
+	s, err := client(t, r.srv.URL).CreateAndRun(context.Background(), runs.CreateRunParams{RunParams: textParams("hi")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ev, err := range s.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := ev.(runs.TextMessageContent); ok {
+			break
+		}
+	}
+	<-r.gone
+	if s.Outcome() != runs.OutcomeCancelled {
+		t.Fatal(s.Outcome())
+	}
+}
+
+// Stream.Cancel sends the DELETE and reads on to the end; the run is
+// cancelled whichever event ends it (the service may send RUN_FINISHED).
+func TestStreamCancel(t *testing.T) {
+	for name, ending := range map[string]string{"finished": finished, "cancelled": cancelled} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := newSlowRun(t, ending)
+			s, err := client(t, r.srv.URL).CreateAndRun(context.Background(), runs.CreateRunParams{RunParams: textParams("hi")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			firstDelta(t, s)
+			if err := s.Cancel(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if got := <-r.deletes; got != "/v1/threads/thr_slow.000001/runs/run_slow.000001?userKey=user-1" {
+				t.Fatalf("DELETE %s", got)
+			}
+			res, err := s.Collect()
+			if err != nil || res.Outcome != runs.OutcomeCancelled || res.Failure != nil {
+				t.Fatalf("%+v %v", res, err)
+			}
+			// A second Cancel, after the end, sends nothing.
+			if err := s.Cancel(context.Background()); err != nil || len(r.deletes) != 0 {
+				t.Fatalf("%v, %d deletes", err, len(r.deletes))
+			}
+		})
+	}
+}
+
+// The idle timeout ends a silent stream (closing it, so the run is
+// cancelled) with ErrStreamIdle.
+func TestRunIdleTimeout(t *testing.T) {
+	t.Parallel()
+	r := newSlowRun(t, finished)
+	s, err := client(t, r.srv.URL, threads.WithStreamIdleTimeout(50*time.Millisecond)).
+		CreateAndRun(context.Background(), runs.CreateRunParams{RunParams: textParams("hi")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	events(s)
+	<-r.gone
+	if !errors.Is(s.Err(), threads.ErrStreamIdle) || s.Outcome() != runs.OutcomeCancelled {
+		t.Fatalf("err %v outcome %v", s.Err(), s.Outcome())
+	}
+}
+
+// A RUN_ERROR's message is made safe: the API key redacted, one line.
+func TestRunErrorRedacted(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprintf(w, "data: {\"type\":\"RUN_ERROR\",\"message\":\"bad key %s\\n\\u001b[31mred\",\"code\":\"LLM_CLIENT_ERROR\",\"category\":\"client_error\",\"status\":429}\n\n", testKey)
+	}))
+	defer srv.Close()
+	s, err := client(t, srv.URL).Run(context.Background(), "thr_x", textParams("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Collect()
+	if err == nil || strings.Contains(err.Error(), testKey) || strings.ContainsAny(err.Error(), "\n\x1b") || !errors.Is(err, threads.ErrRateLimited) {
+		t.Fatalf("%q", err)
+	}
+}
+
+// An empty message is refused before sending: the service answers it
+// with a 500 and, on the create route, an orphan thread.
+func TestRunRefusesEmptyContent(t *testing.T) {
+	t.Parallel()
+	srv := newReplay(t)
+	_, err := client(t, srv.URL).CreateAndRun(context.Background(), runs.CreateRunParams{})
+	if err == nil || len(srv.Requests()) != 0 {
+		t.Fatalf("%v, %d requests", err, len(srv.Requests()))
+	}
+}
