@@ -16,8 +16,6 @@ import (
 	"errors"
 	"io"
 	"testing"
-
-	threads "github.com/threadsapi/threads-go"
 )
 
 // benchMix is the recorded event mix: the run captures of each family
@@ -55,7 +53,7 @@ type baselineEvent struct {
 // baselineRun reads one run's stream to its terminal event.
 func baselineRun(r io.Reader) (int, error) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), threads.DefaultMaxEventSize)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	n := 0
 	for sc.Scan() {
 		line := sc.Bytes()

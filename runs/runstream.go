@@ -152,7 +152,7 @@ var errZeroStream = errors.New("runs: Stream not returned by the SDK (zero or ni
 // is what Stream.Cancel calls.
 func newStream(ctx context.Context, body io.ReadCloser, l limits, redact func(string, ...string) string, threadID, runID string) *Stream {
 	if l.maxEventSize <= 0 {
-		l.maxEventSize = threads.DefaultMaxEventSize
+		l.maxEventSize = 16 << 20 // threads' default (WithMaxEventSize)
 	}
 	if redact == nil {
 		redact = func(s string, _ ...string) string { return s }
