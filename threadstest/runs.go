@@ -523,11 +523,11 @@ func isJSONObject(raw json.RawMessage) bool {
 }
 
 // contentMaps stores content blocks as the generic JSON the fake keeps.
-func contentMaps(cs []RunContent) []map[string]any {
-	out := make([]map[string]any, 0, len(cs))
+func contentMaps(cs []RunContent) []block {
+	out := make([]block, 0, len(cs))
 	for _, c := range cs {
 		b, _ := json.Marshal(c)
-		var m map[string]any
+		var m block
 		json.Unmarshal(b, &m)
 		out = append(out, m)
 	}
@@ -660,7 +660,7 @@ func (rs *runStream) play(p runPlan) {
 	// The reply message is stored from the start, with its " " text.
 	s.mu.Lock()
 	if run.end == nil {
-		run.reply = &v1Message{ID: s.newID("msg_"), Role: "assistant", Content: []map[string]any{{"type": "text", "text": " "}}, CreatedAt: now()}
+		run.reply = &v1Message{ID: s.newID("msg_"), Role: "assistant", Content: []block{{"type": "text", "text": " "}}, CreatedAt: now()}
 		t.messages = append(t.messages, run.reply)
 	}
 	replyID := ""
@@ -677,7 +677,7 @@ func (rs *runStream) play(p runPlan) {
 		// message (87, 88).
 		s.mu.Lock()
 		if run.end == nil {
-			run.reply = &v1Message{ID: s.newID("msg_"), Role: "assistant", Content: []map[string]any{{"type": "text", "text": " "}}, CreatedAt: now()}
+			run.reply = &v1Message{ID: s.newID("msg_"), Role: "assistant", Content: []block{{"type": "text", "text": " "}}, CreatedAt: now()}
 			run.deltas = nil
 			t.messages = append(t.messages, run.reply)
 			replyID = run.reply.ID
@@ -725,7 +725,7 @@ func (rs *runStream) play(p runPlan) {
 				// block, as live (130, 135).
 				var input any
 				json.Unmarshal(args, &input)
-				run.reply.Content = []map[string]any{run.reply.Content[0], {"type": "tool_use", "id": c.ID, "name": c.Name, "input": input}}
+				run.reply.Content = []block{run.reply.Content[0], {"type": "tool_use", "id": c.ID, "name": c.Name, "input": input}}
 			}
 			s.mu.Unlock()
 		}
@@ -1014,4 +1014,68 @@ func (s *Server) v1Cancel(w http.ResponseWriter, t *v1Thread, runID string) {
 		RunID  string `json:"runId"`
 		Status string `json:"status"`
 	}{runID, "cancelled"})
+}
+
+// block is a stored content block. It is sent with its keys in the
+// service's order ("type" first, then "text", "id", "name"...), so that
+// a message reads as the captures show it; keys the service does not
+// send follow, sorted.
+type block map[string]any
+
+// blockKeys is the service's key order of content blocks (40, 46, 88, 134).
+var blockKeys = [...]string{"type", "uri", "text", "id", "name", "input", "toolUseId", "content", "isError", "mimeType", "resource", "props", "state"}
+
+// MarshalJSON writes b with its keys in the service's order.
+func (b block) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	keys := make([]string, 0, len(b))
+	for _, k := range blockKeys {
+		if _, ok := b[k]; ok {
+			keys = append(keys, k)
+		}
+	}
+	var rest []string
+	for k := range b {
+		if !slices.Contains(blockKeys[:], k) {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	for i, k := range append(keys, rest...) {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		buf.Write(kb)
+		buf.WriteByte(':')
+		v := b[k]
+		switch tv := v.(type) {
+		case map[string]any:
+			if k == "resource" {
+				v = block(tv) // uri, text, mimeType as live (134)
+			}
+		case []any:
+			if k == "content" {
+				nested := make([]any, len(tv))
+				for j, e := range tv {
+					if m, ok := e.(map[string]any); ok {
+						nested[j] = block(m)
+					} else {
+						nested[j] = e
+					}
+				}
+				v = nested
+			}
+		}
+		var vb bytes.Buffer
+		enc := json.NewEncoder(&vb)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			return nil, err
+		}
+		buf.Write(bytes.TrimRight(vb.Bytes(), "\n"))
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
 }

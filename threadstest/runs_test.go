@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -97,6 +98,16 @@ func TestRunWire(t *testing.T) {
 	assert.Equal(t, "hello there", got.Messages[0].Text())
 	assert.Equal(t, evs[1]["messageId"], got.Messages[1].ID)
 	assert.Equal(t, "You said: hello there", got.Messages[1].Text())
+
+	// The stored messages read as capture 27 shows them, keys in order.
+	req, _ := http.NewRequest("GET", srv.URL+"/v1/threads/"+thr+"/messages?userKey=user-1", nil)
+	req.Header.Set("x-api-key", srv.APIKey)
+	mresp, err := srv.HTTPClient().Do(req)
+	require.NoError(t, err)
+	raw, _ := io.ReadAll(mresp.Body)
+	mresp.Body.Close()
+	assert.Contains(t, string(raw), `"role":"user","content":[{"type":"text","text":"hello there"}],"createdAt":`)
+	assert.Contains(t, string(raw), `"role":"assistant","content":[{"type":"text","text":"You said: hello there"}],"createdAt":`)
 
 	// X-Thread-Id only on the creating route.
 	resp, _, _ = rawRun(t, srv, "/v1/threads/"+thr+"/runs", `{"message":{"role":"user","content":[{"type":"text","text":"again"}]},"userKey":"user-1","previousRunId":"`+run+`"}`)

@@ -54,11 +54,11 @@ type v1Thread struct {
 }
 
 type v1Message struct {
-	ID        string           `json:"id"`
-	Role      string           `json:"role"`
-	Content   []map[string]any `json:"content"`
-	CreatedAt string           `json:"createdAt"`
-	Metadata  map[string]any   `json:"metadata,omitempty"`
+	ID        string         `json:"id"`
+	Role      string         `json:"role"`
+	Content   []block        `json:"content"`
+	CreatedAt string         `json:"createdAt"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
 	// IsCancelled is sent only when true, as live.
 	IsCancelled bool `json:"isCancelled,omitempty"`
 }
@@ -444,9 +444,9 @@ func (s *Server) v1CreateThread(w http.ResponseWriter, body []byte, ctxKey strin
 	var in struct {
 		Metadata        map[string]any `json:"metadata"`
 		InitialMessages []struct {
-			Role     string           `json:"role"`
-			Content  []map[string]any `json:"content"`
-			Metadata map[string]any   `json:"metadata"`
+			Role     string         `json:"role"`
+			Content  []block        `json:"content"`
+			Metadata map[string]any `json:"metadata"`
 		} `json:"initialMessages"`
 	}
 	if len(body) > 0 && json.Unmarshal(body, &in) != nil {
