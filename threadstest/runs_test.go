@@ -609,3 +609,27 @@ func TestRunThreadDeletedMidRun(t *testing.T) {
 	require.True(t, errors.As(err, &f), "%v", err)
 	assert.Equal(t, "INTERNAL_ERROR", f.Code)
 }
+
+// A run POST is a write: a 503 before it acted is retried, but a run that
+// started and lost its connection is never re-sent (the fake's faults
+// apply to /v1 as to the spec's routes).
+func TestRunFaults(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv := threadstest.NewServer(t)
+	u := runs.New(srv.Client()).ForUser("user-1")
+	srv.Inject(threadstest.Fault{Method: "POST", Path: "/v1/threads/runs", Status: 503})
+	s, err := u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("hi")}}})
+	require.NoError(t, err)
+	_, err = s.Collect()
+	require.NoError(t, err)
+	assert.Equal(t, 2, srv.Count("POST", "/v1/threads/runs"))
+
+	srv.Inject(threadstest.Fault{Method: "POST", Path: "/v1/threads/runs", ActThenReset: true})
+	_, err = u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("again")}}})
+	require.Error(t, err)
+	assert.Equal(t, 3, srv.Count("POST", "/v1/threads/runs"), "not re-sent")
+	page, err := u.ListThreads(ctx, nil)
+	require.NoError(t, err)
+	assert.Len(t, page.Threads, 2, "the reset run created its thread")
+}
