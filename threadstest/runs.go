@@ -38,6 +38,9 @@ import (
 //
 // The counts ErrorAfter, HoldAfter and DropAfter count the events sent
 // after RUN_STARTED: 0 acts right after RUN_STARTED.
+//
+// As live, toolChoice, model, maxTokens and temperature are accepted (and
+// validated) but change nothing.
 type RunScript struct {
 	// Text is the assistant's reply, streamed word by word. With
 	// ToolCalls it is streamed before the calls, in the same model turn
