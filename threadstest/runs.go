@@ -6,7 +6,15 @@ package threadstest
 // shapes; DELETE /v1/threads/{id}/runs/{runId} cancels. The thread's run
 // columns (runStatus, currentRunId, statusMessage, lastRunCancelled,
 // lastRunError, pendingToolCallIds, lastCompletedRunId) and its messages
-// follow the run as the captures show them.
+// follow the run as the captures show them, including two data losses of
+// the service: a failed run stores " " instead of the streamed text, and
+// an assistant message with parallel tool calls keeps only the last
+// tool_use block.
+//
+// Not copied: the model's retries and their seconds of silence; a cancel
+// that the service ends with RUN_FINISHED (here a cancel always ends with
+// RUN_ERROR CANCELLED); the delta a disconnect loses (here the stored text
+// is what was sent); the server-side (MCP) tools and thread auto-naming.
 
 import (
 	"bytes"
