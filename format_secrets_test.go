@@ -109,7 +109,9 @@ func secretValues(t testing.TB, key, tok string) map[string]any {
 		new(threads.ToolParameterItems), new(threads.UpdateComponentStateParams), new(threads.UpdateThreadParams),
 		new(threadstest.AdvanceRequest), new(threadstest.OfferedTool), new(threadstest.SentPart), new(threadstest.Fault),
 		new(threadstest.SentMessage), new(threadstest.Request), new(threadstest.Script), new(threadstest.ScriptedToolCall),
-		new(threadstest.OfferedParameter),
+		new(threadstest.OfferedParameter), new(threadstest.RunScript), new(threadstest.RunToolCall),
+		new(threadstest.RunComponent), new(threadstest.RunError), new(threadstest.RunRequest), new(threadstest.RunMessage),
+		new(threadstest.RunContent), new(threadstest.RunTool), new(threadstest.OfferedComponent),
 	}
 	for _, v := range model {
 		fill(reflect.ValueOf(v).Elem(), "text", token, 0)

@@ -26,17 +26,20 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // programs are the example commands, each a folder of this directory, with
 // what their output must contain against the fake. chat reads its lines from
-// stdin.
+// stdin. v1 marks a program of the /v1 API, where the key always travels in
+// x-api-key: it needs no THREADS_API_KEY_HEADER.
 var programs = []struct {
 	name  string
 	stdin string
 	want  []string
+	v1    bool
 }{
 	{name: "quickstart", want: []string{"Assistant: You said: What can you do?", "COMPLETE with 4 messages"}},
 	{name: "streaming", want: []string{"assistant: You said: What did Go 1.23 add?", "Thread is now CANCELLED"}},
 	{name: "tools", want: []string{"(the model calls get_weather", "The tool returned:"}},
 	{name: "errors", want: []string{"403 Forbidden", "errors.Is(err, threads.ErrForbidden)", "404 Not Found", "errors.Is(err, threads.ErrNotFound)", "transport error"}},
 	{name: "migration", want: []string{"handler: POST /threads/", "call 2: COMPLETE", "Deprecation(): from \"POST /threads/advance\""}},
+	{name: "runs", v1: true, want: []string{"(the model calls get_weather", "assistant: The tool said: 18°C and cloudy.", "(the run ended cancelled)", "(cancelled)", "[result of call_", "errors.Is(err, runs.ErrInvalidPreviousRun): true"}},
 	{name: "chat", stdin: "hello there\n/new\nhow are you\n", want: []string{"You said: hello there", "You said: how are you"}},
 }
 
@@ -139,6 +142,11 @@ func TestExamplesAgainstLiveHabits(t *testing.T) {
 
 			t.Run("no header variable", func(t *testing.T) {
 				r := run(t, bins[p.name], p.stdin, base...)
+				if p.v1 {
+					assert.Equal(t, 0, r.exit, "/v1 sends the key in x-api-key whatever the variable says; stderr:\n%s", r.stderr)
+					assert.NotContains(t, r.stderr+r.stdout, srv.APIKey, "the key is never printed")
+					return
+				}
 				assert.NotEqual(t, 0, r.exit, "exit code; stdout:\n%s", r.stdout)
 				assert.Contains(t, r.stderr, threads.EnvAPIKeyHeader, "the error names the variable; stdout:\n%s", r.stdout)
 				assert.NotContains(t, r.stderr+r.stdout, srv.APIKey, "the key is never printed")

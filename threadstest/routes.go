@@ -95,7 +95,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if f.ActThenReset {
-			if s.authorize(httptest.NewRecorder(), r) {
+			// The /v1 routes act too (a run starts and streams to its end).
+			if !s.serveV1(httptest.NewRecorder(), r, body) && s.authorize(httptest.NewRecorder(), r) {
 				s.route(httptest.NewRecorder(), r, body)
 			}
 			reset(w)
