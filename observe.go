@@ -32,7 +32,11 @@ type Observer interface {
 
 // CallObserver hears one call: each attempt, a migration, a stream's first
 // event and tool rounds, then End, exactly once. A stream's call ends when
-// the stream does (DONE, an error, or Close), not when its headers arrive.
+// the stream does (DONE, an error, or Close), not when its headers arrive;
+// a Stream dropped without Close or reaching its end never ends its call.
+// For RunStream, the first round's call carries the whole stream's figures
+// (events and tool rounds); each later round is a call of its own that
+// ends when its answer's headers are in.
 // Observe and End may be called from another goroutine than the one that
 // made the call (Close may end a stream), but never at the same time.
 type CallObserver interface {

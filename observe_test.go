@@ -97,7 +97,7 @@ func TestObserverStreamAndMigration(t *testing.T) {
 	got := strings.Join(obs.lines, "\n")
 	assert.Contains(t, got, "start POST /threads/{id}/advancestream stream=true\nattempt 0 POST 201\nfirst event\n")
 	assert.Contains(t, got, fmt.Sprintf("end /threads/{id}/advancestream status=201 err=false events=%d rounds=0 left=false", n))
-	assert.Contains(t, got, "start POST /threads/{id}/advance stream=false\nattempt 0 POST 410\nmigrated POST /threads/{id}/advance -> POST /threads/:id/advancestream\nattempt 0 POST 201\n")
+	assert.Contains(t, got, "start POST /threads/{id}/advance stream=false\nattempt 0 POST 410\nmigrated POST /threads/{id}/advance -> POST /threads/:id/advancestream\nattempt 0 POST 201\nfirst event\n")
 	for _, e := range obs.ends {
 		assert.GreaterOrEqual(t, e.Duration, e.FirstEvent)
 	}
