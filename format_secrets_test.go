@@ -155,6 +155,18 @@ func secretValues(t testing.TB, key, tok string) map[string]any {
 	out["threads.Stream"] = s
 	t.Cleanup(func() { s.Close() })
 
+	// Issue 25's types: none holds a secret of its own; an error in them
+	// is the SDK's, already cleaned.
+	out["threads.Middleware"] = threads.Middleware(nil)
+	out["threads.MiddlewareNext"] = threads.MiddlewareNext(nil)
+	out["threads.Observer"] = threads.Observer(nil)
+	out["threads.CallObserver"] = threads.CallObserver(nil)
+	out["threads.CallInfo"] = threads.CallInfo{Method: "GET", Route: "/projects"}
+	out["threads.CallEventKind"] = threads.EventAttempt
+	out["threads.CallEvent"] = threads.CallEvent{Kind: threads.EventAttempt, Err: p}
+	out["threads.CallEnd"] = threads.CallEnd{Err: p}
+	addBackendValues(out, key, tok)
+
 	srv := threadstest.NewServer(t, threadstest.WithAPIKey(key))
 	out["threadstest.Server"] = srv
 	out["threadstest.Option"] = threadstest.WithAPIKey(key)

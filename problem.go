@@ -126,6 +126,12 @@ func (p *Problem) Error() string {
 		b.WriteString(m)
 		b.WriteByte(')')
 	}
+	if id := termtext.OneLine(p.RequestID, maxErrorPart); id != "" {
+		// What the service's operators need to find the call in their logs.
+		b.WriteString(" (request id ")
+		b.WriteString(id)
+		b.WriteByte(')')
+	}
 	return b.String()
 }
 

@@ -111,6 +111,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if s.serveStorageHost(w, r, body) { // the presigned upload URL: no key (extra.go)
+		return
+	}
 	if s.serveV1(w, r, body) { // the /v1 routes: their own guards (v1.go)
 		return
 	}
@@ -207,6 +210,9 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, body []byte) {
 	case len(segs) == 5 && segs[0] == "threads" && segs[2] == "messages" && segs[4] == "component-state" && m == http.MethodPut:
 		s.componentState(w, r, segs[1], segs[3], body)
 	default:
+		if s.routeExtra(w, r, segs, body) { // storage, audio, keys, MCP tokens, registry (extra.go)
+			return
+		}
 		frameworkError(w, http.StatusNotFound, "Not Found", fmt.Sprintf("Cannot %s %s", m, r.URL.Path))
 	}
 }

@@ -164,7 +164,8 @@ type Server struct {
 	migrateNew  string
 	suggested   map[string][]suggestion // message id -> its suggestions
 	toolCalls   int
-	v1          v1Store // the /v1 routes' state (v1.go)
+	v1          v1Store    // the /v1 routes' state (v1.go)
+	extra       extraStore // storage, keys, tokens (extra.go)
 }
 
 // config holds what the options set.
