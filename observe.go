@@ -123,7 +123,6 @@ type callObs struct {
 	left       atomic.Bool
 	mu         sync.Mutex // serialises Observe and End
 	ended      bool
-	attemptNum atomic.Int64
 }
 
 type obsKey struct{}
