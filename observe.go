@@ -114,15 +114,15 @@ func WithObserver(o Observer) RequestOption {
 // callObs is one observed call. Every method is nil-safe, so the request
 // path calls them without checking whether anyone observes.
 type callObs struct {
-	o          CallObserver
-	start      time.Time
-	status     atomic.Int64
-	events     atomic.Int64
-	first      atomic.Int64 // nanoseconds from start to the first event; 0: none
-	rounds     atomic.Int64
-	left       atomic.Bool
-	mu         sync.Mutex // serialises Observe and End
-	ended      bool
+	o      CallObserver
+	start  time.Time
+	status atomic.Int64
+	events atomic.Int64
+	first  atomic.Int64 // nanoseconds from start to the first event; 0: none
+	rounds atomic.Int64
+	left   atomic.Bool
+	mu     sync.Mutex // serialises Observe and End
+	ended  bool
 }
 
 type obsKey struct{}
