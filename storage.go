@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/threadsapi/threads-go/internal/core"
+	"github.com/threadsapi/threads-go/internal/termtext"
 )
 
 // MaxAttachmentSize is the largest file the service takes through
@@ -116,7 +117,11 @@ func (s *StorageService) Upload(ctx context.Context, r io.Reader, contentType st
 	if err != nil {
 		return "", err
 	}
-	if err := s.put(ctx, up.UploadURL.Reveal(), contentType, data); err != nil {
+	cfg, err := s.client.settings(opts)
+	if err != nil {
+		return "", err
+	}
+	if err := s.put(ctx, cfg, up.UploadURL.Reveal(), contentType, data); err != nil {
 		return "", err
 	}
 	return up.AttachmentURI, nil
@@ -129,11 +134,20 @@ func countUpTo(n int, size int64) string {
 	return fmt.Sprint(n)
 }
 
-// put sends data to the presigned URL, outside the request path.
-func (s *StorageService) put(ctx context.Context, rawURL, contentType string, data []byte) error {
+// put sends data to the presigned URL, outside the request path, within
+// the call's request timeout (the storage host is bounded like the
+// service). The URL must be https, unless the service itself is reached
+// over http (a local deployment): a service on https that presigns an
+// http URL would have the file sent in the clear. Errors name the host,
+// redacted and cut short (the URL is the server's text: it may echo the
+// key, and its signature is never shown).
+func (s *StorageService) put(ctx context.Context, cfg *config, rawURL, contentType string, data []byte) error {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return errors.New("threads: Storage.Upload: the service's upload URL is not an http(s) URL")
+	}
+	if u.Scheme == "http" && s.client.base.Scheme != "http" {
+		return errors.New("threads: Storage.Upload: the service's upload URL is plain http, not https; the file is not sent")
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPut, rawURL, bytes.NewReader(data))
 	if err != nil {
@@ -147,19 +161,42 @@ func (s *StorageService) put(ctx context.Context, rawURL, contentType string, da
 	}
 	// No redirects: a presigned URL answers itself, and a redirect would
 	// carry the file elsewhere.
-	resp, err := (&http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+	hc := &http.Client{
+		Transport:     &attemptTransport{next: tr, d: cfg.requestTimeout},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	resp, err := hc.Do(req)
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err // its URL holds the signature
 		}
-		return fmt.Errorf("threads: Storage.Upload: PUT to %s: %w", u.Host, err)
+		return uploadError(cfg, fmt.Sprintf("threads: Storage.Upload: PUT to %s: ", u.Host), err)
 	}
 	defer drainClose(resp.Body)
 	if !ok2xx(resp.StatusCode) {
-		return fmt.Errorf("threads: Storage.Upload: PUT to %s: %d %s", u.Host, resp.StatusCode, http.StatusText(resp.StatusCode))
+		return uploadError(cfg, fmt.Sprintf("threads: Storage.Upload: PUT to %s: %d %s", u.Host, resp.StatusCode, http.StatusText(resp.StatusCode)), nil)
 	}
 	return nil
+}
+
+// maxUploadErrorText bounds an upload error's text (the host is the
+// server's choice, as is the transport error that repeats it).
+const maxUploadErrorText = 512
+
+// uploadError is msg followed by err: err is wrapped (errors.Is finds a
+// timeout) only when the text holds no secret and is short; otherwise the
+// error is the cleaned text alone, so that no Unwrap reaches the key.
+func uploadError(cfg *config, msg string, err error) error {
+	raw := msg
+	if err != nil {
+		raw += err.Error()
+	}
+	clean := cfg.redact(raw)
+	if err != nil && clean == raw && len(raw) <= maxUploadErrorText && termtext.OneLine(raw, maxUploadErrorText) == raw {
+		return fmt.Errorf("%s%w", msg, err)
+	}
+	return errors.New(termtext.OneLine(clean, maxUploadErrorText))
 }
 
 // AttachmentPart returns a content part that attaches an uploaded file

@@ -12,7 +12,16 @@ var (
 	errPatchPath = errors.New("path does not resolve")
 	errPatchTest = errors.New("test failed")
 	errPatchOp   = errors.New("unsupported operation")
+	errPatchCost = errors.New("the operation shifts too many array elements")
 )
+
+// maxPatchShift bounds how many array elements one "add", "remove" or
+// "move" may shift (the elements after its position): a server repeating
+// {"op":"add","path":"/a/0"} on an array of millions of elements would
+// otherwise make each 35-byte op copy megabytes, and the stream's CPU
+// quadratic in what it sent. The service's patches (fast-json-patch's
+// compare) only append to an array and trim its end, which shift nothing.
+const maxPatchShift = 1024
 
 // applyPatch applies ops in order to doc, changing it in place where it
 // can, and returns the new document and the change in its estimated size
@@ -46,12 +55,17 @@ func applyOp(doc any, op PatchOp) (any, int64, error) {
 	case "add":
 		// A copy: the event holding op stays the caller's, and later
 		// operations change the stored value in place.
-		return put(doc, path, cloneValue(op.Value), true)
+		v := cloneValue(op.Value)
+		return put(doc, path, v, valueCost(v), true)
 	case "replace":
-		return put(doc, path, cloneValue(op.Value), false)
+		v := cloneValue(op.Value)
+		return put(doc, path, v, valueCost(v), false)
 	case "remove":
 		doc, old, err := remove(doc, path)
-		return doc, -valueCost(old), err
+		if err != nil {
+			return doc, 0, err
+		}
+		return doc, -valueCost(old), nil
 	case "test":
 		v, err := get(doc, path)
 		if err != nil {
@@ -73,13 +87,25 @@ func applyOp(doc any, op PatchOp) (any, int64, error) {
 		if strings.HasPrefix(op.Path, op.From+"/") {
 			return doc, 0, fmt.Errorf("%w: a move into its own child", errPatchPath)
 		}
+		// Check where the value goes before taking it out, so that a
+		// move refused for its cost leaves the document as it was.
+		if err := shiftOK(doc, path, true); err != nil {
+			return doc, 0, err
+		}
 		doc, v, err := remove(doc, from)
 		if err != nil {
 			return doc, 0, err
 		}
-		// The moved value's cost moves with it: remove and add cancel.
-		doc, d, err := put(doc, path, v, true)
-		return doc, d - valueCost(v), err
+		// The moved value's cost moves with it: it is not walked (a move
+		// costs what its bytes cost, however large the value).
+		doc, d, err := put(doc, path, v, 0, true)
+		if err != nil {
+			// Put it back where it was: the document stays as the
+			// operations before this one left it.
+			doc, _, _ = put(doc, from, v, 0, true)
+			return doc, 0, err
+		}
+		return doc, d, nil
 	}
 	return doc, 0, errPatchOp
 }
@@ -169,10 +195,43 @@ func update(doc any, parent []string, f func(any) (any, error)) (any, error) {
 	return doc, errPatchPath
 }
 
-// put adds (insert) or replaces the value at path.
-func put(doc any, path []string, v any, insert bool) (any, int64, error) {
+// shiftOK refuses an insert (or a removal) at path in an array that
+// would shift more than maxPatchShift elements; other paths pass (put and
+// remove report those that do not resolve).
+func shiftOK(doc any, path []string, insert bool) error {
 	if len(path) == 0 {
-		return v, valueCost(v) - valueCost(doc), nil
+		return nil
+	}
+	c, err := get(doc, path[:len(path)-1])
+	if err != nil {
+		return nil
+	}
+	if a, ok := c.([]any); ok {
+		if i, err := index(path[len(path)-1], len(a), insert); err == nil {
+			return checkShift(len(a), i, insert)
+		}
+	}
+	return nil
+}
+
+// checkShift bounds the elements an insert at i (or a removal of i) in an
+// array of n shifts.
+func checkShift(n, i int, insert bool) error {
+	shifted := n - i
+	if !insert {
+		shifted--
+	}
+	if shifted > maxPatchShift {
+		return fmt.Errorf("%w: %d (at most %d)", errPatchCost, shifted, maxPatchShift)
+	}
+	return nil
+}
+
+// put adds (insert) or replaces the value at path; vcost is v's
+// valueCost (0 for a value already counted, which a move carries).
+func put(doc any, path []string, v any, vcost int64, insert bool) (any, int64, error) {
+	if len(path) == 0 {
+		return v, vcost - valueCost(doc), nil
 	}
 	last := path[len(path)-1]
 	var delta int64
@@ -187,7 +246,7 @@ func put(doc any, path []string, v any, insert bool) (any, int64, error) {
 				delta -= valueCost(old)
 			}
 			c[last] = v
-			delta += valueCost(v) + int64(len(last))
+			delta += vcost + int64(len(last))
 			if ok {
 				delta -= int64(len(last))
 			}
@@ -197,12 +256,15 @@ func put(doc any, path []string, v any, insert bool) (any, int64, error) {
 			if err != nil {
 				return c, err
 			}
-			delta += valueCost(v)
 			if !insert {
-				delta -= valueCost(c[i])
+				delta += vcost - valueCost(c[i])
 				c[i] = v
 				return c, nil
 			}
+			if err := checkShift(len(c), i, true); err != nil {
+				return c, err
+			}
+			delta += vcost
 			c = append(c, nil)
 			copy(c[i+1:], c[i:])
 			c[i] = v
@@ -236,6 +298,9 @@ func remove(doc any, path []string) (any, any, error) {
 		case []any:
 			i, err := index(last, len(c), false)
 			if err != nil {
+				return c, err
+			}
+			if err := checkShift(len(c), i, false); err != nil {
 				return c, err
 			}
 			old = c[i]

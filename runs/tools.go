@@ -116,13 +116,27 @@ type ToolRoundsError struct {
 	// Pending are the unanswered calls, as the service sent them.
 	Pending []PendingToolCall
 	names   string // cleaned, for Error
+	run     string // RunID cleaned, for Error
 }
 
 // Error names the bound and the unanswered tools (server text: one line,
 // cut short, the key redacted).
 func (e *ToolRoundsError) Error() string {
 	return fmt.Sprintf("runs: the model asked for tools (%s) after %d tool rounds (ToolRunner.MaxRounds); run %s awaits their results",
-		e.names, e.Max, e.RunID)
+		e.names, e.Max, e.run)
+}
+
+// Format prints [ToolRoundsError.Error] whatever the verb (%q quotes
+// it): the fields hold the service's text as it was sent (the pending
+// calls' arguments may echo the key), which %#v or %+v would print.
+func (e ToolRoundsError) Format(f fmt.State, verb rune) { formatError(f, verb, e.Error()) }
+
+func formatError(f fmt.State, verb rune, text string) {
+	if verb == 'q' {
+		fmt.Fprintf(f, "%q", text)
+		return
+	}
+	fmt.Fprint(f, text)
 }
 
 // Is matches [threads.ErrToolRounds].
@@ -142,13 +156,18 @@ type ToolRepeatError struct {
 	ToolName, Arguments string
 	Pending             []PendingToolCall
 	name                string // cleaned, for Error
+	run                 string // RunID cleaned, for Error
 }
 
 // Error names the tool (one line, cut short, the key redacted).
 func (e *ToolRepeatError) Error() string {
 	return fmt.Sprintf("runs: the model called tool %s with the same arguments %d times in a row (ToolRunner.MaxRepeats); run %s awaits its result",
-		e.name, e.Times, e.RunID)
+		e.name, e.Times, e.run)
 }
+
+// Format prints [ToolRepeatError.Error] whatever the verb (see
+// [ToolRoundsError.Format]).
+func (e ToolRepeatError) Format(f fmt.State, verb rune) { formatError(f, verb, e.Error()) }
 
 // Is matches [ErrToolRepeated].
 func (e *ToolRepeatError) Is(target error) bool { return target == ErrToolRepeated }
@@ -452,7 +471,7 @@ func (s *ToolStream) afterRun(st *Stream) {
 	}
 	pending := r.PendingToolCalls
 	if r.Incomplete && len(pending) >= maxItems {
-		s.finish(fmt.Errorf("%w: runs: run %s paused for more than %d tool calls; they are unanswered", threads.ErrStreamFailed, r.RunID, maxItems))
+		s.finish(fmt.Errorf("%w: runs: run %s paused for more than %d tool calls; they are unanswered", threads.ErrStreamFailed, shownID(st, r.RunID), maxItems))
 		return
 	}
 	for _, p := range pending {
@@ -464,12 +483,12 @@ func (s *ToolStream) afterRun(st *Stream) {
 	for _, p := range pending {
 		if len(p.ToolCallID) > maxToolCallID {
 			s.finish(fmt.Errorf("%w: runs: the service's tool call id is %d bytes, more than the %d a tool result echoes; run %s's calls are unanswered",
-				threads.ErrStreamFailed, len(p.ToolCallID), maxToolCallID, r.RunID))
+				threads.ErrStreamFailed, len(p.ToolCallID), maxToolCallID, shownID(st, r.RunID)))
 			return
 		}
 	}
 	if s.rounds >= s.maxRounds {
-		s.finish(&ToolRoundsError{Max: s.maxRounds, ThreadID: s.threadID, RunID: r.RunID, Pending: pending, names: s.names(st, pending)})
+		s.finish(&ToolRoundsError{Max: s.maxRounds, ThreadID: s.threadID, RunID: r.RunID, Pending: pending, names: s.names(st, pending), run: shownID(st, r.RunID)})
 		return
 	}
 	if err := s.repeated(st, r.RunID, pending); err != nil {
@@ -517,7 +536,7 @@ func (s *ToolStream) repeated(st *Stream, runID string, pending []PendingToolCal
 		now[k] = n
 		if n >= s.maxRepeats {
 			return &ToolRepeatError{Times: n, ThreadID: s.threadID, RunID: runID, ToolName: p.ToolName, Arguments: p.Arguments,
-				Pending: pending, name: echo(st.redact(cut(p.ToolName, 4*maxEchoRunes)))}
+				Pending: pending, name: echo(st.redact(cut(p.ToolName, 4*maxEchoRunes))), run: shownID(st, runID)}
 		}
 	}
 	s.repeats = now
@@ -826,6 +845,12 @@ func (s *ToolStream) componentName(id string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// shownID is an id the service sent (a run id) as an error shows it: one
+// printable line, cut short, the key redacted.
+func shownID(st *Stream, id string) string {
+	return termtext.OneLine(st.redact(cut(id, 4*maxEchoRunes)), maxEchoRunes)
 }
 
 // echo quotes server text for a message to the model: one line of

@@ -1,0 +1,64 @@
+//go:build linux
+
+package runs
+
+import (
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// threadCPU returns the CPU time fn spends on this goroutine's thread.
+func threadCPU(t testing.TB, fn func()) time.Duration {
+	t.Helper()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	const rusageThread = 1 // RUSAGE_THREAD
+	var before, after syscall.Rusage
+	if err := syscall.Getrusage(rusageThread, &before); err != nil {
+		t.Fatal(err)
+	}
+	fn()
+	if err := syscall.Getrusage(rusageThread, &after); err != nil {
+		t.Fatal(err)
+	}
+	tv := func(v syscall.Timeval) time.Duration { return time.Duration(v.Nano()) }
+	return tv(after.Utime) + tv(after.Stime) - tv(before.Utime) - tv(before.Stime)
+}
+
+// TestPatchMoveCostIndependentOfValue: a "move" of a large value costs
+// what the op's bytes cost, not a walk of the value. Before, move computed
+// the moved value's size twice (remove, then add), so a server that moves
+// a 256k-element array back and forth with 40-byte ops made the client's
+// CPU quadratic in what it sent. The same moves on a 1k- and a
+// 256k-element value must cost about the same.
+func TestPatchMoveCostIndependentOfValue(t *testing.T) {
+	ops := make([]PatchOp, 4000)
+	for i := range ops {
+		if i%2 == 0 {
+			ops[i] = PatchOp{Op: "move", From: "/a", Path: "/c"}
+		} else {
+			ops[i] = PatchOp{Op: "move", From: "/c", Path: "/a"}
+		}
+	}
+	run := func(n int) time.Duration {
+		best := time.Duration(1 << 62)
+		for range 3 {
+			doc := any(bigArrayDoc(n))
+			d := threadCPU(t, func() {
+				var err error
+				if doc, _, err = applyPatch(doc, ops); err != nil {
+					t.Fatal(err)
+				}
+			})
+			best = min(best, d)
+		}
+		return best
+	}
+	small, large := run(1<<10), run(1<<18)
+	t.Logf("4000 moves: 1k-element value %v, 256k-element value %v", small, large)
+	if large > 8*small+20*time.Millisecond {
+		t.Fatalf("moving a 256x larger value costs %v against %v: the move walks the value", large, small)
+	}
+}

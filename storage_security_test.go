@@ -1,0 +1,115 @@
+package threads_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	threads "github.com/threadsapi/threads-go"
+)
+
+// presignServer answers POST /storage/presign with uploadURL (made from
+// the server's own URL by mk) and counts the other requests (the PUTs).
+func presignServer(t *testing.T, tls bool, mk func(base string) string, put http.HandlerFunc) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var puts atomic.Int64
+	var srv *httptest.Server
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/storage/presign" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusCreated)
+			json.NewEncoder(w).Encode(map[string]any{"uploadUrl": mk(srv.URL), "attachmentUri": "attachment://p/f", "expiresIn": 3600})
+			return
+		}
+		puts.Add(1)
+		if put != nil {
+			put(w, r)
+		}
+	})
+	if tls {
+		srv = httptest.NewTLSServer(h)
+	} else {
+		srv = httptest.NewServer(h)
+	}
+	t.Cleanup(srv.Close)
+	return srv, &puts
+}
+
+// hostErrTransport fails every request to another host than allowed with
+// the error net/http gives for an unknown host, which names the host.
+type hostErrTransport struct{ allowed string }
+
+func (h hostErrTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Host == h.allowed {
+		return http.DefaultTransport.RoundTrip(r)
+	}
+	return nil, fmt.Errorf("dial tcp: lookup %s: no such host", r.URL.Host)
+}
+
+// TestUploadErrorHidesKeyInUploadHost: a presign answer whose upload host
+// holds the API key (a hostile or echoing service: https://<key>.evil/)
+// must not put the key in Upload's error, which names the host and wraps
+// the transport's error (which names it too).
+func TestUploadErrorHidesKeyInUploadHost(t *testing.T) {
+	t.Parallel()
+	srv, _ := presignServer(t, false, func(string) string { return "https://" + strings.ToLower(testKey) + ".evil.example/u?sig=1" }, nil)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	c, err := threads.NewClient(threads.WithBaseURL(srv.URL), threads.WithAPIKey(strings.ToLower(testKey)),
+		threads.WithoutEnvironmentDefaults(), threads.WithHTTPClient(&http.Client{Transport: hostErrTransport{host}}))
+	require.NoError(t, err)
+	_, err = c.Storage.Upload(context.Background(), strings.NewReader("abc"), "text/plain", 3)
+	require.Error(t, err)
+	assert.NotContains(t, strings.ToLower(err.Error()), strings.ToLower(testKey))
+	assert.NotContains(t, fmt.Sprintf("%+v %#v", err, err), strings.ToLower(testKey))
+}
+
+// TestUploadRefusesPlainHTTPFromHTTPSService: a service reached over
+// https that presigns an http:// URL would have the file sent in the
+// clear; Upload refuses it before sending anything.
+func TestUploadRefusesPlainHTTPFromHTTPSService(t *testing.T) {
+	t.Parallel()
+	plain, plainPuts := presignServer(t, false, func(b string) string { return b + "/never" }, nil)
+	srv, _ := presignServer(t, true, func(string) string { return plain.URL + "/upload?sig=1" }, nil)
+	c, err := threads.NewClient(threads.WithBaseURL(srv.URL), threads.WithAPIKey(testKey),
+		threads.WithoutEnvironmentDefaults(), threads.WithHTTPClient(srv.Client()))
+	require.NoError(t, err)
+	_, err = c.Storage.Upload(context.Background(), strings.NewReader("abc"), "text/plain", 3)
+	require.ErrorContains(t, err, "https")
+	assert.Zero(t, plainPuts.Load(), "the file went over plain http")
+}
+
+// TestUploadPutIsBoundedByRequestTimeout: a storage host that never
+// answers holds Upload no longer than the request timeout (as every other
+// call), not until the caller's context ends.
+func TestUploadPutIsBoundedByRequestTimeout(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	srv, puts := presignServer(t, false, func(b string) string { return b + "/upload?sig=1" }, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	defer close(release)
+	c, err := threads.NewClient(threads.WithBaseURL(srv.URL), threads.WithAPIKey(testKey), threads.WithoutEnvironmentDefaults())
+	require.NoError(t, err)
+	// The context is only the test's safety net: the request timeout must
+	// end the call first.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err = c.Storage.Upload(ctx, bytes.NewReader([]byte("abc")), "text/plain", 3, threads.WithRequestTimeout(100*time.Millisecond))
+	require.Error(t, err)
+	assert.Equal(t, int64(1), puts.Load())
+	assert.NoError(t, ctx.Err(), "the call lasted until the caller's context ended: %v", err)
+	assert.Contains(t, err.Error(), "WithRequestTimeout")
+}
