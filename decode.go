@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/threadsapi/threads-go/internal/jsonx"
 	"github.com/threadsapi/threads-go/internal/termtext"
@@ -13,7 +15,9 @@ import (
 
 // This file reads 2xx answers: a JSON body within its size and memory
 // bounds (decodeJSON, and decodedCost, which the stream uses per event as
-// well), and the checks and helpers around them.
+// well), the list envelope's two shapes (listBody.UnmarshalJSON), and the
+// helpers that report a body the SDK cannot read (unexpectedResponse,
+// excerpt). Error bodies (4xx/5xx) are read in problem.go.
 
 // readBody reads a 2xx body up to limit bytes.
 func readBody(resp *http.Response, method, path string, limit int64) ([]byte, error) {
@@ -143,4 +147,44 @@ func drainClose(body io.ReadCloser) {
 // error may show it: redacted, one printable line, bounded.
 func shownHeader(v string, clean func(string, ...string) string) string {
 	return termtext.OneLine(clean(orUnknown(v)), maxErrorPart)
+}
+
+// UnmarshalJSON reads the list envelope, or a bare array of threads (see
+// toPage for what a bare array leaves unknown).
+func (b *listBody) UnmarshalJSON(data []byte) error {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		b.bare = true
+		return jsonx.Unmarshal(trimmed, &b.page.Items)
+	}
+	return jsonx.Unmarshal(trimmed, &b.page)
+}
+
+// excerpt returns at most n bytes of b as valid, single-line UTF-8.
+func excerpt(b []byte, n int) string {
+	cut := len(b) > n
+	if cut {
+		b = b[:n]
+		for len(b) > 0 && !utf8.Valid(b) {
+			b = b[:len(b)-1]
+		}
+	}
+	// One line of printable text: control characters (NUL, escape
+	// sequences, newlines) would garble a log line or a terminal.
+	s := strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(string(b), "?"))
+	s = strings.Join(strings.Fields(s), " ")
+	if cut {
+		s += "…"
+	}
+	return s
+}
+
+// unexpectedResponse reports a 2xx answer that the operation cannot read.
+func unexpectedResponse(method, path string, status int, format string, args ...any) error {
+	return fmt.Errorf("%w: %s %s: %d: %s", ErrUnexpectedResponse, method, path, status, fmt.Sprintf(format, args...))
 }

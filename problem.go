@@ -5,13 +5,10 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/threadsapi/threads-go/internal/jsonx"
 	"github.com/threadsapi/threads-go/internal/redact"
@@ -361,30 +358,6 @@ func (p *Problem) fromMembers(m map[string]json.RawMessage) {
 	}
 }
 
-// excerpt returns at most n bytes of b as valid, single-line UTF-8.
-func excerpt(b []byte, n int) string {
-	cut := len(b) > n
-	if cut {
-		b = b[:n]
-		for len(b) > 0 && !utf8.Valid(b) {
-			b = b[:len(b)-1]
-		}
-	}
-	// One line of printable text: control characters (NUL, escape
-	// sequences, newlines) would garble a log line or a terminal.
-	s := strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, strings.ToValidUTF8(string(b), "?"))
-	s = strings.Join(strings.Fields(s), " ")
-	if cut {
-		s += "…"
-	}
-	return s
-}
-
 // serverText is server-supplied text (a 2xx body the SDK cannot read) as an
 // error may show it: see shownText.
 func serverText(b []byte, n int, secret string) string {
@@ -399,9 +372,4 @@ func serverText(b []byte, n int, secret string) string {
 // left at the edge.
 func shownText(s string, n int, secret string) string {
 	return termtext.OneLine(redact.String(s, secret), n)
-}
-
-// unexpectedResponse reports a 2xx answer that the operation cannot read.
-func unexpectedResponse(method, path string, status int, format string, args ...any) error {
-	return fmt.Errorf("%w: %s %s: %d: %s", ErrUnexpectedResponse, method, path, status, fmt.Sprintf(format, args...))
 }

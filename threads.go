@@ -1,7 +1,6 @@
 package threads
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -13,7 +12,6 @@ import (
 	"strconv"
 
 	"github.com/threadsapi/threads-go/internal/core"
-	"github.com/threadsapi/threads-go/internal/jsonx"
 	"github.com/threadsapi/threads-go/internal/route"
 )
 
@@ -259,15 +257,6 @@ func (b *listBody) toPage(offset int) *ThreadPage {
 		page.Items = []Thread{}
 	}
 	return &page
-}
-
-func (b *listBody) UnmarshalJSON(data []byte) error {
-	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		b.bare = true
-		return jsonx.Unmarshal(trimmed, &b.page.Items)
-	}
-	return jsonx.Unmarshal(trimmed, &b.page)
 }
 
 // All iterates over every thread from params.Offset on, requesting pages of
