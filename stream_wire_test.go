@@ -133,7 +133,9 @@ func TestStreamMessagesBounded(t *testing.T) {
 
 // Item 4: CPU. One 15 MiB event in 1 KiB reads costs at most 2x the CPU of
 // the same event in one read (it was 14x: go-sse re-scanned its buffer on
-// every read). CPU is this thread's user+system time, best of 3.
+// every read). CPU is this thread's user+system time (Linux; skipped
+// elsewhere), best of 5, so other processes' load is not counted; the
+// baseline is the one-read cost measured in the same run.
 func TestStreamSplitEventCPU(t *testing.T) {
 	if testing.Short() {
 		t.Skip("decodes 90 MiB")
@@ -155,6 +157,9 @@ func TestStreamSplitEventCPU(t *testing.T) {
 	}
 	whole, split := cost(0), cost(1<<10)
 	t.Logf("15 MiB event: whole %v CPU, in 1 KiB reads %v CPU (%.2fx)", whole, split, float64(split)/float64(whole))
+	// Margin: the ratio measures 0.8x (1.1x under -race) against a bound of
+	// 2x plus 20ms (for a GC assist landing on this thread in one run and
+	// not the other); the bug it guards against was 14x.
 	assert.Less(t, float64(split), 2*float64(whole)+float64(20*time.Millisecond))
 }
 
