@@ -358,12 +358,6 @@ func (p *Problem) fromMembers(m map[string]json.RawMessage) {
 	}
 }
 
-// serverText is server-supplied text (a 2xx body the SDK cannot read) as an
-// error may show it: see shownText.
-func serverText(b []byte, n int, secret string) string {
-	return shownText(string(b), n, secret)
-}
-
 // shownText is text from the server (a body, a header such as
 // Content-Type, a transport error quoting one) as an error may show it:
 // every spelling of secret removed first, then one line of printable text
