@@ -2,6 +2,7 @@ package threads
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,9 +16,22 @@ import (
 
 // This file reads 2xx answers: a JSON body within its size and memory
 // bounds (decodeJSON, and decodedCost, which the stream uses per event as
-// well), the list envelope's two shapes (listBody.UnmarshalJSON), and the
-// helpers that report a body the SDK cannot read (unexpectedResponse,
-// excerpt). Error bodies (4xx/5xx) are read in problem.go.
+// well), the list envelope's two shapes (listBody), and the helpers that
+// report a body the SDK cannot read (ErrUnexpectedResponse,
+// unexpectedResponse, excerpt, shownHeader). Error bodies (4xx/5xx) are
+// read in problem.go, which builds on this file; this file uses none of
+// it.
+
+// ErrUnexpectedResponse reports a 2xx answer the SDK cannot read: not the
+// JSON the call expects, not an event stream where one is due, or larger
+// than [WithMaxResponseSize] allows. It is not a [*Problem]: it comes
+// wrapped (%w) with the call and the status, and the request may have
+// acted.
+var ErrUnexpectedResponse = errors.New("threads: unexpected response")
+
+// maxErrorPart is the length, in runes, of one piece of server text that
+// an error shows (a Content-Type, a problem's title or code).
+const maxErrorPart = 200
 
 // readBody reads a 2xx body up to limit bytes.
 func readBody(resp *http.Response, method, path string, limit int64) ([]byte, error) {
@@ -147,6 +161,25 @@ func drainClose(body io.ReadCloser) {
 // error may show it: redacted, one printable line, bounded.
 func shownHeader(v string, clean func(string, ...string) string) string {
 	return termtext.OneLine(clean(orUnknown(v)), maxErrorPart)
+}
+
+// listBody reads the list envelope, or a bare array of threads.
+type listBody struct {
+	page ThreadPage
+	bare bool // the body was a bare array: Total, Offset and Count are unknown
+}
+
+// toPage returns the page; offset is the one asked for, which a bare array
+// does not repeat.
+func (b *listBody) toPage(offset int) *ThreadPage {
+	page := b.page
+	if b.bare {
+		page.Offset, page.Count, page.Total = offset, len(page.Items), 0
+	}
+	if page.Items == nil {
+		page.Items = []Thread{}
+	}
+	return &page
 }
 
 // UnmarshalJSON reads the list envelope, or a bare array of threads (see

@@ -31,13 +31,6 @@ var (
 	ErrServer             = errors.New("threads: server error")        // 5xx
 )
 
-// ErrUnexpectedResponse reports a 2xx answer the SDK cannot read: not the
-// JSON the call expects, not an event stream where one is due, or larger
-// than [WithMaxResponseSize] allows. It is not a [*Problem]: it comes
-// wrapped (%w) with the call and the status, and the request may have
-// acted.
-var ErrUnexpectedResponse = errors.New("threads: unexpected response")
-
 // CodeEndpointDeprecated is the problem code of a removed endpoint.
 const CodeEndpointDeprecated = "ENDPOINT_DEPRECATED"
 
@@ -126,11 +119,9 @@ func (p *Problem) Error() string {
 	return b.String()
 }
 
-// Lengths, in runes, of the parts of Problem.Error.
-const (
-	maxErrorPart   = 200
-	maxErrorDetail = 1000
-)
+// maxErrorDetail is the length, in runes, of Problem.Error's detail (its
+// other parts take maxErrorPart).
+const maxErrorDetail = 1000
 
 // Is reports whether the problem matches one of the package's sentinels.
 func (p *Problem) Is(target error) bool {

@@ -240,25 +240,6 @@ func (c *Client) keyProject(ctx context.Context, cfg *config, opts []RequestOpti
 	return proj.ID, nil
 }
 
-// listBody reads the list envelope, or a bare array of threads.
-type listBody struct {
-	page ThreadPage
-	bare bool // the body was a bare array: Total, Offset and Count are unknown
-}
-
-// toPage returns the page; offset is the one asked for, which a bare array
-// does not repeat.
-func (b *listBody) toPage(offset int) *ThreadPage {
-	page := b.page
-	if b.bare {
-		page.Offset, page.Count, page.Total = offset, len(page.Items), 0
-	}
-	if page.Items == nil {
-		page.Items = []Thread{}
-	}
-	return &page
-}
-
 // All iterates over every thread from params.Offset on, requesting pages of
 // params.Limit (the service's default when 0) through [ThreadsService.List],
 // so it lists per project the same way. It stops at an empty page or when
