@@ -49,7 +49,9 @@ func serveGzip(t testing.TB, body []byte) string {
 
 // heapDuring runs fn and returns the peak of the live heap above what it
 // was before (sampled every 200µs) and the bytes allocated meanwhile, an
-// upper bound of that peak.
+// upper bound of that peak. The 200µs is pacing, not a bound: a sample
+// taken late on a busy machine can only miss the top, so a test that
+// asserts on the peak alone cannot fail for the machine's load.
 func heapDuring(fn func()) (peak, allocated uint64) {
 	runtime.GC()
 	var before, after runtime.MemStats
@@ -120,8 +122,14 @@ func TestHardenCompressedBodiesBounded(t *testing.T) {
 		peak, alloc := heapDuring(func() { err = tc.call(c, tc.opts) })
 		t.Logf("%s: peak heap +%d MiB, allocated %d MiB: %v", tc.name, peak/mib, alloc/mib, err)
 		require.ErrorIs(t, err, threads.ErrUnexpectedResponse, tc.name)
+		// Margins: before the fix these calls took 5.9-6.4 GiB. Now the
+		// sampled peak is 73-109 MiB (105-176 MiB under -race) against a
+		// bound of 256 MiB; the sample can only miss the top, never add to
+		// it. The bytes allocated, an upper bound of the peak that no
+		// scheduling changes, are 73-109 MiB (147-218 MiB under -race),
+		// bounded at 512 MiB: still a twelfth of the old cost.
 		require.Less(t, peak, uint64(256*mib), tc.name)
-		require.Less(t, alloc, uint64(256*mib), tc.name)
+		require.Less(t, alloc, uint64(512*mib), tc.name)
 	}
 
 	// The densest body the default budget accepts still decodes, in bounded memory.
@@ -134,6 +142,8 @@ func TestHardenCompressedBodiesBounded(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, got.Messages, n)
 	t.Logf("dense get of %d empty messages: peak heap +%d MiB, allocated %d MiB", n, peak/mib, alloc/mib)
+	// Margin: the sampled peak is about 159 MiB (with or without -race)
+	// against 256 MiB; a late sample can only lower it.
 	require.Less(t, peak, uint64(256*mib))
 }
 

@@ -2,10 +2,13 @@ package threads
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/threadsapi/threads-go/internal/jsonx"
 	"github.com/threadsapi/threads-go/internal/termtext"
@@ -13,7 +16,22 @@ import (
 
 // This file reads 2xx answers: a JSON body within its size and memory
 // bounds (decodeJSON, and decodedCost, which the stream uses per event as
-// well), and the checks and helpers around them.
+// well), the list envelope's two shapes (listBody), and the helpers that
+// report a body the SDK cannot read (ErrUnexpectedResponse,
+// unexpectedResponse, excerpt, shownHeader). Error bodies (4xx/5xx) are
+// read in problem.go, which builds on this file; this file uses none of
+// it.
+
+// ErrUnexpectedResponse reports a 2xx answer the SDK cannot read: not the
+// JSON the call expects, not an event stream where one is due, or larger
+// than [WithMaxResponseSize] allows. It is not a [*Problem]: it comes
+// wrapped (%w) with the call and the status, and the request may have
+// acted.
+var ErrUnexpectedResponse = errors.New("threads: unexpected response")
+
+// maxErrorPart is the length, in runes, of one piece of server text that
+// an error shows (a Content-Type, a problem's title or code).
+const maxErrorPart = 200
 
 // readBody reads a 2xx body up to limit bytes.
 func readBody(resp *http.Response, method, path string, limit int64) ([]byte, error) {
@@ -143,4 +161,63 @@ func drainClose(body io.ReadCloser) {
 // error may show it: redacted, one printable line, bounded.
 func shownHeader(v string, clean func(string, ...string) string) string {
 	return termtext.OneLine(clean(orUnknown(v)), maxErrorPart)
+}
+
+// listBody reads the list envelope, or a bare array of threads.
+type listBody struct {
+	page ThreadPage
+	bare bool // the body was a bare array: Total, Offset and Count are unknown
+}
+
+// toPage returns the page; offset is the one asked for, which a bare array
+// does not repeat.
+func (b *listBody) toPage(offset int) *ThreadPage {
+	page := b.page
+	if b.bare {
+		page.Offset, page.Count, page.Total = offset, len(page.Items), 0
+	}
+	if page.Items == nil {
+		page.Items = []Thread{}
+	}
+	return &page
+}
+
+// UnmarshalJSON reads the list envelope, or a bare array of threads (see
+// toPage for what a bare array leaves unknown).
+func (b *listBody) UnmarshalJSON(data []byte) error {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		b.bare = true
+		return jsonx.Unmarshal(trimmed, &b.page.Items)
+	}
+	return jsonx.Unmarshal(trimmed, &b.page)
+}
+
+// excerpt returns at most n bytes of b as valid, single-line UTF-8.
+func excerpt(b []byte, n int) string {
+	cut := len(b) > n
+	if cut {
+		b = b[:n]
+		for len(b) > 0 && !utf8.Valid(b) {
+			b = b[:len(b)-1]
+		}
+	}
+	// One line of printable text: control characters (NUL, escape
+	// sequences, newlines) would garble a log line or a terminal.
+	s := strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(string(b), "?"))
+	s = strings.Join(strings.Fields(s), " ")
+	if cut {
+		s += "…"
+	}
+	return s
+}
+
+// unexpectedResponse reports a 2xx answer that the operation cannot read.
+func unexpectedResponse(method, path string, status int, format string, args ...any) error {
+	return fmt.Errorf("%w: %s %s: %d: %s", ErrUnexpectedResponse, method, path, status, fmt.Sprintf(format, args...))
 }

@@ -35,6 +35,17 @@ func setup(t *testing.T, opts ...threads.ClientOption) (*threads.Client, *thread
 	return srv.Client(append(base, opts...)...), srv
 }
 
+// setupInMemory is setup for a synctest bubble: the fake is reached over
+// its in-memory transport, so its waits, the client's timeouts and the
+// test's pauses all run on the bubble's fake clock, whatever the machine's
+// load.
+func setupInMemory(t *testing.T, opts ...threads.ClientOption) (*threads.Client, *threadstest.Server) {
+	t.Helper()
+	srv := threadstest.NewServer(t, threadstest.WithoutListener(), threadstest.WithAPIKey(testKey))
+	base := []threads.ClientOption{threads.WithRetryWait(time.Millisecond, 2*time.Millisecond)}
+	return srv.Client(append(base, opts...)...), srv
+}
+
 // recorded is one request seen by a canned server.
 type recorded struct {
 	Method, Path, RawQuery string

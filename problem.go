@@ -5,13 +5,10 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/threadsapi/threads-go/internal/jsonx"
 	"github.com/threadsapi/threads-go/internal/redact"
@@ -33,13 +30,6 @@ var (
 	ErrRateLimited        = errors.New("threads: rate limited")        // 429
 	ErrServer             = errors.New("threads: server error")        // 5xx
 )
-
-// ErrUnexpectedResponse reports a 2xx answer the SDK cannot read: not the
-// JSON the call expects, not an event stream where one is due, or larger
-// than [WithMaxResponseSize] allows. It is not a [*Problem]: it comes
-// wrapped (%w) with the call and the status, and the request may have
-// acted.
-var ErrUnexpectedResponse = errors.New("threads: unexpected response")
 
 // CodeEndpointDeprecated is the problem code of a removed endpoint.
 const CodeEndpointDeprecated = "ENDPOINT_DEPRECATED"
@@ -135,11 +125,9 @@ func (p *Problem) Error() string {
 	return b.String()
 }
 
-// Lengths, in runes, of the parts of Problem.Error.
-const (
-	maxErrorPart   = 200
-	maxErrorDetail = 1000
-)
+// maxErrorDetail is the length, in runes, of Problem.Error's detail (its
+// other parts take maxErrorPart).
+const maxErrorDetail = 1000
 
 // Is reports whether the problem matches one of the package's sentinels.
 func (p *Problem) Is(target error) bool {
@@ -367,30 +355,6 @@ func (p *Problem) fromMembers(m map[string]json.RawMessage) {
 	}
 }
 
-// excerpt returns at most n bytes of b as valid, single-line UTF-8.
-func excerpt(b []byte, n int) string {
-	cut := len(b) > n
-	if cut {
-		b = b[:n]
-		for len(b) > 0 && !utf8.Valid(b) {
-			b = b[:len(b)-1]
-		}
-	}
-	// One line of printable text: control characters (NUL, escape
-	// sequences, newlines) would garble a log line or a terminal.
-	s := strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, strings.ToValidUTF8(string(b), "?"))
-	s = strings.Join(strings.Fields(s), " ")
-	if cut {
-		s += "…"
-	}
-	return s
-}
-
 // shownText is text from the server (a body, a header such as
 // Content-Type, a transport error quoting one) as an error may show it:
 // every spelling of secret removed first, then one line of printable text
@@ -399,9 +363,4 @@ func excerpt(b []byte, n int) string {
 // left at the edge.
 func shownText(s string, n int, secret string) string {
 	return termtext.OneLine(redact.String(s, secret), n)
-}
-
-// unexpectedResponse reports a 2xx answer that the operation cannot read.
-func unexpectedResponse(method, path string, status int, format string, args ...any) error {
-	return fmt.Errorf("%w: %s %s: %d: %s", ErrUnexpectedResponse, method, path, status, fmt.Sprintf(format, args...))
 }

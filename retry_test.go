@@ -235,25 +235,34 @@ func (h *cancelOnLog) Handle(ctx context.Context, r slog.Record) error {
 	return nil
 }
 
+// TestRequestTimeoutStreamNotResent: a stream request that times out
+// before its headers is not sent again (the service may have started the
+// generation); a GET is retried. In a synctest bubble over the in-memory
+// fake: the 100ms timeout is fake time, so the retried GET cannot run out
+// of it on a busy machine.
 func TestRequestTimeoutStreamNotResent(t *testing.T) {
 	t.Parallel()
-	c, srv := setup(t, threads.WithRequestTimeout(100*time.Millisecond))
-	stall := make(chan struct{})
-	defer close(stall)
-	srv.Inject(threadstest.Fault{Method: "POST", Path: "/threads/advancestream", Stall: stall})
-	_, err := c.Threads.CreateAndAdvanceStream(context.Background(), threads.AdvanceParams{Message: threads.UserMessage("x")})
-	require.Error(t, err)
-	assert.ErrorIs(t, err, context.DeadlineExceeded)
-	var ne net.Error
-	require.ErrorAs(t, err, &ne)
-	assert.True(t, ne.Timeout())
-	assert.Equal(t, 1, srv.Count("POST", "/threads/advancestream"))
+	synctest.Test(t, func(t *testing.T) {
+		c, srv := setupInMemory(t, threads.WithRequestTimeout(100*time.Millisecond))
+		stall := make(chan struct{})
+		defer close(stall)
+		srv.Inject(threadstest.Fault{Method: "POST", Path: "/threads/advancestream", Stall: stall})
+		_, err := c.Threads.CreateAndAdvanceStream(context.Background(), threads.AdvanceParams{Message: threads.UserMessage("x")})
+		require.Error(t, err)
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+		var ne net.Error
+		require.ErrorAs(t, err, &ne)
+		assert.True(t, ne.Timeout())
+		assert.Equal(t, 1, srv.Count("POST", "/threads/advancestream"))
 
-	// A GET that times out before its headers is retried.
-	srv.Inject(threadstest.Fault{Method: "GET", Path: "/threads", Stall: stall})
-	_, err = c.Threads.List(context.Background(), nil)
-	require.NoError(t, err)
-	assert.Equal(t, 2, srv.Count("GET", "/threads"))
+		// A GET that times out before its headers is retried.
+		srv.Inject(threadstest.Fault{Method: "GET", Path: "/threads", Stall: stall})
+		start := time.Now()
+		_, err = c.Threads.List(context.Background(), nil)
+		require.NoError(t, err)
+		assert.Equal(t, 2, srv.Count("GET", "/threads"))
+		assert.Less(t, time.Since(start), 200*time.Millisecond, "one timeout and one short retry wait, on the fake clock")
+	})
 }
 
 func TestLoggingRedacts(t *testing.T) {

@@ -396,29 +396,45 @@ func TestStreamContextCancel(t *testing.T) {
 	assert.ErrorIs(t, s.Err(), context.Canceled)
 }
 
+// TestStreamIdleTimeout: a stream whose server goes silent after one
+// event ends with ErrStreamIdle once the idle timeout has passed. In a
+// synctest bubble: the first event cannot be late on a busy machine, and
+// the timeout is exact on the fake clock.
 func TestStreamIdleTimeout(t *testing.T) {
 	t.Parallel()
-	c, srv := setup(t, threads.WithStreamIdleTimeout(20*time.Millisecond))
-	s := heldStream(t, context.Background(), c, srv, 1, "x")
-	evs, err := collect(t, s)
-	assert.Len(t, evs, 1)
-	assert.ErrorIs(t, err, threads.ErrStreamIdle)
+	synctest.Test(t, func(t *testing.T) {
+		c, srv := setupInMemory(t, threads.WithStreamIdleTimeout(20*time.Millisecond))
+		s := heldStream(t, context.Background(), c, srv, 1, "x")
+		defer s.Close()
+		require.True(t, s.Next(), s.Err())
+		start := time.Now()
+		assert.False(t, s.Next())
+		assert.ErrorIs(t, s.Err(), threads.ErrStreamIdle)
+		assert.Equal(t, 20*time.Millisecond, time.Since(start), "fake time")
+	})
 }
 
 // TestStreamIdleClockOnlyWhileWaiting: time the caller spends between
-// events does not count against WithStreamIdleTimeout.
+// events does not count against WithStreamIdleTimeout. In a synctest
+// bubble over the in-memory transport, the caller's 500ms pause (twice
+// the timeout) is fake time, and the server's next write waits for the
+// read, so only the idle clock could end the stream early.
 func TestStreamIdleClockOnlyWhileWaiting(t *testing.T) {
 	t.Parallel()
-	c, _ := setup(t, threads.WithStreamIdleTimeout(250*time.Millisecond))
-	s, err := c.Threads.CreateAndAdvanceStream(context.Background(), threads.AdvanceParams{Message: threads.UserMessage("a b")})
-	require.NoError(t, err)
-	defer s.Close()
-	require.True(t, s.Next())
-	busy := time.NewTimer(500 * time.Millisecond) // the caller works on the event
-	<-busy.C
-	for s.Next() {
-	}
-	assert.NoError(t, s.Err())
+	synctest.Test(t, func(t *testing.T) {
+		c, _ := setupInMemory(t, threads.WithStreamIdleTimeout(250*time.Millisecond))
+		s, err := c.Threads.CreateAndAdvanceStream(context.Background(), threads.AdvanceParams{Message: threads.UserMessage("a b")})
+		require.NoError(t, err)
+		defer s.Close()
+		require.True(t, s.Next())
+		time.Sleep(500 * time.Millisecond) // the caller works on the event (fake clock)
+		n := 1
+		for s.Next() {
+			n++
+		}
+		assert.NoError(t, s.Err())
+		assert.Greater(t, n, 1, "events after the pause")
+	})
 }
 
 func TestStreamBreakClosesConnection(t *testing.T) {

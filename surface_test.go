@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -13,7 +14,9 @@ import (
 // no exported type is an alias (go doc shows an alias without its fields),
 // every exported identifier and every exported method of an exported type
 // has a doc comment (a group's comment counts for its members), and every
-// exported field of the generated model (types.gen.go) has a comment.
+// exported field of the generated model (types.gen.go) has a comment, and
+// no exported signature, field or variable names an unexported type (go
+// doc would show a name a caller cannot write).
 func TestSurface(t *testing.T) {
 	t.Parallel()
 	for name, dir := range map[string]string{"threads": ".", "threadstest": "threadstest"} {
@@ -23,6 +26,21 @@ func TestSurface(t *testing.T) {
 				t.Error(offender)
 			}
 		})
+	}
+}
+
+// TestSurfaceNoUnexportedTypes: in every public package, including runs,
+// no exported function, method, type or variable shows an unexported type
+// in go doc, a name the caller could not write (the doc-comment rules of
+// TestSurface are not applied to runs here).
+func TestSurfaceNoUnexportedTypes(t *testing.T) {
+	t.Parallel()
+	for _, dir := range []string{".", "threadstest", "runs"} {
+		for _, offender := range surfaceOffenders(t, dir) {
+			if strings.Contains(offender, "unexported type") {
+				t.Error(offender)
+			}
+		}
 	}
 }
 
@@ -63,6 +81,9 @@ func surfaceOffenders(t *testing.T, dir string) []string {
 				if !hasText(d.Doc) {
 					out = append(out, where(d)+": func "+name+" has no doc comment")
 				}
+				for _, u := range unexportedTypes(d.Type, typeParams(d)) {
+					out = append(out, where(d)+": func "+name+" names unexported type "+u)
+				}
 			case *ast.GenDecl:
 				groupDoc := d.Lparen.IsValid() && hasText(d.Doc)
 				for _, spec := range d.Specs {
@@ -76,6 +97,9 @@ func surfaceOffenders(t *testing.T, dir string) []string {
 						}
 						if !hasText(s.Doc) && !hasText(d.Doc) {
 							out = append(out, where(s)+": type "+s.Name.Name+" has no doc comment")
+						}
+						for _, u := range unexportedTypes(s.Type, fieldNames(s.TypeParams)) {
+							out = append(out, where(s)+": type "+s.Name.Name+" shows unexported type "+u)
 						}
 						if st, ok := s.Type.(*ast.StructType); ok && generated {
 							for _, field := range st.Fields.List {
@@ -91,6 +115,11 @@ func surfaceOffenders(t *testing.T, dir string) []string {
 							if n.IsExported() && !hasText(s.Doc) && !hasText(s.Comment) && !groupDoc && !hasText(d.Doc) {
 								out = append(out, where(n)+": "+d.Tok.String()+" "+n.Name+" has no doc comment")
 							}
+							if n.IsExported() && s.Type != nil {
+								for _, u := range unexportedTypes(s.Type, nil) {
+									out = append(out, where(n)+": "+d.Tok.String()+" "+n.Name+" has unexported type "+u)
+								}
+							}
 						}
 					}
 				}
@@ -98,6 +127,128 @@ func surfaceOffenders(t *testing.T, dir string) []string {
 		}
 	}
 	return out
+}
+
+// predeclared are the lower-case type names a signature may show.
+var predeclared = map[string]bool{
+	"any": true, "bool": true, "byte": true, "comparable": true, "complex64": true, "complex128": true,
+	"error": true, "float32": true, "float64": true, "int": true, "int8": true, "int16": true, "int32": true,
+	"int64": true, "rune": true, "string": true, "uint": true, "uint8": true, "uint16": true, "uint32": true,
+	"uint64": true, "uintptr": true,
+}
+
+// unexportedTypes returns the unexported type names that the type
+// expression e shows in go doc: in parameters, results, exported fields,
+// interface methods, element types and constraints. An unexported field
+// is left out (go doc hides it), and so are the names in params (type
+// parameters in scope). A qualified name (pkg.T) is exported by form.
+func unexportedTypes(e ast.Expr, params map[string]bool) []string {
+	var out []string
+	var walk func(e ast.Expr)
+	fields := func(l *ast.FieldList, all bool) {
+		if l == nil {
+			return
+		}
+		for _, f := range l.List {
+			if !all && len(f.Names) > 0 && !slices.ContainsFunc(f.Names, (*ast.Ident).IsExported) {
+				continue // unexported struct fields or interface methods
+			}
+			if !all && len(f.Names) == 0 {
+				if id, ok := ast.Unparen(f.Type).(*ast.Ident); ok && !id.IsExported() && !predeclared[id.Name] {
+					// An embedded unexported type: go doc hides it (its
+					// promoted methods, if any, show as the outer type's).
+					continue
+				}
+				if st, ok := f.Type.(*ast.StarExpr); ok {
+					if id, ok := st.X.(*ast.Ident); ok && !id.IsExported() {
+						continue
+					}
+				}
+			}
+			walk(f.Type)
+		}
+	}
+	walk = func(e ast.Expr) {
+		switch x := e.(type) {
+		case *ast.Ident:
+			if !x.IsExported() && !predeclared[x.Name] && !params[x.Name] {
+				out = append(out, x.Name)
+			}
+		case *ast.StarExpr:
+			walk(x.X)
+		case *ast.ParenExpr:
+			walk(x.X)
+		case *ast.Ellipsis:
+			walk(x.Elt)
+		case *ast.ArrayType:
+			walk(x.Elt)
+		case *ast.MapType:
+			walk(x.Key)
+			walk(x.Value)
+		case *ast.ChanType:
+			walk(x.Value)
+		case *ast.IndexExpr:
+			walk(x.X)
+			walk(x.Index)
+		case *ast.IndexListExpr:
+			walk(x.X)
+			for _, i := range x.Indices {
+				walk(i)
+			}
+		case *ast.UnaryExpr: // ~T
+			walk(x.X)
+		case *ast.BinaryExpr: // T | U
+			walk(x.X)
+			walk(x.Y)
+		case *ast.FuncType:
+			fields(x.TypeParams, true)
+			fields(x.Params, true)
+			fields(x.Results, true)
+		case *ast.StructType:
+			fields(x.Fields, false)
+		case *ast.InterfaceType:
+			fields(x.Methods, false)
+		}
+	}
+	walk(e)
+	return out
+}
+
+// typeParams returns the type parameter names in scope in a function's
+// signature: its own and its receiver's (func (l *List[T]) ...).
+func typeParams(d *ast.FuncDecl) map[string]bool {
+	m := fieldNames(d.Type.TypeParams)
+	if d.Recv != nil && len(d.Recv.List) > 0 {
+		e := d.Recv.List[0].Type
+		if st, ok := e.(*ast.StarExpr); ok {
+			e = st.X
+		}
+		var idx []ast.Expr
+		switch x := e.(type) {
+		case *ast.IndexExpr:
+			idx = []ast.Expr{x.Index}
+		case *ast.IndexListExpr:
+			idx = x.Indices
+		}
+		for _, i := range idx {
+			if id, ok := i.(*ast.Ident); ok {
+				m[id.Name] = true
+			}
+		}
+	}
+	return m
+}
+
+func fieldNames(l *ast.FieldList) map[string]bool {
+	m := map[string]bool{}
+	if l != nil {
+		for _, f := range l.List {
+			for _, n := range f.Names {
+				m[n.Name] = true
+			}
+		}
+	}
+	return m
 }
 
 // receiverType returns the name of a method's receiver type, without * or

@@ -1,7 +1,6 @@
 package threads
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -13,7 +12,6 @@ import (
 	"strconv"
 
 	"github.com/threadsapi/threads-go/internal/core"
-	"github.com/threadsapi/threads-go/internal/jsonx"
 	"github.com/threadsapi/threads-go/internal/route"
 )
 
@@ -240,34 +238,6 @@ func (c *Client) keyProject(ctx context.Context, cfg *config, opts []RequestOpti
 		return "", unexpectedResponse(epCurrentProject.method, epCurrentProject.template, http.StatusOK, "the key's project: %v", err)
 	}
 	return proj.ID, nil
-}
-
-// listBody reads the list envelope, or a bare array of threads.
-type listBody struct {
-	page ThreadPage
-	bare bool // the body was a bare array: Total, Offset and Count are unknown
-}
-
-// toPage returns the page; offset is the one asked for, which a bare array
-// does not repeat.
-func (b *listBody) toPage(offset int) *ThreadPage {
-	page := b.page
-	if b.bare {
-		page.Offset, page.Count, page.Total = offset, len(page.Items), 0
-	}
-	if page.Items == nil {
-		page.Items = []Thread{}
-	}
-	return &page
-}
-
-func (b *listBody) UnmarshalJSON(data []byte) error {
-	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		b.bare = true
-		return jsonx.Unmarshal(trimmed, &b.page.Items)
-	}
-	return jsonx.Unmarshal(trimmed, &b.page)
 }
 
 // All iterates over every thread from params.Offset on, requesting pages of

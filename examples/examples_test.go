@@ -83,7 +83,13 @@ type result struct {
 // run runs bin with the environment minus every THREADS_ variable plus env.
 func run(t *testing.T, bin, stdin string, env ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	// No clock of its own: an example that hangs is stopped shortly before
+	// the test binary's -timeout (which would give no output), however slow
+	// a busy machine makes the ones that work.
+	ctx, cancel := context.WithCancel(context.Background())
+	if deadline, ok := t.Deadline(); ok {
+		ctx, cancel = context.WithDeadline(context.Background(), deadline.Add(-time.Until(deadline)/10))
+	}
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin)
 	for _, kv := range os.Environ() {

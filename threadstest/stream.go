@@ -60,6 +60,13 @@ type Script struct {
 	// Hold is closed or the client goes away. HoldAfter alone does nothing.
 	Hold      <-chan struct{}
 	HoldAfter int
+	// OnHold, when not nil, is called once, when the stream reaches its
+	// Hold: the HoldAfter snapshots have been written and flushed, and the
+	// stream pauses right after the call. A test learns so that the reply
+	// is in flight (to cancel it, or interrupt its reader) without polling
+	// the thread. It runs on the server's handler goroutine and must not
+	// block. Without Hold it is not called.
+	OnHold func()
 	// Oversize, when > 0, first sends one snapshot whose text has that many
 	// bytes.
 	Oversize int
@@ -389,6 +396,7 @@ type streamer struct {
 	cancel    <-chan struct{}
 	cancelled bool
 	stopped   bool
+	held      bool // OnHold was called
 }
 
 func (st *streamer) line(l string) {
@@ -439,6 +447,10 @@ func (st *streamer) send(snap snapshot) bool {
 		return false
 	}
 	if sc.Hold != nil && st.sent == sc.HoldAfter {
+		if sc.OnHold != nil && !st.held {
+			st.held = true
+			sc.OnHold()
+		}
 		select {
 		case <-sc.Hold:
 		case <-st.r.Context().Done():

@@ -83,7 +83,8 @@ func TestScripts(t *testing.T) {
 			"fakethread":    cmdFakeThread,
 			"fakehold":      cmdFakeHold,
 			"fakedeprecate": cmdFakeDeprecate,
-			"fakewait":      cmdFakeWait,
+			"fakeheld":      fakeHeld(t),
+			"fakestage":     cmdFakeStage,
 			"fakecount":     cmdFakeCount,
 			"jsonlines":     cmdJSONLines,
 			"jsonfield":     cmdJSONField,
@@ -95,7 +96,10 @@ func TestScripts(t *testing.T) {
 
 type fakeKey struct{}
 
-type fakeHolder struct{ srv *threadstest.Server }
+type fakeHolder struct {
+	srv  *threadstest.Server
+	held chan struct{} // closed when fakehold's reply reaches its hold
+}
 
 func fakeOf(ts *testscript.TestScript) *threadstest.Server {
 	h := ts.Value(fakeKey{}).(*fakeHolder)
@@ -146,14 +150,47 @@ func cmdFakeThread(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // cmdFakeHold is "fakehold": the next reply stalls after two snapshots
-// (the placeholder and "You") until the script ends.
+// (the placeholder and "You") until the script ends; fakeheld waits until
+// it has.
 func cmdFakeHold(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 0 {
 		ts.Fatalf("usage: fakehold")
 	}
-	hold := make(chan struct{})
+	hold, held := make(chan struct{}), make(chan struct{})
 	ts.Defer(func() { close(hold) })
-	fakeOf(ts).PushScript(threadstest.Script{Hold: hold, HoldAfter: 2})
+	ts.Value(fakeKey{}).(*fakeHolder).held = held
+	fakeOf(ts).PushScript(threadstest.Script{Hold: hold, HoldAfter: 2, OnHold: func() { close(held) }})
+}
+
+// fakeHeld returns the "fakeheld" command: it waits until the reply of
+// fakehold has reached its hold, so the command reading it is streaming.
+// It is a signal, not a poll: the wait ends when the fake says so. Only a
+// reply that never comes (the command failed before streaming) makes it
+// give up, shortly before the test binary's -timeout would, so that the
+// script's log is shown.
+func fakeHeld(t *testing.T) func(ts *testscript.TestScript, neg bool, args []string) {
+	deadline, hasDeadline := t.Deadline()
+	grace := time.Until(deadline) / 10 // time left to report, once given up
+	return func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 0 {
+			ts.Fatalf("usage: fakeheld")
+		}
+		held := ts.Value(fakeKey{}).(*fakeHolder).held
+		if held == nil {
+			ts.Fatalf("no held reply: run fakehold first")
+		}
+		var giveUp <-chan time.Time // nil without a -timeout: wait as long as it takes
+		if hasDeadline {
+			timer := time.NewTimer(time.Until(deadline) - grace)
+			defer timer.Stop()
+			giveUp = timer.C
+		}
+		select {
+		case <-held:
+		case <-giveUp:
+			ts.Fatalf("the held reply never reached its hold (did the command fail before streaming?)")
+		}
+	}
 }
 
 // cmdFakeDeprecate is "fakedeprecate METHOD PATH ADVICE": from now on,
@@ -177,24 +214,17 @@ func cmdFakeDeprecate(ts *testscript.TestScript, neg bool, args []string) {
 	})
 }
 
-// cmdFakeWait is "fakewait ID STAGE": it waits (up to 10s) until the
-// thread's generation stage on the fake is STAGE.
-func cmdFakeWait(ts *testscript.TestScript, neg bool, args []string) {
+// cmdFakeStage is "fakestage ID STAGE": the thread's generation stage on
+// the fake is STAGE now (no waiting: the script orders it after what set
+// it).
+func cmdFakeStage(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
-		ts.Fatalf("usage: fakewait ID STAGE")
+		ts.Fatalf("usage: fakestage ID STAGE")
 	}
-	client := fakeOf(ts).Client()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		th, err := client.Threads.Get(context.Background(), args[0])
-		ts.Check(err)
-		if string(th.GenerationStage) == args[1] {
-			return
-		}
-		if time.Now().After(deadline) {
-			ts.Fatalf("thread %s: stage %s, want %s", args[0], th.GenerationStage, args[1])
-		}
-		time.Sleep(10 * time.Millisecond)
+	th, err := fakeOf(ts).Client().Threads.Get(context.Background(), args[0])
+	ts.Check(err)
+	if string(th.GenerationStage) != args[1] {
+		ts.Fatalf("thread %s: stage %s, want %s", args[0], th.GenerationStage, args[1])
 	}
 }
 
