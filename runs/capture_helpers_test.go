@@ -2,6 +2,7 @@ package runs_test
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"net"
@@ -55,6 +56,16 @@ func loadCapture(t testing.TB, num string) capture {
 	}
 	if len(c.reads) == 0 {
 		t.Fatalf("%s: no reads", files[0])
+	}
+	// The replay serves one exchange per connection and then closes it, so
+	// it must say so: with the recorded keep-alive, a client could send its
+	// next request on the closing connection and find it reset (a DELETE
+	// is not re-sent). The head arrived in the first read in every capture.
+	head := c.reads[0]
+	if i := bytes.Index(head, []byte("\r\n\r\n")); i >= 0 && bytes.Contains(head[:i], []byte("\r\nConnection: keep-alive\r\n")) {
+		c.reads[0] = bytes.Replace(head, []byte("\r\nConnection: keep-alive\r\n"), []byte("\r\nConnection: close\r\n"), 1)
+	} else if i < 0 {
+		t.Fatalf("%s: the first read does not hold the whole head", files[0])
 	}
 	return c
 }
