@@ -1,7 +1,6 @@
 package threads
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -14,11 +13,9 @@ import (
 	"time"
 	"unsafe"
 
-	sse "github.com/tmaxmax/go-sse"
-
 	"github.com/threadsapi/threads-go/internal/jsonx"
 	"github.com/threadsapi/threads-go/internal/redact"
-	"github.com/threadsapi/threads-go/internal/sseline"
+	"github.com/threadsapi/threads-go/internal/sse"
 	"github.com/threadsapi/threads-go/internal/termtext"
 )
 
@@ -108,12 +105,11 @@ func (e StreamEvent) LogValue() slog.Value {
 type Stream struct {
 	*streamConn // shared with Close, the idle timer and the cleanup; nil in a zero Stream
 
-	ctx    context.Context
-	cfg    *config
-	filter *sseline.Filter
+	ctx context.Context
+	cfg *config
 
-	events iter.Seq2[sse.Event, error]     // go-sse's parser over the filtered body
-	next   func() (sse.Event, error, bool) // pull form of events, made by the first Next
+	src  *sse.Reader                     // the body's events (go-sse, through internal/sse)
+	next func() (sse.Event, error, bool) // pull form of events, made by the first Next
 
 	cur   StreamEvent
 	err   error
@@ -186,8 +182,7 @@ var errZeroStream = errors.New("threads: Stream not returned by the SDK (zero or
 
 func newStream(ctx context.Context, body io.ReadCloser, cfg *config) *Stream {
 	s := &Stream{streamConn: &streamConn{body: body}, ctx: ctx, cfg: cfg, byID: make(map[string]int, 2)}
-	s.filter = sseline.New(body, cfg.maxEventSize)
-	s.events = iter.Seq2[sse.Event, error](sse.Read(s.filter, &sse.ReadConfig{MaxEventSize: cfg.maxEventSize + sseline.Overhead}))
+	s.src = sse.New(body, cfg.maxEventSize)
 	s.cleanup = runtime.AddCleanup(s, (*streamConn).abandon, s.streamConn)
 	return s
 }
@@ -249,7 +244,7 @@ func (s *Stream) enter(pull, arm bool) bool {
 		return false
 	}
 	if pull && s.next == nil {
-		s.next, s.stop = iter.Pull2(s.events)
+		s.next, s.stop = iter.Pull2(s.src.All())
 	}
 	s.running = true
 	// The idle clock runs only while the caller waits for a snapshot, not
@@ -284,7 +279,7 @@ func (s *Stream) step(ev sse.Event, err error, ok bool) bool {
 		s.finish(s.readFailure(io.ErrUnexpectedEOF))
 	case err != nil:
 		s.finish(s.readFailure(err))
-	case ev.Type == sseline.ErrorEvent:
+	case ev.Type == sse.ErrorEvent:
 		// The filter made this event from the first error line of its
 		// event alone; whatever else that event held is dropped.
 		s.finish(&StreamError{Message: s.clean(ev.Data, maxErrorText)})
@@ -415,11 +410,8 @@ func (s *Stream) readFailure(err error) error {
 	if ctxErr := s.ctx.Err(); ctxErr != nil {
 		return ctxErr
 	}
-	if errors.Is(err, sseline.ErrTooLarge) || errors.Is(err, bufio.ErrTooLong) {
+	if errors.Is(err, sse.ErrTooLarge) {
 		return fmt.Errorf("%w (%d bytes)", ErrEventTooLarge, s.cfg.maxEventSize)
-	}
-	if errors.Is(err, sse.ErrUnexpectedEOF) {
-		err = io.ErrUnexpectedEOF // the input ended inside an event
 	}
 	// Read errors come from the transport, not from the server's bytes.
 	return fmt.Errorf("%w: %w", ErrStreamTruncated, err)
@@ -432,7 +424,7 @@ func (s *Stream) finishDone() {
 	s.done, s.err, s.cur = true, nil, StreamEvent{}
 	s.stopParser()
 	s.cleanup.Stop()
-	if s.filter.Err() != nil {
+	if s.src.Ended() {
 		s.closeBody() // the body already ended: its connection is free
 		return
 	}
@@ -495,7 +487,7 @@ func (c *streamConn) stopParserLocked() {
 // false when the stream ends here, cleanly; on failure it has finished s.
 func (s *Stream) nextRound() bool {
 	old := s.body
-	if s.filter.Err() == nil {
+	if !s.src.Ended() {
 		drainFor(old, func() { old.Close() })
 	}
 	if end, err := s.pauseIdle(); end {
@@ -521,7 +513,7 @@ func (s *Stream) nextRound() bool {
 		return closed || err != nil
 	}
 	next.cleanup.Stop() // its body is s's now
-	s.body, s.filter, s.events = next.body, next.filter, next.events
+	s.body, s.src = next.body, next.src
 	s.stopParserLocked()
 	s.next = nil // Next pulls from the new parser
 	if s.timer != nil {
@@ -643,7 +635,7 @@ func (s *Stream) push(yield func(StreamEvent, error) bool) {
 	if s.done || !s.enter(false, true) {
 		return
 	}
-	for ev, err := range s.events {
+	for ev, err := range s.src.All() {
 		if s.step(ev, err, true) {
 			if !yield(s.cur, nil) {
 				s.done = true // the caller stopped; Close follows

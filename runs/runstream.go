@@ -1,7 +1,6 @@
 package runs
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -13,10 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	sse "github.com/tmaxmax/go-sse"
-
 	threads "github.com/threadsapi/threads-go"
-	"github.com/threadsapi/threads-go/internal/sseline"
+	"github.com/threadsapi/threads-go/internal/sse"
 	"github.com/threadsapi/threads-go/internal/termtext"
 )
 
@@ -94,8 +91,7 @@ type Stream struct {
 	ctx    context.Context
 	limits limits
 	redact func(s string, extra ...string) string
-	filter *sseline.Filter
-	events iter.Seq2[sse.Event, error]
+	src    *sse.Reader
 	next   func() (sse.Event, error, bool)
 
 	cur   Event
@@ -158,8 +154,7 @@ func newStream(ctx context.Context, body io.ReadCloser, l limits, redact func(st
 		redact = func(s string, _ ...string) string { return s }
 	}
 	s := &Stream{streamConn: &streamConn{body: body, threadID: threadID, runID: runID}, ctx: ctx, limits: l, redact: redact}
-	s.filter = sseline.New(body, l.maxEventSize)
-	s.events = iter.Seq2[sse.Event, error](sse.Read(s.filter, &sse.ReadConfig{MaxEventSize: l.maxEventSize + sseline.Overhead}))
+	s.src = sse.New(body, l.maxEventSize)
 	s.cleanup = runtime.AddCleanup(s, (*streamConn).abandon, s.streamConn)
 	return s
 }
@@ -228,7 +223,7 @@ func (s *Stream) enter(pull, arm bool) bool {
 		return false
 	}
 	if pull && s.next == nil {
-		s.next, s.stop = iter.Pull2(s.events)
+		s.next, s.stop = iter.Pull2(s.src.All())
 	}
 	s.running = true
 	// The clock runs while the caller waits for an event, not while it
@@ -261,7 +256,7 @@ func (s *Stream) step(ev sse.Event, err error, ok bool) bool {
 		s.finish(s.readFailure(io.ErrUnexpectedEOF), false)
 	case err != nil:
 		s.finish(s.readFailure(err), false)
-	case ev.Data == "" || ev.Type == sseline.ErrorEvent:
+	case ev.Data == "" || ev.Type == sse.ErrorEvent:
 		// An event without data, or an "error:" line, which the /v1
 		// routes never send and the SSE standard ignores.
 	default:
@@ -361,7 +356,7 @@ func (s *Stream) end(o Outcome, failure *RunFailedError) {
 		s.err = failure
 	}
 	s.cleanup.Stop()
-	if s.filter.Err() != nil {
+	if s.src.Ended() {
 		s.closeBody()
 		return
 	}
@@ -398,11 +393,8 @@ func (s *Stream) finish(err error, byClient bool) {
 
 // readFailure maps a parser or body error to the stream's error.
 func (s *Stream) readFailure(err error) error {
-	if errors.Is(err, sseline.ErrTooLarge) || errors.Is(err, bufio.ErrTooLong) {
+	if errors.Is(err, sse.ErrTooLarge) {
 		return fmt.Errorf("%w (%d bytes)", threads.ErrEventTooLarge, s.limits.maxEventSize)
-	}
-	if errors.Is(err, sse.ErrUnexpectedEOF) {
-		err = io.ErrUnexpectedEOF
 	}
 	return fmt.Errorf("%w: the run's stream ended before RUN_FINISHED or RUN_ERROR: %w", threads.ErrStreamTruncated, err)
 }
@@ -587,7 +579,7 @@ func (s *Stream) push(yield func(Event, error) bool) bool {
 	if s.done || !s.enter(false, true) {
 		return true
 	}
-	for ev, err := range s.events {
+	for ev, err := range s.src.All() {
 		if s.step(ev, err, true) {
 			if !yield(s.cur, nil) {
 				return false
