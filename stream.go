@@ -111,6 +111,7 @@ type Stream struct {
 	src  *sse.Reader                     // the body's events (go-sse, through internal/sse)
 	next func() (sse.Event, error, bool) // pull form of events, made by the first Next
 
+	dec   snapshotDecoder // decodes s.cur; keeps hints of the last snapshots
 	cur   StreamEvent
 	err   error
 	index int // events decoded so far
@@ -312,21 +313,29 @@ func (s *Stream) stopTimer() {
 // decode parses one snapshot into s.cur and computes its delta.
 func (s *Stream) decode(data string) error {
 	s.cur = StreamEvent{}
-	// jsonx only reads its input and copies what it keeps, so the event's
-	// string can be viewed as bytes without a copy.
-	b := unsafe.Slice(unsafe.StringData(data), len(data))
-	// An event's bytes are bounded by WithMaxEventSize; what they decode
-	// into is bounded here, before decoding, as for a JSON answer.
-	cost := decodedCost(b)
-	if budget := decodeBudget(int64(s.cfg.maxEventSize)); cost > budget {
-		return fmt.Errorf("%w: event %d holds too many JSON values to decode within the memory budget (about %d MiB of %d MiB; WithMaxEventSize raises both)",
-			ErrEventTooLarge, s.index, cost>>20, budget>>20)
-	}
-	if err := jsonx.Unmarshal(b, &s.cur.AdvanceResponse); err != nil {
+	budget := decodeBudget(int64(s.cfg.maxEventSize))
+	// The hand-written decoder takes the service's snapshots; anything it
+	// is not sure of is decoded by jsonx (snapshot_decode.go).
+	cost, ok := s.dec.decode(data, &s.cur.AdvanceResponse, budget)
+	if !ok {
 		s.cur = StreamEvent{}
-		// The event itself is not quoted, nor any value from it: it may
-		// hold a token or other data of the user's.
-		return fmt.Errorf("%w: event %d is not a snapshot (%s)", ErrStreamFailed, s.index, jsonx.Describe(err))
+		// jsonx only reads its input and copies what it keeps, so the
+		// event's string can be viewed as bytes without a copy.
+		b := unsafe.Slice(unsafe.StringData(data), len(data))
+		// An event's bytes are bounded by WithMaxEventSize; what they
+		// decode into is bounded here, before decoding, as for a JSON
+		// answer.
+		cost = decodedCost(b)
+		if cost > budget {
+			return fmt.Errorf("%w: event %d holds too many JSON values to decode within the memory budget (about %d MiB of %d MiB; WithMaxEventSize raises both)",
+				ErrEventTooLarge, s.index, cost>>20, budget>>20)
+		}
+		if err := jsonx.Unmarshal(b, &s.cur.AdvanceResponse); err != nil {
+			s.cur = StreamEvent{}
+			// The event itself is not quoted, nor any value from it: it may
+			// hold a token or other data of the user's.
+			return fmt.Errorf("%w: event %d is not a snapshot (%s)", ErrStreamFailed, s.index, jsonx.Describe(err))
+		}
 	}
 	s.index++
 	ev := &s.cur
