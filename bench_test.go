@@ -226,6 +226,64 @@ func BenchmarkStreamLoopback(b *testing.B) {
 	})
 }
 
+// BenchmarkStreamEndToEnd streams 10,000 growing snapshots (the bytes of
+// BenchmarkStreamDecode) from a loopback server: the SDK's stream against
+// raw net/http with bufio and encoding/json, each reading the whole reply.
+func BenchmarkStreamEndToEnd(b *testing.B) {
+	body := growingStream(benchEvents)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusCreated)
+		w.Write(body)
+	}))
+	defer srv.Close()
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey(testKey))
+	if err != nil {
+		b.Fatal(err)
+	}
+	params := threads.AdvanceParams{Message: threads.UserMessage("x")}
+	reqBody, _ := json.Marshal(params)
+	b.Run("impl=sdk", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		for b.Loop() {
+			s, err := c.Threads.CreateAndAdvanceStream(context.Background(), params)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n := 0
+			for s.Next() {
+				n++
+			}
+			if s.Err() != nil || n != benchEvents {
+				b.Fatal(n, s.Err())
+			}
+		}
+		reportPerEvent(b, benchEvents)
+	})
+	b.Run("impl=baseline", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		for b.Loop() {
+			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/threads/advancestream", bytes.NewReader(reqBody))
+			req.Header.Set("Authorization", "Bearer "+testKey)
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n, err := baselineDecode(resp.Body, nil)
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if err != nil || n != benchEvents {
+				b.Fatal(n, err)
+			}
+		}
+		reportPerEvent(b, benchEvents)
+	})
+}
+
 // getServer serves GET /threads/{id} with 50 messages, as the live service
 // shapes them.
 func getServer(b *testing.B) *httptest.Server {

@@ -70,23 +70,44 @@ const minHint = 32
 // budget bounds what values decoded by jsonx may cost.
 func (d *snapshotDecoder) decode(data string, ev *AdvanceResponse, budget int64) (cost int64, ok bool) {
 	d.data, d.i, d.extra, d.budget = data, 0, 0, budget
-	ok = d.object(func(name string, seen *uint64) bool {
-		switch name {
-		case "responseMessageDto":
-			return once(seen, 0) && d.message(&ev.Message)
-		case "generationStage":
-			return once(seen, 1) && str(d, &ev.GenerationStage)
-		case "statusMessage":
-			return once(seen, 2) && str(d, &ev.StatusMessage)
-		case "mcpAccessToken":
-			return once(seen, 3) && d.delegate(&ev.MCPAccessToken)
-		}
-		return false
-	})
+	ok = d.response(ev)
 	d.ws()
 	ok = ok && d.i == len(d.data)
 	d.data = ""
 	return int64(len(data)) + d.extra, ok
+}
+
+func (d *snapshotDecoder) response(ev *AdvanceResponse) bool {
+	if !d.openObject() {
+		return false
+	}
+	var seen uint64
+	for first := true; ; first = false {
+		name, done, ok := d.member(first)
+		if !ok || done {
+			return ok
+		}
+		switch name {
+		case "responseMessageDto":
+			if !(once(&seen, 0) && d.message(&ev.Message)) {
+				return false
+			}
+		case "generationStage":
+			if !(once(&seen, 1) && str(d, &ev.GenerationStage)) {
+				return false
+			}
+		case "statusMessage":
+			if !(once(&seen, 2) && str(d, &ev.StatusMessage)) {
+				return false
+			}
+		case "mcpAccessToken":
+			if !(once(&seen, 3) && d.delegate(&ev.MCPAccessToken)) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
 }
 
 func once(seen *uint64, bit uint) bool {
@@ -101,45 +122,88 @@ func (d *snapshotDecoder) message(m *Message) bool {
 	if d.null() {
 		return true
 	}
-	return d.object(func(name string, seen *uint64) bool {
+	if !d.openObject() {
+		return false
+	}
+	var seen uint64
+	for first := true; ; first = false {
+		name, done, ok := d.member(first)
+		if !ok || done {
+			return ok
+		}
 		switch name {
 		case "id":
-			return once(seen, 0) && str(d, &m.ID)
+			if !(once(&seen, 0) && str(d, &m.ID)) {
+				return false
+			}
 		case "threadId":
-			return once(seen, 1) && str(d, &m.ThreadID)
+			if !(once(&seen, 1) && str(d, &m.ThreadID)) {
+				return false
+			}
 		case "parentMessageId":
-			return once(seen, 2) && str(d, &m.ParentMessageID)
+			if !(once(&seen, 2) && str(d, &m.ParentMessageID)) {
+				return false
+			}
 		case "role":
-			return once(seen, 3) && str(d, &m.Role)
+			if !(once(&seen, 3) && str(d, &m.Role)) {
+				return false
+			}
 		case "content":
-			return once(seen, 4) && d.content(&m.Content)
+			if !(once(&seen, 4) && d.content(&m.Content)) {
+				return false
+			}
 		case "tool_call_id":
-			return once(seen, 5) && str(d, &m.ToolCallID)
+			if !(once(&seen, 5) && str(d, &m.ToolCallID)) {
+				return false
+			}
 		case "toolCallRequest":
-			return once(seen, 6) && d.delegate(&m.ToolCallRequest)
+			if !(once(&seen, 6) && d.delegate(&m.ToolCallRequest)) {
+				return false
+			}
 		case "actionType":
-			return once(seen, 7) && str(d, &m.ActionType)
+			if !(once(&seen, 7) && str(d, &m.ActionType)) {
+				return false
+			}
 		case "component":
-			return once(seen, 8) && d.component(&m.Component)
+			if !(once(&seen, 8) && d.component(&m.Component)) {
+				return false
+			}
 		case "componentState":
-			return once(seen, 9) && d.anyMap(&m.ComponentState)
+			if !(once(&seen, 9) && d.anyMap(&m.ComponentState)) {
+				return false
+			}
 		case "metadata":
-			return once(seen, 10) && d.anyMap(&m.Metadata)
+			if !(once(&seen, 10) && d.anyMap(&m.Metadata)) {
+				return false
+			}
 		case "additionalContext":
-			return once(seen, 11) && d.anyMap(&m.AdditionalContext)
+			if !(once(&seen, 11) && d.anyMap(&m.AdditionalContext)) {
+				return false
+			}
 		case "error":
-			return once(seen, 12) && str(d, &m.Error)
+			if !(once(&seen, 12) && str(d, &m.Error)) {
+				return false
+			}
 		case "isCancelled":
-			return once(seen, 13) && d.boolean(&m.IsCancelled)
+			if !(once(&seen, 13) && d.boolean(&m.IsCancelled)) {
+				return false
+			}
 		case "reasoning":
-			return once(seen, 14) && d.strings(&m.Reasoning)
+			if !(once(&seen, 14) && d.strings(&m.Reasoning)) {
+				return false
+			}
 		case "reasoningDurationMS":
-			return once(seen, 15) && d.delegate(&m.ReasoningDurationMS)
+			if !(once(&seen, 15) && d.delegate(&m.ReasoningDurationMS)) {
+				return false
+			}
 		case "createdAt":
-			return once(seen, 16) && d.time(&m.CreatedAt)
+			if !(once(&seen, 16) && d.time(&m.CreatedAt)) {
+				return false
+			}
+		default:
+			return false
 		}
-		return false
-	})
+	}
 }
 
 func (d *snapshotDecoder) content(parts *[]ContentPart) bool {
@@ -153,21 +217,40 @@ func (d *snapshotDecoder) content(parts *[]ContentPart) bool {
 		if d.null() {
 			return true
 		}
-		return d.object(func(name string, seen *uint64) bool {
+		if !d.openObject() {
+			return false
+		}
+		var seen uint64
+		for first := true; ; first = false {
+			name, done, ok := d.member(first)
+			if !ok || done {
+				return ok
+			}
 			switch name {
 			case "type":
-				return once(seen, 0) && str(d, &p.Type)
+				if !(once(&seen, 0) && str(d, &p.Type)) {
+					return false
+				}
 			case "text":
-				return once(seen, 1) && str(d, &p.Text)
+				if !(once(&seen, 1) && str(d, &p.Text)) {
+					return false
+				}
 			case "image_url":
-				return once(seen, 2) && d.delegate(&p.ImageURL)
+				if !(once(&seen, 2) && d.delegate(&p.ImageURL)) {
+					return false
+				}
 			case "input_audio":
-				return once(seen, 3) && d.delegate(&p.InputAudio)
+				if !(once(&seen, 3) && d.delegate(&p.InputAudio)) {
+					return false
+				}
 			case "resource":
-				return once(seen, 4) && d.delegate(&p.Resource)
+				if !(once(&seen, 4) && d.delegate(&p.Resource)) {
+					return false
+				}
+			default:
+				return false
 			}
-			return false
-		})
+		}
 	})
 }
 
@@ -177,77 +260,109 @@ func (d *snapshotDecoder) component(c **ComponentDecision) bool {
 	}
 	cd := new(ComponentDecision)
 	*c = cd
-	return d.object(func(name string, seen *uint64) bool {
+	if !d.openObject() {
+		return false
+	}
+	var seen uint64
+	for first := true; ; first = false {
+		name, done, ok := d.member(first)
+		if !ok || done {
+			return ok
+		}
 		switch name {
 		case "componentName":
-			return once(seen, 0) && str(d, &cd.ComponentName)
+			if !(once(&seen, 0) && str(d, &cd.ComponentName)) {
+				return false
+			}
 		case "props":
-			return once(seen, 1) && d.anyMap(&cd.Props)
+			if !(once(&seen, 1) && d.anyMap(&cd.Props)) {
+				return false
+			}
 		case "message":
-			return once(seen, 2) && str(d, &cd.Message)
+			if !(once(&seen, 2) && str(d, &cd.Message)) {
+				return false
+			}
 		case "componentState":
-			return once(seen, 3) && d.anyMap(&cd.ComponentState)
+			if !(once(&seen, 3) && d.anyMap(&cd.ComponentState)) {
+				return false
+			}
 		case "statusMessage":
-			return once(seen, 4) && str(d, &cd.StatusMessage)
+			if !(once(&seen, 4) && str(d, &cd.StatusMessage)) {
+				return false
+			}
 		case "completionStatusMessage":
-			return once(seen, 5) && str(d, &cd.CompletionStatusMessage)
+			if !(once(&seen, 5) && str(d, &cd.CompletionStatusMessage)) {
+				return false
+			}
 		case "toolCallRequest":
-			return once(seen, 6) && d.delegate(&cd.ToolCallRequest)
+			if !(once(&seen, 6) && d.delegate(&cd.ToolCallRequest)) {
+				return false
+			}
 		case "toolCallId":
-			return once(seen, 7) && str(d, &cd.ToolCallID)
+			if !(once(&seen, 7) && str(d, &cd.ToolCallID)) {
+				return false
+			}
 		case "role":
-			return once(seen, 8) && str(d, &cd.Role)
+			if !(once(&seen, 8) && str(d, &cd.Role)) {
+				return false
+			}
 		case "id":
-			return once(seen, 9) && str(d, &cd.ID)
+			if !(once(&seen, 9) && str(d, &cd.ID)) {
+				return false
+			}
 		case "componentId":
-			return once(seen, 10) && str(d, &cd.ComponentID)
+			if !(once(&seen, 10) && str(d, &cd.ComponentID)) {
+				return false
+			}
 		case "parentMessageId":
-			return once(seen, 11) && str(d, &cd.ParentMessageID)
+			if !(once(&seen, 11) && str(d, &cd.ParentMessageID)) {
+				return false
+			}
 		case "reasoningDurationMS":
-			return once(seen, 12) && d.delegate(&cd.ReasoningDurationMS)
+			if !(once(&seen, 12) && d.delegate(&cd.ReasoningDurationMS)) {
+				return false
+			}
+		default:
+			return false
 		}
-		return false
-	})
+	}
 }
 
-// object decodes an object whose members member decodes (given the
-// member's name, with the value next); seen is for once.
-func (d *snapshotDecoder) object(member func(name string, seen *uint64) bool) bool {
+// openObject consumes the '{' of an object.
+func (d *snapshotDecoder) openObject() bool {
 	d.ws()
 	if !d.eat('{') {
 		return false
 	}
 	d.extra += costContainer
-	if d.extra > d.budget {
-		return false // the whole-value path refuses it, before decoding
-	}
+	return d.extra <= d.budget // else the whole-value path refuses it, before decoding
+}
+
+// member reads up to the next member's value and returns its name; done
+// reports the object's end instead.
+func (d *snapshotDecoder) member(first bool) (name string, done, ok bool) {
 	d.ws()
 	if d.eat('}') {
-		return true
+		return "", true, true
 	}
-	var seen uint64
-	for {
-		d.ws()
-		name, ok := d.string()
-		if !ok {
-			return false
-		}
-		d.ws()
-		if !d.eat(':') {
-			return false
+	if !first {
+		if !d.eat(',') {
+			return "", false, false
 		}
 		d.extra += costValue
 		d.ws()
-		if !member(name, &seen) {
-			return false
-		}
-		d.ws()
-		if d.eat(',') {
-			d.extra += costValue
-			continue
-		}
-		return d.eat('}')
 	}
+	name, ok = d.string()
+	if !ok {
+		return "", false, false
+	}
+	d.ws()
+	if !d.eat(':') {
+		return "", false, false
+	}
+	d.extra += costValue
+	d.ws()
+	return name, false, true
 }
 
 // array decodes an array whose elements elem decodes.
