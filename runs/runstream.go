@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/jsonscan"
 	"github.com/threadsapi/threads-go/internal/sse"
 	"github.com/threadsapi/threads-go/internal/termtext"
 )
@@ -94,6 +95,7 @@ type Stream struct {
 	src    *sse.Reader
 	next   func() (sse.Event, error, bool)
 
+	scan  jsonscan.Scanner // decodeFast's
 	cur   Event
 	err   error
 	index int  // events decoded so far
@@ -260,7 +262,10 @@ func (s *Stream) step(ev sse.Event, err error, ok bool) bool {
 		// An event without data, or an "error:" line, which the /v1
 		// routes never send and the SSE standard ignores.
 	default:
-		e, err := decodeEvent(bytesOf(ev.Data))
+		e, ok := decodeFast(&s.scan, ev.Data)
+		if !ok {
+			e, err = decodeEvent(bytesOf(ev.Data))
+		}
 		if err != nil {
 			s.finish(fmt.Errorf("%w: event %d: %w", threads.ErrStreamFailed, s.index, err), true)
 			return false
