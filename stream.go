@@ -733,6 +733,11 @@ func (s *Stream) Collect() ([]Message, error) {
 	if s == nil {
 		return nil, errors.New("threads: Collect on a nil *Stream")
 	}
+	if s.streamConn != nil && s.next == nil && s.rounds == nil {
+		// No Next yet: run the parser directly, without the coroutine
+		// that the pull form needs (rounds swap parsers: pull form only).
+		s.push(func(StreamEvent, error) bool { return true })
+	}
 	for s.Next() {
 	}
 	s.Close()

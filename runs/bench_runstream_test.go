@@ -16,6 +16,7 @@ import (
 	"errors"
 	"io"
 	"testing"
+	"time"
 )
 
 // benchMix is the recorded event mix: the run captures of each family
@@ -99,6 +100,14 @@ func sdkRun(body []byte) (int, error) {
 	return n, s.Err()
 }
 
+// sdkCollect reads the stream with Collect, which runs the parser without
+// the pull form's coroutine.
+func sdkCollect(body []byte) (int, error) {
+	s := newStream(context.Background(), io.NopCloser(bytes.NewReader(body)), limits{}, nil, "", "")
+	_, err := s.Collect()
+	return s.index, err
+}
+
 func BenchmarkRunStreamDecode(b *testing.B) {
 	streams, _ := benchMix(b)
 	var total int64
@@ -123,7 +132,7 @@ func BenchmarkRunStreamDecode(b *testing.B) {
 	for _, impl := range []struct {
 		name string
 		run  func([]byte) (int, error)
-	}{{"sdk", sdkRun}, {"baseline", baseline}} {
+	}{{"sdk", sdkRun}, {"sdk-collect", sdkCollect}, {"baseline", baseline}} {
 		b.Run("impl="+impl.name, func(b *testing.B) {
 			want := count(impl.run)
 			b.SetBytes(total)
@@ -136,4 +145,47 @@ func BenchmarkRunStreamDecode(b *testing.B) {
 			b.ReportMetric(float64(want)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 		})
 	}
+}
+
+// BenchmarkRunStreamPaired runs the SDK and the baseline on each stream of
+// the mix back to back, in alternating order, and reports each side's time
+// per pass over the mix and the baseline's time over the SDK's (the
+// throughput ratio): on a shared machine, load that comes and goes then
+// falls on both sides alike.
+func BenchmarkRunStreamPaired(b *testing.B) {
+	streams, _ := benchMix(b)
+	var sdkT, baseT time.Duration
+	i := 0
+	for b.Loop() {
+		for _, body := range streams {
+			sides := [2]func() time.Duration{
+				func() time.Duration {
+					t := time.Now()
+					if _, err := sdkRun(body); err != nil && !errors.As(err, new(*RunFailedError)) {
+						b.Fatal(err)
+					}
+					return time.Since(t)
+				},
+				func() time.Duration {
+					t := time.Now()
+					if _, err := baselineRun(bytes.NewReader(body)); err != nil {
+						b.Fatal(err)
+					}
+					return time.Since(t)
+				},
+			}
+			first := i % 2
+			d0 := sides[first]()
+			d1 := sides[1-first]()
+			if first == 0 {
+				sdkT, baseT = sdkT+d0, baseT+d1
+			} else {
+				sdkT, baseT = sdkT+d1, baseT+d0
+			}
+			i++
+		}
+	}
+	b.ReportMetric(float64(sdkT.Nanoseconds())/float64(b.N), "sdk-ns/op")
+	b.ReportMetric(float64(baseT.Nanoseconds())/float64(b.N), "baseline-ns/op")
+	b.ReportMetric(float64(baseT)/float64(sdkT), "x-throughput")
 }

@@ -130,6 +130,8 @@ type streamConn struct {
 	runID    string
 	outcome  Outcome
 	ended    bool // the run's terminal event was read
+	drain    bool // what follows the terminal event is still to be read (drainNow)
+	draining bool // Next is reading it
 	// cancelled: Cancel's DELETE was accepted: the run is reported
 	// cancelled whichever event ends it.
 	cancelled bool
@@ -192,7 +194,10 @@ func (c *streamConn) stopParserLocked() {
 // Next advances to the next event, which Current then returns. It returns
 // false after the run's terminal event (RUN_FINISHED or RUN_ERROR, which
 // Next does deliver) or on failure; Err tells which. It blocks until an
-// event's bytes have arrived, and no longer.
+// event's bytes have arrived, and no longer; except that the Next after
+// the run's terminal event reads what the server sends after it (normally
+// nothing but the body's end) for at most 100 ms, so that the connection
+// can be reused.
 func (s *Stream) Next() bool {
 	if s == nil || s.streamConn == nil {
 		if s != nil && s.err == nil {
@@ -213,6 +218,7 @@ func (s *Stream) Next() bool {
 		}
 	}
 	s.cur = nil
+	s.drainNow()
 	return false
 }
 
@@ -360,18 +366,40 @@ func (s *Stream) end(o Outcome, failure *RunFailedError) {
 	if failure != nil {
 		s.err = failure
 	}
-	s.cleanup.Stop()
 	if s.src.Ended() {
-		s.closeBody()
+		s.cleanup.Stop()
+		s.closeBody() // the body already ended: its connection is free
 		return
 	}
-	c := s.streamConn
-	go func() {
-		t := time.AfterFunc(100*time.Millisecond, c.closeBody)
-		defer t.Stop()
-		_, _ = io.CopyN(io.Discard, c.body, 64<<10)
-		c.closeBody()
-	}()
+	// What follows the terminal event (normally just the end of the body,
+	// or the duplicate RUN_ERROR) is read by the Next that returns false
+	// after it, or in the background by Close: see drain. A goroutine per
+	// stream here was a fifth of the time of a short run's stream.
+	s.mu.Lock()
+	s.drain = true
+	s.mu.Unlock()
+}
+
+// drainNow reads what follows the run's terminal event, for the Next that
+// returns false after it: at most 64 KiB for at most 100 ms (Close, from
+// any goroutine, ends it at once), so that the connection can be reused,
+// then closes the body.
+func (s *Stream) drainNow() {
+	s.mu.Lock()
+	drain := s.drain
+	s.drain, s.draining = false, drain
+	s.mu.Unlock()
+	if drain {
+		s.cleanup.Stop()
+		s.streamConn.drainAndClose()
+	}
+}
+
+func (c *streamConn) drainAndClose() {
+	t := time.AfterFunc(100*time.Millisecond, c.closeBody)
+	defer t.Stop()
+	_, _ = io.CopyN(io.Discard, c.body, 64<<10)
+	c.closeBody()
 }
 
 // finish ends the stream before the run's end. byClient says the client
@@ -462,7 +490,18 @@ func (s *Stream) Close() error {
 	}
 	s.mu.Lock()
 	if s.closed {
+		drain, draining := s.drain, s.draining
+		s.drain = false
 		s.mu.Unlock()
+		switch {
+		case drain:
+			// The run has ended and no Next read what follows: read it
+			// in the background so that Close returns at once.
+			s.cleanup.Stop()
+			go s.streamConn.drainAndClose()
+		case draining:
+			s.closeBody() // ends Next's drain now
+		}
 		return nil
 	}
 	s.closed = true
@@ -642,6 +681,11 @@ func (s *Stream) ComponentProps(id string) (map[string]any, bool) {
 func (s *Stream) Collect() (*Result, error) {
 	if s == nil || s.streamConn == nil {
 		return &Result{}, errZeroStream
+	}
+	if s.next == nil {
+		// No Next yet: run the parser directly, without the coroutine
+		// that the pull form needs.
+		s.push(func(Event, error) bool { return true })
 	}
 	for s.Next() {
 	}
