@@ -154,6 +154,15 @@ func BenchmarkRunStreamDecode(b *testing.B) {
 // falls on both sides alike.
 func BenchmarkRunStreamPaired(b *testing.B) {
 	streams, _ := benchMix(b)
+	for _, sdk := range []struct {
+		name string
+		run  func([]byte) (int, error)
+	}{{"next", sdkRun}, {"collect", sdkCollect}} {
+		b.Run("sdk="+sdk.name, func(b *testing.B) { pairedRounds(b, streams, sdk.run) })
+	}
+}
+
+func pairedRounds(b *testing.B, streams [][]byte, sdkRun func([]byte) (int, error)) {
 	var sdkT, baseT time.Duration
 	i := 0
 	for b.Loop() {
