@@ -163,33 +163,30 @@ func BenchmarkRunStreamPaired(b *testing.B) {
 }
 
 func pairedRounds(b *testing.B, streams [][]byte, sdkRun func([]byte) (int, error)) {
-	var sdkT, baseT time.Duration
+	var sdkT, baseT, sdkCPU, baseCPU time.Duration
 	i := 0
 	for b.Loop() {
 		for _, body := range streams {
-			sides := [2]func() time.Duration{
-				func() time.Duration {
-					t := time.Now()
-					if _, err := sdkRun(body); err != nil && !errors.As(err, new(*RunFailedError)) {
-						b.Fatal(err)
-					}
-					return time.Since(t)
-				},
-				func() time.Duration {
-					t := time.Now()
-					if _, err := baselineRun(bytes.NewReader(body)); err != nil {
-						b.Fatal(err)
-					}
-					return time.Since(t)
-				},
+			sdk := func() {
+				t := time.Now()
+				if _, err := sdkRun(body); err != nil && !errors.As(err, new(*RunFailedError)) {
+					b.Fatal(err)
+				}
+				sdkT += time.Since(t)
 			}
-			first := i % 2
-			d0 := sides[first]()
-			d1 := sides[1-first]()
-			if first == 0 {
-				sdkT, baseT = sdkT+d0, baseT+d1
+			base := func() {
+				t := time.Now()
+				if _, err := baselineRun(bytes.NewReader(body)); err != nil {
+					b.Fatal(err)
+				}
+				baseT += time.Since(t)
+			}
+			if i%2 == 0 {
+				sdkCPU += processCPU(b, sdk)
+				baseCPU += processCPU(b, base)
 			} else {
-				sdkT, baseT = sdkT+d1, baseT+d0
+				baseCPU += processCPU(b, base)
+				sdkCPU += processCPU(b, sdk)
 			}
 			i++
 		}
@@ -197,4 +194,5 @@ func pairedRounds(b *testing.B, streams [][]byte, sdkRun func([]byte) (int, erro
 	b.ReportMetric(float64(sdkT.Nanoseconds())/float64(b.N), "sdk-ns/op")
 	b.ReportMetric(float64(baseT.Nanoseconds())/float64(b.N), "baseline-ns/op")
 	b.ReportMetric(float64(baseT)/float64(sdkT), "x-throughput")
+	b.ReportMetric(float64(baseCPU)/float64(sdkCPU), "x-cpu")
 }
