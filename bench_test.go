@@ -226,6 +226,137 @@ func BenchmarkStreamLoopback(b *testing.B) {
 	})
 }
 
+// BenchmarkStreamEndToEnd streams 10,000 growing snapshots (the bytes of
+// BenchmarkStreamDecode) from a loopback server: the SDK's stream against
+// raw net/http with bufio and encoding/json, each reading the whole reply.
+func BenchmarkStreamEndToEnd(b *testing.B) {
+	body := growingStream(benchEvents)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusCreated)
+		w.Write(body)
+	}))
+	defer srv.Close()
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey(testKey))
+	if err != nil {
+		b.Fatal(err)
+	}
+	params := threads.AdvanceParams{Message: threads.UserMessage("x")}
+	reqBody, _ := json.Marshal(params)
+	b.Run("impl=sdk", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		for b.Loop() {
+			s, err := c.Threads.CreateAndAdvanceStream(context.Background(), params)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n := 0
+			for s.Next() {
+				n++
+			}
+			if s.Err() != nil || n != benchEvents {
+				b.Fatal(n, s.Err())
+			}
+		}
+		reportPerEvent(b, benchEvents)
+	})
+	b.Run("impl=baseline", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		for b.Loop() {
+			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/threads/advancestream", bytes.NewReader(reqBody))
+			req.Header.Set("Authorization", "Bearer "+testKey)
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n, err := baselineDecode(resp.Body, nil)
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if err != nil || n != benchEvents {
+				b.Fatal(n, err)
+			}
+		}
+		reportPerEvent(b, benchEvents)
+	})
+}
+
+// BenchmarkStreamPaired is BenchmarkStreamEndToEnd with the SDK's stream
+// and the baseline run back to back in each iteration, in alternating
+// order, so that load from other processes falls on both alike. It
+// reports each side's time per stream and the baseline's time over the
+// SDK's (the throughput ratio).
+func BenchmarkStreamPaired(b *testing.B) {
+	body := growingStream(benchEvents)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusCreated)
+		w.Write(body)
+	}))
+	defer srv.Close()
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey(testKey))
+	if err != nil {
+		b.Fatal(err)
+	}
+	params := threads.AdvanceParams{Message: threads.UserMessage("x")}
+	reqBody, _ := json.Marshal(params)
+	sdk := func() time.Duration {
+		t := time.Now()
+		s, err := c.Threads.CreateAndAdvanceStream(context.Background(), params)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for s.Next() {
+			n++
+		}
+		if s.Err() != nil || n != benchEvents {
+			b.Fatal(n, s.Err())
+		}
+		return time.Since(t)
+	}
+	baseline := func() time.Duration {
+		t := time.Now()
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/threads/advancestream", bytes.NewReader(reqBody))
+		req.Header.Set("Authorization", "Bearer "+testKey)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, err := baselineDecode(resp.Body, nil)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil || n != benchEvents {
+			b.Fatal(n, err)
+		}
+		return time.Since(t)
+	}
+	var sdkT, baseT, sdkCPU, baseCPU time.Duration
+	side := func(f func() time.Duration, wall, cpu *time.Duration) {
+		*cpu += processCPU(b, func() { *wall += f() })
+	}
+	i := 0
+	for b.Loop() {
+		if i%2 == 0 {
+			side(sdk, &sdkT, &sdkCPU)
+			side(baseline, &baseT, &baseCPU)
+		} else {
+			side(baseline, &baseT, &baseCPU)
+			side(sdk, &sdkT, &sdkCPU)
+		}
+		i++
+	}
+	b.ReportMetric(float64(sdkT.Nanoseconds())/float64(b.N)/1e6, "sdk-ms/stream")
+	b.ReportMetric(float64(baseT.Nanoseconds())/float64(b.N)/1e6, "baseline-ms/stream")
+	b.ReportMetric(float64(baseCPU)/float64(sdkCPU), "x-cpu")
+	b.ReportMetric(float64(baseT)/float64(sdkT), "x-throughput")
+}
+
 // getServer serves GET /threads/{id} with 50 messages, as the live service
 // shapes them.
 func getServer(b *testing.B) *httptest.Server {

@@ -1,7 +1,6 @@
 package threads
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -14,11 +13,9 @@ import (
 	"time"
 	"unsafe"
 
-	sse "github.com/tmaxmax/go-sse"
-
 	"github.com/threadsapi/threads-go/internal/jsonx"
 	"github.com/threadsapi/threads-go/internal/redact"
-	"github.com/threadsapi/threads-go/internal/sseline"
+	"github.com/threadsapi/threads-go/internal/sse"
 	"github.com/threadsapi/threads-go/internal/termtext"
 )
 
@@ -108,13 +105,13 @@ func (e StreamEvent) LogValue() slog.Value {
 type Stream struct {
 	*streamConn // shared with Close, the idle timer and the cleanup; nil in a zero Stream
 
-	ctx    context.Context
-	cfg    *config
-	filter *sseline.Filter
+	ctx context.Context
+	cfg *config
 
-	events iter.Seq2[sse.Event, error]     // go-sse's parser over the filtered body
-	next   func() (sse.Event, error, bool) // pull form of events, made by the first Next
+	src  *sse.Reader                     // the body's events (go-sse, through internal/sse)
+	next func() (sse.Event, error, bool) // pull form of events, made by the first Next
 
+	dec   snapshotDecoder // decodes s.cur; keeps hints of the last snapshots
 	cur   StreamEvent
 	err   error
 	index int // events decoded so far
@@ -189,8 +186,7 @@ var errZeroStream = errors.New("threads: Stream not returned by the SDK (zero or
 
 func newStream(ctx context.Context, body io.ReadCloser, cfg *config) *Stream {
 	s := &Stream{streamConn: &streamConn{body: body}, ctx: ctx, cfg: cfg, byID: make(map[string]int, 2)}
-	s.filter = sseline.New(body, cfg.maxEventSize)
-	s.events = iter.Seq2[sse.Event, error](sse.Read(s.filter, &sse.ReadConfig{MaxEventSize: cfg.maxEventSize + sseline.Overhead}))
+	s.src = sse.New(body, cfg.maxEventSize)
 	s.cleanup = runtime.AddCleanup(s, (*streamConn).abandon, s.streamConn)
 	return s
 }
@@ -252,7 +248,7 @@ func (s *Stream) enter(pull, arm bool) bool {
 		return false
 	}
 	if pull && s.next == nil {
-		s.next, s.stop = iter.Pull2(s.events)
+		s.next, s.stop = iter.Pull2(s.src.All())
 	}
 	s.running = true
 	// The idle clock runs only while the caller waits for a snapshot, not
@@ -287,7 +283,7 @@ func (s *Stream) step(ev sse.Event, err error, ok bool) bool {
 		s.finish(s.readFailure(io.ErrUnexpectedEOF))
 	case err != nil:
 		s.finish(s.readFailure(err))
-	case ev.Type == sseline.ErrorEvent:
+	case ev.Type == sse.ErrorEvent:
 		// The filter made this event from the first error line of its
 		// event alone; whatever else that event held is dropped.
 		s.finish(&StreamError{Message: s.clean(ev.Data, maxErrorText)})
@@ -322,21 +318,29 @@ func (s *Stream) stopTimer() {
 // decode parses one snapshot into s.cur and computes its delta.
 func (s *Stream) decode(data string) error {
 	s.cur = StreamEvent{}
-	// jsonx only reads its input and copies what it keeps, so the event's
-	// string can be viewed as bytes without a copy.
-	b := unsafe.Slice(unsafe.StringData(data), len(data))
-	// An event's bytes are bounded by WithMaxEventSize; what they decode
-	// into is bounded here, before decoding, as for a JSON answer.
-	cost := decodedCost(b)
-	if budget := decodeBudget(int64(s.cfg.maxEventSize)); cost > budget {
-		return fmt.Errorf("%w: event %d holds too many JSON values to decode within the memory budget (about %d MiB of %d MiB; WithMaxEventSize raises both)",
-			ErrEventTooLarge, s.index, cost>>20, budget>>20)
-	}
-	if err := jsonx.Unmarshal(b, &s.cur.AdvanceResponse); err != nil {
+	budget := decodeBudget(int64(s.cfg.maxEventSize))
+	// The hand-written decoder takes the service's snapshots; anything it
+	// is not sure of is decoded by jsonx (snapshot_decode.go).
+	cost, ok := s.dec.decode(data, &s.cur.AdvanceResponse, budget)
+	if !ok {
 		s.cur = StreamEvent{}
-		// The event itself is not quoted, nor any value from it: it may
-		// hold a token or other data of the user's.
-		return fmt.Errorf("%w: event %d is not a snapshot (%s)", ErrStreamFailed, s.index, jsonx.Describe(err))
+		// jsonx only reads its input and copies what it keeps, so the
+		// event's string can be viewed as bytes without a copy.
+		b := unsafe.Slice(unsafe.StringData(data), len(data))
+		// An event's bytes are bounded by WithMaxEventSize; what they
+		// decode into is bounded here, before decoding, as for a JSON
+		// answer.
+		cost = decodedCost(b)
+		if cost > budget {
+			return fmt.Errorf("%w: event %d holds too many JSON values to decode within the memory budget (about %d MiB of %d MiB; WithMaxEventSize raises both)",
+				ErrEventTooLarge, s.index, cost>>20, budget>>20)
+		}
+		if err := jsonx.Unmarshal(b, &s.cur.AdvanceResponse); err != nil {
+			s.cur = StreamEvent{}
+			// The event itself is not quoted, nor any value from it: it may
+			// hold a token or other data of the user's.
+			return fmt.Errorf("%w: event %d is not a snapshot (%s)", ErrStreamFailed, s.index, jsonx.Describe(err))
+		}
 	}
 	s.index++
 	ev := &s.cur
@@ -420,11 +424,8 @@ func (s *Stream) readFailure(err error) error {
 	if ctxErr := s.ctx.Err(); ctxErr != nil {
 		return ctxErr
 	}
-	if errors.Is(err, sseline.ErrTooLarge) || errors.Is(err, bufio.ErrTooLong) {
+	if errors.Is(err, sse.ErrTooLarge) {
 		return fmt.Errorf("%w (%d bytes)", ErrEventTooLarge, s.cfg.maxEventSize)
-	}
-	if errors.Is(err, sse.ErrUnexpectedEOF) {
-		err = io.ErrUnexpectedEOF // the input ended inside an event
 	}
 	// Read errors come from the transport, not from the server's bytes.
 	return fmt.Errorf("%w: %w", ErrStreamTruncated, err)
@@ -439,7 +440,7 @@ func (s *Stream) finishDone() {
 	s.done, s.err, s.cur = true, nil, StreamEvent{}
 	s.stopParser()
 	s.cleanup.Stop()
-	if s.filter.Err() != nil {
+	if s.src.Ended() {
 		s.closeBody() // the body already ended: its connection is free
 		return
 	}
@@ -504,7 +505,7 @@ func (c *streamConn) stopParserLocked() {
 // false when the stream ends here, cleanly; on failure it has finished s.
 func (s *Stream) nextRound() bool {
 	old := s.body
-	if s.filter.Err() == nil {
+	if !s.src.Ended() {
 		drainFor(old, func() { old.Close() })
 	}
 	if end, err := s.pauseIdle(); end {
@@ -532,7 +533,7 @@ func (s *Stream) nextRound() bool {
 	next.cleanup.Stop() // its body is s's now
 	next.obs.end(nil)   // its events are counted in s's call
 	s.obs.toolRound()
-	s.body, s.filter, s.events = next.body, next.filter, next.events
+	s.body, s.src = next.body, next.src
 	s.stopParserLocked()
 	s.next = nil // Next pulls from the new parser
 	if s.timer != nil {
@@ -657,7 +658,7 @@ func (s *Stream) push(yield func(StreamEvent, error) bool) {
 	if s.done || !s.enter(false, true) {
 		return
 	}
-	for ev, err := range s.events {
+	for ev, err := range s.src.All() {
 		if s.step(ev, err, true) {
 			if !yield(s.cur, nil) {
 				s.done = true // the caller stopped; Close follows
@@ -745,6 +746,11 @@ func (s *Stream) Messages() []Message {
 func (s *Stream) Collect() ([]Message, error) {
 	if s == nil {
 		return nil, errors.New("threads: Collect on a nil *Stream")
+	}
+	if s.streamConn != nil && s.next == nil && s.rounds == nil {
+		// No Next yet: run the parser directly, without the coroutine
+		// that the pull form needs (rounds swap parsers: pull form only).
+		s.push(func(StreamEvent, error) bool { return true })
 	}
 	for s.Next() {
 	}

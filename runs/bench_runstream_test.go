@@ -16,6 +16,7 @@ import (
 	"errors"
 	"io"
 	"testing"
+	"time"
 )
 
 // benchMix is the recorded event mix: the run captures of each family
@@ -99,6 +100,14 @@ func sdkRun(body []byte) (int, error) {
 	return n, s.Err()
 }
 
+// sdkCollect reads the stream with Collect, which runs the parser without
+// the pull form's coroutine.
+func sdkCollect(body []byte) (int, error) {
+	s := newStream(context.Background(), io.NopCloser(bytes.NewReader(body)), limits{}, nil, "", "")
+	_, err := s.Collect()
+	return s.index, err
+}
+
 func BenchmarkRunStreamDecode(b *testing.B) {
 	streams, _ := benchMix(b)
 	var total int64
@@ -123,7 +132,7 @@ func BenchmarkRunStreamDecode(b *testing.B) {
 	for _, impl := range []struct {
 		name string
 		run  func([]byte) (int, error)
-	}{{"sdk", sdkRun}, {"baseline", baseline}} {
+	}{{"sdk", sdkRun}, {"sdk-collect", sdkCollect}, {"baseline", baseline}} {
 		b.Run("impl="+impl.name, func(b *testing.B) {
 			want := count(impl.run)
 			b.SetBytes(total)
@@ -136,4 +145,54 @@ func BenchmarkRunStreamDecode(b *testing.B) {
 			b.ReportMetric(float64(want)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 		})
 	}
+}
+
+// BenchmarkRunStreamPaired runs the SDK and the baseline on each stream of
+// the mix back to back, in alternating order, and reports each side's time
+// per pass over the mix and the baseline's time over the SDK's (the
+// throughput ratio): on a shared machine, load that comes and goes then
+// falls on both sides alike.
+func BenchmarkRunStreamPaired(b *testing.B) {
+	streams, _ := benchMix(b)
+	for _, sdk := range []struct {
+		name string
+		run  func([]byte) (int, error)
+	}{{"next", sdkRun}, {"collect", sdkCollect}} {
+		b.Run("sdk="+sdk.name, func(b *testing.B) { pairedRounds(b, streams, sdk.run) })
+	}
+}
+
+func pairedRounds(b *testing.B, streams [][]byte, sdkRun func([]byte) (int, error)) {
+	var sdkT, baseT, sdkCPU, baseCPU time.Duration
+	i := 0
+	for b.Loop() {
+		for _, body := range streams {
+			sdk := func() {
+				t := time.Now()
+				if _, err := sdkRun(body); err != nil && !errors.As(err, new(*RunFailedError)) {
+					b.Fatal(err)
+				}
+				sdkT += time.Since(t)
+			}
+			base := func() {
+				t := time.Now()
+				if _, err := baselineRun(bytes.NewReader(body)); err != nil {
+					b.Fatal(err)
+				}
+				baseT += time.Since(t)
+			}
+			if i%2 == 0 {
+				sdkCPU += processCPU(b, sdk)
+				baseCPU += processCPU(b, base)
+			} else {
+				baseCPU += processCPU(b, base)
+				sdkCPU += processCPU(b, sdk)
+			}
+			i++
+		}
+	}
+	b.ReportMetric(float64(sdkT.Nanoseconds())/float64(b.N), "sdk-ns/op")
+	b.ReportMetric(float64(baseT.Nanoseconds())/float64(b.N), "baseline-ns/op")
+	b.ReportMetric(float64(baseT)/float64(sdkT), "x-throughput")
+	b.ReportMetric(float64(baseCPU)/float64(sdkCPU), "x-cpu")
 }

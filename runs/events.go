@@ -410,8 +410,14 @@ func decodeEvent(data []byte) (Event, error) {
 	if err := jsonx.Unmarshal(data, &w); err != nil {
 		return nil, fmt.Errorf("%w: a %s event that does not decode (%s)", errNotEvent, typ, jsonx.Describe(err))
 	}
+	w.Type = typ
+	return typed(w, data)
+}
+
+// typed makes the Event of a decoded wireEvent of a known type.
+func typed(w wireEvent, data []byte) (Event, error) {
 	ts := millis(w.Timestamp)
-	switch typ {
+	switch w.Type {
 	case EventTextMessageContent:
 		return TextMessageContent{MessageID: w.MessageID, Delta: w.Delta, Timestamp: ts}, nil
 	case EventToolCallArgs:

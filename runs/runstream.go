@@ -1,7 +1,6 @@
 package runs
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -13,10 +12,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	sse "github.com/tmaxmax/go-sse"
-
 	threads "github.com/threadsapi/threads-go"
-	"github.com/threadsapi/threads-go/internal/sseline"
+	"github.com/threadsapi/threads-go/internal/jsonscan"
+	"github.com/threadsapi/threads-go/internal/sse"
 	"github.com/threadsapi/threads-go/internal/termtext"
 )
 
@@ -94,10 +92,10 @@ type Stream struct {
 	ctx    context.Context
 	limits limits
 	redact func(s string, extra ...string) string
-	filter *sseline.Filter
-	events iter.Seq2[sse.Event, error]
+	src    *sse.Reader
 	next   func() (sse.Event, error, bool)
 
+	scan  jsonscan.Scanner // decodeFast's
 	cur   Event
 	err   error
 	index int  // events decoded so far
@@ -132,6 +130,8 @@ type streamConn struct {
 	runID    string
 	outcome  Outcome
 	ended    bool // the run's terminal event was read
+	drain    bool // what follows the terminal event is still to be read (drainNow)
+	draining bool // Next is reading it
 	// cancelled: Cancel's DELETE was accepted: the run is reported
 	// cancelled whichever event ends it.
 	cancelled bool
@@ -158,8 +158,7 @@ func newStream(ctx context.Context, body io.ReadCloser, l limits, redact func(st
 		redact = func(s string, _ ...string) string { return s }
 	}
 	s := &Stream{streamConn: &streamConn{body: body, threadID: threadID, runID: runID}, ctx: ctx, limits: l, redact: redact}
-	s.filter = sseline.New(body, l.maxEventSize)
-	s.events = iter.Seq2[sse.Event, error](sse.Read(s.filter, &sse.ReadConfig{MaxEventSize: l.maxEventSize + sseline.Overhead}))
+	s.src = sse.New(body, l.maxEventSize)
 	s.cleanup = runtime.AddCleanup(s, (*streamConn).abandon, s.streamConn)
 	return s
 }
@@ -195,7 +194,10 @@ func (c *streamConn) stopParserLocked() {
 // Next advances to the next event, which Current then returns. It returns
 // false after the run's terminal event (RUN_FINISHED or RUN_ERROR, which
 // Next does deliver) or on failure; Err tells which. It blocks until an
-// event's bytes have arrived, and no longer.
+// event's bytes have arrived, and no longer; except that the Next after
+// the run's terminal event reads what the server sends after it (normally
+// nothing but the body's end) for at most 100 ms, so that the connection
+// can be reused.
 func (s *Stream) Next() bool {
 	if s == nil || s.streamConn == nil {
 		if s != nil && s.err == nil {
@@ -216,6 +218,7 @@ func (s *Stream) Next() bool {
 		}
 	}
 	s.cur = nil
+	s.drainNow()
 	return false
 }
 
@@ -228,7 +231,7 @@ func (s *Stream) enter(pull, arm bool) bool {
 		return false
 	}
 	if pull && s.next == nil {
-		s.next, s.stop = iter.Pull2(s.events)
+		s.next, s.stop = iter.Pull2(s.src.All())
 	}
 	s.running = true
 	// The clock runs while the caller waits for an event, not while it
@@ -261,11 +264,14 @@ func (s *Stream) step(ev sse.Event, err error, ok bool) bool {
 		s.finish(s.readFailure(io.ErrUnexpectedEOF), false)
 	case err != nil:
 		s.finish(s.readFailure(err), false)
-	case ev.Data == "" || ev.Type == sseline.ErrorEvent:
+	case ev.Data == "" || ev.Type == sse.ErrorEvent:
 		// An event without data, or an "error:" line, which the /v1
 		// routes never send and the SSE standard ignores.
 	default:
-		e, err := decodeEvent(bytesOf(ev.Data))
+		e, ok := decodeFast(&s.scan, ev.Data)
+		if !ok {
+			e, err = decodeEvent(bytesOf(ev.Data))
+		}
 		if err != nil {
 			s.finish(fmt.Errorf("%w: event %d: %w", threads.ErrStreamFailed, s.index, err), true)
 			return false
@@ -360,18 +366,40 @@ func (s *Stream) end(o Outcome, failure *RunFailedError) {
 	if failure != nil {
 		s.err = failure
 	}
-	s.cleanup.Stop()
-	if s.filter.Err() != nil {
-		s.closeBody()
+	if s.src.Ended() {
+		s.cleanup.Stop()
+		s.closeBody() // the body already ended: its connection is free
 		return
 	}
-	c := s.streamConn
-	go func() {
-		t := time.AfterFunc(100*time.Millisecond, c.closeBody)
-		defer t.Stop()
-		_, _ = io.CopyN(io.Discard, c.body, 64<<10)
-		c.closeBody()
-	}()
+	// What follows the terminal event (normally just the end of the body,
+	// or the duplicate RUN_ERROR) is read by the Next that returns false
+	// after it, or in the background by Close: see drain. A goroutine per
+	// stream here was a fifth of the time of a short run's stream.
+	s.mu.Lock()
+	s.drain = true
+	s.mu.Unlock()
+}
+
+// drainNow reads what follows the run's terminal event, for the Next that
+// returns false after it: at most 64 KiB for at most 100 ms (Close, from
+// any goroutine, ends it at once), so that the connection can be reused,
+// then closes the body.
+func (s *Stream) drainNow() {
+	s.mu.Lock()
+	drain := s.drain
+	s.drain, s.draining = false, drain
+	s.mu.Unlock()
+	if drain {
+		s.cleanup.Stop()
+		s.streamConn.drainAndClose()
+	}
+}
+
+func (c *streamConn) drainAndClose() {
+	t := time.AfterFunc(100*time.Millisecond, c.closeBody)
+	defer t.Stop()
+	_, _ = io.CopyN(io.Discard, c.body, 64<<10)
+	c.closeBody()
 }
 
 // finish ends the stream before the run's end. byClient says the client
@@ -398,11 +426,8 @@ func (s *Stream) finish(err error, byClient bool) {
 
 // readFailure maps a parser or body error to the stream's error.
 func (s *Stream) readFailure(err error) error {
-	if errors.Is(err, sseline.ErrTooLarge) || errors.Is(err, bufio.ErrTooLong) {
+	if errors.Is(err, sse.ErrTooLarge) {
 		return fmt.Errorf("%w (%d bytes)", threads.ErrEventTooLarge, s.limits.maxEventSize)
-	}
-	if errors.Is(err, sse.ErrUnexpectedEOF) {
-		err = io.ErrUnexpectedEOF
 	}
 	return fmt.Errorf("%w: the run's stream ended before RUN_FINISHED or RUN_ERROR: %w", threads.ErrStreamTruncated, err)
 }
@@ -465,7 +490,18 @@ func (s *Stream) Close() error {
 	}
 	s.mu.Lock()
 	if s.closed {
+		drain, draining := s.drain, s.draining
+		s.drain = false
 		s.mu.Unlock()
+		switch {
+		case drain:
+			// The run has ended and no Next read what follows: read it
+			// in the background so that Close returns at once.
+			s.cleanup.Stop()
+			go s.streamConn.drainAndClose()
+		case draining:
+			s.closeBody() // ends Next's drain now
+		}
 		return nil
 	}
 	s.closed = true
@@ -587,7 +623,7 @@ func (s *Stream) push(yield func(Event, error) bool) bool {
 	if s.done || !s.enter(false, true) {
 		return true
 	}
-	for ev, err := range s.events {
+	for ev, err := range s.src.All() {
 		if s.step(ev, err, true) {
 			if !yield(s.cur, nil) {
 				return false
@@ -645,6 +681,11 @@ func (s *Stream) ComponentProps(id string) (map[string]any, bool) {
 func (s *Stream) Collect() (*Result, error) {
 	if s == nil || s.streamConn == nil {
 		return &Result{}, errZeroStream
+	}
+	if s.next == nil {
+		// No Next yet: run the parser directly, without the coroutine
+		// that the pull form needs.
+		s.push(func(Event, error) bool { return true })
 	}
 	for s.Next() {
 	}

@@ -52,7 +52,10 @@ var (
 	bom        = []byte("\xEF\xBB\xBF")
 )
 
-const minRead = 4 << 10
+// minRead is the least free space a read gets: small, so that a stream of
+// short events (the /v1 run events, about 200 bytes) keeps a small buffer;
+// the buffer doubles for larger ones.
+const minRead = 512
 
 // Filter is an io.Reader over an event stream that yields whole events.
 // The zero value is not usable; call New.

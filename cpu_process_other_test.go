@@ -1,0 +1,16 @@
+//go:build !linux
+
+package threads_test
+
+import (
+	"testing"
+	"time"
+)
+
+// processCPU approximates fn's CPU time by its duration where process CPU
+// time is not at hand.
+func processCPU(t testing.TB, fn func()) time.Duration {
+	start := time.Now()
+	fn()
+	return time.Since(start)
+}

@@ -1,0 +1,96 @@
+package runs
+
+import (
+	"bytes"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/threadsapi/threads-go/internal/jsonscan"
+)
+
+// eventDocs returns the data of every event of every capture, then edge
+// cases.
+func eventDocs(t testing.TB) []string {
+	files, err := filepath.Glob(filepath.Join("testdata", "captures", "*.txt"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no captures: %v", err)
+	}
+	var docs []string
+	for _, f := range files {
+		num, _, _ := strings.Cut(filepath.Base(f), "-")
+		body := loadCapture(t, num).respBody
+		for _, line := range bytes.Split(body, []byte("\n")) {
+			if d, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
+				docs = append(docs, string(d))
+			}
+		}
+	}
+	return append(docs,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a \"quoted\"\n line ✓","timestamp":1763769600000}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"`+"\xff"+`","timestamp":1}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","delta":"a","delta":"b"}`, `{"type":"TEXT_MESSAGE_CONTENT","Delta":"a"}`,
+		`{"TYPE":"TEXT_MESSAGE_CONTENT","delta":"a"}`, `{"type":"STATE_DELTA","delta":[1]}`,
+		`{"type":"RUN_ERROR","message":"x","code":"C","isRetryable":true,"status":500.5}`,
+		`{"type":"RUN_ERROR","status":null,"isRetryable":null,"timestamp":null}`,
+		`{"type":"RUN_ERROR","status":1e2}`, `{"type":"RUN_ERROR","status":"500"}`, `{"type":"RUN_ERROR","isRetryable":"yes"}`,
+		`{"type":"RUN_STARTED","timestamp":1e400}`, `{"type":"RUN_STARTED","timestamp":01}`, `{"type":"RUN_STARTED","timestamp":-0.5e-3}`,
+		`{"type":"RUN_STARTED","timestamp":1.}`, `{"type":"RUN_STARTED","value":{"a":1}}`, `{"type":"RUN_STARTED","value":{"a":}}`,
+		`{"type":"CUSTOM","name":"tambo.component.start","value":{"messageId":"m","componentId":"c","componentName":"N"}}`,
+		`{"type":"CUSTOM","name":"tambo.component.start","value":null}`, `{"type":"CUSTOM","name":"tambo.component.start","value":"x"}`,
+		`{"type":"CUSTOM","name":"tambo.component.end","value":{"componentId":"c","finalProps":{"a":[1,"}"]}}}`,
+		`{"type":"CUSTOM","name":"tambo.component.props_delta","value":{"componentId":"c","operations":[{"op":"add","path":"/a","value":1}],"streamingStatus":{"a":"done"}}}`,
+		`{"type":"CUSTOM","name":"tambo.run.awaiting_input","value":{"pendingToolCalls":[{"toolCallId":"t","toolName":"n","arguments":"{}"}]}}`,
+		`{"type":"CUSTOM","name":"other","value":{"x":1}}`, `{"value":{"x":1},"name":"tambo.component.start","type":"CUSTOM"}`,
+		` { "type" : "RUN_FINISHED" , "threadId" : "t" , "runId" : "r" } `, `{"type":"RUN_FINISHED"}x`, `{"type":"RUN_FINISHED",}`,
+		`{"type":"RUN_FINISHED"`, `{"type":"RUN_FINISHED","threadId":nullx}`, `{}`, `null`, `[]`, ``, `{"type":null}`,
+	)
+}
+
+// TestDecodeFastEquivalence requires decodeFast's event to be
+// decodeEvent's whenever decodeFast decodes one, over every event of every
+// capture (which it must all decode, but for the kinds it leaves to
+// decodeEvent) and edge cases.
+func TestDecodeFastEquivalence(t *testing.T) {
+	t.Parallel()
+	var sc jsonscan.Scanner
+	docs := eventDocs(t)
+	took := 0
+	for _, doc := range docs {
+		if checkFast(t, &sc, doc) {
+			took++
+		}
+	}
+	if took < len(docs)/2 {
+		t.Errorf("decodeFast took only %d of %d events", took, len(docs))
+	}
+	t.Logf("decodeFast took %d of %d events", took, len(docs))
+}
+
+func checkFast(t testing.TB, sc *jsonscan.Scanner, doc string) bool {
+	t.Helper()
+	got, ok := decodeFast(sc, doc)
+	if !ok {
+		return false
+	}
+	want, err := decodeEvent([]byte(doc))
+	if err != nil {
+		t.Errorf("%.80q: decodeFast took what decodeEvent refuses (%v)", doc, err)
+		return true
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%.80q: events differ\ndecodeFast:  %#v\ndecodeEvent: %#v", doc, got, want)
+	}
+	return true
+}
+
+func FuzzDecodeFast(f *testing.F) {
+	for _, d := range eventDocs(f) {
+		f.Add(d)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		var sc jsonscan.Scanner
+		checkFast(t, &sc, doc)
+	})
+}
