@@ -27,6 +27,14 @@ type Client struct {
 	// Messages lists, appends and deletes a thread's messages, and reads
 	// their suggestions and component state.
 	Messages *MessagesService
+	// Storage uploads files that messages attach (Presign, Upload).
+	Storage *StorageService
+	// Audio transcribes speech.
+	Audio *AudioService
+	// Auth hands out short-lived MCP access tokens.
+	Auth *AuthService
+	// Registry reads the component registry.
+	Registry *RegistryService
 
 	cfg  config
 	base *url.URL
@@ -76,6 +84,10 @@ func NewClient(opts ...ClientOption) (*Client, error) {
 	c.Threads = &ThreadsService{client: c}
 	c.Projects = &ProjectsService{client: c}
 	c.Messages = &MessagesService{client: c}
+	c.Storage = &StorageService{client: c}
+	c.Audio = &AudioService{client: c}
+	c.Auth = &AuthService{client: c}
+	c.Registry = &RegistryService{client: c}
 	return c, nil
 }
 

@@ -116,6 +116,10 @@ type config struct {
 	apiKeyHeaderSet bool
 	query           url.Values
 	respHeader      *http.Header
+	respInto        **http.Response
+	middleware      []Middleware
+	observer        Observer
+	cancelOnLeave   bool
 	headers         http.Header
 	userAgent       string
 	logger          *slog.Logger

@@ -126,6 +126,12 @@ func (p *Problem) Error() string {
 		b.WriteString(m)
 		b.WriteByte(')')
 	}
+	if id := termtext.OneLine(p.RequestID, maxErrorPart); id != "" {
+		// What the service's operators need to find the call in their logs.
+		b.WriteString(" (request id ")
+		b.WriteString(id)
+		b.WriteByte(')')
+	}
 	return b.String()
 }
 
@@ -383,12 +389,6 @@ func excerpt(b []byte, n int) string {
 		s += "…"
 	}
 	return s
-}
-
-// serverText is server-supplied text (a 2xx body the SDK cannot read) as an
-// error may show it: see shownText.
-func serverText(b []byte, n int, secret string) string {
-	return shownText(string(b), n, secret)
 }
 
 // shownText is text from the server (a body, a header such as

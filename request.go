@@ -63,36 +63,59 @@ func (c *Client) settings(opts []RequestOption) (*config, error) {
 // (cl.Stream) fails unless the answer is text/event-stream. The response's
 // headers go to WithResponseHeader's destination.
 func (c *Client) exchange(ctx context.Context, opts []RequestOption, cl core.Call) (*http.Response, *config, error) {
-	cfg, err := c.begin(ctx, opts)
+	resp, cfg, o, err := c.exchangeObserved(ctx, opts, cl)
 	if err != nil {
 		return nil, nil, err
 	}
+	if o != nil {
+		resp.Body = obsBody{rc: resp.Body, o: o}
+	}
+	return resp, cfg, nil
+}
+
+// exchangeObserved is exchange for the callers that end the call's
+// observation themselves (o.end, nil-safe): when the answer is read, or,
+// for a Stream, when it ends. A failed call has ended already.
+func (c *Client) exchangeObserved(ctx context.Context, opts []RequestOption, cl core.Call) (*http.Response, *config, *callObs, error) {
+	cfg, err := c.begin(ctx, opts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, o := c.startObs(ctx, cfg, cl)
 	resp, err := c.do(ctx, cfg, cl)
 	if err != nil {
-		return nil, nil, err
+		o.end(err)
+		return nil, nil, nil, err
 	}
 	if cl.Stream && !isEventStream(resp) {
 		ct := resp.Header.Get("Content-Type")
 		drainClose(resp.Body)
-		return nil, nil, unexpectedResponse(cl.Route.Method, cfg.redact(pathOf(cl.Route)), resp.StatusCode, "want text/event-stream, got %s", shownHeader(ct, cfg.redact))
+		err := unexpectedResponse(cl.Route.Method, cfg.redact(pathOf(cl.Route)), resp.StatusCode, "want text/event-stream, got %s", shownHeader(ct, cfg.redact))
+		o.end(err)
+		return nil, nil, nil, err
 	}
 	if cfg.respHeader != nil {
 		*cfg.respHeader = resp.Header.Clone()
 	}
-	return resp, cfg, nil
+	if cfg.respInto != nil {
+		*cfg.respInto = answerCopy(resp)
+	}
+	return resp, cfg, o, nil
 }
 
 // doInto makes a call whose 2xx answer is JSON and decodes it into a new T:
 // the body of most operations, which name their route and result type and
 // hand both here.
 func doInto[T any](ctx context.Context, c *Client, opts []RequestOption, cl core.Call) (*T, error) {
-	resp, cfg, err := c.exchange(ctx, opts, cl)
+	resp, cfg, o, err := c.exchangeObserved(ctx, opts, cl)
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
 	var out T
-	if err := decodeJSON(resp, cl.Route.Method, pathOf(cl.Route), &out, int64(cfg.maxResponseSize), cfg.redact, cfg.readBytes); err != nil {
+	err = decodeJSON(resp, cl.Route.Method, pathOf(cl.Route), &out, int64(cfg.maxResponseSize), cfg.redact, cfg.readBytes)
+	o.end(err)
+	if err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -101,11 +124,16 @@ func doInto[T any](ctx context.Context, c *Client, opts []RequestOption, cl core
 // doStream makes a call whose 2xx answer is an event stream.
 func (c *Client) doStream(ctx context.Context, opts []RequestOption, cl core.Call) (*Stream, error) {
 	cl.Stream = true
-	resp, cfg, err := c.exchange(ctx, opts, cl)
+	resp, cfg, o, err := c.exchangeObserved(ctx, opts, cl)
 	if err != nil {
 		return nil, err
 	}
-	return newStream(ctx, resp.Body, cfg), nil
+	s := newStream(ctx, resp.Body, cfg)
+	s.obs = o
+	if cfg.cancelOnLeave {
+		c.cancelOnLeave(s, opts, cl)
+	}
+	return s, nil
 }
 
 // doDiscard makes a call whose 2xx answer carries nothing to read (the
@@ -252,8 +280,12 @@ func (c *Client) send(ctx context.Context, cfg *config, r route.Route, cl core.C
 			u.RawQuery += q.Encode()
 		}
 	}
+	obsFrom(ctx).migrated(cl.Route, r)
+	if cl.Raw != nil {
+		body = cl.Raw // a body that is not JSON (multipart): Content-Type in cl.Header
+	}
 	return sendRetrying(ctx, cfg, attempt{
-		hc:     c.attemptClient(cfg.requestTimeout, cl.Stream),
+		hc:     c.attemptClient(cfg, cl.Stream),
 		method: r.Method,
 		url:    u.String(),
 		body:   body,

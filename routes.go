@@ -48,7 +48,8 @@ var (
 )
 
 // idKinds names what each placeholder's id names, for errors.
-var idKinds = map[string]string{"id": "thread", "messageId": "message", "projectId": "project"}
+var idKinds = map[string]string{"id": "thread", "messageId": "message", "projectId": "project",
+	"apiKeyId": "API key", "providerKeyId": "provider key", "name": "registry item"}
 
 // route fills the template's placeholders, in order, with ids, refusing
 // before anything is sent an id that cannot name anything (see checkID);

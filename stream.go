@@ -144,6 +144,8 @@ type Stream struct {
 	// rounds, when set (by RunStream), continues the stream with further
 	// requests: see nextRound. nil for a plain one-request stream.
 	rounds streamRounds
+
+	obs *callObs // the call's observation (observe.go); nil-safe
 }
 
 // streamRounds continues a Stream with further requests (see
@@ -180,6 +182,7 @@ type streamConn struct {
 	timer   *time.Timer
 	stop    func() // ends the pull iterator
 	once    sync.Once
+	leaving leaving // WithCancelOnClose's hook (leave.go)
 }
 
 var errZeroStream = errors.New("threads: Stream not returned by the SDK (zero or nil)")
@@ -300,6 +303,8 @@ func (s *Stream) step(ev sse.Event, err error, ok bool) bool {
 			s.finish(err)
 			return false
 		}
+		s.obs.event()
+		s.leaving.saw(s.cur.Message.ThreadID)
 		s.stopTimer()
 		return true
 	}
@@ -429,6 +434,8 @@ func (s *Stream) readFailure(err error) error {
 // server: when the body has not ended yet, it is read to its end (so the
 // connection can be reused) in the background, for at most 100 ms.
 func (s *Stream) finishDone() {
+	s.leaving.done()
+	s.obs.end(nil)
 	s.done, s.err, s.cur = true, nil, StreamEvent{}
 	s.stopParser()
 	s.cleanup.Stop()
@@ -457,6 +464,8 @@ func (s *Stream) finish(err error) {
 	s.err = err
 	s.cur = StreamEvent{}
 	s.release()
+	s.leave(err)
+	s.obs.end(err)
 }
 
 // release stops the parser and the timer and closes the body. Next calls
@@ -521,6 +530,8 @@ func (s *Stream) nextRound() bool {
 		return closed || err != nil
 	}
 	next.cleanup.Stop() // its body is s's now
+	next.obs.end(nil)   // its events are counted in s's call
+	s.obs.toolRound()
 	s.body, s.filter, s.events = next.body, next.filter, next.events
 	s.stopParserLocked()
 	s.next = nil // Next pulls from the new parser
@@ -588,7 +599,8 @@ func (s *Stream) Err() error {
 // Close releases the connection at once; a Next blocked in a read returns
 // false. It is idempotent, safe from any goroutine, and returns nil, also
 // on a nil *Stream (so defer s.Close() may come before the error check).
-// Closing does not stop the service's generation: call
+// Closing does not stop the service's generation, unless the call had
+// [WithCancelOnClose] (Close then waits for that Cancel); otherwise call
 // ThreadsService.Cancel for that.
 func (s *Stream) Close() error {
 	if s == nil || s.streamConn == nil {
@@ -613,6 +625,8 @@ func (s *Stream) Close() error {
 	if s.rounds != nil {
 		s.rounds.stop() // cancels a tool call in progress
 	}
+	s.leave(nil)
+	s.obs.end(nil)
 	return nil
 }
 

@@ -492,17 +492,20 @@ func (s *ThreadsService) CreateAndAdvance(ctx context.Context, params AdvancePar
 // once the call was migrated to a streaming replacement, a stream, which
 // is read to its end for its last snapshot.
 func (c *Client) advance(ctx context.Context, opts []RequestOption, cl core.Call) (*AdvanceResponse, error) {
-	resp, cfg, err := c.exchange(ctx, opts, cl)
+	resp, cfg, o, err := c.exchangeObserved(ctx, opts, cl)
 	if err != nil {
 		return nil, err
 	}
 	var out AdvanceResponse
 	if isEventStream(resp) {
-		err = lastSnapshot(newStream(ctx, resp.Body, cfg), &out)
+		st := newStream(ctx, resp.Body, cfg)
+		st.obs = o // the stream ends the call's observation
+		err = lastSnapshot(st, &out)
 	} else {
 		defer resp.Body.Close()
 		err = decodeJSON(resp, cl.Route.Method, pathOf(cl.Route), &out, int64(cfg.maxResponseSize), cfg.redact, cfg.readBytes)
 	}
+	o.end(err) // nil-safe; a no-op once the stream ended it
 	if err != nil {
 		return nil, err
 	}

@@ -171,7 +171,26 @@ func (s *ThreadsService) RunStream(ctx context.Context, id string, params Advanc
 	if err := checkID("thread", id); err != nil {
 		return nil, fmt.Errorf("threads: RunStream: %w", err)
 	}
-	r := &toolRunner{svc: s, id: id, opts: opts, logger: cfg.logger, max: cfg.maxToolRounds, secret: cfg.apiKey.get()}
+	return s.runStream(ctx, cfg, "RunStream", id, params, tools, opts)
+}
+
+// CreateAndRunStream is [ThreadsService.RunStream] on a new thread: the
+// first request is [ThreadsService.CreateAndAdvanceStream]'s (with
+// params.InitialMessages, if any), and every tool result goes to the
+// thread it created (the first snapshot's Message.ThreadID). Everything
+// else (tools, bounds, errors, what the model reads) is as RunStream's.
+func (s *ThreadsService) CreateAndRunStream(ctx context.Context, params AdvanceParams, tools []Tool, opts ...RequestOption) (*Stream, error) {
+	cfg, err := s.c().begin(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return s.runStream(ctx, cfg, "CreateAndRunStream", "", params, tools, opts)
+}
+
+// runStream starts a tool run on thread id, or on a new thread when id is
+// empty.
+func (s *ThreadsService) runStream(ctx context.Context, cfg *config, op, id string, params AdvanceParams, tools []Tool, opts []RequestOption) (*Stream, error) {
+	r := &toolRunner{svc: s, op: op, id: id, opts: opts, logger: cfg.logger, max: cfg.maxToolRounds, secret: cfg.apiKey.get()}
 	if r.max == 0 {
 		r.max = defaultMaxToolRounds
 	}
@@ -180,12 +199,19 @@ func (s *ThreadsService) RunStream(ctx context.Context, id string, params Advanc
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	r.cancel = cancel
-	st, err := s.advanceStream(ctx, "RunStream", id, params, opts)
+	var st *Stream
+	var err error
+	if id == "" {
+		st, err = s.CreateAndAdvanceStream(ctx, params, opts...)
+	} else {
+		st, err = s.advanceStream(ctx, op, id, params, opts)
+	}
 	if err != nil {
 		cancel()
 		return nil, err
 	}
 	params.ForceToolChoice = ""
+	params.InitialMessages = nil // sent once, with the thread's creation
 	r.params = params
 	st.rounds = r
 	return st, nil
@@ -194,7 +220,8 @@ func (s *ThreadsService) RunStream(ctx context.Context, id string, params Advanc
 // toolRunner is RunStream's streamRounds.
 type toolRunner struct {
 	svc    *ThreadsService
-	id     string
+	op     string // RunStream or CreateAndRunStream, for errors
+	id     string // the thread; "" until a created thread's first snapshot
 	opts   []RequestOption
 	logger *slog.Logger
 	max    int
@@ -224,13 +251,13 @@ func (r *toolRunner) setup(p *AdvanceParams, tools []Tool) error {
 		t := &tools[i]
 		switch {
 		case strings.TrimSpace(t.Name) == "":
-			return fmt.Errorf("threads: RunStream: tools[%d] has no Name", i)
+			return fmt.Errorf("threads: %s: tools[%d] has no Name", r.op, i)
 		case t.err != nil:
-			return fmt.Errorf("threads: RunStream: tool %q: %w", t.Name, t.err)
+			return fmt.Errorf("threads: %s: tool %q: %w", r.op, t.Name, t.err)
 		case t.Call == nil:
-			return fmt.Errorf("threads: RunStream: tool %q has no Call", t.Name)
+			return fmt.Errorf("threads: %s: tool %q has no Call", r.op, t.Name)
 		case r.tools[t.Name] != nil || slices.ContainsFunc(p.ClientTools, func(c ClientTool) bool { return c.Name == t.Name }):
-			return fmt.Errorf("threads: RunStream: tool %q is declared twice", t.Name)
+			return fmt.Errorf("threads: %s: tool %q is declared twice", r.op, t.Name)
 		}
 		r.tools[t.Name] = t
 		params := t.Parameters
@@ -259,6 +286,13 @@ func (r *toolRunner) next(ctx context.Context, last AdvanceResponse) (*Stream, e
 	for _, p := range m.ToolCallRequest.Parameters {
 		call.Arguments[p.ParameterName] = p.ParameterValue
 	}
+	if r.id == "" {
+		// CreateAndRunStream: the thread the first request created.
+		if err := checkID("thread", m.ThreadID); err != nil {
+			return nil, fmt.Errorf("%w: %s: the service's tool call names no usable thread: %w", ErrStreamFailed, r.op, err)
+		}
+		r.id = m.ThreadID
+	}
 	tool := r.tools[call.Name]
 	if tool == nil && r.external[call.Name] {
 		return nil, nil // the caller's own tool: it answers the call
@@ -269,8 +303,8 @@ func (r *toolRunner) next(ctx context.Context, last AdvanceResponse) (*Stream, e
 	if len(call.ID) > maxToolCallID {
 		// The id must be echoed whole (a cut one answers no call), so a
 		// huge one is refused rather than sent back.
-		return nil, fmt.Errorf("%w: RunStream: the service's tool call id is %d bytes, more than the %d a tool message echoes; the call is unanswered",
-			ErrStreamFailed, len(call.ID), maxToolCallID)
+		return nil, fmt.Errorf("%w: %s: the service's tool call id is %d bytes, more than the %d a tool message echoes; the call is unanswered",
+			ErrStreamFailed, r.op, len(call.ID), maxToolCallID)
 	}
 	r.rounds++
 	result, err := r.call(ctx, tool, call)
@@ -289,7 +323,7 @@ func (r *toolRunner) next(ctx context.Context, last AdvanceResponse) (*Stream, e
 		r.params.ToolCallCounts[call.Name]++
 	}
 	r.params.Message = msg
-	return r.svc.advanceStream(ctx, "RunStream", r.id, r.params, r.opts)
+	return r.svc.advanceStream(ctx, r.op, r.id, r.params, r.opts)
 }
 
 // Bounds on what a tool message sends back of the server's own words. The
@@ -414,6 +448,43 @@ func NewTool[Args any](name, description string, fn func(ctx context.Context, ar
 	}
 	return t
 }
+
+// NewJSONTool is [NewTool] for a function whose result is any value that
+// encoding/json can encode: a struct, a map, a slice, a number. Arguments,
+// parameters and their checks are NewTool's.
+//
+// How the result reaches the model: it is encoded with encoding/json, and
+// that JSON text is the tool's result on both API generations: on the
+// spec's routes the text of the tool message ([ToolResult]), on /v1 the
+// text part of the tool_result (package runs). A string Result is
+// therefore sent quoted, as the JSON string it is (use NewTool for plain
+// text); a [json.RawMessage] is sent as it is; a nil pointer, map or slice
+// is sent as null. A Result that does not encode (a channel, a func, a
+// MarshalJSON that fails) is reported to the model as the tool's failure,
+// as an error from fn is.
+func NewJSONTool[Args, Result any](name, description string, fn func(ctx context.Context, args Args) (Result, error)) Tool {
+	if fn == nil {
+		return NewTool[Args](name, description, nil)
+	}
+	return NewTool(name, description, func(ctx context.Context, args Args) (string, error) {
+		res, err := fn(ctx, args)
+		if err != nil {
+			return "", err
+		}
+		b, err := json.Marshal(res)
+		if err != nil {
+			return "", fmt.Errorf("tool %q: its result does not encode as JSON: %w", name, err)
+		}
+		return string(b), nil
+	})
+}
+
+// Err returns why [NewTool] (or [NewJSONTool]) could not make t: Args is
+// not a struct or a pointer to one, or the function is nil. It is nil for
+// every usable tool, and for a Tool built by hand. The tool runners
+// ([ThreadsService.RunStream], and package runs') refuse such a tool with
+// this error before anything is sent.
+func (t Tool) Err() error { return t.err }
 
 // argField is one parameter of a NewTool struct.
 type argField struct {

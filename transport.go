@@ -47,11 +47,19 @@ func (c *Client) httpClient(user *http.Client) *http.Client {
 }
 
 // attemptClient returns the http.Client of one call: the client's, with
-// each attempt bounded by d (0: no bound). stream says the call reads an
-// event stream, whose 2xx body d does not bound.
-func (c *Client) attemptClient(d time.Duration, stream bool) *http.Client {
+// each attempt bounded by cfg's request timeout (0: no bound), run through
+// cfg's middlewares and reported to its observer. stream says the call
+// reads an event stream, whose 2xx body the timeout does not bound.
+func (c *Client) attemptClient(cfg *config, stream bool) *http.Client {
 	hc := *c.hc
-	hc.Transport = &attemptTransport{next: c.hc.Transport, d: d, stream: stream}
+	next := c.hc.Transport
+	if len(cfg.middleware) > 0 {
+		next = &middlewareTransport{mws: cfg.middleware, next: next}
+	}
+	if cfg.observer != nil {
+		next = observeTransport{next: next}
+	}
+	hc.Transport = &attemptTransport{next: next, d: cfg.requestTimeout, stream: stream}
 	return &hc
 }
 

@@ -26,17 +26,20 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // programs are the example commands, each a folder of this directory, with
 // what their output must contain against the fake. chat reads its lines from
-// stdin.
+// stdin. v1 marks a program of the /v1 API, where the key always travels in
+// x-api-key: it needs no THREADS_API_KEY_HEADER.
 var programs = []struct {
 	name  string
 	stdin string
 	want  []string
+	v1    bool
 }{
 	{name: "quickstart", want: []string{"Assistant: You said: What can you do?", "COMPLETE with 4 messages"}},
 	{name: "streaming", want: []string{"assistant: You said: What did Go 1.23 add?", "Thread is now CANCELLED"}},
 	{name: "tools", want: []string{"(the model calls get_weather", "The tool returned:"}},
 	{name: "errors", want: []string{"403 Forbidden", "errors.Is(err, threads.ErrForbidden)", "404 Not Found", "errors.Is(err, threads.ErrNotFound)", "transport error"}},
 	{name: "migration", want: []string{"handler: POST /threads/", "call 2: COMPLETE", "Deprecation(): from \"POST /threads/advance\""}},
+	{name: "runs", v1: true, want: []string{"(the model calls get_weather", "assistant: The tool said: 18°C and cloudy.", "(the run ended cancelled)", "(cancelled)", "[result of call_", "errors.Is(err, runs.ErrInvalidPreviousRun): true"}},
 	{name: "chat", stdin: "hello there\n/new\nhow are you\n", want: []string{"You said: hello there", "You said: how are you"}},
 }
 
@@ -146,6 +149,14 @@ func TestExamplesAgainstLiveHabits(t *testing.T) {
 				srv := threadstest.NewServer(t, threadstest.WithLiveHabits()) // and its 50 ms between snapshots, as live
 				succeeds(t, srv)
 				reqs := srv.Requests()
+				if p.v1 {
+					// /v1 sends the key in x-api-key from the start.
+					for _, rq := range reqs {
+						assert.Equal(t, srv.APIKey, rq.Header.Get("X-Api-Key"), "%s %s", rq.Method, rq.Path)
+						assert.NotEqual(t, "Bearer "+srv.APIKey, rq.Header.Get("Authorization"), "%s %s", rq.Method, rq.Path)
+					}
+					return
+				}
 				require.GreaterOrEqual(t, len(reqs), 2)
 				assert.Equal(t, "Bearer "+srv.APIKey, reqs[0].Header.Get("Authorization"), "the first call as the spec says")
 				assert.Empty(t, reqs[0].Header.Get("X-Api-Key"))
@@ -161,7 +172,7 @@ func TestExamplesAgainstLiveHabits(t *testing.T) {
 				srv := threadstest.NewServer(t, threadstest.WithLiveHabits())
 				succeeds(t, srv, threads.EnvAPIKeyHeader+"=x-api-key")
 				for _, rq := range srv.Requests() {
-					assert.Empty(t, rq.Header.Get("Authorization"), "%s %s: no refused Bearer call", rq.Method, rq.Path)
+					assert.NotEqual(t, "Bearer "+srv.APIKey, rq.Header.Get("Authorization"), "%s %s: no refused Bearer call", rq.Method, rq.Path)
 				}
 			})
 
@@ -169,6 +180,13 @@ func TestExamplesAgainstLiveHabits(t *testing.T) {
 				t.Parallel()
 				srv := threadstest.NewServer(t, threadstest.WithLiveHabits())
 				r := run(t, bins[p.name], p.stdin, threads.EnvBaseURL+"="+srv.URL, threads.EnvAPIKey+"=sk-not-the-key")
+				if p.v1 {
+					// /v1 sends the key in x-api-key whatever the variable
+					// says: no fallback, no hint about it.
+					assert.NotEqual(t, 0, r.exit, "exit code; stdout:\n%s", r.stdout)
+					assert.NotContains(t, r.stderr+r.stdout, "sk-not-the-key", "the key is never printed")
+					return
+				}
 				assert.NotEqual(t, 0, r.exit, "exit code; stdout:\n%s", r.stdout)
 				assert.Equal(t, 1, strings.Count(r.stderr, threads.EnvAPIKeyHeader), "the error names the variable once; stderr:\n%s\nstdout:\n%s", r.stderr, r.stdout)
 				assert.NotContains(t, r.stderr+r.stdout, "sk-not-the-key", "the key is never printed")

@@ -2,7 +2,6 @@ package runs_test
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"io"
 	"net"
@@ -58,18 +57,6 @@ func loadCapture(t testing.TB, num string) capture {
 		t.Fatalf("%s: no reads", files[0])
 	}
 	return c
-}
-
-// body returns the response body of c without its chunked framing, as
-// net/http gives it to the client.
-func (c capture) body(t testing.TB) []byte {
-	t.Helper()
-	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(bytes.Join(c.reads, nil))), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	return b
 }
 
 // replay serves recorded responses, one per request in order, writing each

@@ -16,6 +16,8 @@ const fuzzKey = "sk-fuzz-7d0c2b19"
 
 // fuzzRead reads data as one run stream, in reads of chunk bytes (0:
 // whole), and returns its events, error and outcome.
+//
+//lint:ignore ST1008 the error is one of the stream's results under test, beside them
 func fuzzRead(data []byte, chunk int) ([]Event, error, Outcome, *Stream) {
 	var r io.Reader = bytes.NewReader(data)
 	if chunk > 0 {

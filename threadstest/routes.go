@@ -95,7 +95,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if f.ActThenReset {
-			if s.authorize(httptest.NewRecorder(), r) {
+			// The /v1 routes act too (a run starts and streams to its end).
+			if !s.serveV1(httptest.NewRecorder(), r, body) && s.authorize(httptest.NewRecorder(), r) {
 				s.route(httptest.NewRecorder(), r, body)
 			}
 			reset(w)
@@ -109,6 +110,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, f.Body)
 			return
 		}
+	}
+	if s.serveStorageHost(w, r, body) { // the presigned upload URL: no key (extra.go)
+		return
 	}
 	if s.serveV1(w, r, body) { // the /v1 routes: their own guards (v1.go)
 		return
@@ -206,6 +210,9 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, body []byte) {
 	case len(segs) == 5 && segs[0] == "threads" && segs[2] == "messages" && segs[4] == "component-state" && m == http.MethodPut:
 		s.componentState(w, r, segs[1], segs[3], body)
 	default:
+		if s.routeExtra(w, r, segs, body) { // storage, audio, keys, MCP tokens, registry (extra.go)
+			return
+		}
 		frameworkError(w, http.StatusNotFound, "Not Found", fmt.Sprintf("Cannot %s %s", m, r.URL.Path))
 	}
 }

@@ -92,6 +92,22 @@
 // another project, and a 50 ms pause between two streamed snapshots (by
 // default the fake streams as fast as the client reads).
 //
+// # The /v1 API
+//
+// The fake serves the /v1 routes of package runs as the live service
+// answers them, with or without [WithLiveHabits]: threads per end user,
+// messages, component state, suggestions, the token exchange, and runs
+// that stream AG-UI events (201 text/event-stream, X-Thread-Id and
+// X-Run-Id, no DONE). The default model answers "You said: <text>", calls
+// the first offered tool (the run pauses for its result, which the next run
+// must send with previousRunId) and answers a tool result with "The tool
+// said: <result>."; [Server.PushRunScript] scripts a run ([RunScript]).
+// The recorded refusals are copied: 400 invalid_previous_run and
+// invalid_tool_result, 409 concurrent_run naming the active run, a
+// failure's RUN_ERROR sent twice, a cancel by DELETE (200, then 404) or by
+// disconnect ending the run with one RUN_ERROR CANCELLED. Runs are paced
+// like streams: not at all by default, 50ms per event with the live habits.
+//
 // # Not copied
 //
 // Bearer session tokens (JWTs) and token-required projects; system messages
@@ -148,7 +164,8 @@ type Server struct {
 	migrateNew  string
 	suggested   map[string][]suggestion // message id -> its suggestions
 	toolCalls   int
-	v1          v1Store // the /v1 routes' state (v1.go)
+	v1          v1Store    // the /v1 routes' state (v1.go)
+	extra       extraStore // storage, keys, tokens (extra.go)
 }
 
 // config holds what the options set.

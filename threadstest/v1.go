@@ -8,10 +8,10 @@ package threadstest
 // for a thread that is unknown, deleted or another end user's; ids like
 // thr_XXXXXXXX.xxxxxx; milliseconds in timestamps; the wire's key order.
 //
+// Runs and their event streams are in runs.go.
+//
 // Not copied: the cursor precision faults (pages here never repeat an item
-// and cursors always advance; runs' tests fake those faults themselves);
-// runs and their streams (the next issue), so runStatus stays "idle" and a
-// thread's messages are its initialMessages.
+// and cursors always advance; runs' tests fake those faults themselves).
 
 import (
 	"encoding/base64"
@@ -29,26 +29,38 @@ type v1Store struct {
 	threads map[string]*v1Thread
 	order   []string          // thread ids, oldest first
 	tokens  map[string]string // issued end-user token -> context key
+	scripts []RunScript       // queued by PushRunScript, oldest first
 }
 
 type v1Thread struct {
-	ID         string         `json:"id"`
-	Name       string         `json:"name,omitempty"`
-	UserKey    string         `json:"userKey"`
-	RunStatus  string         `json:"runStatus"`
-	Metadata   map[string]any `json:"metadata,omitempty"`
-	CreatedAt  string         `json:"createdAt"`
-	UpdatedAt  string         `json:"updatedAt"`
-	messages   []*v1Message
-	suggestion map[string][]v1Suggestion // message id -> its suggestions
+	ID        string `json:"id"`
+	Name      string `json:"name,omitempty"`
+	UserKey   string `json:"userKey"`
+	RunStatus string `json:"runStatus"`
+	// The run columns, in the wire's order (runs.go keeps them).
+	CurrentRunID       string         `json:"currentRunId,omitempty"`
+	StatusMessage      string         `json:"statusMessage,omitempty"`
+	LastRunCancelled   bool           `json:"lastRunCancelled,omitempty"`
+	LastRunError       *v1RunError    `json:"lastRunError,omitempty"`
+	PendingToolCallIDs []string       `json:"pendingToolCallIds,omitempty"`
+	LastCompletedRunID string         `json:"lastCompletedRunId,omitempty"`
+	Metadata           map[string]any `json:"metadata,omitempty"`
+	CreatedAt          string         `json:"createdAt"`
+	UpdatedAt          string         `json:"updatedAt"`
+	messages           []*v1Message
+	suggestion         map[string][]v1Suggestion // message id -> its suggestions
+	active             *v1Run                    // the run in progress, if any
+	pending            []v1PendingCall           // the calls awaiting tool results
 }
 
 type v1Message struct {
-	ID        string           `json:"id"`
-	Role      string           `json:"role"`
-	Content   []map[string]any `json:"content"`
-	CreatedAt string           `json:"createdAt"`
-	Metadata  map[string]any   `json:"metadata,omitempty"`
+	ID        string         `json:"id"`
+	Role      string         `json:"role"`
+	Content   []block        `json:"content"`
+	CreatedAt string         `json:"createdAt"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
+	// IsCancelled is sent only when true, as live.
+	IsCancelled bool `json:"isCancelled,omitempty"`
 }
 
 type v1Suggestion struct {
@@ -62,14 +74,19 @@ type v1Suggestion struct {
 
 // v1Problem is the service's v1 problem, sent as application/json.
 type v1Problem struct {
-	Type        string `json:"type"`
-	Title       string `json:"title"`
-	Status      int    `json:"status"`
-	Detail      string `json:"detail"`
-	Instance    string `json:"instance"`
-	ThreadID    string `json:"threadId,omitempty"`
-	ComponentID string `json:"componentId,omitempty"`
-	Errors      any    `json:"errors,omitempty"`
+	Type         string   `json:"type"`
+	Title        string   `json:"title"`
+	Status       int      `json:"status"`
+	Detail       string   `json:"detail"`
+	Instance     string   `json:"instance"`
+	ThreadID     string   `json:"threadId,omitempty"`
+	ComponentID  string   `json:"componentId,omitempty"`
+	CurrentRunID string   `json:"currentRunId,omitempty"`
+	RunStatus    string   `json:"runStatus,omitempty"`
+	Code         string   `json:"code,omitempty"`
+	Missing      []string `json:"missingToolCallIds,omitempty"`
+	Extra        []string `json:"extraToolCallIds,omitempty"`
+	Errors       any      `json:"errors,omitempty"`
 }
 
 func (s *Server) v1Problem(w http.ResponseWriter, status int, code, title, detail string, extra func(*v1Problem)) {
@@ -97,7 +114,7 @@ func (s *Server) serveV1(w http.ResponseWriter, r *http.Request, body []byte) bo
 	}
 	s.mu.Lock()
 	if s.v1.threads == nil {
-		s.v1 = v1Store{threads: map[string]*v1Thread{}, tokens: map[string]string{}}
+		s.v1.threads, s.v1.tokens = map[string]*v1Thread{}, map[string]string{}
 	}
 	s.mu.Unlock()
 	if p == "/oauth/token" {
@@ -139,6 +156,9 @@ func (s *Server) serveV1(w http.ResponseWriter, r *http.Request, body []byte) bo
 	// Where each route reads the user key (v1-api.md section 1).
 	var bodyKey struct {
 		UserKey *string `json:"userKey"`
+		Thread  *struct {
+			UserKey *string `json:"userKey"`
+		} `json:"thread"`
 	}
 	inBody := m == http.MethodPost
 	if inBody && len(body) > 0 {
@@ -147,8 +167,20 @@ func (s *Server) serveV1(w http.ResponseWriter, r *http.Request, body []byte) bo
 			return true
 		}
 	}
+	createRun := n == 2 && segs[1] == "runs" && m == http.MethodPost
 	var key *string
-	if inBody {
+	if createRun {
+		// POST /v1/threads/runs reads thread.userKey only; the top-level
+		// userKey that the official TypeScript SDK's types allow is
+		// refused by the service's validation.
+		if bodyKey.UserKey != nil {
+			v1ErrorList(w, http.StatusBadRequest, "Bad Request", []string{"property userKey should not exist"})
+			return true
+		}
+		if bodyKey.Thread != nil {
+			key = bodyKey.Thread.UserKey
+		}
+	} else if inBody {
 		key = bodyKey.UserKey
 	} else if q := r.URL.Query(); q.Has("userKey") {
 		k := q.Get("userKey")
@@ -159,13 +191,20 @@ func (s *Server) serveV1(w http.ResponseWriter, r *http.Request, body []byte) bo
 		(n == 3 && segs[2] == "messages" && m == http.MethodGet) ||
 		(n == 4 && segs[2] == "messages" && m == http.MethodGet) ||
 		(n == 5 && segs[2] == "components" && segs[4] == "state" && m == http.MethodPost) ||
-		(n == 5 && segs[2] == "messages" && segs[4] == "suggestions" && (m == http.MethodGet || m == http.MethodPost))
-	if !known || (n >= 2 && segs[1] == "runs") {
-		notFound() // runs are the next issue's
+		(n == 5 && segs[2] == "messages" && segs[4] == "suggestions" && (m == http.MethodGet || m == http.MethodPost)) ||
+		createRun ||
+		(n == 3 && segs[2] == "runs" && m == http.MethodPost) ||
+		(n == 4 && segs[2] == "runs" && m == http.MethodDelete)
+	if !known {
+		notFound()
 		return true
 	}
 	ctxKey, ok := v1Identity(w, key, bearer)
 	if !ok {
+		return true
+	}
+	if createRun {
+		s.v1Run(w, r, body, nil, ctxKey)
 		return true
 	}
 	if n == 1 {
@@ -195,8 +234,16 @@ func (s *Server) serveV1(w http.ResponseWriter, r *http.Request, body []byte) bo
 		s.mu.Lock()
 		delete(s.v1.threads, t.ID)
 		s.v1.order = slices.DeleteFunc(s.v1.order, func(id string) bool { return id == t.ID })
+		if t.active != nil {
+			// Allowed while a run streams (126); the run then fails (125).
+			s.endRunLocked(t, t.active, runEnd{kind: endFailed, err: runInternalError("Thread was deleted")})
+		}
 		s.mu.Unlock()
 		w.WriteHeader(http.StatusNoContent)
+	case n == 3 && segs[2] == "runs":
+		s.v1Run(w, r, body, t, ctxKey)
+	case n == 4 && segs[2] == "runs":
+		s.v1Cancel(w, t, segs[3])
 	case n == 3:
 		s.v1ListMessages(w, r, t)
 	case n == 4:
@@ -397,9 +444,9 @@ func (s *Server) v1CreateThread(w http.ResponseWriter, body []byte, ctxKey strin
 	var in struct {
 		Metadata        map[string]any `json:"metadata"`
 		InitialMessages []struct {
-			Role     string           `json:"role"`
-			Content  []map[string]any `json:"content"`
-			Metadata map[string]any   `json:"metadata"`
+			Role     string         `json:"role"`
+			Content  []block        `json:"content"`
+			Metadata map[string]any `json:"metadata"`
 		} `json:"initialMessages"`
 	}
 	if len(body) > 0 && json.Unmarshal(body, &in) != nil {
@@ -529,6 +576,15 @@ func (s *Server) v1ComponentState(w http.ResponseWriter, t *v1Thread, compID str
 		}
 	}
 	ids := func(p *v1Problem) { p.ThreadID, p.ComponentID = t.ID, compID }
+	s.mu.Lock()
+	active := t.active != nil
+	s.mu.Unlock()
+	if active {
+		s.v1Problem(w, 409, "run_active", "Run Active", "Cannot update component state while a run is active", func(p *v1Problem) {
+			p.ThreadID, p.RunStatus = t.ID, "streaming"
+		})
+		return
+	}
 	switch {
 	case hasState && hasPatch:
 		s.v1Problem(w, 400, "validation_error", "Validation Error", "Provide either 'state' or 'patch', not both", ids)

@@ -7,9 +7,12 @@ import (
 	"strings"
 )
 
+// The live service's own messages, word for word (a client may compare them).
 var (
+	//lint:ignore ST1005 the service's text
 	errUnresolvable = errors.New("Cannot perform the operation at a path that does not exist")
-	errTestFailed   = errors.New("Test operation failed")
+	//lint:ignore ST1005 the service's text
+	errTestFailed = errors.New("Test operation failed")
 )
 
 // applyOp applies one RFC 6902 operation to doc (decoded JSON) and

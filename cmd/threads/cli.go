@@ -54,7 +54,7 @@ type call struct {
 var commands []*command // filled in init, in usage order
 
 func init() {
-	commands = []*command{listCmd, createCmd, getCmd, cancelCmd, sendCmd, chatCmd, fakeCmd}
+	commands = []*command{listCmd, createCmd, getCmd, cancelCmd, sendCmd, chatCmd, v1ListCmd, v1RunCmd, v1CancelCmd, fakeCmd}
 }
 
 const intro = `threads is a command-line client for the Conversation Threads API.
@@ -72,17 +72,19 @@ The environment (as the SDK reads it):
                           (or --api-key-header); unset: Authorization: Bearer,
                           then x-api-key if the service refuses Bearer
   THREADS_PROJECT_ID      the project to create threads in; unset: the key's
+  THREADS_USER_KEY        the end user of the v1-* commands (or --user-key)
 
 Exit status: 0 success, 1 the service refused or failed, 2 usage, 130 interrupted.
 
 Run "threads <command> --help" for a command's flags and an example;
+"threads help json" for the --json outputs, field by field;
 "threads fake" runs a local fake of the service to try everything against.
 `
 
 func printUsage(w io.Writer) {
 	fmt.Fprint(w, intro)
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(w, outro)
 }
@@ -96,6 +98,10 @@ func run(args []string, e *env) int {
 	}
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
+		if len(args) == 2 && args[1] == "json" {
+			fmt.Fprint(e.stdout, jsonHelp)
+			return exitOK
+		}
 		printUsage(e.stdout)
 		return exitOK
 	}

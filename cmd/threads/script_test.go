@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/runs"
 	"github.com/threadsapi/threads-go/threadstest"
 )
 
@@ -84,6 +86,9 @@ func TestScripts(t *testing.T) {
 			"fakewait":      cmdFakeWait,
 			"fakecount":     cmdFakeCount,
 			"jsonlines":     cmdJSONLines,
+			"jsonfield":     cmdJSONField,
+			"fakerun":       cmdFakeRun,
+			"fakeheldrun":   cmdFakeHeldRun,
 		},
 	})
 }
@@ -225,4 +230,90 @@ func cmdJSONLines(ts *testscript.TestScript, neg bool, args []string) {
 	if *count >= 0 && len(lines) != *count {
 		ts.Fatalf("%d lines, want %d", len(lines), *count)
 	}
+}
+
+// cmdJSONField is "jsonfield [-count=N] stdout|FILE PATH REGEXP", a jq-like
+// check: every line is a JSON object (NDJSON; N lines with -count) whose
+// value at PATH (".a.b", ".list.0") prints (as jq -r would) to text that
+// matches REGEXP.
+func cmdJSONField(ts *testscript.TestScript, neg bool, args []string) {
+	fs := flag.NewFlagSet("jsonfield", flag.ContinueOnError)
+	count := fs.Int("count", -1, "")
+	if neg || fs.Parse(args) != nil || fs.NArg() != 3 {
+		ts.Fatalf("usage: jsonfield [-count=N] stdout|FILE PATH REGEXP")
+	}
+	re, err := regexp.Compile(fs.Arg(2))
+	ts.Check(err)
+	text := ts.ReadFile(fs.Arg(0))
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if text == "" {
+		lines = nil
+	}
+	if *count >= 0 && len(lines) != *count {
+		ts.Fatalf("%d lines, want %d", len(lines), *count)
+	}
+	for i, line := range lines {
+		var v any
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			ts.Fatalf("line %d is not JSON: %q", i+1, line)
+		}
+		for _, k := range strings.Split(strings.TrimPrefix(fs.Arg(1), "."), ".") {
+			if k == "" {
+				continue
+			}
+			switch x := v.(type) {
+			case map[string]any:
+				v = x[k]
+			case []any:
+				n, err := strconv.Atoi(k)
+				if err != nil || n < 0 || n >= len(x) {
+					ts.Fatalf("line %d: %s: no element %s", i+1, fs.Arg(1), k)
+				}
+				v = x[n]
+			default:
+				ts.Fatalf("line %d: %s: %s is not in a %T", i+1, fs.Arg(1), k, v)
+			}
+		}
+		s, ok := v.(string)
+		if !ok {
+			b, _ := json.Marshal(v)
+			s = string(b)
+		}
+		if !re.MatchString(s) {
+			ts.Fatalf("line %d: %s is %q, which does not match %q", i+1, fs.Arg(1), s, fs.Arg(2))
+		}
+	}
+}
+
+// cmdFakeRun is "fakerun NAME ARGS-JSON...": the next /v1 run calls the
+// client tool NAME with each ARGS-JSON (one call each) and pauses.
+func cmdFakeRun(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: fakerun NAME ARGS-JSON...")
+	}
+	var calls []threadstest.RunToolCall
+	for _, a := range args[1:] {
+		var m map[string]any
+		ts.Check(json.Unmarshal([]byte(a), &m))
+		calls = append(calls, threadstest.RunToolCall{Name: args[0], Arguments: m})
+	}
+	fakeOf(ts).PushRunScript(threadstest.RunScript{ToolCalls: calls})
+}
+
+// cmdFakeHeldRun is "fakeheldrun TVAR RVAR": it starts a /v1 run for
+// user-1 on a new thread that holds after RUN_STARTED until the script
+// ends, and sets $TVAR and $RVAR to its thread and run ids.
+func cmdFakeHeldRun(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: fakeheldrun TVAR RVAR")
+	}
+	srv := fakeOf(ts)
+	hold := make(chan struct{})
+	srv.PushRunScript(threadstest.RunScript{Hold: hold})
+	c := runs.New(srv.Client()).ForUser("user-1")
+	st, err := c.CreateAndRun(context.Background(), runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("wait")}}})
+	ts.Check(err)
+	ts.Defer(func() { st.Close(); close(hold) })
+	ts.Setenv(args[0], st.ThreadID())
+	ts.Setenv(args[1], st.RunID())
 }

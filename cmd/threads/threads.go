@@ -17,14 +17,14 @@ var listCmd = &command{
 	name:    "list",
 	summary: "list threads, newest first (one page, or every page with --all)",
 	example: `  threads list --context-key user-42
-  threads list --all --json | jq -r '.[].id'`,
+  threads list --all --json | jq -r .id`,
 	flags: func(fs *flag.FlagSet) {
 		fs.String("context-key", "", "list the threads with this context key (default: those without one)")
 		fs.String("project", "", "list this project's threads (GET /threads/project/{id})")
 		fs.Bool("all", false, "every page, not only the first")
 		fs.Int("limit", 0, "page size (default: the service's)")
 		fs.Int("offset", 0, "skip this many threads")
-		fs.Bool("json", false, "print the page (with --all: an array of threads) as JSON")
+		fs.Bool("json", false, "one JSON thread per line (NDJSON), with and without --all\n(see \"threads help json\")")
 	},
 	run: func(e *env, cl *call) int {
 		if !cl.nargs(e, 0, 0) {
@@ -33,6 +33,9 @@ var listCmd = &command{
 		client, ok := cl.client(e)
 		if !ok {
 			return exitUsage
+		}
+		if cl.int("limit") < 0 || cl.int("offset") < 0 {
+			return cl.usageError(e, "--limit %d --offset %d: neither may be negative", cl.int("limit"), cl.int("offset"))
 		}
 		params := &threads.ListParams{
 			ContextKey: cl.str("context-key"), ProjectID: cl.str("project"),
@@ -49,7 +52,7 @@ var listCmd = &command{
 				items = append(items, t)
 			}
 			if cl.bool("json") {
-				return done(e, printJSON(e.stdout, items))
+				return done(e, printLines(e.stdout, items))
 			}
 			printThreads(e, items)
 			return exitOK
@@ -59,9 +62,13 @@ var listCmd = &command{
 			return fail(e, err)
 		}
 		if cl.bool("json") {
-			return done(e, printJSON(e.stdout, page))
+			// The same shape as --all's: a script need not know which.
+			if err := printLines(e.stdout, page.Items); err != nil {
+				return done(e, err)
+			}
+		} else {
+			printThreads(e, page.Items)
 		}
-		printThreads(e, page.Items)
 		if n := page.Offset + len(page.Items); n < page.Total {
 			fmt.Fprintf(e.stderr, "(%d-%d of %d; --all lists every thread)\n", page.Offset+1, n, page.Total)
 		}

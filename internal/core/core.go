@@ -24,10 +24,13 @@ import (
 
 // Call is one operation as the wire sees it.
 type Call struct {
-	Route  route.Route // method, path template and its values
-	Query  url.Values  // sent after the route's own query, if any
-	Body   any         // JSON-encoded when not nil
-	Stream bool        // the 2xx answer must be text/event-stream
+	Route route.Route // method, path template and its values
+	Query url.Values  // sent after the route's own query, if any
+	Body  any         // JSON-encoded when not nil
+	// Raw, when not nil, is the body as sent (Body must be nil): for a
+	// body that is not JSON, whose Content-Type is in Header.
+	Raw    []byte
+	Stream bool // the 2xx answer must be text/event-stream
 
 	// Header holds headers this call adds on top of the options' (v1: an
 	// end user's "Authorization: Bearer <token>").

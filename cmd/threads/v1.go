@@ -1,0 +1,376 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/runs"
+)
+
+// The /v1 commands: threads per end user, runs as event streams.
+
+// envUserKey is the end user the /v1 commands act for.
+const envUserKey = "THREADS_USER_KEY"
+
+func v1Flags(fs *flag.FlagSet) {
+	fs.String("user-key", "", "the end user the /v1 call acts for (default $"+envUserKey+")")
+}
+
+// v1Client builds the /v1 client for the --user-key (or $THREADS_USER_KEY)
+// end user; a configuration error is a usage error.
+func (cl *call) v1Client(e *env) (*runs.Client, bool) {
+	key := cl.str("user-key")
+	if key == "" {
+		key = strings.TrimSpace(os.Getenv(envUserKey))
+	}
+	if strings.TrimSpace(key) == "" {
+		cl.usageError(e, "no end user: set %s or --user-key", envUserKey)
+		return nil, false
+	}
+	c, ok := cl.client(e)
+	if !ok {
+		return nil, false
+	}
+	return runs.New(c).ForUser(key), true
+}
+
+// v1Fail is fail with the CLI's own hint for a refused key (401, or the
+// 403 that the service also gives a wrong key): /v1 always sends the key
+// in x-api-key, so the only thing to check is the key. The hint names the
+// CLI's variable and flag, once.
+func v1Fail(e *env, err error) int {
+	if (errors.Is(err, threads.ErrUnauthorized) || errors.Is(err, threads.ErrForbidden)) && !strings.Contains(err.Error(), threads.EnvAPIKey) {
+		err = fmt.Errorf("%w (a refused key? check %s or --api-key-stdin)", err, threads.EnvAPIKey)
+	}
+	return fail(e, err)
+}
+
+var v1ListCmd = &command{
+	name:    "v1-list",
+	summary: "list the end user's /v1 threads, newest first",
+	long: `List the /v1 threads of the end user (--user-key or $THREADS_USER_KEY), newest
+first: one page (--limit, --cursor), or every page with --all. Without
+--all, the next page's cursor is printed on stderr.`,
+	example: `  THREADS_USER_KEY=user-1 threads v1-list --limit 5
+  threads v1-list --user-key user-1 --all --json | jq -r .id`,
+	flags: func(fs *flag.FlagSet) {
+		v1Flags(fs)
+		fs.Int("limit", 0, "page size, 1 to 100 (default: the service's, 20)")
+		fs.String("cursor", "", "the page after this cursor (a previous page's next cursor)")
+		fs.Bool("all", false, "every page, not only one")
+		fs.Bool("json", false, "one JSON thread per line (see \"threads help json\")")
+	},
+	run: func(e *env, cl *call) int {
+		if !cl.nargs(e, 0, 0) {
+			return exitUsage
+		}
+		if n := cl.int("limit"); n < 0 || n > 100 {
+			return cl.usageError(e, "--limit %d: want 1 to 100", n)
+		}
+		c, ok := cl.v1Client(e)
+		if !ok {
+			return exitUsage
+		}
+		ctx, stop := interruptible(e)
+		defer stop()
+		params := &runs.ListThreadsParams{Limit: cl.int("limit"), Cursor: cl.str("cursor")}
+		var items []runs.Thread
+		if cl.bool("all") {
+			for t, err := range c.AllThreads(ctx, params) {
+				if err != nil {
+					return v1Fail(e, err)
+				}
+				items = append(items, t)
+			}
+		} else {
+			page, err := c.ListThreads(ctx, params)
+			if err != nil {
+				return v1Fail(e, err)
+			}
+			items = page.Threads
+			if page.HasMore && page.NextCursor != "" {
+				defer fmt.Fprintf(e.stderr, "(more: --cursor %s)\n", field(page.NextCursor))
+			}
+		}
+		if cl.bool("json") {
+			return done(e, printLines(e.stdout, items))
+		}
+		if len(items) == 0 {
+			fmt.Fprintln(e.stderr, "(no threads)")
+			return exitOK
+		}
+		w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "ID\tNAME\tRUN STATUS\tPENDING TOOLS\tCREATED")
+		for _, t := range items {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", field(t.ID), orDash(t.Name), orDash(string(t.RunStatus)), len(t.PendingToolCallIDs), when(t.CreatedAt))
+		}
+		w.Flush()
+		return exitOK
+	},
+}
+
+// printLines writes each item as one line of JSON (NDJSON).
+func printLines[T any](w io.Writer, items []T) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, it := range items {
+		if err := enc.Encode(it); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runLine is one line of "v1-run --json".
+type runLine struct {
+	Kind        string         `json:"kind"`
+	ThreadID    string         `json:"threadId,omitempty"`
+	RunID       string         `json:"runId,omitempty"`
+	MessageID   string         `json:"messageId,omitempty"`
+	Delta       string         `json:"delta,omitempty"`
+	ToolCallID  string         `json:"toolCallId,omitempty"`
+	ToolName    string         `json:"toolName,omitempty"`
+	Arguments   string         `json:"arguments,omitempty"`
+	ComponentID string         `json:"componentId,omitempty"`
+	Name        string         `json:"name,omitempty"`
+	Props       map[string]any `json:"props,omitempty"`
+	Outcome     string         `json:"outcome,omitempty"`
+	Error       string         `json:"error,omitempty"`
+}
+
+var v1RunCmd = &command{
+	name:    "v1-run",
+	args:    "[THREAD_ID] MESSAGE",
+	summary: "send a message on /v1 and stream the reply; tool calls are printed, not run",
+	long: `Send MESSAGE ("-" reads it from stdin) to a /v1 thread, or to a new one with
+--new, and stream the reply's text to stdout. The run's thread and run ids go
+to stderr. No tool is run: a run that pauses for client tools ends with
+"pending tool call: ID NAME ARGUMENTS" lines on stdout (exit 0); answer them
+with the SDK (runs.ToolResult). On an existing thread the message continues
+its last completed run (--previous-run, default the thread's).`,
+	example: `  threads v1-run --user-key user-1 --new "hello"
+  threads v1-run --user-key user-1 thr_123 "and then?" --json | jq -r 'select(.kind=="text").delta'`,
+	flags: func(fs *flag.FlagSet) {
+		v1Flags(fs)
+		fs.Bool("new", false, "create a thread for the message")
+		fs.String("previous-run", "", "the run this one continues (default: the thread's last completed run)")
+		fs.Bool("json", false, "one JSON object per line (see \"threads help json\")")
+	},
+	run: func(e *env, cl *call) int {
+		want := 2
+		if cl.bool("new") {
+			want = 1
+		}
+		if !cl.nargs(e, want, want) {
+			return exitUsage
+		}
+		text := cl.args[want-1]
+		if text == "-" {
+			b, err := io.ReadAll(io.LimitReader(e.stdin, 1<<20))
+			if err != nil {
+				return cl.usageError(e, "reading the message from stdin: %v", err)
+			}
+			text = strings.TrimRight(string(b), "\r\n")
+		}
+		if strings.TrimSpace(text) == "" {
+			return cl.usageError(e, "the message is empty")
+		}
+		c, ok := cl.v1Client(e)
+		if !ok {
+			return exitUsage
+		}
+		ctx, stop := interruptible(e)
+		defer stop()
+		p := runs.RunParams{Content: []runs.Content{runs.Text(text)}, PreviousRunID: cl.str("previous-run")}
+		var st *runs.Stream
+		var err error
+		if cl.bool("new") {
+			st, err = c.CreateAndRun(ctx, runs.CreateRunParams{RunParams: p})
+		} else {
+			id := cl.args[0]
+			if p.PreviousRunID == "" {
+				th, err := c.GetThread(ctx, id)
+				if err != nil {
+					return v1Fail(e, err)
+				}
+				p.PreviousRunID = th.LastCompletedRunID
+			}
+			st, err = c.Run(ctx, id, p)
+		}
+		if err != nil {
+			return v1Fail(e, err)
+		}
+		defer st.Close()
+		js := cl.bool("json")
+		enc := json.NewEncoder(e.stdout)
+		enc.SetEscapeHTML(false)
+		var werr error
+		out := func(l runLine) {
+			if werr == nil {
+				werr = enc.Encode(l)
+			}
+		}
+		started := false
+		names := map[string]string{} // component id -> name
+		midLine := false             // text mode: the last text ended mid-line
+		newline := func() {
+			if midLine {
+				fmt.Fprintln(e.stdout)
+				midLine = false
+			}
+		}
+		for st.Next() {
+			switch ev := st.Current().(type) {
+			case runs.ComponentStart:
+				if len(names) < 1024 {
+					names[ev.ComponentID] = ev.ComponentName
+				}
+			case runs.RunStarted:
+				if !started {
+					started = true
+					if js {
+						out(runLine{Kind: "start", ThreadID: st.ThreadID(), RunID: st.RunID()})
+					} else {
+						fmt.Fprintf(e.stderr, "thread %s run %s\n", field(st.ThreadID()), field(st.RunID()))
+					}
+				}
+			case runs.TextMessageContent:
+				if js {
+					out(runLine{Kind: "text", MessageID: ev.MessageID, Delta: ev.Delta})
+				} else {
+					fmt.Fprint(e.stdout, termTextKeepNewlines(ev.Delta))
+					midLine = !strings.HasSuffix(ev.Delta, "\n")
+				}
+			case runs.ComponentEnd:
+				name := names[ev.ComponentID]
+				if js {
+					out(runLine{Kind: "component", ComponentID: ev.ComponentID, Name: name, Props: ev.FinalProps})
+				} else {
+					b, _ := json.Marshal(ev.FinalProps)
+					newline()
+					fmt.Fprintf(e.stdout, "[component %s %s]\n", field(name), field(string(b)))
+				}
+			case runs.AwaitingInput:
+				for _, pc := range ev.PendingToolCalls {
+					if js {
+						out(runLine{Kind: "tool_call", ToolCallID: pc.ToolCallID, ToolName: pc.ToolName, Arguments: pc.Arguments})
+					} else {
+						newline()
+						fmt.Fprintf(e.stdout, "pending tool call: %s %s %s\n", field(pc.ToolCallID), field(pc.ToolName), field(pc.Arguments))
+					}
+				}
+			}
+		}
+		serr := st.Err()
+		if js {
+			l := runLine{Kind: "end", ThreadID: st.ThreadID(), RunID: st.RunID(), Outcome: st.Outcome().String()}
+			if serr != nil {
+				l.Error = oneLine(serr)
+			}
+			out(l)
+		} else {
+			newline()
+		}
+		if serr != nil {
+			return v1Fail(e, serr)
+		}
+		return done(e, werr)
+	},
+}
+
+// termTextKeepNewlines shows streamed text safely, line breaks kept.
+func termTextKeepNewlines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = field(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+var v1CancelCmd = &command{
+	name:    "v1-cancel",
+	args:    "THREAD_ID RUN_ID",
+	summary: "cancel a /v1 run by its id",
+	example: `  threads v1-cancel --user-key user-1 thr_123 run_456`,
+	flags:   v1Flags,
+	run: func(e *env, cl *call) int {
+		if !cl.nargs(e, 2, 2) {
+			return exitUsage
+		}
+		c, ok := cl.v1Client(e)
+		if !ok {
+			return exitUsage
+		}
+		ctx, stop := interruptible(e)
+		defer stop()
+		if err := c.Cancel(ctx, cl.args[0], cl.args[1]); err != nil {
+			return v1Fail(e, err)
+		}
+		fmt.Fprintf(e.stderr, "cancelled run %s\n", field(cl.args[1]))
+		return exitOK
+	},
+}
+
+// jsonHelp is "threads help json": every --json output, field by field,
+// with the JSON names as printed (not the SDK's Go names).
+const jsonHelp = `The --json outputs of threads, field by field. Names are the JSON names as
+printed (the SDK's Go names differ: the spec routes' reply message is
+"responseMessageDto" on the wire and Message in Go; here it is always the
+JSON name). Fields that are empty may be left out.
+
+list --json, list --all --json: one thread per line (NDJSON), the same shape
+with and without --all:
+  id, projectId, name, contextKey     strings
+  generationStage                     IDLE, STREAMING_RESPONSE, COMPLETE, ...
+  statusMessage                       string
+  createdAt, updatedAt                RFC 3339 times
+  metadata                            object
+  jq: threads list --all --json | jq -r .id
+
+create --json, cancel --json: the thread, as one line of list --json
+(indented).
+  jq: threads create --json | jq -r .id
+
+get --json: the thread with "messages": each message has id, threadId,
+role (user, assistant, system, tool), content (parts: type, text, ...),
+componentState, toolCallRequest, createdAt, ...
+  jq: threads get ID --json | jq -r '.messages[].role'
+
+send --json (and the replies of chat's scripts): one event per line:
+  responseMessageDto                  the whole message so far (Message in Go):
+                                      id, threadId, role, content, ...
+  generationStage                     the thread's stage at this snapshot
+  statusMessage                       string
+  textDelta                           text to append to what was shown
+  textReset                           true: discard what was shown of the
+                                      message; textDelta is its whole text
+  jq: threads send --new hi --json | jq -rj '.textDelta // empty'
+
+v1-list --json: one /v1 thread per line (NDJSON), with and without --all:
+  id, name, userKey                   strings
+  runStatus                           idle, waiting, streaming
+  currentRunId                        the active run, while not idle
+  pendingToolCallIds                  calls whose results the next run must carry
+  lastCompletedRunId                  the previousRunId the next run must name
+  lastRunCancelled                    boolean
+  lastRunError                        {code, message}
+  metadata                            object
+  createdAt, updatedAt                RFC 3339 times
+  jq: threads v1-list --all --json | jq -r 'select(.runStatus=="idle").id'
+
+v1-run --json: one object per line; "kind" says which:
+  start      threadId, runId
+  text       messageId, delta         (the reply's text is the deltas joined)
+  component  componentId, name, props (the final props)
+  tool_call  toolCallId, toolName, arguments (JSON text): a pending call
+  end        threadId, runId, outcome (finished, awaiting_tools, cancelled,
+             failed), error (on failure)
+  jq: threads v1-run --new hi --json | jq -rj 'select(.kind=="text").delta'
+`

@@ -1,0 +1,114 @@
+package threads
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/threadsapi/threads-go/internal/core"
+)
+
+// cancelTimeout bounds the Cancel that WithCancelOnClose sends when a
+// stream is left: Close waits for it.
+const cancelTimeout = 5 * time.Second
+
+// WithCancelOnClose makes a stream of the spec's routes (AdvanceStream,
+// CreateAndAdvanceStream, RunStream) stop the thread's generation on the
+// service when the caller leaves it before its end: when the stream is
+// closed (Close, or breaking out of All) or its context ends, or it fails
+// on the client's side (truncated, idle, too large an event), before
+// "data: DONE". It then sends [ThreadsService.Cancel] for the stream's
+// thread, once, with the call's options, on a context that keeps the
+// stream context's values but not its cancellation, bounded by 5 seconds;
+// Close (or the Next that saw the end) waits for it, and its failure is
+// not reported (the stream's own outcome is). Never after DONE, and not
+// after the service's own error: line, which ends the generation itself.
+// A CreateAndAdvanceStream left before its first snapshot named its new
+// thread cannot be cancelled: there is no id to name yet. A Stream that
+// is dropped without Close sends nothing.
+//
+// Without it (the default), leaving a stream only closes the connection:
+// the service goes on generating the reply and stores it in the thread.
+func WithCancelOnClose() RequestOption {
+	return newRequestOption("WithCancelOnClose", func(c *config) error {
+		c.cancelOnLeave = true
+		return nil
+	})
+}
+
+// leaving is a stream's WithCancelOnClose hook, shared with Close (so it
+// lives in the streamConn, under its own lock).
+type leaving struct {
+	mu     sync.Mutex
+	cancel func(threadID string) // nil: nothing to do (off, done, or sent)
+	thread string
+}
+
+// saw notes the thread a snapshot belongs to (CreateAndAdvanceStream
+// learns its id this way).
+func (l *leaving) saw(threadID string) {
+	if threadID == "" {
+		return
+	}
+	l.mu.Lock()
+	if l.cancel != nil && l.thread == "" {
+		l.thread = threadID
+	}
+	l.mu.Unlock()
+}
+
+// done disarms the hook: the stream reached DONE.
+func (l *leaving) done() {
+	l.mu.Lock()
+	l.cancel = nil
+	l.mu.Unlock()
+}
+
+// leave runs the hook once, if it is armed and err is not the service's
+// own stream error.
+func (s *Stream) leave(err error) {
+	if s.streamConn == nil {
+		return
+	}
+	if se := (*StreamError)(nil); errors.As(err, &se) {
+		s.leaving.done()
+		return
+	}
+	l := &s.leaving
+	l.mu.Lock()
+	fn, id := l.cancel, l.thread
+	l.cancel = nil
+	l.mu.Unlock()
+	if fn == nil {
+		return
+	}
+	s.obs.leave()
+	if id != "" {
+		fn(id)
+	}
+}
+
+// cancelOnLeave arms s's hook for the call cl, made with opts.
+func (c *Client) cancelOnLeave(s *Stream, opts []RequestOption, cl core.Call) {
+	if cl.Route.Template != epAdvanceStream.template && cl.Route.Template != epCreateAdvanceStream.template {
+		return // a migrated deprecated Advance reads its stream to the end itself
+	}
+	// The cancel must not write the call's WithResponseHeader or
+	// WithResponseInto destinations: leave the call-only options out.
+	keep := make([]RequestOption, 0, len(opts))
+	for _, o := range opts {
+		if ro, ok := o.(requestOption); ok && ro.callOnly {
+			continue
+		}
+		keep = append(keep, o)
+	}
+	parent := context.WithoutCancel(s.ctx)
+	l := &s.leaving
+	l.thread = cl.Route.Values["id"]
+	l.cancel = func(id string) {
+		ctx, cancel := context.WithTimeout(parent, cancelTimeout)
+		defer cancel()
+		_, _ = c.Threads.Cancel(ctx, id, keep...)
+	}
+}

@@ -1,0 +1,117 @@
+package threads_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/threadstest"
+)
+
+// mwRecorder is a middleware that notes each attempt it sees.
+type mwRecorder struct {
+	mu    sync.Mutex
+	name  string
+	order *[]string
+	seen  []string // "METHOD path retry"
+}
+
+func (r *mwRecorder) mw(req *http.Request, next threads.MiddlewareNext) (*http.Response, error) {
+	r.mu.Lock()
+	*r.order = append(*r.order, r.name)
+	r.seen = append(r.seen, req.Method+" "+req.URL.Path+" "+req.Header.Get("X-Retry-Count"))
+	r.mu.Unlock()
+	return next(req)
+}
+
+func TestMiddlewareSeesEveryAttemptInOrder(t *testing.T) {
+	t.Parallel()
+	var order []string
+	outer := &mwRecorder{name: "client", order: &order}
+	inner := &mwRecorder{name: "call", order: &order}
+	c, srv := setup(t, threads.WithMiddleware(outer.mw))
+	srv.Inject(threadstest.Fault{Method: http.MethodGet, Path: "/projects", Status: http.StatusServiceUnavailable})
+	_, err := c.Projects.Current(context.Background(), threads.WithMiddleware(inner.mw))
+	require.NoError(t, err)
+	// Two attempts (a 503, then the retry), each through both middlewares,
+	// the client's first.
+	assert.Equal(t, []string{"client", "call", "client", "call"}, order)
+	assert.Equal(t, []string{"GET /projects ", "GET /projects 1"}, inner.seen)
+}
+
+func TestMiddlewareSeesMigrationAndStreams(t *testing.T) {
+	t.Parallel()
+	var order []string
+	rec := &mwRecorder{name: "m", order: &order}
+	c, srv := setup(t, threads.WithMiddleware(rec.mw))
+	th, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID})
+	require.NoError(t, err)
+	_, err = c.Threads.Advance(context.Background(), th.ID, threads.AdvanceParams{Message: threads.UserMessage("hi")})
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		"POST /threads ",
+		"POST /threads/" + th.ID + "/advance ",
+		"POST /threads/" + th.ID + "/advancestream ", // the 410's re-send, a stream
+	}, rec.seen)
+}
+
+func TestMiddlewareCanAnswerAndSeesTheKey(t *testing.T) {
+	t.Parallel()
+	var sawKey bool
+	c, srv := setup(t, threads.WithMiddleware(func(req *http.Request, next threads.MiddlewareNext) (*http.Response, error) {
+		sawKey = strings.Contains(req.Header.Get("Authorization"), testKey)
+		return next(req)
+	}))
+	_, err := c.Projects.Current(context.Background())
+	require.NoError(t, err)
+	assert.True(t, sawKey, "the doc says a middleware sees the key header")
+	assert.Equal(t, 1, srv.Count(http.MethodGet, "/projects"))
+
+	_, err = c.Projects.Current(context.Background(), threads.WithMiddleware(func(*http.Request, threads.MiddlewareNext) (*http.Response, error) {
+		return nil, nil
+	}))
+	require.ErrorContains(t, err, "neither a response nor an error")
+	assert.Equal(t, 1, srv.Count(http.MethodGet, "/projects"), "the middleware answered: nothing sent")
+
+	_, err = threads.NewClient(threads.WithBaseURL(srv.URL), threads.WithAPIKey("k"), threads.WithMiddleware(nil))
+	require.ErrorContains(t, err, "nil middleware")
+}
+
+func TestWithResponseInto(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t)
+	var resp *http.Response
+	p, err := c.Projects.Current(context.Background(), threads.WithResponseInto(&resp))
+	require.NoError(t, err)
+	require.NotNil(t, resp)
+	assert.Equal(t, srv.ProjectID, p.ID)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, http.NoBody, resp.Body)
+	assert.Contains(t, resp.Header.Get("Content-Type"), "application/json")
+
+	th, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID})
+	require.NoError(t, err)
+	var sresp *http.Response
+	s, err := c.Threads.AdvanceStream(context.Background(), th.ID, threads.AdvanceParams{Message: threads.UserMessage("hi")}, threads.WithResponseInto(&sresp))
+	require.NoError(t, err)
+	require.NotNil(t, sresp)
+	assert.Equal(t, http.NoBody, sresp.Body, "the stream owns the body")
+	assert.Contains(t, sresp.Header.Get("Content-Type"), "text/event-stream")
+	_, err = s.Collect()
+	require.NoError(t, err)
+
+	// A failure leaves *dst alone.
+	var failed *http.Response
+	_, err = c.Threads.Get(context.Background(), "thr_missing", threads.WithResponseInto(&failed))
+	require.Error(t, err)
+	assert.Nil(t, failed)
+
+	_, err = threads.NewClient(threads.WithBaseURL(srv.URL), threads.WithAPIKey("k"), threads.WithResponseInto(&resp))
+	require.ErrorContains(t, err, "WithResponseInto is for a single call")
+}

@@ -1,0 +1,266 @@
+package threads
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/threadsapi/threads-go/internal/core"
+	"github.com/threadsapi/threads-go/internal/route"
+)
+
+// Observer is told how the client's calls go, for tracing or metrics,
+// without the SDK depending on any telemetry library (the module
+// github.com/threadsapi/threads-go/otel implements it with OpenTelemetry
+// spans). It never sees the API key, a token, a request or answer body, or
+// a message's text: only routes, statuses, counts, durations and errors
+// (whose text the SDK has already cleaned of the key).
+//
+// StartCall is called once per call, before anything is sent; the context
+// it returns is the one the call sends with (so a span it holds is the
+// parent of what the transport does), and the [CallObserver] it returns
+// hears the rest of that call. It may return a nil CallObserver to ignore
+// the call. Methods may be called from several goroutines at once, for
+// different calls.
+type Observer interface {
+	StartCall(ctx context.Context, call CallInfo) (context.Context, CallObserver)
+}
+
+// CallObserver hears one call: each attempt, a migration, a stream's first
+// event and tool rounds, then End, exactly once. A stream's call ends when
+// the stream does (DONE, an error, or Close), not when its headers arrive;
+// a Stream dropped without Close or reaching its end never ends its call.
+// For RunStream, the first round's call carries the whole stream's figures
+// (events and tool rounds); each later round is a call of its own that
+// ends when its answer's headers are in.
+// Observe and End may be called from another goroutine than the one that
+// made the call (Close may end a stream), but never at the same time.
+type CallObserver interface {
+	Observe(ev CallEvent)
+	End(end CallEnd)
+}
+
+// CallInfo describes a call as it starts.
+type CallInfo struct {
+	Method string // GET, POST...
+	Route  string // the route's template, e.g. /threads/{id}/advancestream
+	Host   string // the base URL's host (and port, when it has one)
+	Scheme string // http or https
+	Stream bool   // the answer is an event stream
+}
+
+// CallEventKind says what a [CallEvent] reports.
+type CallEventKind int
+
+// The kinds of [CallEvent].
+const (
+	// EventAttempt: one HTTP attempt ended. Attempt, Method, Path,
+	// Status (0 when none came), Err and Duration are set.
+	EventAttempt CallEventKind = iota + 1
+	// EventMigrated: the call is sent to another route than its own,
+	// following the service's 410 advice (now or remembered). From and To
+	// name the routes ("POST /threads/{id}/advance").
+	EventMigrated
+	// EventFirstEvent: a stream delivered its first snapshot. Duration is
+	// the time from the call's start.
+	EventFirstEvent
+	// EventToolRound: RunStream ran a client-side tool and sends its
+	// result; Round counts them from 1.
+	EventToolRound
+)
+
+// CallEvent is something that happened during a call; Kind says which
+// fields are set.
+type CallEvent struct {
+	Kind     CallEventKind
+	Attempt  int    // EventAttempt: 0 for the first, then the retry's number
+	Method   string // EventAttempt
+	Path     string // EventAttempt: the URL path sent (ids, never a query)
+	Status   int    // EventAttempt: the HTTP status, 0 when none came
+	Err      error  // EventAttempt: the transport error, if any
+	From, To string // EventMigrated
+	Round    int    // EventToolRound
+	Duration time.Duration
+}
+
+// CallEnd is how a call ended.
+type CallEnd struct {
+	Err      error         // nil: success (a stream: DONE, or closed by the caller)
+	Status   int           // the final answer's status; 0 when none came
+	Duration time.Duration // from StartCall to the end
+	// For streams: the snapshots delivered, the time from the call's
+	// start to the first one (0: none came), RunStream's tool rounds, and
+	// whether the caller left before the end (Close or its context).
+	Events     int
+	FirstEvent time.Duration
+	ToolRounds int
+	Left       bool
+}
+
+// WithObserver makes the client report its calls to o (see [Observer]).
+// Given to [NewClient] it observes every call; given to a call, that call
+// only (replacing the client's). nil turns observing off.
+func WithObserver(o Observer) RequestOption {
+	return newRequestOption("WithObserver", func(c *config) error {
+		c.observer = o
+		return nil
+	})
+}
+
+// callObs is one observed call. Every method is nil-safe, so the request
+// path calls them without checking whether anyone observes.
+type callObs struct {
+	o      CallObserver
+	start  time.Time
+	status atomic.Int64
+	events atomic.Int64
+	first  atomic.Int64 // nanoseconds from start to the first event; 0: none
+	rounds atomic.Int64
+	left   atomic.Bool
+	mu     sync.Mutex // serialises Observe and End
+	ended  bool
+}
+
+type obsKey struct{}
+
+// startObs starts observing a call when cfg has an observer; it returns
+// the context to send with (holding the callObs for send and the
+// transport) and the callObs, nil when nobody observes.
+func (c *Client) startObs(ctx context.Context, cfg *config, cl core.Call) (context.Context, *callObs) {
+	if cfg.observer == nil {
+		return ctx, nil
+	}
+	octx, co := cfg.observer.StartCall(ctx, CallInfo{
+		Method: cl.Route.Method, Route: cl.Route.Template, Host: c.base.Host, Scheme: c.base.Scheme, Stream: cl.Stream,
+	})
+	if octx == nil {
+		octx = ctx
+	}
+	if co == nil {
+		return ctx, nil
+	}
+	o := &callObs{o: co, start: time.Now()}
+	return context.WithValue(octx, obsKey{}, o), o
+}
+
+func obsFrom(ctx context.Context) *callObs {
+	o, _ := ctx.Value(obsKey{}).(*callObs)
+	return o
+}
+
+func (o *callObs) observe(ev CallEvent) {
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.ended {
+		o.o.Observe(ev)
+	}
+}
+
+// attempt reports one attempt that the transport made.
+func (o *callObs) attempt(req *http.Request, resp *http.Response, err error, d time.Duration) {
+	if o == nil {
+		return
+	}
+	n, _ := strconv.Atoi(req.Header.Get("X-Retry-Count"))
+	ev := CallEvent{Kind: EventAttempt, Attempt: n, Method: req.Method, Path: req.URL.EscapedPath(), Err: err, Duration: d}
+	if resp != nil {
+		ev.Status = resp.StatusCode
+		o.status.Store(int64(resp.StatusCode))
+	}
+	o.observe(ev)
+}
+
+func (o *callObs) migrated(from, to route.Route) {
+	if o != nil && from.Key() != to.Key() {
+		o.observe(CallEvent{Kind: EventMigrated, From: from.Method + " " + from.Template, To: to.Method + " " + to.Template})
+	}
+}
+
+// event counts a stream's snapshot; the first one is reported.
+func (o *callObs) event() {
+	if o == nil {
+		return
+	}
+	if o.events.Add(1) == 1 {
+		d := time.Since(o.start)
+		o.first.Store(int64(max(d, 1)))
+		o.observe(CallEvent{Kind: EventFirstEvent, Duration: d})
+	}
+}
+
+func (o *callObs) toolRound() {
+	if o == nil {
+		return
+	}
+	n := o.rounds.Add(1)
+	o.observe(CallEvent{Kind: EventToolRound, Round: int(n)})
+}
+
+// leave marks that the caller left the stream before its end.
+func (o *callObs) leave() {
+	if o != nil {
+		o.left.Store(true)
+	}
+}
+
+// end reports the call's end, once; later calls do nothing.
+func (o *callObs) end(err error) {
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.ended {
+		return
+	}
+	o.ended = true
+	status := int(o.status.Load())
+	var p *Problem
+	if errors.As(err, &p) {
+		status = p.Status
+	}
+	o.o.End(CallEnd{
+		Err: err, Status: status, Duration: time.Since(o.start),
+		Events: int(o.events.Load()), FirstEvent: time.Duration(o.first.Load()),
+		ToolRounds: int(o.rounds.Load()), Left: o.left.Load(),
+	})
+}
+
+// observeTransport reports each attempt to the call's observer (found in
+// the request's context).
+type observeTransport struct{ next http.RoundTripper }
+
+func (t observeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	o := obsFrom(req.Context())
+	if o == nil {
+		return t.next.RoundTrip(req)
+	}
+	start := time.Now()
+	resp, err := t.next.RoundTrip(req)
+	o.attempt(req, resp, err, time.Since(start))
+	return resp, err
+}
+
+// obsBody ends the call's observation when the body is closed: for the
+// calls whose reader is not in this package (package runs).
+type obsBody struct {
+	rc interface {
+		Read([]byte) (int, error)
+		Close() error
+	}
+	o *callObs
+}
+
+func (b obsBody) Read(p []byte) (int, error) { return b.rc.Read(p) }
+func (b obsBody) Close() error {
+	err := b.rc.Close()
+	b.o.end(nil)
+	return err
+}

@@ -1,0 +1,116 @@
+package threads_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/threadstest"
+)
+
+// logObserver writes what it hears as lines, one call after another.
+type logObserver struct {
+	mu    sync.Mutex
+	lines []string
+	ends  []threads.CallEnd
+}
+
+type logCall struct {
+	o    *logObserver
+	name string
+}
+
+func (l *logObserver) StartCall(ctx context.Context, ci threads.CallInfo) (context.Context, threads.CallObserver) {
+	l.add(fmt.Sprintf("start %s %s stream=%t", ci.Method, ci.Route, ci.Stream))
+	return ctx, &logCall{o: l, name: ci.Route}
+}
+
+func (l *logObserver) add(s string) {
+	l.mu.Lock()
+	l.lines = append(l.lines, s)
+	l.mu.Unlock()
+}
+
+func (c *logCall) Observe(ev threads.CallEvent) {
+	switch ev.Kind {
+	case threads.EventAttempt:
+		c.o.add(fmt.Sprintf("attempt %d %s %d", ev.Attempt, ev.Method, ev.Status))
+	case threads.EventMigrated:
+		c.o.add("migrated " + ev.From + " -> " + ev.To)
+	case threads.EventFirstEvent:
+		c.o.add("first event")
+	case threads.EventToolRound:
+		c.o.add(fmt.Sprintf("tool round %d", ev.Round))
+	}
+}
+
+func (c *logCall) End(e threads.CallEnd) {
+	c.o.mu.Lock()
+	c.o.ends = append(c.o.ends, e)
+	c.o.mu.Unlock()
+	c.o.add(fmt.Sprintf("end %s status=%d err=%t events=%d rounds=%d left=%t", c.name, e.Status, e.Err != nil, e.Events, e.ToolRounds, e.Left))
+}
+
+func TestObserverJSONCallWithRetry(t *testing.T) {
+	t.Parallel()
+	obs := &logObserver{}
+	c, srv := setup(t, threads.WithObserver(obs))
+	srv.Inject(threadstest.Fault{Method: http.MethodGet, Path: "/projects", Status: http.StatusServiceUnavailable})
+	_, err := c.Projects.Current(context.Background())
+	require.NoError(t, err)
+	_, err = c.Threads.Get(context.Background(), "thr_missing")
+	require.Error(t, err)
+	assert.Equal(t, []string{
+		"start GET /projects stream=false",
+		"attempt 0 GET 503",
+		"attempt 1 GET 200",
+		"end /projects status=200 err=false events=0 rounds=0 left=false",
+		"start GET /threads/{id} stream=false",
+		"attempt 0 GET 403",
+		"end /threads/{id} status=403 err=true events=0 rounds=0 left=false",
+	}, obs.lines)
+}
+
+func TestObserverStreamAndMigration(t *testing.T) {
+	t.Parallel()
+	obs := &logObserver{}
+	c, srv := setup(t, threads.WithObserver(obs))
+	th, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID})
+	require.NoError(t, err)
+	s, err := c.Threads.AdvanceStream(context.Background(), th.ID, threads.AdvanceParams{Message: threads.UserMessage("hi")})
+	require.NoError(t, err)
+	n := 0
+	for s.Next() {
+		n++
+	}
+	require.NoError(t, s.Err())
+	require.Positive(t, n)
+	_, err = c.Threads.Advance(context.Background(), th.ID, threads.AdvanceParams{Message: threads.UserMessage("again")})
+	require.NoError(t, err)
+	got := strings.Join(obs.lines, "\n")
+	assert.Contains(t, got, "start POST /threads/{id}/advancestream stream=true\nattempt 0 POST 201\nfirst event\n")
+	assert.Contains(t, got, fmt.Sprintf("end /threads/{id}/advancestream status=201 err=false events=%d rounds=0 left=false", n))
+	assert.Contains(t, got, "start POST /threads/{id}/advance stream=false\nattempt 0 POST 410\nmigrated POST /threads/{id}/advance -> POST /threads/:id/advancestream\nattempt 0 POST 201\nfirst event\n")
+	for _, e := range obs.ends {
+		assert.GreaterOrEqual(t, e.Duration, e.FirstEvent)
+	}
+}
+
+func TestObserverNeverSeesTheKey(t *testing.T) {
+	t.Parallel()
+	obs := &logObserver{}
+	c, srv := setup(t, threads.WithObserver(obs))
+	srv.Inject(threadstest.Fault{Path: "/projects", Status: http.StatusBadRequest, Body: `{"message":"bad key ` + testKey + `","statusCode":400}`})
+	_, err := c.Projects.Current(context.Background())
+	require.Error(t, err)
+	require.Len(t, obs.ends, 1)
+	assert.NotContains(t, fmt.Sprint(obs.lines), testKey)
+	assert.NotContains(t, obs.ends[0].Err.Error(), testKey)
+}

@@ -1,0 +1,129 @@
+package otel_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
+	threads "github.com/threadsapi/threads-go"
+	threadsotel "github.com/threadsapi/threads-go/otel"
+	"github.com/threadsapi/threads-go/threadstest"
+)
+
+const key = "sk_test_otel_secret_42"
+
+func setup(t *testing.T) (*threads.Client, *threadstest.Server, *tracetest.InMemoryExporter) {
+	t.Helper()
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	srv := threadstest.NewServer(t, threadstest.WithAPIKey(key))
+	c := srv.Client(threads.WithObserver(threadsotel.NewObserver(threadsotel.WithTracerProvider(tp))),
+		threads.WithRetryWait(time.Millisecond, 2*time.Millisecond))
+	return c, srv, exp
+}
+
+func attrs(kvs []attribute.KeyValue) map[string]any {
+	m := map[string]any{}
+	for _, kv := range kvs {
+		m[string(kv.Key)] = kv.Value.AsInterface()
+	}
+	return m
+}
+
+func TestSpanPerCallWithAttempts(t *testing.T) {
+	c, srv, exp := setup(t)
+	srv.Inject(threadstest.Fault{Method: http.MethodGet, Path: "/projects", Status: http.StatusServiceUnavailable})
+	_, err := c.Projects.Current(context.Background())
+	require.NoError(t, err)
+
+	spans := exp.GetSpans()
+	require.Len(t, spans, 1)
+	s := spans[0]
+	assert.Equal(t, "GET /projects", s.Name)
+	assert.Equal(t, trace.SpanKindClient, s.SpanKind)
+	a := attrs(s.Attributes)
+	assert.Equal(t, "GET", a["http.request.method"])
+	assert.Equal(t, "/projects", a["http.route"])
+	assert.Equal(t, "127.0.0.1", a["server.address"])
+	assert.EqualValues(t, 200, a["http.response.status_code"])
+	require.Len(t, s.Events, 2)
+	assert.EqualValues(t, 503, attrs(s.Events[0].Attributes)["http.response.status_code"])
+	assert.EqualValues(t, 0, attrs(s.Events[0].Attributes)["http.request.resend_count"])
+	assert.EqualValues(t, 1, attrs(s.Events[1].Attributes)["http.request.resend_count"])
+	assert.Equal(t, "/projects", attrs(s.Events[1].Attributes)["url.path"])
+}
+
+func TestStreamSpanFigures(t *testing.T) {
+	c, srv, exp := setup(t)
+	th, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID})
+	require.NoError(t, err)
+	s, err := c.Threads.AdvanceStream(context.Background(), th.ID, threads.AdvanceParams{Message: threads.UserMessage("the secret text")})
+	require.NoError(t, err)
+	n := 0
+	for s.Next() {
+		n++
+	}
+	require.NoError(t, s.Err())
+
+	spans := exp.GetSpans()
+	require.Len(t, spans, 2)
+	st := spans[1]
+	assert.Equal(t, "POST /threads/{id}/advancestream", st.Name)
+	a := attrs(st.Attributes)
+	assert.EqualValues(t, n, a["threads.stream.events"])
+	assert.Equal(t, "ok", a["threads.stream.outcome"])
+	assert.EqualValues(t, 0, a["threads.stream.tool_rounds"])
+	assert.Contains(t, a, "threads.stream.time_to_first_event_ms")
+	assert.Equal(t, codes.Unset, st.Status.Code)
+}
+
+func TestErrorSpanHoldsNoSecrets(t *testing.T) {
+	c, srv, exp := setup(t)
+	srv.Inject(threadstest.Fault{Path: "/projects", Status: http.StatusBadRequest,
+		Body: `{"message":"bad key ` + key + ` in message text","error":"Bad Request","statusCode":400}`})
+	_, err := c.Projects.Current(context.Background())
+	require.Error(t, err)
+	spans := exp.GetSpans()
+	require.Len(t, spans, 1)
+	assert.Equal(t, codes.Error, spans[0].Status.Code)
+	assert.Equal(t, "400", attrs(spans[0].Attributes)["error.type"])
+	dump := fmt.Sprintf("%+v", spans)
+	assert.NotContains(t, dump, key)
+	assert.NotContains(t, dump, "message text")
+	assert.False(t, strings.Contains(dump, "Bearer"))
+}
+
+func TestStreamLeftEarlyOutcome(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	srv := threadstest.NewServer(t, threadstest.WithAPIKey(key), threadstest.WithThrottle(time.Hour))
+	c := srv.Client(threads.WithObserver(threadsotel.NewObserver(threadsotel.WithTracerProvider(tp))))
+	th, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID})
+	require.NoError(t, err)
+	s, err := c.Threads.AdvanceStream(context.Background(), th.ID, threads.AdvanceParams{Message: threads.UserMessage("hi")}, threads.WithCancelOnClose())
+	require.NoError(t, err)
+	require.True(t, s.Next())
+	s.Close()
+	var stream sdktrace.ReadOnlySpan
+	for _, sp := range exp.GetSpans().Snapshots() {
+		if sp.Name() == "POST /threads/{id}/advancestream" {
+			stream = sp
+		}
+	}
+	require.NotNil(t, stream)
+	assert.Equal(t, "left", attrs(stream.Attributes())["threads.stream.outcome"])
+	assert.EqualValues(t, 1, attrs(stream.Attributes())["threads.stream.events"])
+}

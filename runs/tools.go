@@ -1,0 +1,844 @@
+package runs
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/termtext"
+)
+
+// ToolRunner is the set of client tools that this process runs for a run
+// ([Client.RunTools], [Client.CreateAndRunTools]), and the bounds of the
+// loop that answers them.
+//
+// A tool is a [threads.Tool], the same value the spec's routes take
+// ([threads.ThreadsService.RunStream]): make it with [threads.NewTool] or
+// [threads.NewJSONTool], so that one definition serves both API
+// generations. On /v1 its Parameters are sent as one JSON Schema object
+// (the tool's inputSchema: see [ToolDefinition]); its MaxCalls as maxCalls.
+type ToolRunner struct {
+	// Tools are the tools this process runs. Names must be unique, also
+	// among RunParams.Tools (the tools the caller answers itself).
+	Tools []threads.Tool
+	// MaxRounds bounds how many pauses the runner answers (each pause has
+	// one or more calls); 0 means 10. One more pause ends the stream with
+	// a [*ToolRoundsError] (errors.Is [threads.ErrToolRounds]).
+	MaxRounds int
+	// MaxRepeats stops a model that makes the same call (the same tool
+	// with the same arguments, as JSON values) in MaxRepeats pauses in a
+	// row: that last pause is not answered and the stream ends with a
+	// [*ToolRepeatError] (errors.Is [ErrToolRepeated]). 0 means 3; a
+	// negative value turns the check off; 1 is refused (every call would
+	// stop the run).
+	MaxRepeats int
+	// Concurrency bounds how many calls of one pause run at once; 0 means 4.
+	Concurrency int
+}
+
+// The ToolRunner defaults (documented on its fields).
+const (
+	defaultToolRounds      = 10
+	defaultToolRepeats     = 3
+	defaultToolConcurrency = 4
+)
+
+// Bounds on what a tool result sends back of the server's own words, the
+// same rule as package threads' tool runner: every string that came from
+// the server and goes back to it (a tool name, an argument, an error that
+// quotes them) is quoted at most maxEchoRunes runes long, once; an error
+// text is cut at maxToolErrorText bytes with the API key redacted; a call
+// id, which must be echoed whole, is refused past maxToolCallID bytes. So
+// what a continuation sends is at most a constant per pending call plus
+// the tools' own results, whatever the server sent.
+const (
+	maxEchoRunes     = 64
+	maxToolErrorText = 4 << 10
+	maxToolCallID    = 1 << 10
+)
+
+// Events that the tool runner adds to the run's own: a [ToolStream]
+// delivers one [ToolRunStart] before a call runs and one [ToolRunResult]
+// with what was sent back. The service sends neither.
+const (
+	EventToolRunStart  = "CLIENT_TOOL_RUN_START"
+	EventToolRunResult = "CLIENT_TOOL_RUN_RESULT"
+)
+
+// ToolRunStart says that this process is about to run a pending call (a
+// UI can show "calling get_weather…"). The calls of one pause all get
+// their ToolRunStart before any runs.
+type ToolRunStart struct {
+	// Round counts the pauses answered, from 1.
+	Round int
+	// ToolCallID, ToolName and Arguments (the model's JSON text) are the
+	// pending call as the service sent it.
+	ToolCallID, ToolName, Arguments string
+}
+
+// ToolRunResult is the result of one call, as it is sent in the next
+// run's tool_result.
+type ToolRunResult struct {
+	Round                int
+	ToolCallID, ToolName string
+	// Text is the tool_result's text: the tool's result, or for a failure
+	// a short message (see [Client.RunTools]).
+	Text    string
+	IsError bool
+	// Err is the tool's error (or panic, unknown tool, bad arguments),
+	// nil on success.
+	Err error
+}
+
+func (ToolRunStart) EventType() string  { return EventToolRunStart }
+func (ToolRunResult) EventType() string { return EventToolRunResult }
+func (ToolRunStart) isEvent()           {}
+func (ToolRunResult) isEvent()          {}
+
+// ToolRoundsError ends a [ToolStream] whose model paused for tools once
+// more after [ToolRunner.MaxRounds] answered pauses. That pause is not
+// answered: the thread keeps its pending calls, which the caller may still
+// answer with [Client.Run] ([ToolResult] parts, PreviousRunID RunID) or
+// leave. It matches [threads.ErrToolRounds].
+type ToolRoundsError struct {
+	Max             int
+	ThreadID, RunID string
+	// Pending are the unanswered calls, as the service sent them.
+	Pending []PendingToolCall
+	names   string // cleaned, for Error
+}
+
+// Error names the bound and the unanswered tools (server text: one line,
+// cut short, the key redacted).
+func (e *ToolRoundsError) Error() string {
+	return fmt.Sprintf("runs: the model asked for tools (%s) after %d tool rounds (ToolRunner.MaxRounds); run %s awaits their results",
+		e.names, e.Max, e.RunID)
+}
+
+// Is matches [threads.ErrToolRounds].
+func (e *ToolRoundsError) Is(target error) bool { return target == threads.ErrToolRounds }
+
+// ErrToolRepeated matches a [*ToolRepeatError].
+var ErrToolRepeated = errors.New("runs: the model repeats a tool call")
+
+// ToolRepeatError ends a [ToolStream] whose model made the same call in
+// [ToolRunner.MaxRepeats] pauses in a row. The last pause is not answered
+// (as for [ToolRoundsError]).
+type ToolRepeatError struct {
+	Times           int
+	ThreadID, RunID string
+	// ToolName is the repeated tool, Arguments its arguments (JSON text),
+	// as the service sent them.
+	ToolName, Arguments string
+	Pending             []PendingToolCall
+	name                string // cleaned, for Error
+}
+
+// Error names the tool (one line, cut short, the key redacted).
+func (e *ToolRepeatError) Error() string {
+	return fmt.Sprintf("runs: the model called tool %s with the same arguments %d times in a row (ToolRunner.MaxRepeats); run %s awaits its result",
+		e.name, e.Times, e.RunID)
+}
+
+// Is matches [ErrToolRepeated].
+func (e *ToolRepeatError) Is(target error) bool { return target == ErrToolRepeated }
+
+// ToolDefinition returns t as /v1 declares a client tool: its name,
+// description, maxCalls, and an inputSchema that is one JSON Schema
+// object: "properties" holds each parameter's schema (package threads'
+// [threads.ToolParameter] schema, which carries its type, description and
+// enum values, so that a [threads.NewTool] struct's `description` and
+// `enum` tags reach the model), "required" the required parameters' names.
+// It fails for a [threads.NewTool] that could not be made (Tool.Err) and
+// a tool without a name.
+func ToolDefinition(t threads.Tool) (Tool, error) {
+	if strings.TrimSpace(t.Name) == "" {
+		return Tool{}, errors.New("runs: a tool has no Name")
+	}
+	if err := t.Err(); err != nil {
+		return Tool{}, fmt.Errorf("runs: tool %q: %w", t.Name, err)
+	}
+	schema, err := objectSchema(t.Parameters)
+	if err != nil {
+		return Tool{}, fmt.Errorf("runs: tool %q: %w", t.Name, err)
+	}
+	return Tool{Name: t.Name, Description: t.Description, InputSchema: schema, MaxCalls: t.MaxCalls}, nil
+}
+
+// objectSchema makes one JSON Schema object of params: each parameter's
+// schema as package threads sends it (its MarshalJSON's "schema" member).
+func objectSchema(params []threads.ToolParameter) (map[string]any, error) {
+	props := make(map[string]any, len(params))
+	var required []string
+	for _, p := range params {
+		if p.Name == "" {
+			return nil, errors.New("a parameter has no name")
+		}
+		if _, dup := props[p.Name]; dup {
+			return nil, fmt.Errorf("parameter %q is declared twice", p.Name)
+		}
+		b, err := json.Marshal(p)
+		if err != nil {
+			return nil, fmt.Errorf("parameter %q: %w", p.Name, err)
+		}
+		var m struct {
+			Schema map[string]any `json:"schema"`
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			return nil, fmt.Errorf("parameter %q: %w", p.Name, err)
+		}
+		if m.Schema == nil {
+			m.Schema = map[string]any{} // any JSON value
+		}
+		props[p.Name] = m.Schema
+		if p.IsRequired {
+			required = append(required, p.Name)
+		}
+	}
+	s := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	return s, nil
+}
+
+// RunTools is [Client.Run] that runs the tools of r: each time the run
+// pauses for client tools (OutcomeAwaitingTools), the stream runs the
+// pending calls (several at once, at most r.Concurrency), sends one
+// tool_result per call in a new run on the thread (PreviousRunID the
+// paused run, the same Tools, AvailableComponents, Model, MaxTokens,
+// Temperature and RunMetadata; ToolChoice, MessageMetadata and
+// AdditionalContext with the first run only), and goes on with that run's
+// events, until a run ends without a pause. The events of every run, and
+// a [ToolRunStart] and [ToolRunResult] per call, arrive on the one
+// [ToolStream], in order.
+//
+// r.Tools are declared beside params.Tools. A pause that includes a call
+// of a params.Tools tool (one the caller answers itself) is not answered:
+// the stream ends cleanly there, with [OutcomeAwaitingTools] and the
+// calls in Result.PendingToolCalls, for the caller to answer all of them
+// in one run (the service refuses a continuation that answers only some).
+//
+// What the model reads when a call goes wrong, instead of a crash or a
+// stream error: a tool that returns an error or panics, a call of a tool
+// that is not among the tools, arguments that are not a JSON object or,
+// for a [threads.NewTool] tool, do not fit its Args: each is answered
+// with isError true and a short text (the error, at most 4 KiB, without
+// the API key; a tool name or argument from the server quoted at most 64
+// runes long). A call id longer than 1 KiB (it must be echoed whole) is
+// not answered: the stream ends with an error matching
+// [threads.ErrStreamFailed].
+//
+// Several calls in one pause: every call gets its result, in the order of
+// the pause, all in one message. The observed service stores and hands
+// the model only the last of the pause's tool_use blocks with its result
+// (v1-api.md, captures 129-135): the model may not see the other results.
+//
+// Bounds: r.MaxRounds answered pauses (then a [*ToolRoundsError]) and the
+// same call in r.MaxRepeats pauses in a row (then a [*ToolRepeatError]);
+// either leaves the last pause unanswered. The tools are checked before
+// anything is sent.
+//
+// Tools run inside ToolStream.Next, with a context that Close cancels;
+// Next returns after all the calls of a pause have returned, so no tool
+// runs once Close has returned and Next is not running. Closing the
+// stream while a run streams cancels that run (as [Stream.Close]); while
+// the tools run, the thread keeps waiting for their results.
+func (c *Client) RunTools(ctx context.Context, threadID string, params RunParams, r ToolRunner, opts ...threads.RequestOption) (*ToolStream, error) {
+	return c.runTools(ctx, threadID, &CreateRunParams{RunParams: params}, r, opts, false)
+}
+
+// CreateAndRunTools is [Client.RunTools] on a new thread: the first run is
+// [Client.CreateAndRun]'s (ThreadMetadata, InitialMessages), the next ones
+// run on the thread it created ([ToolStream.ThreadID]).
+func (c *Client) CreateAndRunTools(ctx context.Context, params CreateRunParams, r ToolRunner, opts ...threads.RequestOption) (*ToolStream, error) {
+	return c.runTools(ctx, "", &params, r, opts, true)
+}
+
+func (c *Client) runTools(ctx context.Context, threadID string, params *CreateRunParams, r ToolRunner, opts []threads.RequestOption, create bool) (*ToolStream, error) {
+	op := "runs: RunTools"
+	if create {
+		op = "runs: CreateAndRunTools"
+	}
+	ts := &ToolStream{c: c, opts: opts, threadID: threadID, maxRounds: r.MaxRounds, maxRepeats: r.MaxRepeats, conc: r.Concurrency}
+	if err := ts.setup(op, &params.RunParams, r); err != nil {
+		return nil, err
+	}
+	ts.ctx, ts.cancel = context.WithCancel(ctx)
+	var st *Stream
+	var err error
+	if create {
+		st, err = c.CreateAndRun(ts.ctx, *params, opts...)
+	} else {
+		st, err = c.Run(ts.ctx, threadID, params.RunParams, opts...)
+	}
+	if err != nil {
+		ts.cancel()
+		return nil, err
+	}
+	if ts.threadID == "" {
+		ts.threadID = st.ThreadID()
+	}
+	next := params.RunParams
+	next.ToolChoice, next.MessageMetadata, next.AdditionalContext = nil, nil, nil
+	ts.params = next
+	ts.cur = st
+	return ts, nil
+}
+
+// setup checks the tools and declares them in p.Tools.
+func (ts *ToolStream) setup(op string, p *RunParams, r ToolRunner) error {
+	switch {
+	case ts.maxRounds < 0:
+		return fmt.Errorf("%s: ToolRunner.MaxRounds is %d; want at least 1 (0: the default)", op, ts.maxRounds)
+	case ts.maxRepeats == 1:
+		return fmt.Errorf("%s: ToolRunner.MaxRepeats is 1, which stops every call; want at least 2 (0: the default, negative: off)", op)
+	case ts.conc < 0:
+		return fmt.Errorf("%s: ToolRunner.Concurrency is %d; want at least 1 (0: the default)", op, ts.conc)
+	}
+	if ts.maxRounds == 0 {
+		ts.maxRounds = defaultToolRounds
+	}
+	if ts.maxRepeats == 0 {
+		ts.maxRepeats = defaultToolRepeats
+	}
+	if ts.conc == 0 {
+		ts.conc = defaultToolConcurrency
+	}
+	ts.tools = make(map[string]*threads.Tool, len(r.Tools))
+	ts.external = make(map[string]bool, len(p.Tools))
+	for _, t := range p.Tools {
+		ts.external[t.Name] = true
+	}
+	declared := slices.Clone(p.Tools)
+	for i := range r.Tools {
+		t := &r.Tools[i]
+		def, err := ToolDefinition(*t)
+		switch {
+		case err != nil:
+			return fmt.Errorf("%s: tools[%d]: %w", op, i, err)
+		case t.Call == nil:
+			return fmt.Errorf("%s: tool %q has no Call", op, t.Name)
+		case ts.tools[t.Name] != nil || ts.external[t.Name]:
+			return fmt.Errorf("%s: tool %q is declared twice", op, t.Name)
+		}
+		ts.tools[t.Name] = t
+		declared = append(declared, def)
+	}
+	p.Tools = declared
+	return nil
+}
+
+// ToolStream is the event stream of [Client.RunTools]: the events of each
+// run in turn, the runner's [ToolRunStart] and [ToolRunResult] between
+// them. Iterate with Next and Current and check Err, range over All, or
+// Collect. It ends when a run ends without a pause (Err nil), fails (Err
+// a [*RunFailedError]), is cancelled, or when a bound stops the loop.
+//
+// A ToolStream is not safe for concurrent use, except Close, ThreadID
+// and RunID.
+type ToolStream struct {
+	c        *Client
+	ctx      context.Context
+	cancel   context.CancelFunc
+	opts     []threads.RequestOption
+	params   RunParams // the next run's, Content aside
+	tools    map[string]*threads.Tool
+	external map[string]bool
+
+	maxRounds, maxRepeats, conc int
+
+	mu       sync.Mutex // guards cur and threadID for Close, ThreadID, RunID
+	cur      *Stream    // the run being read; nil between runs
+	threadID string
+
+	queue   []Event           // runner events to deliver
+	calls   []PendingToolCall // the pause to answer, once its starts are delivered
+	answer  []Content         // the results to send, once they are delivered
+	prevRun string            // the paused run
+	event   Event
+	err     error
+	done    bool
+	rounds  int
+	repeats map[[32]byte]int // the last pause's calls: how many pauses in a row
+	res     Result           // what every run produced
+	closing bool             // Close was called
+}
+
+// Next reads the next event (a run's, or the runner's); false at the
+// end, then see Err.
+func (s *ToolStream) Next() bool {
+	if s == nil || s.c == nil {
+		return false
+	}
+	for {
+		if len(s.queue) > 0 {
+			s.event, s.queue = s.queue[0], s.queue[1:]
+			return true
+		}
+		s.event = nil
+		if s.done {
+			return false
+		}
+		if err := s.ctx.Err(); err != nil {
+			s.finish(s.closedErr(err))
+			return false
+		}
+		switch {
+		case s.calls != nil:
+			s.runCalls()
+			continue
+		case s.answer != nil:
+			s.continueRun()
+			continue
+		}
+		st := s.current()
+		if st == nil {
+			s.finish(nil)
+			return false
+		}
+		if st.Next() {
+			s.event = st.Current()
+			return true
+		}
+		s.afterRun(st)
+	}
+}
+
+func (s *ToolStream) current() *Stream {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur
+}
+
+// closedErr is the error for a context that ended: nil when Close ended it.
+func (s *ToolStream) closedErr(err error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return nil
+	}
+	return err
+}
+
+// afterRun takes stock of a run that ended: the end, or a pause to answer.
+func (s *ToolStream) afterRun(st *Stream) {
+	st.Close()
+	r := st.result()
+	s.merge(r)
+	s.mu.Lock()
+	s.cur = nil
+	if s.threadID == "" {
+		s.threadID = r.ThreadID
+	}
+	s.mu.Unlock()
+	if err := st.Err(); err != nil {
+		s.finish(s.closedErr(err))
+		return
+	}
+	if r.Outcome != OutcomeAwaitingTools {
+		s.finish(nil)
+		return
+	}
+	pending := r.PendingToolCalls
+	if r.Incomplete && len(pending) >= maxItems {
+		s.finish(fmt.Errorf("%w: runs: run %s paused for more than %d tool calls; they are unanswered", threads.ErrStreamFailed, r.RunID, maxItems))
+		return
+	}
+	for _, p := range pending {
+		if s.external[p.ToolName] {
+			s.finish(nil) // the caller's own tool: it answers the pause
+			return
+		}
+	}
+	for _, p := range pending {
+		if len(p.ToolCallID) > maxToolCallID {
+			s.finish(fmt.Errorf("%w: runs: the service's tool call id is %d bytes, more than the %d a tool result echoes; run %s's calls are unanswered",
+				threads.ErrStreamFailed, len(p.ToolCallID), maxToolCallID, r.RunID))
+			return
+		}
+	}
+	if s.rounds >= s.maxRounds {
+		s.finish(&ToolRoundsError{Max: s.maxRounds, ThreadID: s.threadID, RunID: r.RunID, Pending: pending, names: s.names(st, pending)})
+		return
+	}
+	if err := s.repeated(st, r.RunID, pending); err != nil {
+		s.finish(err)
+		return
+	}
+	if len(pending) == 0 {
+		s.finish(nil)
+		return
+	}
+	s.rounds++
+	s.prevRun = r.RunID
+	s.calls = pending
+	for _, p := range pending {
+		s.queue = append(s.queue, ToolRunStart{Round: s.rounds, ToolCallID: p.ToolCallID, ToolName: p.ToolName, Arguments: p.Arguments})
+	}
+}
+
+// names lists the pending tools for an error: cleaned, a few at most.
+func (s *ToolStream) names(st *Stream, pending []PendingToolCall) string {
+	var out []string
+	for i, p := range pending {
+		if i == 4 {
+			out = append(out, fmt.Sprintf("and %d more", len(pending)-i))
+			break
+		}
+		out = append(out, echo(st.redact(cut(p.ToolName, 4*maxEchoRunes))))
+	}
+	return strings.Join(out, ", ")
+}
+
+// repeated counts, per call (tool and arguments), the pauses in a row
+// that made it, and stops at maxRepeats.
+func (s *ToolStream) repeated(st *Stream, runID string, pending []PendingToolCall) error {
+	if s.maxRepeats < 0 {
+		return nil
+	}
+	now := make(map[[32]byte]int, len(pending))
+	for _, p := range pending {
+		k := callKey(p)
+		if _, seen := now[k]; seen {
+			continue // twice in one pause counts once
+		}
+		n := s.repeats[k] + 1
+		now[k] = n
+		if n >= s.maxRepeats {
+			return &ToolRepeatError{Times: n, ThreadID: s.threadID, RunID: runID, ToolName: p.ToolName, Arguments: p.Arguments,
+				Pending: pending, name: echo(st.redact(cut(p.ToolName, 4*maxEchoRunes)))}
+		}
+	}
+	s.repeats = now
+	return nil
+}
+
+// callKey identifies a call by its tool and its arguments as a JSON value
+// (spacing aside), hashed so that the runner keeps a constant per call.
+func callKey(p PendingToolCall) [32]byte {
+	h := sha256.New()
+	h.Write([]byte(strconv.Itoa(len(p.ToolName))))
+	h.Write([]byte{0})
+	h.Write([]byte(p.ToolName))
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(p.Arguments)); err == nil {
+		h.Write(b.Bytes())
+	} else {
+		h.Write([]byte(p.Arguments))
+	}
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// runCalls runs the pause's calls, at most conc at once, and queues their
+// results in the pause's order.
+func (s *ToolStream) runCalls() {
+	calls := s.calls
+	s.calls = nil
+	results := make([]ToolRunResult, len(calls))
+	sem := make(chan struct{}, s.conc)
+	var wg sync.WaitGroup
+	for i, p := range calls {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			results[i] = s.call(p)
+		})
+	}
+	wg.Wait()
+	if err := s.ctx.Err(); err != nil {
+		s.finish(s.closedErr(err))
+		return
+	}
+	s.answer = make([]Content, 0, len(calls))
+	for _, r := range results {
+		r.Round = s.rounds
+		s.answer = append(s.answer, ToolResult(r.ToolCallID, r.Text, r.IsError))
+		s.queue = append(s.queue, r)
+	}
+}
+
+// call runs one pending call and words its result for the model.
+func (s *ToolStream) call(p PendingToolCall) ToolRunResult {
+	res := ToolRunResult{ToolCallID: p.ToolCallID, ToolName: p.ToolName}
+	text, err := s.invoke(p)
+	if err != nil {
+		res.Err, res.IsError, res.Text = err, true, s.errorText(err)
+		return res
+	}
+	res.Text = text
+	return res
+}
+
+// invoke runs the tool, turning a panic, an unknown tool and arguments
+// that are not an object into errors.
+func (s *ToolStream) invoke(p PendingToolCall) (result string, err error) {
+	tool := s.tools[p.ToolName]
+	if tool == nil {
+		names := make([]string, 0, len(s.tools)+len(s.external))
+		for n := range s.tools {
+			names = append(names, n)
+		}
+		for n := range s.external {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		return "", fmt.Errorf("there is no tool named %s; the tools are: %s", echo(p.ToolName), strings.Join(names, ", "))
+	}
+	args := map[string]any{}
+	if strings.TrimSpace(p.Arguments) != "" {
+		if err := json.Unmarshal([]byte(p.Arguments), &args); err != nil || args == nil {
+			return "", fmt.Errorf("the arguments of tool %s are not a JSON object", echo(p.ToolName))
+		}
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			result, err = "", fmt.Errorf("tool %q failed: panic: %v", p.ToolName, v)
+		}
+	}()
+	return tool.Call(s.ctx, threads.ToolCall{ID: p.ToolCallID, Name: p.ToolName, Arguments: args})
+}
+
+// errorText is the tool_result text for err: without the API key, at most
+// maxToolErrorText bytes (cut on a rune boundary, "…" added). Only a
+// bounded prefix is looked at, and it is redacted before it is cut.
+func (s *ToolStream) errorText(err error) string {
+	text := err.Error()
+	if n := 2 * maxToolErrorText; len(text) > n {
+		text = text[:n]
+	}
+	text = strings.ToValidUTF8(s.c.conn.Redact(text), "\uFFFD")
+	if len(text) > maxToolErrorText {
+		c := maxToolErrorText - len("…")
+		for c > 0 && !utf8.RuneStart(text[c]) {
+			c--
+		}
+		text = text[:c] + "…"
+	}
+	return text
+}
+
+// continueRun sends the results in a new run.
+func (s *ToolStream) continueRun() {
+	p := s.params
+	p.Content, p.PreviousRunID = s.answer, s.prevRun
+	s.answer = nil
+	st, err := s.c.Run(s.ctx, s.ThreadID(), p, s.opts...)
+	if err != nil {
+		s.finish(s.closedErr(err))
+		return
+	}
+	s.mu.Lock()
+	s.cur = st
+	closing := s.closing
+	s.mu.Unlock()
+	if closing {
+		st.Close()
+	}
+}
+
+// merge adds a run's result to the stream's.
+func (s *ToolStream) merge(r *Result) {
+	a := &s.res
+	if a.ThreadID == "" {
+		a.ThreadID = r.ThreadID
+	}
+	a.RunID, a.Outcome, a.PendingToolCalls, a.Failure = r.RunID, r.Outcome, r.PendingToolCalls, r.Failure
+	a.Incomplete = a.Incomplete || r.Incomplete
+	if len(a.Messages)+len(r.Messages) > maxItems || len(a.ToolCalls)+len(r.ToolCalls) > maxItems {
+		a.Incomplete = true
+		return
+	}
+	a.Messages = append(a.Messages, r.Messages...)
+	a.ToolCalls = append(a.ToolCalls, r.ToolCalls...)
+}
+
+func (s *ToolStream) finish(err error) {
+	s.done, s.err = true, err
+	s.calls, s.answer = nil, nil
+	s.mu.Lock()
+	st := s.cur
+	s.mu.Unlock()
+	if st != nil {
+		st.Close()
+	}
+	s.cancel()
+}
+
+// Current returns the event the last successful Next read: a run's
+// [Event], a [ToolRunStart] or a [ToolRunResult].
+func (s *ToolStream) Current() Event {
+	if s == nil {
+		return nil
+	}
+	return s.event
+}
+
+// Err returns why the stream ended: nil when the last run finished (also
+// when it paused for a tool the caller answers itself) or was cancelled,
+// and after Close; a [*RunFailedError] when a run failed; a
+// [*ToolRoundsError] or [*ToolRepeatError] when a bound stopped the loop;
+// the error of a continuation run that could not start (a
+// *threads.Problem); the context's error; or a run stream's error (see
+// [Stream.Err]).
+func (s *ToolStream) Err() error {
+	if s == nil || s.c == nil {
+		return errZeroStream
+	}
+	return s.err
+}
+
+// Close ends the stream: the context the tools see is cancelled, and a
+// run that is streaming is closed (which cancels it on the service).
+// Idempotent, safe from any goroutine, nil on a nil *ToolStream.
+func (s *ToolStream) Close() error {
+	if s == nil || s.c == nil {
+		return nil
+	}
+	s.mu.Lock()
+	s.closing = true
+	st := s.cur
+	s.mu.Unlock()
+	s.cancel()
+	if st != nil {
+		st.Close()
+	}
+	return nil
+}
+
+// ThreadID returns the thread the runs are on (for CreateAndRunTools, the
+// one the first run created). Safe from any goroutine.
+func (s *ToolStream) ThreadID() string {
+	if s == nil || s.c == nil {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.threadID
+}
+
+// RunID returns the run being read, or the last one. Safe from any
+// goroutine.
+func (s *ToolStream) RunID() string {
+	if s == nil || s.c == nil {
+		return ""
+	}
+	s.mu.Lock()
+	st := s.cur
+	s.mu.Unlock()
+	if st != nil {
+		return st.RunID()
+	}
+	return s.res.RunID
+}
+
+// Rounds returns how many pauses the stream has answered.
+func (s *ToolStream) Rounds() int {
+	if s == nil {
+		return 0
+	}
+	return s.rounds
+}
+
+// All returns an iterator over the events; a failure is yielded last with
+// a nil Event. Breaking out closes the stream.
+func (s *ToolStream) All() iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		defer s.Close()
+		for s.Next() {
+			if !yield(s.Current(), nil) {
+				return
+			}
+		}
+		if err := s.Err(); err != nil {
+			yield(nil, err)
+		}
+	}
+}
+
+// Collect reads the stream to its end, closes it and returns what the
+// runs produced: the messages and tool calls of every run in order; the
+// thread; the last run's RunID, Outcome, PendingToolCalls (for a stream
+// that stopped at a pause) and Failure. The Result is never nil.
+func (s *ToolStream) Collect() (*Result, error) {
+	if s == nil || s.c == nil {
+		return &Result{}, errZeroStream
+	}
+	for s.Next() {
+	}
+	s.Close()
+	r := s.res
+	r.Messages = slices.Clone(r.Messages)
+	r.ToolCalls = slices.Clone(r.ToolCalls)
+	r.PendingToolCalls = slices.Clone(r.PendingToolCalls)
+	return &r, s.Err()
+}
+
+// ComponentProps returns the props of component id: as the current run's
+// events built them, else as an earlier run ended them.
+func (s *ToolStream) ComponentProps(id string) (map[string]any, bool) {
+	if s == nil {
+		return nil, false
+	}
+	if st := s.current(); st != nil {
+		if p, ok := st.ComponentProps(id); ok {
+			return p, true
+		}
+	}
+	for _, m := range s.res.Messages {
+		for _, c := range m.Content {
+			if c.Type == ContentComponent && c.ID == id {
+				p, _ := cloneValue(c.Props).(map[string]any)
+				if p == nil {
+					p = map[string]any{}
+				}
+				return p, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// componentName returns the name of component id, as ComponentStart gave it.
+func (s *ToolStream) componentName(id string) (string, bool) {
+	if st := s.current(); st != nil {
+		if n, ok := st.componentName(id); ok {
+			return n, true
+		}
+	}
+	for _, m := range s.res.Messages {
+		for _, c := range m.Content {
+			if c.Type == ContentComponent && c.ID == id {
+				return c.Name, true
+			}
+		}
+	}
+	return "", false
+}
+
+// echo quotes server text for a message to the model: one line of
+// printable text, at most maxEchoRunes runes ("…" when cut), in Go quotes.
+func echo(s string) string { return strconv.Quote(termtext.OneLine(s, maxEchoRunes)) }
+
+// cut returns at most n bytes of s, on a rune boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

@@ -1,0 +1,201 @@
+package runs_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/runs"
+	"github.com/threadsapi/threads-go/threadstest"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/golden")
+
+// The fake drives 3 rounds of 2 tools each, one failing in the second
+// round; every continuation carries both results and the fake's thread
+// ends idle with nothing pending.
+func TestRunToolsAgainstFake(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t)
+	for i := range 3 {
+		srv.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
+			{Name: "get_weather", Arguments: map[string]any{"city": []string{"Paris", "Lisbon", "Oslo"}[i]}},
+			// Not the same call 3 times in a row (MaxRepeats).
+			{Name: "pick", Arguments: map[string]any{"color": []string{"red", "green", "red"}[i]}},
+		}})
+	}
+	srv.PushRunScript(threadstest.RunScript{Text: "All done."})
+	c := runs.New(srv.Client()).ForUser("user-1")
+	pick := threads.NewJSONTool("pick", "Pick a color", func(_ context.Context, a struct {
+		Color string `json:"color" enum:"red,green" description:"The color"`
+	}) (map[string]string, error) {
+		return map[string]string{"picked": a.Color}, nil
+	})
+	weather := weatherTool(func(city string) (string, error) {
+		if city == "Lisbon" {
+			return "", errors.New("no weather in Lisbon")
+		}
+		return "sunny in " + city, nil
+	})
+	ts, err := c.CreateAndRunTools(t.Context(), runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("plan my trip")}}},
+		runs.ToolRunner{Tools: []threads.Tool{weather, pick}})
+	require.NoError(t, err)
+	var results []runs.ToolRunResult
+	for ev, err := range ts.All() {
+		require.NoError(t, err)
+		if r, ok := ev.(runs.ToolRunResult); ok {
+			results = append(results, r)
+		}
+	}
+	res, err := ts.Collect()
+	require.NoError(t, err)
+	assert.Equal(t, "All done.", text(res))
+	assert.Equal(t, 3, ts.Rounds())
+	require.Len(t, results, 6)
+	for i, r := range results {
+		assert.Equal(t, i == 2, r.IsError, "result %d: %+v", i, r)
+	}
+	assert.Equal(t, `{"picked":"red"}`, results[1].Text)
+
+	var runReqs []*threadstest.RunRequest
+	for _, r := range srv.Requests() {
+		if rr, err := r.Run(); err == nil {
+			runReqs = append(runReqs, rr)
+		}
+	}
+	require.Len(t, runReqs, 4)
+	for i, rr := range runReqs[1:] {
+		require.Len(t, rr.Message.Content, 2, "continuation %d", i)
+		assert.Equal(t, "tool_result", rr.Message.Content[0].Type)
+		assert.Equal(t, i == 1, rr.Message.Content[0].IsError)
+		assert.NotEmpty(t, rr.PreviousRunID)
+	}
+	th, err := c.GetThread(t.Context(), ts.ThreadID())
+	require.NoError(t, err)
+	assert.Empty(t, th.PendingToolCallIDs)
+	assert.Equal(t, runs.RunStatusIdle, th.RunStatus)
+}
+
+type weatherCard struct {
+	City        string  `json:"city" description:"The city"`
+	Temperature float64 `json:"temperature"`
+	Unit        string  `json:"unit,omitempty" enum:"celsius,fahrenheit"`
+}
+
+// A component offered to the model and rendered by it: each event decodes
+// into the caller's struct, the last with the final props.
+func TestComponentAgainstFake(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t)
+	srv.PushRunScript(threadstest.RunScript{Component: &threadstest.RunComponent{Name: "WeatherCard",
+		Props: map[string]any{"city": "Lisbon", "temperature": 21, "unit": "celsius"}}})
+	card := runs.NewComponent[weatherCard]("WeatherCard", "Shows the weather for a city")
+	require.NoError(t, card.Err())
+	c := runs.New(srv.Client()).ForUser("user-1")
+	ts, err := c.CreateAndRunTools(t.Context(), runs.CreateRunParams{RunParams: runs.RunParams{
+		Content: []runs.Content{runs.Text("show Lisbon")}, AvailableComponents: []runs.AvailableComponent{card.Available()},
+	}}, runs.ToolRunner{})
+	require.NoError(t, err)
+	var got []runs.ComponentEvent[weatherCard]
+	for ts.Next() {
+		if ev, ok := card.Decode(ts, ts.Current()); ok {
+			got = append(got, ev)
+		}
+	}
+	require.NoError(t, ts.Err())
+	require.GreaterOrEqual(t, len(got), 3)
+	assert.Equal(t, weatherCard{}, got[0].Props)
+	last := got[len(got)-1]
+	assert.True(t, last.Final)
+	assert.NoError(t, last.Err)
+	assert.Equal(t, weatherCard{City: "Lisbon", Temperature: 21, Unit: "celsius"}, last.Props)
+	for _, ev := range got {
+		assert.Equal(t, "WeatherCard", ev.Name)
+		assert.NotEmpty(t, ev.ComponentID)
+	}
+
+	// The state of the rendered component, from a Go value.
+	type state struct {
+		Expanded bool `json:"expanded"`
+	}
+	st, err := runs.SetComponentStateOf(t.Context(), c, ts.ThreadID(), last.ComponentID, state{Expanded: true})
+	require.NoError(t, err)
+	assert.True(t, st.Expanded)
+
+	var offered *threadstest.RunRequest
+	for _, r := range srv.Requests() {
+		if rr, err := r.Run(); err == nil {
+			offered = rr
+			break
+		}
+	}
+	require.NotNil(t, offered)
+	require.Len(t, offered.AvailableComponents, 1)
+	assert.JSONEq(t, `{"type":"object","properties":{"city":{"type":"string","description":"The city"},"temperature":{"type":"number"},"unit":{"type":"string","enum":["celsius","fahrenheit"]}},"required":["city","temperature"]}`,
+		string(offered.AvailableComponents[0].PropsSchema))
+}
+
+// The events of another component, or of none, are not decoded.
+func TestComponentDecodeOthers(t *testing.T) {
+	t.Parallel()
+	card := runs.NewComponent[weatherCard]("WeatherCard", "")
+	var s *runs.Stream
+	_, ok := card.Decode(s, runs.ComponentStart{ComponentName: "MapCard"})
+	assert.False(t, ok, "another component")
+	_, ok = card.Decode(s, runs.ComponentPropsDelta{ComponentID: "message-1"})
+	assert.False(t, ok, "a component the stream did not see")
+	_, ok = card.Decode(s, runs.TextMessageEnd{})
+	assert.False(t, ok, "not a component event")
+	_, err := runs.SchemaFor[int]()
+	assert.Error(t, err)
+	bad := runs.NewComponent[string]("x", "")
+	assert.Error(t, bad.Err())
+	assert.Equal(t, map[string]any{"type": "object"}, bad.Available().PropsSchema)
+}
+
+type ticketArgs struct {
+	Title    string   `json:"title" description:"One line that says what is wrong"`
+	Priority string   `json:"priority" description:"How urgent: p1 is the most" enum:"p1,p2,p3"`
+	Severity int      `json:"severity,omitempty" description:"1 to 3" enum:"1,2,3"`
+	Tags     []string `json:"tags,omitempty" description:"Labels"`
+	Due      *string  `json:"due" description:"When it must be fixed"`
+	Extra    any      `json:"extra,omitempty" description:"Anything else"`
+}
+
+// One tool definition, both wire forms: the spec routes' clientTools entry
+// and /v1's tool with its inputSchema. The enum values and descriptions of
+// the struct reach both.
+func TestToolDefinitionGolden(t *testing.T) {
+	t.Parallel()
+	tool := threads.NewTool("file_ticket", "File a ticket", func(context.Context, ticketArgs) (string, error) { return "", nil })
+	def, err := runs.ToolDefinition(tool)
+	require.NoError(t, err)
+	spec := threads.ClientTool{Name: tool.Name, Description: tool.Description, Parameters: tool.Parameters}
+	card := runs.NewComponent[weatherCard]("WeatherCard", "Shows the weather for a city")
+	got := map[string]any{"spec clientTools[]": spec, "v1 tools[]": def, "v1 availableComponents[]": card.Available()}
+	b, err := json.MarshalIndent(got, "", "  ")
+	require.NoError(t, err)
+	b = append(b, '\n')
+	path := filepath.Join("testdata", "golden", "tool-definitions.json")
+	if *update {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, b, 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(b))
+
+	schema := def.InputSchema.(map[string]any)
+	prio := schema["properties"].(map[string]any)["priority"].(map[string]any)
+	assert.Equal(t, []any{"p1", "p2", "p3"}, prio["enum"])
+	assert.Equal(t, "How urgent: p1 is the most", prio["description"])
+	assert.Equal(t, []string{"title", "priority"}, schema["required"])
+}
