@@ -90,7 +90,7 @@ func TestMigrationForgottenWhenReplacementGone(t *testing.T) {
 			_, err = c.Projects.Current(ctx)
 			require.NoError(t, err)
 			assert.Equal(t, []string{"/projects", "/projects/v2", "/projects/v2",
-				"/projects/v2", // refused: forgotten
+				"/projects/v2",              // refused: forgotten
 				"/projects", "/projects/v3", // learned again
 				"/projects/v3"}, srv.paths())
 		})
