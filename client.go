@@ -44,6 +44,13 @@ type Client struct {
 	reported sync.Map    // route key -> struct{}: the move was reported
 	authOK   atomic.Bool // some answer was 2xx: the key reaches the service
 
+	// The key's header when neither WithAPIKeyHeader nor its variable
+	// names one (auth.go): Bearer, as the spec says, until a call refused
+	// as Bearer was accepted with the key in x-api-key.
+	xAPIKey    atomic.Bool            // x-api-key got a 2xx after Bearer was refused: send it there
+	xAPIKeyCfg config                 // cfg sending the key in x-api-key, for calls without options
+	keySetting atomic.Pointer[string] // how the auth hint names the setting; nil: the Go option and variable
+
 	listTurn   chan struct{} // one slot, held while finding out how the service lists
 	perProject atomic.Bool   // GET /threads answered 404: list per project
 	specList   atomic.Bool   // GET /threads answered 2xx
@@ -71,6 +78,8 @@ func NewClient(opts ...ClientOption) (*Client, error) {
 		return nil, fmt.Errorf("threads: no API key: use WithAPIKey or set %s", EnvAPIKey)
 	}
 	c := &Client{cfg: cfg, base: base, listTurn: make(chan struct{}, 1)}
+	c.xAPIKeyCfg = cfg
+	c.xAPIKeyCfg.apiKeyHeader = xAPIKeyHeader
 	c.hc = c.httpClient(cfg.httpClient)
 	c.Threads = &ThreadsService{client: c}
 	c.Projects = &ProjectsService{client: c}

@@ -7,13 +7,13 @@
 // # Getting started
 //
 // A Client needs a base URL and an API key, from options or from the
-// THREADS_BASE_URL, THREADS_API_KEY and THREADS_API_KEY_HEADER environment
-// variables ([NewClient] with no options reads them):
+// THREADS_BASE_URL and THREADS_API_KEY environment variables ([NewClient]
+// with no options reads them, and THREADS_API_KEY_HEADER):
 //
 //	client, err := threads.NewClient(
 //		threads.WithBaseURL("https://api.tambo.co"),
 //		threads.WithAPIKey(key),
-//		threads.WithAPIKeyHeader("x-api-key"), // the live service reads x-api-key; the spec says Bearer
+//		threads.WithAPIKeyHeader("x-api-key"), // optional: the live service reads x-api-key; the spec says Bearer
 //	)
 //	if err != nil {
 //		return err

@@ -301,9 +301,15 @@ func WithRequestTimeout(d time.Duration) RequestOption {
 
 // WithAPIKeyHeader sends the key as "name: <key>" instead of
 // "Authorization: Bearer <key>". Default: $THREADS_API_KEY_HEADER, else
-// Bearer. The live service reads "x-api-key" and refuses a Bearer key with
-// 403; the spec says Bearer. Passing "Authorization" sends the bare key in
-// it. Headers the SDK sets itself (Content-Type, Content-Length, Host,
+// Bearer, as the spec says. The live service reads "x-api-key" and refuses
+// a Bearer key with 403: with neither this option nor the variable set, a
+// call refused as Bearer (401 or 403 in the framework's shape) before any
+// call of the client got through is sent once more, to the same URL with
+// the same body, with the key in x-api-key; once that answered 2xx the
+// client sends x-api-key from then on (logged once at info) and never goes
+// back to Bearer. Setting this option saves that refused call, and with it
+// set the key is never sent another way. Passing "Authorization" sends the
+// bare key in it. Headers the SDK sets itself (Content-Type, Content-Length, Host,
 // Accept, Accept-Encoding, User-Agent, X-Retry-Count) are refused, from the
 // option and from $THREADS_API_KEY_HEADER alike (NewClient fails).
 func WithAPIKeyHeader(name string) RequestOption {

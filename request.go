@@ -148,10 +148,11 @@ func (c *Client) doDiscard(ctx context.Context, opts []RequestOption, cl core.Ca
 }
 
 // do sends cl and returns the 2xx response, whose body the caller closes.
-// Every other answer becomes a *Problem. A 410 ENDPOINT_DEPRECATED with
-// usable advice is followed once (unless WithoutAutoMigrate or
-// cl.NoMigrate), and the move is remembered once the replacement answered
-// 2xx.
+// Every other answer becomes a *Problem. A key refused as Bearer is sent
+// once more in x-api-key (sendAuth). A 410 ENDPOINT_DEPRECATED with usable
+// advice is followed once (unless WithoutAutoMigrate or cl.NoMigrate), and
+// the move is remembered once the replacement answered 2xx, and forgotten
+// when the replacement later answers 404 or 410 (forgetMove).
 func (c *Client) do(ctx context.Context, cfg *config, cl core.Call) (*http.Response, error) {
 	var body []byte
 	if cl.Body != nil {
@@ -162,24 +163,23 @@ func (c *Client) do(ctx context.Context, cfg *config, cl core.Call) (*http.Respo
 	}
 	migrate := !cfg.noAutoMigrate && !cl.NoMigrate
 	r := cl.Route
+	var moved route.Move
 	if migrate {
 		if m, ok := c.moves.Load(r.Key()); ok {
-			r = m.(route.Move).Route(r.Values)
+			moved = m.(route.Move)
+			r = moved.Route(r.Values)
 		}
 	}
-	resp, err := c.send(ctx, cfg, r, cl, body)
+	resp, p, cfg, fellBack, err := c.sendAuth(ctx, cfg, r, cl, body)
 	if err != nil {
 		return nil, err
 	}
-	if ok2xx(resp.StatusCode) {
-		if cl.KeyHeader == "" {
-			c.authOK.Store(true)
-		}
+	if p == nil {
+		c.gotThrough(cfg, cl, fellBack)
 		return resp, nil
 	}
-	p := decodeProblem(resp, r.Method, pathOf(r), cfg.apiKey.get())
-	if cl.KeyHeader == "" {
-		c.hintAuth(cfg, r, p)
+	if moved != (route.Move{}) {
+		c.forgetMove(cl.Route.Key(), moved, p)
 	}
 	// Only the service's removal notice migrates: a 410 with its code. The
 	// code on any other status (a 500 that says ENDPOINT_DEPRECATED) is
@@ -214,30 +214,24 @@ func (c *Client) do(ctx context.Context, cfg *config, cl core.Call) (*http.Respo
 		// become this route for the client's life.
 		return nil, p2
 	}
+	c.gotThrough(cfg, cl, fellBack)
 	c.remember(cfg, cl.Route.Key(), move, *p.deprecation)
 	return resp, nil
 }
 
-// hintAuth tells the caller how to send the key another way when a key sent
-// as "Authorization: Bearer" is refused before this client ever got through:
-// the live service reads x-api-key and refuses Bearer with 403. The same 403
-// answers a thread outside the key's project, so on a route that names a
-// thread the hint says both.
-func (c *Client) hintAuth(cfg *config, r route.Route, p *Problem) {
-	if cfg.apiKeyHeader != "" || c.authOK.Load() {
-		return
-	}
-	if p.Status != http.StatusUnauthorized && p.Status != http.StatusForbidden {
-		return
-	}
-	if p.Code != "" || p.Type != "about:blank" {
-		// An RFC 9457 problem about something else, not the auth guard.
-		return
-	}
-	p.hint = "the key was sent as Authorization: Bearer; if the service reads it from another header, set " +
-		EnvAPIKeyHeader + " (e.g. x-api-key) or use WithAPIKeyHeader"
-	if p.Status == http.StatusForbidden && len(r.Values) > 0 {
-		p.hint = "the thread may not exist or may belong to another project; or " + p.hint
+// forgetMove drops the remembered move of the route key when the route it
+// leads to refused the call as gone: a 404 or a 410 (the service retired
+// the replacement too, or never had it). The next call then sends the
+// original route and learns again from its answer. A 401 or 403 is kept:
+// it is about the key or the thread (the live service answers 403 for a
+// thread outside the key's project), not about the route; a 5xx or a 429
+// is kept too: it says nothing about where the operation lives. Only the
+// move this call used is dropped, so a newer one stored meanwhile stays.
+// A 410 with usable advice is followed by do as usual and, once its
+// replacement answered 2xx, remembered in place of the dropped one.
+func (c *Client) forgetMove(key string, m route.Move, p *Problem) {
+	if p.Status == http.StatusNotFound || p.Status == http.StatusGone {
+		c.moves.CompareAndDelete(key, m)
 	}
 }
 

@@ -116,10 +116,15 @@ func run(t *testing.T, bin, stdin string, env ...string) result {
 // threadstest.WithLiveHabits (the key in x-api-key only, GET /threads 404,
 // the per-project list route, 403 for an unknown thread id), configured
 // only by the environment, as against the live service:
-//   - with THREADS_BASE_URL, THREADS_API_KEY and THREADS_API_KEY_HEADER, each
-//     exits 0, and the quickstart lists the thread it created;
-//   - without THREADS_API_KEY_HEADER, each prints an error that names it and
-//     exits non-zero.
+//   - with THREADS_BASE_URL and THREADS_API_KEY only, each exits 0: the
+//     first call is refused as Bearer, sent again with the key in
+//     x-api-key, and every later call sends x-api-key;
+//   - with THREADS_API_KEY_HEADER=x-api-key too, each exits 0 without a
+//     refused call;
+//   - with a wrong key, each prints an error that names the variable once
+//     and exits non-zero.
+//
+// In each, the quickstart lists the thread it created.
 func TestExamplesAgainstLiveHabits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs every example: skipped with -short")
@@ -129,11 +134,9 @@ func TestExamplesAgainstLiveHabits(t *testing.T) {
 	for _, p := range programs {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			srv := threadstest.NewServer(t, threadstest.WithLiveHabits()) // and its 50 ms between snapshots, as live
-			base := []string{threads.EnvBaseURL + "=" + srv.URL, threads.EnvAPIKey + "=" + srv.APIKey}
-
-			t.Run("x-api-key", func(t *testing.T) {
-				r := run(t, bins[p.name], p.stdin, append(base, threads.EnvAPIKeyHeader+"=x-api-key")...)
+			succeeds := func(t *testing.T, srv *threadstest.Server, env ...string) {
+				t.Helper()
+				r := run(t, bins[p.name], p.stdin, append([]string{threads.EnvBaseURL + "=" + srv.URL, threads.EnvAPIKey + "=" + srv.APIKey}, env...)...)
 				require.Equal(t, 0, r.exit, "exit code; stderr:\n%s\nstdout:\n%s", r.stderr, r.stdout)
 				assert.NotContains(t, r.stdout, "built-in fake", "the example used its own fake, not the environment")
 				assert.Empty(t, r.stderr)
@@ -143,19 +146,56 @@ func TestExamplesAgainstLiveHabits(t *testing.T) {
 				if p.name == "quickstart" {
 					checkQuickstartListsItsThread(t, r.stdout)
 				}
+				assert.NotContains(t, r.stdout, srv.APIKey, "the key is never printed")
 				t.Logf("%s output:\n%s", p.name, r.stdout)
+			}
+
+			t.Run("key only", func(t *testing.T) {
+				t.Parallel()
+				srv := threadstest.NewServer(t, threadstest.WithLiveHabits()) // and its 50 ms between snapshots, as live
+				succeeds(t, srv)
+				reqs := srv.Requests()
+				if p.v1 {
+					// /v1 sends the key in x-api-key from the start.
+					for _, rq := range reqs {
+						assert.Equal(t, srv.APIKey, rq.Header.Get("X-Api-Key"), "%s %s", rq.Method, rq.Path)
+						assert.NotEqual(t, "Bearer "+srv.APIKey, rq.Header.Get("Authorization"), "%s %s", rq.Method, rq.Path)
+					}
+					return
+				}
+				require.GreaterOrEqual(t, len(reqs), 2)
+				assert.Equal(t, "Bearer "+srv.APIKey, reqs[0].Header.Get("Authorization"), "the first call as the spec says")
+				assert.Empty(t, reqs[0].Header.Get("X-Api-Key"))
+				for i, rq := range reqs[1:] {
+					assert.Equal(t, srv.APIKey, rq.Header.Get("X-Api-Key"), "request %d (%s %s): after the one refused call, x-api-key", i+1, rq.Method, rq.Path)
+					assert.Empty(t, rq.Header.Get("Authorization"), "request %d (%s %s)", i+1, rq.Method, rq.Path)
+				}
+				assert.Equal(t, reqs[0].Method+" "+reqs[0].Path, reqs[1].Method+" "+reqs[1].Path, "the refused call is the one sent again")
 			})
 
-			t.Run("no header variable", func(t *testing.T) {
-				r := run(t, bins[p.name], p.stdin, base...)
+			t.Run("x-api-key", func(t *testing.T) {
+				t.Parallel()
+				srv := threadstest.NewServer(t, threadstest.WithLiveHabits())
+				succeeds(t, srv, threads.EnvAPIKeyHeader+"=x-api-key")
+				for _, rq := range srv.Requests() {
+					assert.NotEqual(t, "Bearer "+srv.APIKey, rq.Header.Get("Authorization"), "%s %s: no refused Bearer call", rq.Method, rq.Path)
+				}
+			})
+
+			t.Run("wrong key", func(t *testing.T) {
+				t.Parallel()
+				srv := threadstest.NewServer(t, threadstest.WithLiveHabits())
+				r := run(t, bins[p.name], p.stdin, threads.EnvBaseURL+"="+srv.URL, threads.EnvAPIKey+"=sk-not-the-key")
 				if p.v1 {
-					assert.Equal(t, 0, r.exit, "/v1 sends the key in x-api-key whatever the variable says; stderr:\n%s", r.stderr)
-					assert.NotContains(t, r.stderr+r.stdout, srv.APIKey, "the key is never printed")
+					// /v1 sends the key in x-api-key whatever the variable
+					// says: no fallback, no hint about it.
+					assert.NotEqual(t, 0, r.exit, "exit code; stdout:\n%s", r.stdout)
+					assert.NotContains(t, r.stderr+r.stdout, "sk-not-the-key", "the key is never printed")
 					return
 				}
 				assert.NotEqual(t, 0, r.exit, "exit code; stdout:\n%s", r.stdout)
-				assert.Contains(t, r.stderr, threads.EnvAPIKeyHeader, "the error names the variable; stdout:\n%s", r.stdout)
-				assert.NotContains(t, r.stderr+r.stdout, srv.APIKey, "the key is never printed")
+				assert.Equal(t, 1, strings.Count(r.stderr, threads.EnvAPIKeyHeader), "the error names the variable once; stderr:\n%s\nstdout:\n%s", r.stderr, r.stdout)
+				assert.NotContains(t, r.stderr+r.stdout, "sk-not-the-key", "the key is never printed")
 				t.Logf("%s error: %s", p.name, r.stderr)
 			})
 		})

@@ -159,20 +159,32 @@ func ExampleWithLiveHabits() {
 	_, err := client.Threads.Get(ctx, "thr_unknown0.000000")
 	fmt.Println(errors.Is(err, threads.ErrForbidden))
 
-	// A client that sends the key as the spec says (Bearer) is refused, and
-	// the error says what to set.
+	// A client that sends the key as the spec says (Bearer) is refused
+	// once; it sends the call again with the key in x-api-key, which the
+	// service reads, and keeps that header.
 	bearer, err := threads.NewClient(threads.WithoutEnvironmentDefaults(),
 		threads.WithBaseURL(srv.URL), threads.WithAPIKey(srv.APIKey))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	_, err = bearer.Projects.Current(ctx)
+	p, err := bearer.Projects.Current(ctx)
+	fmt.Println(err == nil && p.ID == srv.ProjectID)
+
+	// A wrong key is refused both ways, and the error says what to check.
+	wrong, err := threads.NewClient(threads.WithoutEnvironmentDefaults(),
+		threads.WithBaseURL(srv.URL), threads.WithAPIKey("sk-not-the-key"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = wrong.Projects.Current(ctx)
 	fmt.Println(err)
 	// Output:
 	// listed 1
 	// listed 1
 	// GET /threads 1 | GET /projects 1 | GET /threads/project/... 2
 	// true
-	// threads: GET /projects: 403 Forbidden: Forbidden resource (the key was sent as Authorization: Bearer; if the service reads it from another header, set THREADS_API_KEY_HEADER (e.g. x-api-key) or use WithAPIKeyHeader)
+	// true
+	// threads: GET /projects: 403 Forbidden: Forbidden resource (the key was refused both as Authorization: Bearer and in x-api-key: check the key, or name the header the service reads with THREADS_API_KEY_HEADER or WithAPIKeyHeader)
 }

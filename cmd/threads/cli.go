@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/core"
 )
 
 // Exit statuses.
@@ -68,7 +69,8 @@ The environment (as the SDK reads it):
   THREADS_BASE_URL        the service, e.g. https://api.tambo.co (or --base-url)
   THREADS_API_KEY         the API key (or --api-key-stdin; never a flag)
   THREADS_API_KEY_HEADER  the header that carries the key, e.g. x-api-key
-                          (or --api-key-header); unset: Authorization: Bearer
+                          (or --api-key-header); unset: Authorization: Bearer,
+                          then x-api-key if the service refuses Bearer
   THREADS_PROJECT_ID      the project to create threads in; unset: the key's
   THREADS_USER_KEY        the end user of the v1-* commands (or --user-key)
 
@@ -145,7 +147,7 @@ func (c *command) invoke(e *env, args []string) int {
 	cl := &call{cmd: c, fs: fs}
 	if c.name != "fake" {
 		fs.StringVar(&cl.baseURL, "base-url", "", "the service's base URL (default $THREADS_BASE_URL)")
-		fs.StringVar(&cl.keyHeader, "api-key-header", "", "send the key in this header, e.g. x-api-key\n(default $THREADS_API_KEY_HEADER, else Authorization: Bearer)")
+		fs.StringVar(&cl.keyHeader, "api-key-header", "", "send the key in this header, e.g. x-api-key\n(default $THREADS_API_KEY_HEADER, else Authorization: Bearer,\nthen x-api-key if the service refuses Bearer)")
 		fs.BoolVar(&cl.keyFromStdin, "api-key-stdin", false, "read the API key from the first line of stdin (at most 4 KiB)\n(default $THREADS_API_KEY)")
 	}
 	if c.flags != nil {
@@ -239,7 +241,25 @@ func (cl *call) client(e *env) (*threads.Client, bool) {
 		cl.usageError(e, "%s", oneLine(err))
 		return nil, false
 	}
+	nameKeyHeaderSetting(c)
 	return c, true
+}
+
+// keyHeaderSetting is how the command names the key's header setting.
+const keyHeaderSetting = "--api-key-header or " + threads.EnvAPIKeyHeader
+
+// nameKeyHeaderSetting makes the SDK's hint on a refused key name the
+// command's flag and variable, not the Go option (WithAPIKeyHeader) a
+// command-line user cannot set. The hook is the SDK's unexported conn, seen
+// through internal/core; cmd/threads' refused.txtar fails if it is gone.
+func nameKeyHeaderSetting(c *threads.Client) {
+	conn, err := core.ConnOf(c)
+	if err != nil {
+		return
+	}
+	if n, ok := conn.(interface{ NameKeyHeaderSetting(string) }); ok {
+		n.NameKeyHeaderSetting(keyHeaderSetting)
+	}
 }
 
 // maxKeyLine bounds the line --api-key-stdin reads: API keys are a few

@@ -7,9 +7,10 @@
 //
 //	go run ./examples/quickstart
 //
-// Against the real service, set THREADS_BASE_URL and THREADS_API_KEY, and
-// THREADS_API_KEY_HEADER=x-api-key when the service reads the key from that
-// header (the live deployment does). The project id that creating a thread
+// Against the real service, set THREADS_BASE_URL and THREADS_API_KEY. The
+// key goes as Authorization: Bearer, as the spec says; the live deployment
+// reads x-api-key instead, and the client switches to it after the first
+// refused call (THREADS_API_KEY_HEADER=x-api-key saves that call). The project id that creating a thread
 // needs is read with Projects.Current; THREADS_PROJECT_ID overrides it.
 // Listing works on either deployment: where GET /threads answers 404, the
 // client lists the key's project through GET /threads/project/{projectId}.
