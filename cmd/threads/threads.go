@@ -183,7 +183,9 @@ var getCmd = &command{
 		if key == "" {
 			key = cl.str("context-key")
 		}
-		w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		// minwidth: the values line up where they do with the context key
+		// row, whether or not it is shown.
+		w := tabwriter.NewWriter(e.stdout, len("context key")+2, 4, 2, ' ', 0)
 		fmt.Fprintf(w, "id\t%s\nname\t%s\n", field(t.ID), orDash(t.Name))
 		if key != "" {
 			fmt.Fprintf(w, "context key\t%s\n", field(key))
