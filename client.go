@@ -22,7 +22,8 @@ type Client struct {
 	// Threads creates, lists, reads, updates, deletes, names, advances and
 	// cancels threads, and runs client-side tools (RunStream).
 	Threads *ThreadsService
-	// Projects reads the API key's project.
+	// Projects reads the API key's project (Current, Get) and lists and
+	// deletes its API keys and provider keys.
 	Projects *ProjectsService
 	// Messages lists, appends and deletes a thread's messages, and reads
 	// their suggestions and component state.

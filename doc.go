@@ -2,7 +2,18 @@
 // create and read threads, send a message and stream the AI reply, run
 // client-side tools ([ThreadsService.RunStream], [NewTool]), manage a
 // thread's messages ([Client].Messages), and read the service's errors as
-// typed values.
+// typed values. The same [Client] uploads attachments ([Client].Storage),
+// transcribes audio ([Client].Audio), reads the project and its keys
+// ([Client].Projects), MCP tokens ([Client].Auth) and the component registry
+// ([Client].Registry).
+//
+// The service has two API generations. This package serves the spec's
+// routes (/threads…: threads per project, replies streamed as snapshots of
+// the whole message). The newer /v1 routes, which the service's official
+// clients use today (threads per end user, replies streamed as runs of typed
+// AG-UI events), are package [github.com/threadsapi/threads-go/runs], made
+// from the same Client with runs.New(client): the same options, retries and
+// errors.
 //
 // # Getting started
 //
@@ -99,10 +110,18 @@
 // bounds each attempt: a JSON call's whole answer, a stream's headers; the
 // context bounds the whole call.
 //
+// # Observing calls
+//
+// [WithMiddleware] wraps every attempt (retries and migrations included),
+// [WithObserver] reports each call, attempt and stream without the key or
+// message text (module github.com/threadsapi/threads-go/otel turns that into
+// OpenTelemetry spans), and [WithLogger] logs one debug line per attempt.
+//
 // # Testing
 //
 // Package [github.com/threadsapi/threads-go/threadstest] runs a fake of the
-// service in your test process, like net/http/httptest.
+// service, the /v1 routes included, in your test process, like
+// net/http/httptest.
 package threads
 
 // The model (types.gen.go) is generated from internal/apispec/openapi.yaml.

@@ -386,10 +386,11 @@ func WithQuery(name, value string) RequestOption {
 	})
 }
 
-// WithContextKey sends key as the call's contextKey query parameter: the
-// calls on a thread that has a context key (Get, GenerateName) need it, and
-// the live service answers 404 when it is not the thread's. An empty key
-// is refused. It replaces a contextKey given earlier (also through
+// WithContextKey sends key as the call's contextKey query parameter, for
+// the calls on one thread that take it (Get, GenerateName): the live
+// service then answers 404 ([ErrNotFound]) when key is not the thread's;
+// without it, Get returns any thread of the project. An empty key is
+// refused. It replaces a contextKey given earlier (also through
 // [WithQuery]). Calls that take a context key in their params (List,
 // Create, the advances) send that one in their own place.
 func WithContextKey(key string) RequestOption {

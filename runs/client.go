@@ -19,7 +19,7 @@ import (
 //
 //	base := runs.New(client)
 //	alice := base.ForUser("alice")
-//	threads, err := alice.ListThreads(ctx, nil)
+//	page, err := alice.ListThreads(ctx, nil)
 //
 // Everything else comes from the *threads.Client: base URL, API key,
 // HTTP client, retries, timeouts, logger, size limits. Per-call options are

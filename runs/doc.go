@@ -1,15 +1,50 @@
 // Package runs is the client of the service's /v1 API, the one the official
-// clients use: threads that belong to one end user each, their messages,
-// component state, suggestions, and the end-user token exchange. (Runs, the
-// streamed replies, come next on the same Client.)
+// clients use: threads that belong to one end user each, runs (a message
+// and the reply, streamed as typed AG-UI events), client tools and UI
+// components, messages, component state, suggestions, and the end-user
+// token exchange.
 //
-// Make a Client from your *threads.Client, then pick the end user:
+// Make a Client from your *threads.Client, pick the end user, and run:
 //
 //	client, err := threads.NewClient() // $THREADS_BASE_URL, $THREADS_API_KEY
-//	...
+//	if err != nil {
+//		return err
+//	}
 //	alice := runs.New(client).ForUser("alice")
-//	th, err := alice.CreateThread(ctx, runs.CreateThreadParams{})
-//	for t, err := range alice.AllThreads(ctx, nil) { ... }
+//	s, err := alice.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{
+//		Content: []runs.Content{runs.Text("Hello")},
+//	}})
+//	if err != nil {
+//		return err // a *threads.Problem: runs.ErrRunActive, threads.ErrForbidden...
+//	}
+//	for ev, err := range s.All() { // breaking out closes the stream and cancels the run
+//		if err != nil {
+//			return err // a *RunFailedError, threads.ErrStreamTruncated...
+//		}
+//		if t, ok := ev.(runs.TextMessageContent); ok {
+//			fmt.Print(t.Delta)
+//		}
+//	}
+//	// The next run on the thread names this one: runs.RunParams{PreviousRunID: s.RunID(), ...}
+//	// with alice.Run(ctx, s.ThreadID(), ...).
+//
+// # Runs
+//
+// [Client.Run] and [Client.CreateAndRun] return a [*Stream] of [Event]s
+// (switch on the dynamic type: [TextMessageContent], [AwaitingInput],
+// [ComponentStart]...), or call [Stream.Collect] for a [*Result]. A run ends
+// with an [Outcome]: finished, awaiting tool results, cancelled (not an
+// error) or failed (a [*RunFailedError]). The caller closes the Stream;
+// closing it before the run's end cancels the run, and [Stream.Cancel]
+// cancels it and reads on to the end. A run POST is never re-sent once the
+// service may have acted on it.
+//
+// A model that calls a client tool pauses the run ([AwaitingInput],
+// [OutcomeAwaitingTools]); the next run sends one [ToolResult] per pending
+// call. [Client.RunTools] does that loop with Go functions (the same
+// [threads.Tool] values as the spec routes' RunStream) and streams every
+// run on one [*ToolStream]; [NewComponent] offers a UI component whose
+// props are a Go struct.
 //
 // # End users
 //

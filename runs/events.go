@@ -186,19 +186,48 @@ type UnknownEvent struct {
 	Raw jsontext.Value
 }
 
-func (RunStarted) EventType() string          { return EventRunStarted }
-func (RunFinished) EventType() string         { return EventRunFinished }
-func (RunErrorEvent) EventType() string       { return EventRunError }
-func (TextMessageStart) EventType() string    { return EventTextMessageStart }
-func (TextMessageContent) EventType() string  { return EventTextMessageContent }
-func (TextMessageEnd) EventType() string      { return EventTextMessageEnd }
-func (ToolCallStart) EventType() string       { return EventToolCallStart }
-func (ToolCallArgs) EventType() string        { return EventToolCallArgs }
-func (ToolCallEnd) EventType() string         { return EventToolCallEnd }
-func (AwaitingInput) EventType() string       { return EventCustom }
-func (ComponentStart) EventType() string      { return EventCustom }
+// EventType returns [EventRunStarted].
+func (RunStarted) EventType() string { return EventRunStarted }
+
+// EventType returns [EventRunFinished].
+func (RunFinished) EventType() string { return EventRunFinished }
+
+// EventType returns [EventRunError].
+func (RunErrorEvent) EventType() string { return EventRunError }
+
+// EventType returns [EventTextMessageStart].
+func (TextMessageStart) EventType() string { return EventTextMessageStart }
+
+// EventType returns [EventTextMessageContent].
+func (TextMessageContent) EventType() string { return EventTextMessageContent }
+
+// EventType returns [EventTextMessageEnd].
+func (TextMessageEnd) EventType() string { return EventTextMessageEnd }
+
+// EventType returns [EventToolCallStart].
+func (ToolCallStart) EventType() string { return EventToolCallStart }
+
+// EventType returns [EventToolCallArgs].
+func (ToolCallArgs) EventType() string { return EventToolCallArgs }
+
+// EventType returns [EventToolCallEnd].
+func (ToolCallEnd) EventType() string { return EventToolCallEnd }
+
+// EventType returns [EventCustom]; the CUSTOM event's name is
+// [CustomAwaitingInput].
+func (AwaitingInput) EventType() string { return EventCustom }
+
+// EventType returns [EventCustom]; the CUSTOM event's name is
+// [CustomComponentStart].
+func (ComponentStart) EventType() string { return EventCustom }
+
+// EventType returns [EventCustom]; the CUSTOM event's name is
+// [CustomPropsDelta].
 func (ComponentPropsDelta) EventType() string { return EventCustom }
-func (ComponentEnd) EventType() string        { return EventCustom }
+
+// EventType returns [EventCustom]; the CUSTOM event's name is
+// [CustomComponentEnd].
+func (ComponentEnd) EventType() string { return EventCustom }
 
 // EventType returns the event's "type" as sent.
 func (e UnknownEvent) EventType() string { return e.Type }

@@ -201,8 +201,11 @@ type cancelAnswer struct {
 // usually with RUN_ERROR CANCELLED. A run that has already ended (or was
 // cancelled before) is a 404 that matches threads.ErrNotFound. To cancel
 // the run of a Stream you hold, [Stream.Cancel] also makes the stream
-// report it cancelled whichever event ends it. A DELETE is retried as
-// any idempotent call.
+// report it cancelled whichever event ends it.
+//
+// Retries: as every DELETE of the SDK, it is re-sent only when it provably
+// did not act (a connection that failed before the request was written,
+// 429, 503); a connection lost after it was written is returned.
 func (c *Client) Cancel(ctx context.Context, threadID, runID string, opts ...threads.RequestOption) error {
 	k := call{method: "DELETE", tmpl: "/v1/threads/{threadId}/runs/{runId}",
 		values: map[string]string{"threadId": threadID, "runId": runID}, place: keyInQuery}

@@ -100,10 +100,16 @@ type ToolRunResult struct {
 	Err error
 }
 
-func (ToolRunStart) EventType() string  { return EventToolRunStart }
+// EventType returns [EventToolRunStart]: an event of this process, not of
+// the service.
+func (ToolRunStart) EventType() string { return EventToolRunStart }
+
+// EventType returns [EventToolRunResult]: an event of this process, not of
+// the service.
 func (ToolRunResult) EventType() string { return EventToolRunResult }
-func (ToolRunStart) isEvent()           {}
-func (ToolRunResult) isEvent()          {}
+
+func (ToolRunStart) isEvent()  {}
+func (ToolRunResult) isEvent() {}
 
 // ToolRoundsError ends a [ToolStream] whose model paused for tools once
 // more after [ToolRunner.MaxRounds] answered pauses. That pause is not

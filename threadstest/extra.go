@@ -33,8 +33,9 @@ type pendingUpload struct {
 }
 
 // Upload returns the bytes PUT to the storage URL for an attachment URI
-// (from Storage.Upload), and the headers that PUT carried, so a test can
-// check what reached the storage host (and that no API key did).
+// (from [threads.StorageService.Upload]), and the headers that PUT
+// carried, so a test can check what reached the storage host (and that no
+// API key did). ok is false when nothing was uploaded for uri.
 func (s *Server) Upload(uri string) (data []byte, header http.Header, ok bool) {
 	s.extra.mu.Lock()
 	defer s.extra.mu.Unlock()

@@ -175,9 +175,23 @@ var getCmd = &command{
 		if cl.bool("json") {
 			return done(e, printJSON(e.stdout, t))
 		}
-		w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintf(w, "id\t%s\nname\t%s\ncontext key\t%s\nstage\t%s\ncreated\t%s\nupdated\t%s\n",
-			field(t.ID), orDash(t.Name), orDash(t.ContextKey), orDash(string(t.GenerationStage)), when(t.CreatedAt), when(t.UpdatedAt))
+		// The service's GET /threads/{id} answer has no contextKey: a "-"
+		// would say the thread has none. Show the key only when it is
+		// known: from the answer, or the --context-key the service just
+		// accepted (a mismatch is a 404).
+		key := t.ContextKey
+		if key == "" {
+			key = cl.str("context-key")
+		}
+		// minwidth: the values line up where they do with the context key
+		// row, whether or not it is shown.
+		w := tabwriter.NewWriter(e.stdout, len("context key")+2, 4, 2, ' ', 0)
+		fmt.Fprintf(w, "id\t%s\nname\t%s\n", field(t.ID), orDash(t.Name))
+		if key != "" {
+			fmt.Fprintf(w, "context key\t%s\n", field(key))
+		}
+		fmt.Fprintf(w, "stage\t%s\ncreated\t%s\nupdated\t%s\n",
+			orDash(string(t.GenerationStage)), when(t.CreatedAt), when(t.UpdatedAt))
 		w.Flush()
 		if len(t.Messages) > 0 {
 			fmt.Fprintln(e.stdout)
