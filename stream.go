@@ -679,12 +679,6 @@ func (s *Stream) push(yield func(StreamEvent, error) bool) {
 // maxErrorText caps the text of a stream error, in runes.
 const maxErrorText = 1 << 10
 
-// clean makes server text safe for an error string: every spelling of the
-// API key and of the tokens seen on this stream replaced, then one line of
-// printable text of at most max runes (termtext.OneLine, as Problem.Error uses).
-// Only a bounded prefix is looked at, so a huge error line costs no more
-// than a short one; it is redacted before it is cut, so that a secret
-// which straddles the cut is not shown in part.
 // Format prints "threads.Stream{events:N done:B}" whatever the verb, for
 // the stream and its value alike: its fields hold the tokens the service
 // sent (which Err's text is cleaned of) and the client's settings, which a
@@ -693,6 +687,12 @@ func (s Stream) Format(f fmt.State, verb rune) {
 	fmt.Fprintf(f, "threads.Stream{events:%d done:%t}", s.index, s.done)
 }
 
+// clean makes server text safe for an error string: every spelling of the
+// API key and of the tokens seen on this stream replaced, then one line of
+// printable text of at most max runes (termtext.OneLine, as Problem.Error uses).
+// Only a bounded prefix is looked at, so a huge error line costs no more
+// than a short one; it is redacted before it is cut, so that a secret
+// which straddles the cut is not shown in part.
 func (s *Stream) clean(text string, max int) string {
 	key := s.cfg.apiKey.get()
 	if n := 8*max + maxTokenLen + len(key); len(text) > n {

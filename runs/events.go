@@ -2,6 +2,7 @@ package runs
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -182,8 +183,9 @@ type UnknownEvent struct {
 	Type string // "type"
 	Name string // "name", for a CUSTOM event
 	// Raw is the event's JSON, a copy the caller may keep (at most the
-	// event size limit).
-	Raw jsontext.Value
+	// event size limit). It is an encoding/json RawMessage so that this
+	// package's API names no third-party type.
+	Raw json.RawMessage
 }
 
 // EventType returns [EventRunStarted].
@@ -514,7 +516,7 @@ func unmarshalValue(v jsontext.Value, out any) error {
 }
 
 func unknown(typ, name string, data []byte) UnknownEvent {
-	return UnknownEvent{Type: typ, Name: name, Raw: bytes.Clone(data)}
+	return UnknownEvent{Type: typ, Name: name, Raw: json.RawMessage(bytes.Clone(data))}
 }
 
 // bytesOf views s as bytes without a copy; the callee must only read.

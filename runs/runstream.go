@@ -338,7 +338,9 @@ func (s *Stream) apply(e Event) Event {
 			break
 		}
 		s.mu.Lock()
-		f := &RunFailedError{ThreadID: s.threadID, RunID: s.runID, Message: e.Message, Code: s.clean(e.Code), Category: s.clean(e.Category), Retryable: e.Retryable, Status: e.Status}
+		// The ids are server text too (X-Run-Id, RUN_STARTED): cleaned like
+		// the message, since Error shows them.
+		f := &RunFailedError{ThreadID: s.clean(s.threadID), RunID: s.clean(s.runID), Message: e.Message, Code: s.clean(e.Code), Category: s.clean(e.Category), Retryable: e.Retryable, Status: e.Status}
 		s.mu.Unlock()
 		s.end(OutcomeFailed, f)
 		return e

@@ -186,6 +186,11 @@ its last completed run (--previous-run, default the thread's).`,
 		want := 2
 		if cl.bool("new") {
 			want = 1
+			if cl.str("previous-run") != "" {
+				// A new thread has no run to continue: the service would
+				// answer 400 after creating the thread.
+				return cl.usageError(e, "--previous-run names a run of an existing thread; it cannot go with --new")
+			}
 		}
 		if !cl.nargs(e, want, want) {
 			return exitUsage
