@@ -595,3 +595,38 @@ func TestRunToolsCloseWhileToolRuns(t *testing.T) {
 	bodies, _ := sc.requests()
 	assert.Len(t, bodies, 1)
 }
+
+// Captures 129 -> 132 -> 135: both results of a two-call pause are sent,
+// and the service, as observed, stores only the last of the two tool_use
+// blocks beside both tool_result messages (RunTools' doc says so). The
+// thread's messages read back as recorded.
+func TestRunToolsTwoCallsStoredAsObserved(t *testing.T) {
+	t.Parallel()
+	rp := newReplay(t, loadCapture(t, "129"), loadCapture(t, "132"), loadCapture(t, "135"))
+	c := client(t, rp.URL)
+	tool := weatherTool(func(city string) (string, error) { return "18°C in " + city, nil })
+	ts, err := c.CreateAndRunTools(context.Background(), runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("[two] weather in Paris and Lisbon?")}}},
+		runs.ToolRunner{Tools: []threads.Tool{tool}, Concurrency: 2})
+	require.NoError(t, err)
+	res, err := ts.Collect()
+	require.NoError(t, err)
+	page, err := c.ListMessages(context.Background(), res.ThreadID, nil)
+	require.NoError(t, err)
+	var uses, results []string
+	for _, m := range page.Messages {
+		for _, part := range m.Content {
+			switch part.Type {
+			case runs.ContentToolUse:
+				uses = append(uses, part.ID)
+			case runs.ContentToolResult:
+				results = append(results, part.ToolUseID)
+			}
+		}
+	}
+	assert.Equal(t, []string{"call_fake_1_b"}, uses, "one tool_use stored of the two called")
+	assert.ElementsMatch(t, []string{"call_fake_1_a", "call_fake_1_b"}, results, "both results stored")
+	reqs := rp.Requests()
+	require.Len(t, reqs, 3)
+	assert.Equal(t, "GET", reqs[2].Method)
+	assert.Equal(t, "/v1/threads/"+res.ThreadID+"/messages", reqs[2].Path)
+}
