@@ -38,7 +38,10 @@ type Observer interface {
 // (events and tool rounds); each later round is a call of its own that
 // ends when its answer's headers are in.
 // Observe and End may be called from another goroutine than the one that
-// made the call (Close may end a stream), but never at the same time.
+// made the call (Close may end a stream), but never at the same time, and
+// always in order. An observer may call back into the SDK (close the
+// stream it observes, say): what that causes, End included, is reported
+// after the observer's call returns.
 type CallObserver interface {
 	Observe(ev CallEvent)
 	End(end CallEnd)
@@ -121,8 +124,15 @@ type callObs struct {
 	first  atomic.Int64 // nanoseconds from start to the first event; 0: none
 	rounds atomic.Int64
 	left   atomic.Bool
-	mu     sync.Mutex // serialises Observe and End
-	ended  bool
+	// mu guards the delivery queue: Observe and End are called one at a
+	// time, in order, by whichever goroutine is delivering, and never
+	// under mu, so an observer may call back into the SDK (close the
+	// stream, which ends the call) without deadlocking it: what it causes
+	// is queued and delivered after it returns.
+	mu         sync.Mutex
+	queue      []func()
+	delivering bool
+	ended      bool // End is queued or delivered: nothing more is
 }
 
 type obsKey struct{}
@@ -157,9 +167,36 @@ func (o *callObs) observe(ev CallEvent) {
 		return
 	}
 	o.mu.Lock()
-	defer o.mu.Unlock()
-	if !o.ended {
-		o.o.Observe(ev)
+	if o.ended {
+		o.mu.Unlock()
+		return
+	}
+	o.deliverLocked(func() { o.o.Observe(ev) })
+}
+
+// deliverLocked queues f and, unless another call is delivering (on this
+// goroutine, further up the stack, or on another), delivers the queue.
+// It is called with o.mu held and returns with it released.
+func (o *callObs) deliverLocked(f func()) {
+	o.queue = append(o.queue, f)
+	if o.delivering {
+		o.mu.Unlock()
+		return
+	}
+	o.delivering = true
+	defer func() {
+		o.delivering = false
+		o.mu.Unlock()
+	}()
+	for len(o.queue) > 0 {
+		next := o.queue[0]
+		o.queue[0] = nil
+		o.queue = o.queue[1:]
+		o.mu.Unlock()
+		func() {
+			defer o.mu.Lock() // also when next panics: the deferred reset needs it
+			next()
+		}()
 	}
 }
 
@@ -216,8 +253,8 @@ func (o *callObs) end(err error) {
 		return
 	}
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	if o.ended {
+		o.mu.Unlock()
 		return
 	}
 	o.ended = true
@@ -226,11 +263,12 @@ func (o *callObs) end(err error) {
 	if errors.As(err, &p) {
 		status = p.Status
 	}
-	o.o.End(CallEnd{
+	e := CallEnd{
 		Err: err, Status: status, Duration: time.Since(o.start),
 		Events: int(o.events.Load()), FirstEvent: time.Duration(o.first.Load()),
 		ToolRounds: int(o.rounds.Load()), Left: o.left.Load(),
-	})
+	}
+	o.deliverLocked(func() { o.o.End(e) })
 }
 
 // observeTransport reports each attempt to the call's observer (found in

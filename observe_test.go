@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -113,4 +115,55 @@ func TestObserverNeverSeesTheKey(t *testing.T) {
 	require.Len(t, obs.ends, 1)
 	assert.NotContains(t, fmt.Sprint(obs.lines), testKey)
 	assert.NotContains(t, obs.ends[0].Err.Error(), testKey)
+}
+
+// closingObserver closes the stream it is given when it hears a tool
+// round: an observer that stops a run after a budget of rounds.
+type closingObserver struct {
+	st atomic.Pointer[threads.Stream]
+}
+
+func (o *closingObserver) StartCall(ctx context.Context, _ threads.CallInfo) (context.Context, threads.CallObserver) {
+	return ctx, o
+}
+
+func (o *closingObserver) Observe(ev threads.CallEvent) {
+	if st := o.st.Load(); ev.Kind == threads.EventToolRound && st != nil {
+		st.Close()
+	}
+}
+
+func (o *closingObserver) End(threads.CallEnd) {}
+
+// The observer hears a tool round outside the stream's lock: closing the
+// stream from it ends the stream instead of deadlocking it.
+func TestObserverMayCloseTheStreamOnAToolRound(t *testing.T) {
+	t.Parallel()
+	srv := newToolServer(t,
+		callTool("msg_A.1", "call_1", "get_weather", "city", "Paris"),
+		func(req advanceRequest) string { return textReply("msg_B.2", "done") },
+	)
+	obs := &closingObserver{}
+	c := srv.client(t, threads.WithObserver(obs))
+	st, err := c.Threads.RunStream(context.Background(), testThread, threads.AdvanceParams{Message: threads.UserMessage("weather?")}, []threads.Tool{weatherTool()})
+	require.NoError(t, err)
+	obs.st.Store(st)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for st.Next() {
+		}
+	}()
+	// No clock of its own: a deadlock is reported shortly before the test
+	// binary's -timeout instead of as a bare timeout panic.
+	var watchdog <-chan time.Time
+	if deadline, ok := t.Deadline(); ok {
+		watchdog = time.After(time.Until(deadline) * 9 / 10)
+	}
+	select {
+	case <-done:
+	case <-watchdog:
+		t.Fatal("the stream deadlocked when its observer closed it on a tool round")
+	}
+	assert.NoError(t, st.Err())
 }

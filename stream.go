@@ -531,8 +531,6 @@ func (s *Stream) nextRound() bool {
 		return closed || err != nil
 	}
 	next.cleanup.Stop() // its body is s's now
-	next.obs.end(nil)   // its events are counted in s's call
-	s.obs.toolRound()
 	s.body, s.src = next.body, next.src
 	s.stopParserLocked()
 	s.next = nil // Next pulls from the new parser
@@ -540,6 +538,10 @@ func (s *Stream) nextRound() bool {
 		s.timer.Reset(s.cfg.idleTimeout) // the next round's silence counts again
 	}
 	s.mu.Unlock()
+	// The observer's calls come after the lock: an observer may call back
+	// into the stream (Err, Messages) without deadlocking it.
+	next.obs.end(nil) // its events are counted in s's call
+	s.obs.toolRound()
 	old.Close()
 	return true
 }
