@@ -79,3 +79,8 @@ func (k conn) DecodeJSON(ans *core.Answer, call core.Call, out any) error {
 func (k conn) Redact(s string, extra ...string) string {
 	return k.c.cfg.redact(s, extra...)
 }
+
+func (k conn) FollowUpOptions(opts any) any {
+	ro, _ := opts.([]RequestOption)
+	return withoutCallOnly(ro)
+}

@@ -96,13 +96,7 @@ func (c *Client) cancelOnLeave(s *Stream, opts []RequestOption, cl core.Call) {
 	}
 	// The cancel must not write the call's WithResponseHeader or
 	// WithResponseInto destinations: leave the call-only options out.
-	keep := make([]RequestOption, 0, len(opts))
-	for _, o := range opts {
-		if ro, ok := o.(requestOption); ok && ro.callOnly {
-			continue
-		}
-		keep = append(keep, o)
-	}
+	keep := withoutCallOnly(opts)
 	parent := context.WithoutCancel(s.ctx)
 	l := &s.leaving
 	l.thread = cl.Route.Values["id"]
@@ -111,4 +105,18 @@ func (c *Client) cancelOnLeave(s *Stream, opts []RequestOption, cl core.Call) {
 		defer cancel()
 		_, _ = c.Threads.Cancel(ctx, id, keep...)
 	}
+}
+
+// withoutCallOnly returns opts without the call-only options
+// (WithResponseHeader, WithResponseInto): for a request made on the
+// caller's behalf after its call, which must not write their destinations.
+func withoutCallOnly(opts []RequestOption) []RequestOption {
+	keep := make([]RequestOption, 0, len(opts))
+	for _, o := range opts {
+		if ro, ok := o.(requestOption); ok && ro.callOnly {
+			continue
+		}
+		keep = append(keep, o)
+	}
+	return keep
 }

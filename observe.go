@@ -34,6 +34,11 @@ type Observer interface {
 // event and tool rounds, then End, exactly once. A stream's call ends when
 // the stream does (DONE, an error, or Close), not when its headers arrive;
 // a Stream dropped without Close or reaching its end never ends its call.
+// Calls of package runs (/v1) report their HTTP outcome only: such a
+// call ends when its answer's body is closed, with the status it had and
+// Err nil once a 2xx arrived (a decode failure, a RUN_ERROR or a
+// truncated run stream is the caller's error, not End's), and without
+// event figures.
 // For RunStream, the first round's call carries the whole stream's figures
 // (events and tool rounds); each later round is a call of its own that
 // ends when its answer's headers are in.
@@ -118,6 +123,7 @@ func WithObserver(o Observer) RequestOption {
 // path calls them without checking whether anyone observes.
 type callObs struct {
 	o      CallObserver
+	key    string // the call's API key: removed from attempt errors
 	start  time.Time
 	status atomic.Int64
 	events atomic.Int64
@@ -153,7 +159,7 @@ func (c *Client) startObs(ctx context.Context, cfg *config, cl core.Call) (conte
 	if co == nil {
 		return ctx, nil
 	}
-	o := &callObs{o: co, start: time.Now()}
+	o := &callObs{o: co, key: cfg.apiKey.get(), start: time.Now()}
 	return context.WithValue(octx, obsKey{}, o), o
 }
 
@@ -204,6 +210,14 @@ func (o *callObs) deliverLocked(f func()) {
 func (o *callObs) attempt(req *http.Request, resp *http.Response, err error, d time.Duration) {
 	if o == nil {
 		return
+	}
+	if err != nil {
+		// The transport's error may quote what the server sent (a
+		// malformed header line, key and all): the observer gets it as
+		// the caller would, one bounded line without the key.
+		if shown := shownText(err.Error(), maxErrorDetail, o.key); shown != err.Error() {
+			err = errors.New(shown)
+		}
 	}
 	n, _ := strconv.Atoi(req.Header.Get("X-Retry-Count"))
 	ev := CallEvent{Kind: EventAttempt, Attempt: n, Method: req.Method, Path: req.URL.EscapedPath(), Err: err, Duration: d}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -166,4 +167,50 @@ func TestObserverMayCloseTheStreamOnAToolRound(t *testing.T) {
 		t.Fatal("the stream deadlocked when its observer closed it on a tool round")
 	}
 	assert.NoError(t, st.Err())
+}
+
+// errObserver keeps the error of every attempt it hears.
+type errObserver struct {
+	mu   sync.Mutex
+	errs []string
+}
+
+func (o *errObserver) StartCall(ctx context.Context, _ threads.CallInfo) (context.Context, threads.CallObserver) {
+	return ctx, o
+}
+
+func (o *errObserver) Observe(ev threads.CallEvent) {
+	if ev.Kind == threads.EventAttempt && ev.Err != nil {
+		o.mu.Lock()
+		o.errs = append(o.errs, ev.Err.Error())
+		o.mu.Unlock()
+	}
+}
+
+func (o *errObserver) End(threads.CallEnd) {}
+
+// An attempt's transport error can quote the server's bytes (a malformed
+// header line, key and all): the observer hears it as the caller does,
+// one bounded line without the key.
+func TestObserverAttemptErrorHasNoKey(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; note="+testKey+"\x1b[31m\u202e"+strings.Repeat("b", 64<<10))
+		_, _ = w.Write([]byte("{}"))
+	}))
+	t.Cleanup(srv.Close)
+	obs := &errObserver{}
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL),
+		threads.WithAPIKey(testKey), threads.WithMaxRetries(0), threads.WithObserver(obs))
+	require.NoError(t, err)
+	_, err = c.Threads.Get(context.Background(), "thr_1.a")
+	require.Error(t, err)
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	require.NotEmpty(t, obs.errs)
+	for _, e := range obs.errs {
+		assert.NotContains(t, e, testKey)
+		assert.NotContains(t, e, "\x1b")
+		assert.Less(t, len(e), 2048)
+	}
 }

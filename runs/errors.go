@@ -109,14 +109,32 @@ func (c *Client) wrap(err error, extra ...string) error {
 // scrub applies redact to every text of p the server chose.
 func scrub(p *threads.Problem, redact func(string) string) {
 	p.Title, p.Detail, p.Instance, p.Code = redact(p.Title), redact(p.Detail), redact(p.Instance), redact(p.Code)
+	p.Type, p.RequestID, p.Path = redact(p.Type), redact(p.RequestID), redact(p.Path)
 	if p.Body != nil {
 		p.Body = []byte(redact(string(p.Body)))
 	}
-	for k, v := range p.Extensions {
-		p.Extensions[k] = json.RawMessage(redact(string(v)))
+	if p.Header != nil {
+		h := make(http.Header, len(p.Header))
+		for k, vs := range p.Header {
+			for _, v := range vs {
+				h[redact(k)] = append(h[redact(k)], redact(v))
+			}
+		}
+		p.Header = h
 	}
-	for k, v := range p.Details {
-		p.Details[k] = scrubValue(v, redact)
+	if p.Extensions != nil {
+		ext := make(map[string]json.RawMessage, len(p.Extensions))
+		for k, v := range p.Extensions {
+			ext[redact(k)] = json.RawMessage(redact(string(v)))
+		}
+		p.Extensions = ext
+	}
+	if p.Details != nil {
+		det := make(map[string]any, len(p.Details))
+		for k, v := range p.Details {
+			det[redact(k)] = scrubValue(v, redact)
+		}
+		p.Details = det
 	}
 }
 
@@ -125,9 +143,11 @@ func scrubValue(v any, redact func(string) string) any {
 	case string:
 		return redact(v)
 	case map[string]any:
+		m := make(map[string]any, len(v))
 		for k, e := range v {
-			v[k] = scrubValue(e, redact)
+			m[redact(k)] = scrubValue(e, redact)
 		}
+		return m
 	case []any:
 		for i, e := range v {
 			v[i] = scrubValue(e, redact)

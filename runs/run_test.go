@@ -217,3 +217,30 @@ func TestRunRefusesEmptyContent(t *testing.T) {
 		t.Fatalf("%v, %d requests", err, len(srv.Requests()))
 	}
 }
+
+// Stream.Cancel sends its DELETE without the run call's call-only options:
+// the caller's WithResponseInto and WithResponseHeader keep the run's
+// answer, not the cancel's.
+func TestStreamCancelKeepsTheCallsResponse(t *testing.T) {
+	t.Parallel()
+	r := newSlowRun(t, cancelled)
+	var resp *http.Response
+	var hdr http.Header
+	s, err := client(t, r.srv.URL).CreateAndRun(context.Background(), runs.CreateRunParams{RunParams: textParams("hi")},
+		threads.WithResponseInto(&resp), threads.WithResponseHeader(&hdr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	firstDelta(t, s)
+	if err := s.Cancel(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	<-r.deletes
+	if resp == nil || resp.Request.Method != http.MethodPost || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("WithResponseInto holds %v, want the run's POST 201", resp)
+	}
+	if hdr.Get("X-Run-Id") == "" {
+		t.Fatalf("WithResponseHeader holds %v, want the run's headers", hdr)
+	}
+}

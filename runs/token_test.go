@@ -5,7 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -136,5 +139,31 @@ func TestNewNil(t *testing.T) {
 	}
 	if _, err := c.ExchangeToken(context.Background(), "x"); err == nil {
 		t.Error("ExchangeToken: no error")
+	}
+}
+
+// A service that echoes the end-user token in a header (the request id),
+// a member name or a nested detail key: none of it reaches the error, the
+// Problem's fields or its Header.
+func TestProblemRedactsEndUserSecretsEverywhere(t *testing.T) {
+	t.Parallel()
+	const secret = "eyJsecret.end-user.token"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Request-Id", r.Header.Get("Authorization")[len("Bearer "):])
+		w.Header().Set("X-Echo", "for "+secret)
+		w.WriteHeader(401)
+		io.WriteString(w, `{"type":"urn:x:`+secret+`","title":"no","status":401,"`+secret+`":1,"details":{"`+secret+`":{"`+secret+`":"x"}}}`)
+	}))
+	t.Cleanup(srv.Close)
+	c := newTestClient(t, srv.URL)
+	_, err := c.ForToken(threads.NewToken(secret)).GetThread(context.Background(), "thr_1")
+	var p *threads.Problem
+	if !errors.As(err, &p) {
+		t.Fatalf("%v", err)
+	}
+	all := fmt.Sprintf("%s|%s|%s|%v|%v|%v", err.Error(), p.RequestID, p.Type, p.Header, p.Extensions, p.Details)
+	if strings.Contains(all, secret) {
+		t.Errorf("secret in %q", all)
 	}
 }

@@ -460,8 +460,8 @@ func (s *ToolStream) closedErr(err error) error {
 func (s *ToolStream) afterRun(st *Stream) {
 	st.Close()
 	r := st.result()
+	s.mu.Lock() // RunID reads s.res from any goroutine
 	s.merge(r)
-	s.mu.Lock()
 	s.cur = nil
 	if s.threadID == "" {
 		s.threadID = r.ThreadID
@@ -674,7 +674,7 @@ func (s *ToolStream) continueRun() {
 	}
 }
 
-// merge adds a run's result to the stream's.
+// merge adds a run's result to the stream's; s.mu is held.
 func (s *ToolStream) merge(r *Result) {
 	a := &s.res
 	if a.ThreadID == "" {
@@ -761,12 +761,12 @@ func (s *ToolStream) RunID() string {
 		return ""
 	}
 	s.mu.Lock()
-	st := s.cur
+	st, last := s.cur, s.res.RunID
 	s.mu.Unlock()
 	if st != nil {
 		return st.RunID()
 	}
-	return s.res.RunID
+	return last
 }
 
 // Rounds returns how many pauses the stream has answered.

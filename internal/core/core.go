@@ -86,6 +86,13 @@ type Conn interface {
 	// Redact returns s with every spelling of the client's API key (and
 	// any extra secrets given) replaced.
 	Redact(s string, extra ...string) string
+
+	// FollowUpOptions returns opts (a []threads.RequestOption) without the
+	// options meant for the caller's one call (WithResponseHeader,
+	// WithResponseInto), for a request the SDK makes on the caller's
+	// behalf after it (a run's cancel): that request must not overwrite
+	// what the call wrote there.
+	FollowUpOptions(opts any) any
 }
 
 var (
