@@ -231,7 +231,15 @@ func checkShift(n, i int, insert bool) error {
 // valueCost (0 for a value already counted, which a move carries).
 func put(doc any, path []string, v any, vcost int64, insert bool) (any, int64, error) {
 	if len(path) == 0 {
-		return v, vcost - valueCost(doc), nil
+		// An empty document (none yet, or the root removed) was charged
+		// nothing: valueCost's 16 for a null inside a container would let
+		// each remove-and-replace of the root give back 16 bytes more than
+		// it was charged.
+		var was int64
+		if doc != nil {
+			was = valueCost(doc)
+		}
+		return v, vcost - was, nil
 	}
 	last := path[len(path)-1]
 	var delta int64

@@ -90,3 +90,31 @@ func TestPatchFailedMoveKeepsValue(t *testing.T) {
 		t.Fatalf("the failed move within an array changed it: %v", a)
 	}
 }
+
+// TestPatchRootChargesBalance: what applyPatch charges adds up to the
+// document's cost, so repeating a root remove and replace cannot lower
+// the charge below what the stream holds (each pair gave back 16 bytes
+// more than it took, slowly raising a hostile stream's memory budget).
+func TestPatchRootChargesBalance(t *testing.T) {
+	t.Parallel()
+	cost := func(d any) int64 {
+		if d == nil {
+			return 0
+		}
+		return valueCost(d)
+	}
+	var doc any = map[string]any{"a": "x"}
+	charged := cost(doc)
+	for range 100 {
+		var d int64
+		var err error
+		doc, d, err = applyPatch(doc, []PatchOp{{Op: "remove", Path: ""}, {Op: "add", Path: "", Value: map[string]any{"a": "x"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		charged += d
+	}
+	if charged != cost(doc) {
+		t.Fatalf("charged %d for a document that costs %d", charged, cost(doc))
+	}
+}
