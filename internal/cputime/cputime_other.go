@@ -1,0 +1,13 @@
+//go:build !linux
+
+package cputime
+
+import "time"
+
+func process(fn func()) (time.Duration, bool, error) {
+	start := time.Now()
+	fn()
+	return time.Since(start), false, nil
+}
+
+func thread(func()) (time.Duration, bool, error) { return 0, false, nil }
