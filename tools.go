@@ -9,10 +9,9 @@ import (
 	"reflect"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	echolib "github.com/threadsapi/threads-go/internal/echo"
 	"github.com/threadsapi/threads-go/internal/redact"
 	"github.com/threadsapi/threads-go/internal/termtext"
 )
@@ -300,11 +299,11 @@ func (r *toolRunner) next(ctx context.Context, last AdvanceResponse) (*Stream, e
 	if r.rounds >= r.max {
 		return nil, &ToolRoundsError{Max: r.max, Call: call, secret: r.secret}
 	}
-	if len(call.ID) > maxToolCallID {
+	if len(call.ID) > echolib.MaxCallID {
 		// The id must be echoed whole (a cut one answers no call), so a
 		// huge one is refused rather than sent back.
 		return nil, fmt.Errorf("%w: %s: the service's tool call id is %d bytes, more than the %d a tool message echoes; the call is unanswered",
-			ErrStreamFailed, r.op, len(call.ID), maxToolCallID)
+			ErrStreamFailed, r.op, len(call.ID), echolib.MaxCallID)
 	}
 	r.rounds++
 	result, err := r.call(ctx, tool, call)
@@ -326,45 +325,22 @@ func (r *toolRunner) next(ctx context.Context, last AdvanceResponse) (*Stream, e
 	return r.svc.advanceStream(ctx, r.op, r.id, r.params, r.opts)
 }
 
-// Bounds on what a tool message sends back of the server's own words. The
-// rule: every string that came from the server and goes back to it (a
-// tool or parameter name, an argument's value, a call id, an error that
-// quotes them) is bounded and sent once, so that a round's request is at
-// most a constant larger than the first one, whatever the server sent.
-// Names and values are quoted through echo (one line, maxEchoRunes); the
-// error text as a whole is cut at maxToolErrorText bytes (it goes out
-// twice: as the text and as the error member); a call id, which must be
-// echoed whole, is refused past maxToolCallID; only the caller's own tools
-// are counted in toolCallCounts.
-const (
-	maxEchoRunes     = 64
-	maxToolErrorText = 4 << 10
-	maxToolCallID    = 1 << 10
-	maxArgProblems   = 8 // problems listed in an arguments error; the rest are counted
-)
+// What a tool message sends back of the server's own words follows
+// internal/echo's rule (names and values quoted through echo, the error
+// text cut at echo.MaxErrorText bytes although it goes out twice, as the
+// text and as the error member, a call id refused past echo.MaxCallID).
+// Beyond it, only the caller's own tools are counted in toolCallCounts, and
+// an arguments error lists at most maxArgProblems problems.
+const maxArgProblems = 8 // problems listed in an arguments error; the rest are counted
 
-// echo quotes server text for a message to the model: one line of
-// printable text, at most maxEchoRunes runes (and "…" when cut), in Go
-// quotes.
-func echo(s string) string { return strconv.Quote(termtext.OneLine(s, maxEchoRunes)) }
+// echo quotes server text for a message to the model (internal/echo).
+func echo(s string) string { return echolib.Quote(s) }
 
 // errorText is the text a tool message carries for err: without the API
-// key, at most maxToolErrorText bytes (cut on a rune boundary, "…" added).
+// key, at most echolib.MaxErrorText bytes (cut on a rune boundary, "…" added).
 // Only a bounded prefix is looked at, and it is redacted before it is cut.
 func (r *toolRunner) errorText(err error) string {
-	text := err.Error()
-	if n := maxToolErrorText + len(r.secret); len(text) > n {
-		text = text[:n]
-	}
-	text = strings.ToValidUTF8(redact.String(text, r.secret), "\uFFFD")
-	if len(text) > maxToolErrorText {
-		cut := maxToolErrorText - len("…")
-		for cut > 0 && !utf8.RuneStart(text[cut]) {
-			cut--
-		}
-		text = text[:cut] + "…"
-	}
-	return text
+	return echolib.ErrorText(err, len(r.secret), func(t string) string { return redact.String(t, r.secret) })
 }
 
 // call runs the tool, turning a panic into an error.
@@ -741,13 +717,13 @@ func echoValue(v any) string {
 	if !ok {
 		s = fmt.Sprint(v)
 	}
-	return termtext.OneLine(s, maxEchoRunes)
+	return termtext.OneLine(s, echolib.MaxRunes)
 }
 
 // argError words a decoding error for the model, on one line and cut
 // short: encoding/json's messages quote the server's names and values.
 func argError(err error) string {
-	return termtext.OneLine(argErrorText(err), 4*maxEchoRunes)
+	return termtext.OneLine(argErrorText(err), 4*echolib.MaxRunes)
 }
 
 func argErrorText(err error) string {

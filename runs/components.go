@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	threads "github.com/threadsapi/threads-go"
+	echolib "github.com/threadsapi/threads-go/internal/echo"
 	"github.com/threadsapi/threads-go/internal/termtext"
 )
 
@@ -179,7 +180,7 @@ func (c Component[Props]) Decode(s ComponentSource, ev Event) (ComponentEvent[Pr
 	if b, err := json.Marshal(props); err != nil {
 		out.Err = err
 	} else if err := json.Unmarshal(b, &out.Props); err != nil {
-		out.Err = fmt.Errorf("runs: component %s: props do not fit %T: %s", echo(name), out.Props, termtext.OneLine(err.Error(), 4*maxEchoRunes))
+		out.Err = fmt.Errorf("runs: component %s: props do not fit %T: %s", echo(name), out.Props, termtext.OneLine(err.Error(), 4*echolib.MaxRunes))
 	}
 	return out, true
 }
@@ -216,7 +217,7 @@ func SetComponentStateOf[State any](ctx context.Context, c *Client, threadID, co
 	var out State
 	b, _ = json.Marshal(got)
 	if err := json.Unmarshal(b, &out); err != nil {
-		return zero, fmt.Errorf("%w: runs: SetComponentStateOf: the new state does not fit %T: %s", threads.ErrUnexpectedResponse, out, termtext.OneLine(err.Error(), 4*maxEchoRunes))
+		return zero, fmt.Errorf("%w: runs: SetComponentStateOf: the new state does not fit %T: %s", threads.ErrUnexpectedResponse, out, termtext.OneLine(err.Error(), 4*echolib.MaxRunes))
 	}
 	return out, nil
 }

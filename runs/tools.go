@@ -12,9 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	threads "github.com/threadsapi/threads-go"
+	echolib "github.com/threadsapi/threads-go/internal/echo"
 	"github.com/threadsapi/threads-go/internal/termtext"
 )
 
@@ -51,20 +51,6 @@ const (
 	defaultToolRounds      = 10
 	defaultToolRepeats     = 3
 	defaultToolConcurrency = 4
-)
-
-// Bounds on what a tool result sends back of the server's own words, the
-// same rule as package threads' tool runner: every string that came from
-// the server and goes back to it (a tool name, an argument, an error that
-// quotes them) is quoted at most maxEchoRunes runes long, once; an error
-// text is cut at maxToolErrorText bytes with the API key redacted; a call
-// id, which must be echoed whole, is refused past maxToolCallID bytes. So
-// what a continuation sends is at most a constant per pending call plus
-// the tools' own results, whatever the server sent.
-const (
-	maxEchoRunes     = 64
-	maxToolErrorText = 4 << 10
-	maxToolCallID    = 1 << 10
 )
 
 // Events that the tool runner adds to the run's own: a [ToolStream]
@@ -487,9 +473,9 @@ func (s *ToolStream) afterRun(st *Stream) {
 		}
 	}
 	for _, p := range pending {
-		if len(p.ToolCallID) > maxToolCallID {
+		if len(p.ToolCallID) > echolib.MaxCallID {
 			s.finish(fmt.Errorf("%w: runs: the service's tool call id is %d bytes, more than the %d a tool result echoes; run %s's calls are unanswered",
-				threads.ErrStreamFailed, len(p.ToolCallID), maxToolCallID, shownID(st, r.RunID)))
+				threads.ErrStreamFailed, len(p.ToolCallID), echolib.MaxCallID, shownID(st, r.RunID)))
 			return
 		}
 	}
@@ -521,7 +507,7 @@ func (s *ToolStream) names(st *Stream, pending []PendingToolCall) string {
 			out = append(out, fmt.Sprintf("and %d more", len(pending)-i))
 			break
 		}
-		out = append(out, echo(st.redact(cut(p.ToolName, 4*maxEchoRunes))))
+		out = append(out, echo(st.redact(echolib.Cut(p.ToolName, 4*echolib.MaxRunes))))
 	}
 	return strings.Join(out, ", ")
 }
@@ -542,7 +528,7 @@ func (s *ToolStream) repeated(st *Stream, runID string, pending []PendingToolCal
 		now[k] = n
 		if n >= s.maxRepeats {
 			return &ToolRepeatError{Times: n, ThreadID: s.threadID, RunID: runID, ToolName: p.ToolName, Arguments: p.Arguments,
-				Pending: pending, name: echo(st.redact(cut(p.ToolName, 4*maxEchoRunes))), run: shownID(st, runID)}
+				Pending: pending, name: echo(st.redact(echolib.Cut(p.ToolName, 4*echolib.MaxRunes))), run: shownID(st, runID)}
 		}
 	}
 	s.repeats = now
@@ -637,22 +623,10 @@ func (s *ToolStream) invoke(p PendingToolCall) (result string, err error) {
 }
 
 // errorText is the tool_result text for err: without the API key, at most
-// maxToolErrorText bytes (cut on a rune boundary, "…" added). Only a
+// echolib.MaxErrorText bytes (cut on a rune boundary, "…" added). Only a
 // bounded prefix is looked at, and it is redacted before it is cut.
 func (s *ToolStream) errorText(err error) string {
-	text := err.Error()
-	if n := 2 * maxToolErrorText; len(text) > n {
-		text = text[:n]
-	}
-	text = strings.ToValidUTF8(s.c.conn.Redact(text), "\uFFFD")
-	if len(text) > maxToolErrorText {
-		c := maxToolErrorText - len("…")
-		for c > 0 && !utf8.RuneStart(text[c]) {
-			c--
-		}
-		text = text[:c] + "…"
-	}
-	return text
+	return echolib.ErrorText(err, echolib.MaxErrorText, func(t string) string { return s.c.conn.Redact(t) })
 }
 
 // continueRun sends the results in a new run.
@@ -856,20 +830,8 @@ func (s *ToolStream) componentName(id string) (string, bool) {
 // shownID is an id the service sent (a run id) as an error shows it: one
 // printable line, cut short, the key redacted.
 func shownID(st *Stream, id string) string {
-	return termtext.OneLine(st.redact(cut(id, 4*maxEchoRunes)), maxEchoRunes)
+	return termtext.OneLine(st.redact(echolib.Cut(id, 4*echolib.MaxRunes)), echolib.MaxRunes)
 }
 
-// echo quotes server text for a message to the model: one line of
-// printable text, at most maxEchoRunes runes ("…" when cut), in Go quotes.
-func echo(s string) string { return strconv.Quote(termtext.OneLine(s, maxEchoRunes)) }
-
-// cut returns at most n bytes of s, on a rune boundary.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
+// echo quotes server text for a message to the model (internal/echo).
+func echo(s string) string { return echolib.Quote(s) }
