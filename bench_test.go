@@ -22,6 +22,7 @@ import (
 	sse "github.com/tmaxmax/go-sse"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/cputime"
 	"github.com/threadsapi/threads-go/threadstest"
 )
 
@@ -338,7 +339,7 @@ func BenchmarkStreamPaired(b *testing.B) {
 	}
 	var sdkT, baseT, sdkCPU, baseCPU time.Duration
 	side := func(f func() time.Duration, wall, cpu *time.Duration) {
-		*cpu += processCPU(b, func() { *wall += f() })
+		*cpu += cputime.Process(b, func() { *wall += f() })
 	}
 	i := 0
 	for b.Loop() {

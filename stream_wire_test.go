@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/cputime"
 	"github.com/threadsapi/threads-go/internal/redact"
 )
 
@@ -146,7 +147,7 @@ func TestStreamSplitEventCPU(t *testing.T) {
 		best := time.Duration(1 << 62)
 		for range 5 {
 			s := bytesStream(t, data, chunk)
-			d := threadCPU(t, func() {
+			d := cputime.Thread(t, func() {
 				evs, err := readAll(s)
 				require.NoError(t, err)
 				require.Len(t, evs, 1)

@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/threadsapi/threads-go/internal/cputime"
 	"io"
 	"testing"
 	"time"
@@ -182,11 +183,11 @@ func pairedRounds(b *testing.B, streams [][]byte, sdkRun func([]byte) (int, erro
 				baseT += time.Since(t)
 			}
 			if i%2 == 0 {
-				sdkCPU += processCPU(b, sdk)
-				baseCPU += processCPU(b, base)
+				sdkCPU += cputime.Process(b, sdk)
+				baseCPU += cputime.Process(b, base)
 			} else {
-				baseCPU += processCPU(b, base)
-				sdkCPU += processCPU(b, sdk)
+				baseCPU += cputime.Process(b, base)
+				sdkCPU += cputime.Process(b, sdk)
 			}
 			i++
 		}

@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"github.com/threadsapi/threads-go/internal/cputime"
 	"testing"
 	"time"
 )
@@ -24,7 +25,7 @@ func TestPatchMoveCostIndependentOfValue(t *testing.T) {
 		best := time.Duration(1 << 62)
 		for range 3 {
 			doc := any(bigArrayDoc(n))
-			d := threadCPU(t, func() {
+			d := cputime.Thread(t, func() {
 				var err error
 				if doc, _, err = applyPatch(doc, ops); err != nil {
 					t.Fatal(err)
