@@ -81,6 +81,10 @@ type RunScript struct {
 	// test needs to cancel a run at a known point.
 	Hold      <-chan struct{}
 	HoldAfter int
+	// OnHold, when not nil, is called once, when the run reaches its Hold
+	// (its events so far sent and flushed), so that a test knows the run
+	// is in flight there without watching the wire.
+	OnHold func()
 	// Drop, when set, cuts the connection after DropAfter events, without
 	// RUN_FINISHED. The run ends cancelled, as when a client disconnects.
 	Drop      bool
@@ -899,6 +903,9 @@ func (rs *runStream) emit(ev runEvent, counted bool) bool {
 		}
 		sc := rs.sc
 		if sc.Hold != nil && rs.sent == sc.HoldAfter {
+			if sc.OnHold != nil {
+				sc.OnHold()
+			}
 			select {
 			case <-sc.Hold:
 			case <-rs.run.stop:

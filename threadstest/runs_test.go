@@ -423,7 +423,8 @@ func TestRunCancelWire(t *testing.T) {
 	srv := threadstest.NewServer(t)
 	hold := make(chan struct{})
 	defer close(hold)
-	srv.PushRunScript(threadstest.RunScript{Hold: hold, HoldAfter: 2})
+	held := make(chan struct{})
+	srv.PushRunScript(threadstest.RunScript{Hold: hold, HoldAfter: 2, OnHold: func() { close(held) }})
 	done := make(chan []map[string]any)
 	hdr := make(chan *http.Response, 1)
 	go func() {
@@ -450,6 +451,7 @@ func TestRunCancelWire(t *testing.T) {
 	}()
 	resp := <-hdr
 	require.NotNil(t, resp)
+	<-held // the events before the hold are on the wire: the cancel comes after them
 	u := runs.New(srv.Client()).ForUser("u")
 	require.NoError(t, u.Cancel(context.Background(), resp.Header.Get("X-Thread-Id"), resp.Header.Get("X-Run-Id")))
 	evs := <-done
