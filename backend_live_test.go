@@ -33,6 +33,9 @@ func TestLiveProjectGetAndKeys(t *testing.T) {
 func TestLiveMCPAccessToken(t *testing.T) {
 	c, ctx := liveClient(t)
 	tok, err := c.Auth.MCPAccessToken(ctx, threads.MCPTokenParams{})
+	if errors.Is(err, threads.ErrNoMCPServers) {
+		t.Skip("the live project has no MCP servers")
+	}
 	require.NoError(t, err)
 	assert.False(t, tok.Token.IsZero())
 	th := liveThread(t, c, ctx)

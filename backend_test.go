@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -103,20 +104,27 @@ func TestProjectKeys(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, keys, 1)
 	assert.NotEmpty(t, keys[0].PartiallyHiddenKey)
-	assert.False(t, keys[0].CreatedAt.IsZero())
+	assert.Equal(t, time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), keys[0].CreatedAt.UTC(), "read from created")
 	assert.True(t, keys[0].LastUsedAt.IsZero(), "null: never used")
-	require.NoError(t, c.Projects.DeleteAPIKey(ctx, srv.ProjectID, keys[0].ID))
+	keys0 := keys[0].ID
+	require.NoError(t, c.Projects.DeleteAPIKey(ctx, srv.ProjectID, keys0))
 	keys, err = c.Projects.APIKeys(ctx, srv.ProjectID)
 	require.NoError(t, err)
 	assert.Empty(t, keys)
 	require.ErrorIs(t, c.Projects.DeleteAPIKey(ctx, srv.ProjectID, "ak_gone"), threads.ErrNotFound)
 
+	assert.Equal(t, 1, srv.Count(http.MethodDelete, "/projects/"+srv.ProjectID+"/api-key/"+keys0), "the delete's path is singular")
+
 	pks, err := c.Projects.ProviderKeys(ctx, srv.ProjectID)
 	require.NoError(t, err)
 	require.Len(t, pks, 1)
-	assert.Equal(t, srv.ProjectID, pks[0].ProjectID)
+	assert.Equal(t, "openai", pks[0].ProviderName)
+	assert.NotEmpty(t, pks[0].PartiallyHiddenKey)
 	require.NoError(t, c.Projects.DeleteProviderKey(ctx, srv.ProjectID, pks[0].ID))
-	assert.Equal(t, 1, srv.Count(http.MethodDelete, "/projects/"+srv.ProjectID+"/provider-keys/"+pks[0].ID))
+	assert.Equal(t, 1, srv.Count(http.MethodDelete, "/projects/"+srv.ProjectID+"/provider-key/"+pks[0].ID))
+	pks, err = c.Projects.ProviderKeys(ctx, srv.ProjectID)
+	require.NoError(t, err)
+	assert.Empty(t, pks)
 
 	require.ErrorContains(t, c.Projects.DeleteAPIKey(ctx, srv.ProjectID, ".."), "dot segment")
 }
@@ -129,16 +137,59 @@ func TestMCPAccessToken(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(tok.Token.Reveal(), "mcp_tok_"))
 	assert.NotContains(t, fmt.Sprintf("%v %+v %#v", tok, *tok, tok), tok.Token.Reveal())
-	assert.False(t, tok.ExpiresAt.IsZero())
+	assert.WithinDuration(t, time.Now().Add(15*time.Minute), tok.ExpiresAt, time.Hour, "expiresAt read as epoch milliseconds")
+	assert.False(t, tok.HasSession)
 
 	th, err := c.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID})
 	require.NoError(t, err)
-	_, err = c.Auth.MCPAccessToken(ctx, threads.MCPTokenParams{ThreadID: th.ID})
+	tok, err = c.Auth.MCPAccessToken(ctx, threads.MCPTokenParams{ThreadID: th.ID})
 	require.NoError(t, err)
+	assert.True(t, tok.HasSession)
 	reqs := srv.Requests()
 	assert.JSONEq(t, `{"threadId":"`+th.ID+`"}`, string(reqs[len(reqs)-1].Body))
+	_, err = c.Auth.MCPAccessToken(ctx, threads.MCPTokenParams{ContextKey: "user-1"})
+	require.NoError(t, err)
+	reqs = srv.Requests()
+	assert.JSONEq(t, `{"contextKey":"user-1"}`, string(reqs[len(reqs)-1].Body))
 	_, err = c.Auth.MCPAccessToken(ctx, threads.MCPTokenParams{ThreadID: "thr_none"})
 	require.ErrorIs(t, err, threads.ErrForbidden)
+}
+
+func TestMCPAccessTokenWithoutMCPServers(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t, threadstest.WithoutMCPServers())
+	_, err := srv.Client().Auth.MCPAccessToken(context.Background(), threads.MCPTokenParams{})
+	require.ErrorIs(t, err, threads.ErrNoMCPServers)
+}
+
+// TestMCPAccessTokenExpiry reads expiresAt in the forms a service may
+// send: epoch milliseconds (its OpenAPI document), an RFC 3339 string,
+// null or nothing; anything else is a decode error, never a panic.
+func TestMCPAccessTokenExpiry(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		body string
+		want time.Time
+		bad  bool
+	}{
+		{`{"mcpAccessToken":"t","expiresAt":1767225600000}`, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), false},
+		{`{"mcpAccessToken":"t","expiresAt":1767225600000.0}`, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), false},
+		{`{"mcpAccessToken":"t","expiresAt":"2026-01-01T00:00:00Z"}`, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), false},
+		{`{"mcpAccessToken":"t","expiresAt":null}`, time.Time{}, false},
+		{`{"mcpAccessToken":"t"}`, time.Time{}, false},
+		{`{"mcpAccessToken":"t","expiresAt":-5}`, time.Time{}, true},
+		{`{"mcpAccessToken":"t","expiresAt":1e300}`, time.Time{}, true},
+		{`{"mcpAccessToken":"t","expiresAt":true}`, time.Time{}, true},
+	} {
+		c := cannedClient(t, serveCanned(t, http.StatusCreated, "application/json", []byte(tc.body)))
+		tok, err := c.Auth.MCPAccessToken(context.Background(), threads.MCPTokenParams{})
+		if tc.bad {
+			require.ErrorIs(t, err, threads.ErrUnexpectedResponse, tc.body)
+			continue
+		}
+		require.NoError(t, err, tc.body)
+		assert.True(t, tc.want.Equal(tok.ExpiresAt), "%s: got %v", tc.body, tok.ExpiresAt)
+	}
 }
 
 func TestRegistryGet(t *testing.T) {

@@ -2,8 +2,10 @@ package threads
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/threadsapi/threads-go/internal/core"
@@ -12,16 +14,18 @@ import (
 // This file holds the rest of what a project API key may call besides
 // threads and messages: its project, the project's API keys and model
 // provider keys, short-lived MCP tokens, and the component registry. None
-// of these routes is in the API spec or the recorded captures; each
-// follows the service's source and OpenAPI document as its doc says, so
-// field names may lag a service that changed since.
+// of these routes is in the API spec or the recorded captures. Each
+// follows the service's OpenAPI document as the official TypeScript SDK
+// (@tambo-ai/typescript-sdk, generated from it) renders it, the same in
+// every release from 0.61.0 to 0.96.4: its paths (note the singular
+// "api-key" and "provider-key" of the deletes), field names and types.
 
 var (
 	epGetProject        = endpoint[Project]{http.MethodGet, "/projects/{projectId}"}
 	epListAPIKeys       = endpoint[[]APIKey]{http.MethodGet, "/projects/{projectId}/api-keys"}
-	epDeleteAPIKey      = endpoint[noAnswer]{http.MethodDelete, "/projects/{projectId}/api-keys/{apiKeyId}"}
+	epDeleteAPIKey      = endpoint[noAnswer]{http.MethodDelete, "/projects/{projectId}/api-key/{apiKeyId}"}
 	epListProviderKeys  = endpoint[[]ProviderKey]{http.MethodGet, "/projects/{projectId}/provider-keys"}
-	epDeleteProviderKey = endpoint[noAnswer]{http.MethodDelete, "/projects/{projectId}/provider-keys/{providerKeyId}"}
+	epDeleteProviderKey = endpoint[noAnswer]{http.MethodDelete, "/projects/{projectId}/provider-key/{providerKeyId}"}
 	epMCPAccessToken    = endpoint[mcpTokenBody]{http.MethodPost, "/auth/mcp/access-token"}
 	epRegistryGet       = endpoint[RegistryItem]{http.MethodGet, "/registry/{name}"}
 )
@@ -39,24 +43,24 @@ type APIKey struct {
 	ID                 string    `json:"id"`
 	Name               string    `json:"name,omitzero"`
 	PartiallyHiddenKey string    `json:"partiallyHiddenKey,omitzero"` // such as "tambo_…abcd"
-	CreatedAt          time.Time `json:"createdAt,omitzero"`
-	LastUsedAt         time.Time `json:"lastUsedAt,omitzero"` // zero: never used
+	CreatedAt          time.Time `json:"created,omitzero"`
+	LastUsedAt         time.Time `json:"lastUsed,omitzero"` // zero: never used
 	CreatedByUserID    string    `json:"createdByUserId,omitzero"`
 }
 
 // ProviderKey is one of a project's model provider keys, as listed: never
-// the key itself.
+// the key itself. The service's list also carries the key encrypted
+// (providerKeyEncrypted); the SDK does not keep it.
 type ProviderKey struct {
 	ID                 string `json:"id"`
 	ProviderName       string `json:"providerName,omitzero"` // such as openai
 	PartiallyHiddenKey string `json:"partiallyHiddenKey,omitzero"`
-	ProjectID          string `json:"projectId,omitzero"`
 }
 
 // Get returns the project id names. The project key may read its own
 // project only (another project's id answers 403, [ErrForbidden]). It is
 // a GET: transient failures are retried. Route: GET /projects/{id}, from
-// the service's source (projects.controller) and OpenAPI document.
+// the service's OpenAPI document.
 func (s *ProjectsService) Get(ctx context.Context, id string, opts ...RequestOption) (*Project, error) {
 	r, err := epGetProject.route("Projects.Get", id)
 	if err != nil {
@@ -67,7 +71,7 @@ func (s *ProjectsService) Get(ctx context.Context, id string, opts ...RequestOpt
 
 // APIKeys lists the project's API keys (names and hidden forms, never the
 // keys). The project key may list its own project's keys only. Route: GET
-// /projects/{id}/api-keys, from the service's source and OpenAPI document.
+// /projects/{id}/api-keys, from the service's OpenAPI document.
 func (s *ProjectsService) APIKeys(ctx context.Context, projectID string, opts ...RequestOption) ([]APIKey, error) {
 	r, err := epListAPIKeys.route("Projects.APIKeys", projectID)
 	if err != nil {
@@ -84,8 +88,8 @@ func (s *ProjectsService) APIKeys(ctx context.Context, projectID string, opts ..
 // delete a key of its own project, itself included: the client's later
 // calls then fail with 403. It is a DELETE: retried like a write, only
 // when it provably did not act. Route: DELETE
-// /projects/{id}/api-keys/{apiKeyId}, from the service's source and
-// OpenAPI document.
+// /projects/{id}/api-key/{apiKeyId} (singular "api-key"), from the
+// service's OpenAPI document.
 func (s *ProjectsService) DeleteAPIKey(ctx context.Context, projectID, apiKeyID string, opts ...RequestOption) error {
 	r, err := epDeleteAPIKey.route("Projects.DeleteAPIKey", projectID, apiKeyID)
 	if err != nil {
@@ -96,8 +100,8 @@ func (s *ProjectsService) DeleteAPIKey(ctx context.Context, projectID, apiKeyID 
 
 // ProviderKeys lists the project's model provider keys (names and hidden
 // forms, never the keys). The project key may list its own project's only.
-// Route: GET /projects/{id}/provider-keys, from the service's source and
-// OpenAPI document.
+// Route: GET /projects/{id}/provider-keys, from the service's OpenAPI
+// document.
 func (s *ProjectsService) ProviderKeys(ctx context.Context, projectID string, opts ...RequestOption) ([]ProviderKey, error) {
 	r, err := epListProviderKeys.route("Projects.ProviderKeys", projectID)
 	if err != nil {
@@ -112,9 +116,10 @@ func (s *ProjectsService) ProviderKeys(ctx context.Context, projectID string, op
 
 // DeleteProviderKey deletes one of the project's model provider keys; the
 // project's threads then use the service's default provider or fail. The
-// project key may delete its own project's keys only. Route: DELETE
-// /projects/{id}/provider-keys/{providerKeyId}, from the service's source
-// and OpenAPI document.
+// project key may delete its own project's keys only. It is a DELETE:
+// retried like a write, only when it provably did not act. Route: DELETE
+// /projects/{id}/provider-key/{providerKeyId} (singular "provider-key"),
+// from the service's OpenAPI document.
 func (s *ProjectsService) DeleteProviderKey(ctx context.Context, projectID, providerKeyID string, opts ...RequestOption) error {
 	r, err := epDeleteProviderKey.route("Projects.DeleteProviderKey", projectID, providerKeyID)
 	if err != nil {
@@ -132,9 +137,13 @@ func (s AuthService) Format(f fmt.State, verb rune) { fmt.Fprint(f, "threads.Aut
 // MCPTokenParams says what an MCP access token is for.
 type MCPTokenParams struct {
 	// ThreadID binds the token to one thread of the key's project (its
-	// MCP calls then act in that thread's context); empty: a token for
-	// the project, bound to no thread.
+	// MCP calls then act in that thread's session); empty: a sessionless
+	// token, which reaches the MCP servers' resources and prompts only.
 	ThreadID string
+	// ContextKey names the end user a sessionless token acts for; empty:
+	// the service takes it from the call's bearer token, if any. Ignored
+	// by the service when ThreadID is set.
+	ContextKey string
 }
 
 // MCPAccessToken is a short-lived token for the service's MCP server.
@@ -142,51 +151,81 @@ type MCPAccessToken struct {
 	// Token is the credential: printed redacted everywhere; Reveal it to
 	// send it (as "Authorization: Bearer" to the MCP server).
 	Token Token
-	// ExpiresAt is when it stops working; zero when the service did not
-	// say.
+	// ExpiresAt is when it stops working (the service gives 15 minutes);
+	// zero when the service did not say.
 	ExpiresAt time.Time
+	// HasSession reports whether the token is bound to a thread.
+	HasSession bool
 }
 
-// mcpTokenBody reads the answer under the names the service's versions
-// have used for the token.
+// ErrNoMCPServers is returned (wrapped) by [AuthService.MCPAccessToken]
+// when the service answered without a token, which it does when the
+// project has no MCP servers configured: there is nothing to call.
+var ErrNoMCPServers = errors.New("threads: the project has no MCP servers, so the service issued no MCP token")
+
+// mcpTokenBody is the service's answer: every member is left out when the
+// project has no MCP servers.
 type mcpTokenBody struct {
-	AccessToken    Token     `json:"accessToken"`
-	MCPAccessToken Token     `json:"mcpAccessToken"`
-	ExpiresAt      time.Time `json:"expiresAt,omitzero"`
+	MCPAccessToken Token       `json:"mcpAccessToken"`
+	ExpiresAt      epochMillis `json:"expiresAt"`
+	HasSession     bool        `json:"hasSession"`
+}
+
+// epochMillis reads a time sent as milliseconds since the Unix epoch (what
+// the service's OpenAPI document gives), or as an RFC 3339 string.
+type epochMillis struct{ time.Time }
+
+func (t *epochMillis) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		return t.Time.UnmarshalJSON(b)
+	}
+	if string(b) == "null" {
+		return nil
+	}
+	ms, err := strconv.ParseFloat(string(b), 64)
+	// Beyond ±year 292277026596 a time.Time cannot hold it; a year
+	// 10000 bound is plenty for an expiry and keeps the arithmetic exact.
+	if err != nil || ms < 0 || ms > 253402300799999 {
+		return fmt.Errorf("expiresAt: want milliseconds since the epoch, got %.40q", b)
+	}
+	t.Time = time.UnixMilli(int64(ms)).UTC()
+	return nil
 }
 
 // MCPAccessToken asks for a short-lived MCP token (see MCPTokenParams for
-// thread-bound or not). The project key may ask for tokens of its own
-// project and its threads (a thread outside it answers 403 or 404). The
-// token never appears in an error or log line. It is a POST: only what
-// provably did not act is retried. Route: POST /auth/mcp/access-token,
-// following the service's source; the answer's token is read from
-// "accessToken" (or "mcpAccessToken", the name the advance answers use).
+// thread-bound or sessionless). The project key may ask for tokens of its
+// own project and its threads (a thread outside it answers 403 or 404).
+// When the project has no MCP servers the service issues no token and the
+// error wraps [ErrNoMCPServers]. The token never appears in an error or
+// log line. It is a POST: only what provably did not act is retried.
+// Route: POST /auth/mcp/access-token, from the service's OpenAPI
+// document (answer: mcpAccessToken, expiresAt in epoch milliseconds,
+// hasSession).
 func (s *AuthService) MCPAccessToken(ctx context.Context, params MCPTokenParams, opts ...RequestOption) (*MCPAccessToken, error) {
+	const op = "Auth.MCPAccessToken"
 	var c *Client
 	if s != nil {
 		c = s.client
 	}
-	r, _ := epMCPAccessToken.route("Auth.MCPAccessToken")
+	r, _ := epMCPAccessToken.route(op)
 	body := map[string]any{}
 	if params.ThreadID != "" {
 		if err := checkID("thread", params.ThreadID); err != nil {
-			return nil, fmt.Errorf("threads: Auth.MCPAccessToken: %w", err)
+			return nil, fmt.Errorf("threads: %s: %w", op, err)
 		}
 		body["threadId"] = params.ThreadID
+	}
+	if params.ContextKey != "" {
+		body["contextKey"] = params.ContextKey
 	}
 	out, err := epMCPAccessToken.do(ctx, c, opts, core.Call{Route: r, Body: body})
 	if err != nil {
 		return nil, err
 	}
-	tok := out.AccessToken
-	if tok.IsZero() {
-		tok = out.MCPAccessToken
+	if out.MCPAccessToken.IsZero() {
+		return nil, fmt.Errorf("threads: %s: %w", op, ErrNoMCPServers)
 	}
-	if tok.IsZero() {
-		return nil, unexpectedResponse(r.Method, r.Template, http.StatusCreated, "no access token in the answer")
-	}
-	return &MCPAccessToken{Token: tok, ExpiresAt: out.ExpiresAt}, nil
+	return &MCPAccessToken{Token: out.MCPAccessToken, ExpiresAt: out.ExpiresAt.Time, HasSession: out.HasSession}, nil
 }
 
 // RegistryService reads the service's component registry; use it as
@@ -205,7 +244,7 @@ type RegistryItem map[string]any
 // Get returns the registry entry called name. Any project key may read the
 // registry. It is a GET: transient failures are retried; an unknown name
 // is [ErrNotFound]. Route: GET /registry/{name}, following the service's
-// source.
+// OpenAPI document (which leaves the answer's shape open).
 func (s *RegistryService) Get(ctx context.Context, name string, opts ...RequestOption) (RegistryItem, error) {
 	var c *Client
 	if s != nil {

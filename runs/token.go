@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -51,15 +52,17 @@ func (c *Client) ExchangeToken(ctx context.Context, subjectToken string, opts ..
 	if len(subjectToken) > maxSubjectTokenSize {
 		return nil, fmt.Errorf("%s: the subject token is %d bytes, more than %d", op, len(subjectToken), maxSubjectTokenSize)
 	}
+	// The form body RFC 8693 prescribes, as the official clients send it
+	// (capture 64); the service's JSON parser would also take JSON.
+	form := url.Values{
+		"grant_type":         {grantTokenExchange},
+		"subject_token":      {subjectToken},
+		"subject_token_type": {TokenTypeAccess},
+	}
 	cc := core.Call{
-		Route: route.Route{Method: http.MethodPost, Template: "/oauth/token"},
-		// RFC 8693 says a form body; the core sends JSON, which the
-		// service's framework parses into the same fields.
-		Body: map[string]string{
-			"grant_type":         grantTokenExchange,
-			"subject_token":      subjectToken,
-			"subject_token_type": TokenTypeAccess,
-		},
+		Route:     route.Route{Method: http.MethodPost, Template: "/oauth/token"},
+		Raw:       []byte(form.Encode()),
+		Header:    http.Header{"Content-Type": {"application/x-www-form-urlencoded"}},
 		KeyHeader: "X-Api-Key",
 		NoMigrate: true,
 	}

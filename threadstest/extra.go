@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 )
 
 // This file serves the routes beyond threads and messages that a project
@@ -99,7 +100,7 @@ func (s *Server) routeExtra(w http.ResponseWriter, r *http.Request, segs []strin
 			return true
 		}
 		s.project(w)
-	case len(segs) >= 3 && segs[0] == "projects" && (segs[2] == "api-keys" || segs[2] == "provider-keys"):
+	case len(segs) >= 3 && segs[0] == "projects" && keyKinds[segs[2]] != "":
 		if segs[1] != s.ProjectID {
 			forbidden(w)
 			return true
@@ -190,60 +191,72 @@ func itoa(n int) string {
 	return string(b)
 }
 
-// The fake project's keys, as the service lists them.
+// The fake project's keys, as the service's OpenAPI document lists them.
 var fakeAPIKeys = []map[string]any{
-	{"id": "ak_FakeKey1.000001", "name": "default", "partiallyHiddenKey": "tambo_…wxyz", "createdAt": "2025-01-02T03:04:05.000Z", "lastUsedAt": nil, "createdByUserId": "3abc4ccf-139a-476d-bcc4-95d0c1cb6237"},
+	{"id": "ak_FakeKey1.000001", "name": "default", "partiallyHiddenKey": "tambo_…wxyz", "created": "2025-01-02T03:04:05.000Z", "lastUsed": nil, "createdByUserId": "3abc4ccf-139a-476d-bcc4-95d0c1cb6237"},
 }
 var fakeProviderKeys = []map[string]any{
-	{"id": "pk_FakeKey1.000001", "providerName": "openai", "partiallyHiddenKey": "sk-…abcd", "projectId": ""},
+	{"id": "pk_FakeKey1.000001", "providerName": "openai", "partiallyHiddenKey": "sk-…abcd", "providerKeyEncrypted": "enc:v1:ZmFrZQ=="},
 }
 
-func (s *Server) projectKeys(w http.ResponseWriter, m, kind string, rest []string) {
+// keyKinds maps the path segments of the key routes to their kind: the
+// lists are plural, the deletes singular (/projects/{id}/api-key/{keyId}).
+var keyKinds = map[string]string{
+	"api-keys": "api", "api-key": "api", "provider-keys": "provider", "provider-key": "provider",
+}
+
+func (s *Server) projectKeys(w http.ResponseWriter, m, seg string, rest []string) {
 	list := fakeAPIKeys
-	if kind == "provider-keys" {
+	if keyKinds[seg] == "provider" {
 		list = fakeProviderKeys
 	}
+	plural := strings.HasSuffix(seg, "s")
 	x := &s.extra
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	switch {
-	case len(rest) == 0 && m == http.MethodGet:
+	case plural && len(rest) == 0 && m == http.MethodGet:
 		out := []map[string]any{}
 		for _, k := range list {
 			if !x.deleted[k["id"].(string)] {
-				c := make(map[string]any, len(k))
-				for n, v := range k {
-					c[n] = v
-				}
-				if _, ok := c["projectId"]; ok {
-					c["projectId"] = s.ProjectID
-				}
-				out = append(out, c)
+				out = append(out, k)
 			}
 		}
 		writeJSON(w, http.StatusOK, out)
-	case len(rest) == 1 && m == http.MethodDelete:
+	case !plural && len(rest) == 1 && m == http.MethodDelete:
 		for _, k := range list {
 			if k["id"] == rest[0] && !x.deleted[rest[0]] {
 				if x.deleted == nil {
 					x.deleted = map[string]bool{}
 				}
 				x.deleted[rest[0]] = true
-				writeJSON(w, http.StatusOK, map[string]any{"success": true})
+				if keyKinds[seg] == "api" {
+					writeJSON(w, http.StatusOK, true)
+				} else {
+					writeJSON(w, http.StatusOK, map[string]any{"id": k["id"], "name": k["providerName"]})
+				}
 				return
 			}
 		}
 		frameworkError(w, http.StatusNotFound, "Not Found", "Key not found")
 	default:
-		frameworkError(w, http.StatusNotFound, "Not Found", "Cannot "+m+" this route")
+		frameworkError(w, http.StatusNotFound, "Not Found", "Cannot "+m+" /projects/"+s.ProjectID+"/"+seg+"/"+strings.Join(rest, "/"))
 	}
 }
 
+// mcpToken answers as the service's OpenAPI document says: a token that
+// lasts 15 minutes, its expiry in epoch milliseconds, and whether it is
+// bound to a thread; an empty object when the project has no MCP servers
+// (WithoutMCPServers).
 func (s *Server) mcpToken(w http.ResponseWriter, body []byte) {
 	var in struct {
 		ThreadID string `json:"threadId"`
 	}
 	_ = json.Unmarshal(body, &in)
+	if s.cfg.noMCP {
+		writeJSON(w, http.StatusCreated, map[string]any{})
+		return
+	}
 	if in.ThreadID != "" {
 		s.mu.Lock()
 		_, ok := s.threads[in.ThreadID]
@@ -256,7 +269,9 @@ func (s *Server) mcpToken(w http.ResponseWriter, body []byte) {
 	s.mu.Lock()
 	tok := s.newID("mcp_tok_")
 	s.mu.Unlock()
-	writeJSON(w, http.StatusCreated, map[string]any{"accessToken": tok, "expiresAt": "2099-01-01T00:00:00.000Z"})
+	writeJSON(w, http.StatusCreated, map[string]any{
+		"mcpAccessToken": tok, "expiresAt": time.Now().Add(15 * time.Minute).UnixMilli(), "hasSession": in.ThreadID != "",
+	})
 }
 
 func (s *Server) registry(w http.ResponseWriter, name string) {

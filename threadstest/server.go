@@ -178,6 +178,7 @@ type config struct {
 	foreignCreate500 bool
 	addr             string // WithAddr; "" means a free loopback port
 	noListener       bool   // WithoutListener
+	noMCP            bool   // WithoutMCPServers
 }
 
 // An Option configures a [Server]; pass options to [NewServer] or [Start].
@@ -227,6 +228,11 @@ func WithoutSpecListRoute() Option { return option(func(c *config) { c.noSpecLis
 func WithCancelEmptyThread500() Option {
 	return option(func(c *config) { c.cancelEmpty500 = true })
 }
+
+// WithoutMCPServers makes POST /auth/mcp/access-token answer as the
+// service does for a project with no MCP servers configured: 201 with an
+// empty object, no token ([threads.ErrNoMCPServers] for the client).
+func WithoutMCPServers() Option { return option(func(c *config) { c.noMCP = true }) }
 
 // WithLiveHabits configures the server like the live deployment: the key in
 // x-api-key only ("Authorization: Bearer <key>" alone is 403 Forbidden
