@@ -45,12 +45,16 @@ func (k conn) Do(ctx context.Context, opts any, call core.Call) (*core.Answer, e
 	default:
 		return nil, fmt.Errorf("threads: core.Conn.Do: options must be []threads.RequestOption, got %T", opts)
 	}
-	resp, cfg, err := k.c.exchange(ctx, ro, call)
+	resp, cfg, o, err := k.c.exchangeObserved(ctx, ro, call)
 	if err != nil {
 		return nil, err
 	}
+	if o != nil {
+		resp.Body = obsBody{rc: resp.Body, o: o} // ends the call if the reader did not
+	}
 	return &core.Answer{
-		Resp: resp,
+		Observe: observation{o},
+		Resp:    resp,
 		Limits: core.Limits{
 			MaxResponseSize: int64(cfg.maxResponseSize),
 			MaxEventSize:    cfg.maxEventSize,
@@ -72,7 +76,11 @@ func (k conn) DecodeJSON(ans *core.Answer, call core.Call, out any) error {
 	if redact == nil {
 		redact = k.Redact
 	}
-	return decodeJSON(ans.Resp, call.Route.Method, pathOf(call.Route), out, ans.Limits.MaxResponseSize, redact, nil)
+	err := decodeJSON(ans.Resp, call.Route.Method, pathOf(call.Route), out, ans.Limits.MaxResponseSize, redact, nil)
+	if ans.Observe != nil {
+		ans.Observe.End(err) // before Close's End(nil): a decode failure is the call's outcome
+	}
+	return err
 }
 
 // Redact removes every spelling of the client's API key and of extra from s.

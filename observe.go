@@ -34,14 +34,16 @@ type Observer interface {
 // event and tool rounds, then End, exactly once. A stream's call ends when
 // the stream does (DONE, an error, or Close), not when its headers arrive;
 // a Stream dropped without Close or reaching its end never ends its call.
-// Calls of package runs (/v1) report their HTTP outcome only: such a
-// call ends when its answer's body is closed, with the status it had and
-// Err nil once a 2xx arrived (a decode failure, a RUN_ERROR or a
-// truncated run stream is the caller's error, not End's), and without
-// event figures.
 // For RunStream, the first round's call carries the whole stream's figures
 // (events and tool rounds); each later round is a call of its own that
 // ends when its answer's headers are in.
+// Calls of package runs (/v1) are reported the same way: a JSON call ends
+// when its answer is decoded (a decode failure is its Err); a run's
+// stream ends at the run's terminal event (Err is the *runs.RunFailedError
+// of a failed run), at a failure, or at Close, and counts its AG-UI
+// events. A /v1 tool stream's runs are calls of their own: each run that
+// carries tool results reports EventToolRound with the tool stream's
+// round number, which is also its CallEnd.ToolRounds.
 // Observe and End may be called from another goroutine than the one that
 // made the call (Close may end a stream), but never at the same time, and
 // always in order. An observer may call back into the SDK (close the
@@ -73,11 +75,12 @@ const (
 	// following the service's 410 advice (now or remembered). From and To
 	// name the routes ("POST /threads/{id}/advance").
 	EventMigrated
-	// EventFirstEvent: a stream delivered its first snapshot. Duration is
-	// the time from the call's start.
+	// EventFirstEvent: a stream delivered its first snapshot (a /v1 run:
+	// its first AG-UI event). Duration is the time from the call's start.
 	EventFirstEvent
 	// EventToolRound: RunStream ran a client-side tool and sends its
-	// result; Round counts them from 1.
+	// result; Round counts them from 1. (A /v1 tool stream: this run
+	// carries round Round's results.)
 	EventToolRound
 )
 
@@ -252,6 +255,26 @@ func (o *callObs) toolRound() {
 	}
 	n := o.rounds.Add(1)
 	o.observe(CallEvent{Kind: EventToolRound, Round: int(n)})
+}
+
+// observation is a call's observation as package runs sees it (through
+// core.Answer.Observe); o may be nil.
+type observation struct{ o *callObs }
+
+func (x observation) Event() { x.o.event() }
+func (x observation) Leave() { x.o.leave() }
+func (x observation) End(err error) {
+	x.o.end(err)
+}
+
+// ToolRound reports round n of a /v1 tool stream, whose rounds are calls
+// of their own: the call carries round n's results.
+func (x observation) ToolRound(n int) {
+	if x.o == nil || n < 1 {
+		return
+	}
+	x.o.rounds.Store(int64(n))
+	x.o.observe(CallEvent{Kind: EventToolRound, Round: n})
 }
 
 // leave marks that the caller left the stream before its end.

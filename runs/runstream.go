@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/core"
 	"github.com/threadsapi/threads-go/internal/jsonscan"
 	"github.com/threadsapi/threads-go/internal/sse"
 	"github.com/threadsapi/threads-go/internal/termtext"
@@ -103,6 +104,10 @@ type Stream struct {
 
 	acc assembly
 
+	// obs reports the events and the end to the call's observer
+	// (threads.WithObserver); never called with mu held.
+	obs core.Observation
+
 	cleanup runtime.Cleanup
 }
 
@@ -157,11 +162,19 @@ func newStream(ctx context.Context, body io.ReadCloser, l limits, redact func(st
 	if redact == nil {
 		redact = func(s string, _ ...string) string { return s }
 	}
-	s := &Stream{streamConn: &streamConn{body: body, threadID: threadID, runID: runID}, ctx: ctx, limits: l, redact: redact}
+	s := &Stream{streamConn: &streamConn{body: body, threadID: threadID, runID: runID}, ctx: ctx, limits: l, redact: redact, obs: noObservation{}}
 	s.src = sse.New(body, l.maxEventSize)
 	s.cleanup = runtime.AddCleanup(s, (*streamConn).abandon, s.streamConn)
 	return s
 }
+
+// noObservation is the observation of a Stream made without one.
+type noObservation struct{}
+
+func (noObservation) Event()        {}
+func (noObservation) ToolRound(int) {}
+func (noObservation) Leave()        {}
+func (noObservation) End(error)     {}
 
 func (c *streamConn) closeBody() { c.once.Do(func() { c.body.Close() }) }
 
@@ -278,6 +291,7 @@ func (s *Stream) step(ev sse.Event, err error, ok bool) bool {
 		}
 		s.index++
 		s.stopTimer()
+		s.obs.Event()
 		s.cur = s.apply(e)
 		return true
 	}
@@ -367,6 +381,9 @@ func (s *Stream) end(o Outcome, failure *RunFailedError) {
 	s.done = true
 	if failure != nil {
 		s.err = failure
+		s.obs.End(failure)
+	} else {
+		s.obs.End(nil)
 	}
 	if s.src.Ended() {
 		s.cleanup.Stop()
@@ -418,11 +435,16 @@ func (s *Stream) finish(err error, byClient bool) {
 		s.timer.Stop()
 	}
 	s.stopParserLocked()
+	left := !s.ended && byClient
 	if !s.ended && (byClient || s.cancelled) {
 		s.outcome = OutcomeCancelled
 	}
 	s.mu.Unlock()
 	s.cleanup.Stop()
+	if left {
+		s.obs.Leave()
+	}
+	s.obs.End(err)
 	s.closeBody()
 }
 
@@ -507,7 +529,8 @@ func (s *Stream) Close() error {
 		return nil
 	}
 	s.closed = true
-	if !s.ended {
+	left := !s.ended
+	if left {
 		s.outcome = OutcomeCancelled
 	}
 	if s.timer != nil {
@@ -517,6 +540,10 @@ func (s *Stream) Close() error {
 		s.stopParserLocked()
 	}
 	s.mu.Unlock()
+	if left {
+		s.obs.Leave()
+	}
+	s.obs.End(nil)
 	s.closeBody()
 	return nil
 }

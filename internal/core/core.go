@@ -57,6 +57,28 @@ type Answer struct {
 	// the extra secrets given, replaced: for server text that an error or
 	// a log line shows. Set in every Answer that Conn.Do returns.
 	Redact func(s string, extra ...string) string
+	// Observe reports how the answer is read to the call's observer
+	// (threads.WithObserver). Set in every Answer that Conn.Do returns;
+	// it does nothing when nobody observes the call.
+	Observe Observation
+}
+
+// Observation is the part of a call's observation that only the reader of
+// its answer knows. Closing the answer's body ends the call (End(nil)) if
+// End was not called before; what End reports first is what the observer
+// hears. It must not be called with a lock the observer could need: an
+// observer may call back into the SDK.
+type Observation interface {
+	// Event counts one decoded stream event; the first is reported with
+	// the time it took.
+	Event()
+	// ToolRound reports that the call carries the results of round n of
+	// client-side tool calls.
+	ToolRound(n int)
+	// Leave marks that the caller left the stream before its end.
+	Leave()
+	// End ends the call with err (nil: success), once.
+	End(err error)
 }
 
 // Limits are the settings a reader of the answer must honour: the call's
