@@ -48,7 +48,9 @@ func WithMiddleware(mws ...Middleware) RequestOption {
 // WithResponseInto stores the final 2xx *http.Response of the call in *dst:
 // its status, headers, request and protocol. Its Body is [http.NoBody]: the
 // SDK reads the body itself (a JSON call decodes it; a stream owns it and
-// releases it with the [Stream]). A failed call leaves *dst alone: its
+// releases it with the [Stream]). Its Request is a copy without secrets:
+// the credential headers (the API key's, Authorization) read
+// "[REDACTED]" and the request body is gone. A failed call leaves *dst alone: its
 // [*Problem] carries the status and headers. It is for a single call only:
 // [NewClient] refuses it, as it does [WithResponseHeader].
 func WithResponseInto(dst **http.Response) RequestOption {
@@ -93,10 +95,28 @@ func (t *middlewareTransport) call(i int, req *http.Request) (*http.Response, er
 }
 
 // answerCopy is resp as WithResponseInto hands it out: without its body,
-// which the SDK owns.
-func answerCopy(resp *http.Response) *http.Response {
+// which the SDK owns, and with a copy of its request that holds no
+// secret: the request's credentials (the API key's header, an end user's
+// Authorization) read "[REDACTED]", every other header value has the key
+// redacted, and the request's body (which may hold a subject token) is
+// gone.
+func answerCopy(resp *http.Response, redact func(string) string) *http.Response {
 	cp := *resp
 	cp.Header = resp.Header.Clone()
 	cp.Body = http.NoBody
+	if req := resp.Request; req != nil {
+		rc := req.Clone(req.Context())
+		rc.Body, rc.GetBody, rc.Response = http.NoBody, nil, nil
+		for name, vs := range rc.Header {
+			for i, v := range vs {
+				if http.CanonicalHeaderKey(name) == "Authorization" || http.CanonicalHeaderKey(name) == "Proxy-Authorization" {
+					vs[i] = "[REDACTED]"
+				} else if redact != nil {
+					vs[i] = redact(v)
+				}
+			}
+		}
+		cp.Request = rc
+	}
 	return &cp
 }

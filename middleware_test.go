@@ -94,6 +94,9 @@ func TestWithResponseInto(t *testing.T) {
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Equal(t, http.NoBody, resp.Body)
 	assert.Contains(t, resp.Header.Get("Content-Type"), "application/json")
+	require.NotNil(t, resp.Request)
+	assert.Equal(t, "/projects", resp.Request.URL.Path)
+	assert.Equal(t, "[REDACTED]", resp.Request.Header.Get("Authorization"), "the key is not handed out")
 
 	th, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID})
 	require.NoError(t, err)
@@ -114,4 +117,25 @@ func TestWithResponseInto(t *testing.T) {
 
 	_, err = threads.NewClient(threads.WithBaseURL(srv.URL), threads.WithAPIKey("k"), threads.WithResponseInto(&resp))
 	require.ErrorContains(t, err, "WithResponseInto is for a single call")
+}
+
+// The request in WithResponseInto's answer holds no secret, whichever
+// header carries the key, and no body.
+func TestWithResponseIntoHidesTheKey(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t, threadstest.WithLiveHabits(), threadstest.WithThrottle(0))
+	c := srv.Client()
+	var resp *http.Response
+	_, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID},
+		threads.WithResponseInto(&resp), threads.WithHeader("X-Echo", "k="+srv.APIKey))
+	require.NoError(t, err)
+	require.NotNil(t, resp.Request)
+	for name, vs := range resp.Request.Header {
+		for _, v := range vs {
+			assert.NotContains(t, v, srv.APIKey, "header %s", name)
+		}
+	}
+	assert.Equal(t, "[REDACTED]", resp.Request.Header.Get("X-Api-Key"))
+	assert.Equal(t, http.NoBody, resp.Request.Body)
+	assert.Nil(t, resp.Request.GetBody)
 }
