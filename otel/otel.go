@@ -1,16 +1,21 @@
-// Package otel traces threads-go calls with OpenTelemetry: one span per
+// Package threadsotel traces threads-go calls with OpenTelemetry: one span per
 // call, an event per HTTP attempt, and a stream's figures (events, time to
 // the first one, tool rounds, outcome) as span attributes. It implements
 // [threads.Observer]; the main module does not depend on OpenTelemetry.
 //
-//	c, err := threads.NewClient(threads.WithObserver(otel.NewObserver()))
+//	c, err := threads.NewClient(threads.WithObserver(threadsotel.NewObserver()))
 //
 // Attribute names follow the HTTP semantic conventions
 // (http.request.method, http.route, url.path, server.address,
 // server.port, url.scheme, http.response.status_code,
 // http.request.resend_count, error.type). Spans never hold the API key,
 // a token, a request or answer body, or a message's text.
-package otel
+//
+// The package is named threadsotel, not otel, so that it sits beside
+// go.opentelemetry.io/otel in one file without an alias; its import path
+// is github.com/threadsapi/threads-go/otel, a module of its own, so that
+// the SDK's own module gains no OpenTelemetry dependency.
+package threadsotel
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package otel_test
+package threadsotel_test
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 
 	threads "github.com/threadsapi/threads-go"
 	threadsotel "github.com/threadsapi/threads-go/otel"
+	"github.com/threadsapi/threads-go/runs"
 	"github.com/threadsapi/threads-go/threadstest"
 )
 
@@ -126,4 +127,38 @@ func TestStreamLeftEarlyOutcome(t *testing.T) {
 	require.NotNil(t, stream)
 	assert.Equal(t, "left", attrs(stream.Attributes())["threads.stream.outcome"])
 	assert.EqualValues(t, 1, attrs(stream.Attributes())["threads.stream.events"])
+}
+
+// A /v1 run's span carries the run stream's figures, and a failed run's
+// span its error type, never the error's text.
+func TestRunSpanFigures(t *testing.T) {
+	c, srv, exp := setup(t)
+	srv.PushRunScript(threadstest.RunScript{Text: "one two"})
+	srv.PushRunScript(threadstest.RunScript{Error: &threadstest.RunError{Code: "LLM_CLIENT_ERROR", Message: "the secret text", Status: 400}})
+	u := runs.New(c).ForUser("user-1")
+	ctx := context.Background()
+	s, err := u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("the secret text")}}})
+	require.NoError(t, err)
+	res, err := s.Collect()
+	require.NoError(t, err)
+	s, err = u.Run(ctx, res.ThreadID, runs.RunParams{Content: []runs.Content{runs.Text("again")}, PreviousRunID: res.RunID})
+	require.NoError(t, err)
+	_, err = s.Collect()
+	require.ErrorIs(t, err, runs.ErrRunFailed)
+
+	spans := exp.GetSpans()
+	require.Len(t, spans, 2)
+	ok, failed := attrs(spans[0].Attributes), attrs(spans[1].Attributes)
+	assert.Equal(t, "POST /v1/threads/runs", spans[0].Name)
+	assert.Equal(t, true, ok["threads.stream"])
+	assert.EqualValues(t, 6, ok["threads.stream.events"], "RUN_STARTED, TEXT_MESSAGE_START, 2 CONTENT, END, RUN_FINISHED")
+	assert.Equal(t, "ok", ok["threads.stream.outcome"])
+	assert.Contains(t, ok, "threads.stream.time_to_first_event_ms")
+	assert.Equal(t, "POST /v1/threads/{threadId}/runs", spans[1].Name)
+	assert.Equal(t, "error", failed["threads.stream.outcome"])
+	assert.Equal(t, codes.Error, spans[1].Status.Code)
+	for _, sp := range spans {
+		assert.NotContains(t, fmt.Sprint(sp.Attributes, sp.Events, sp.Status), "secret")
+		assert.NotContains(t, fmt.Sprint(sp.Attributes, sp.Events, sp.Status), key)
+	}
 }
