@@ -67,7 +67,8 @@
 // in-band "error:" line becomes a [*StreamError]; a connection lost before
 // DONE is [ErrStreamTruncated]. Ranging over All, Collect, or Close releases
 // the connection. Closing a stream does not stop the generation on the
-// service: call [ThreadsService.Cancel] for that.
+// service unless the call was given [WithCancelOnClose] (a backend whose
+// browser left wants that); otherwise call [ThreadsService.Cancel].
 //
 // # Errors
 //

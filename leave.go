@@ -30,6 +30,9 @@ const cancelTimeout = 5 * time.Second
 //
 // Without it (the default), leaving a stream only closes the connection:
 // the service goes on generating the reply and stores it in the thread.
+// The /v1 run streams of package runs need no option: closing one before
+// the run's end cancels the run (the service stops when the connection
+// closes), so this option changes nothing there.
 func WithCancelOnClose() RequestOption {
 	return newRequestOption("WithCancelOnClose", func(c *config) error {
 		c.cancelOnLeave = true

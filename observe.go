@@ -20,6 +20,9 @@ import (
 // a message's text: only routes, statuses, counts, durations and errors
 // (whose text the SDK has already cleaned of the key).
 //
+// What is observed is the calls to the service: [StorageService.Upload]'s
+// PUT to the storage host is not one (its presign is).
+//
 // StartCall is called once per call, before anything is sent; the context
 // it returns is the one the call sends with (so a span it holds is the
 // parent of what the transport does), and the [CallObserver] it returns
@@ -83,6 +86,21 @@ const (
 	// carries round Round's results.)
 	EventToolRound
 )
+
+// String returns the kind's name, such as "attempt" or "first-event".
+func (k CallEventKind) String() string {
+	switch k {
+	case EventAttempt:
+		return "attempt"
+	case EventMigrated:
+		return "migrated"
+	case EventFirstEvent:
+		return "first-event"
+	case EventToolRound:
+		return "tool-round"
+	}
+	return "CallEventKind(" + strconv.Itoa(int(k)) + ")"
+}
 
 // CallEvent is something that happened during a call; Kind says which
 // fields are set.

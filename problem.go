@@ -58,7 +58,7 @@ type Problem struct {
 	Status     int                        // the HTTP status code of the response
 	Details    map[string]any             // the "details" member
 	Extensions map[string]json.RawMessage // every other member that is not one of the above
-	RequestID  string                     // from a request-id header, when the service sends one
+	RequestID  string                     // X-Request-Id, Request-Id, X-Correlation-Id or X-Amzn-Requestid, the first sent
 	Header     http.Header                // the response's headers (Retry-After, rate limits, ...)
 	Body       []byte                     // the raw error body, capped at 64 KiB
 
@@ -72,8 +72,10 @@ type Problem struct {
 }
 
 // Error returns a one-line description: the call, the status, the title or
-// code, and the detail. It is safe on a nil *Problem and never contains the
-// API key (the client scrubs every field of a decoded Problem).
+// code, the detail, what the caller can change when the SDK can tell (a
+// refused key's header, say), and "(request id …)" when the service sent
+// one. It is safe on a nil *Problem and never contains the API key (the
+// client scrubs every field of a decoded Problem).
 //
 // Every part is shown as one line of printable text, whatever the server
 // sent: control characters (CR, LF, NUL...), ANSI escape sequences, Unicode

@@ -108,6 +108,20 @@
 // disconnect ending the run with one RUN_ERROR CANCELLED. Runs are paced
 // like streams: not at all by default, 50ms per event with the live habits.
 //
+// # The rest of a project key's routes
+//
+// As the service's OpenAPI document describes them (no capture exists):
+// POST /storage/presign (201 an upload URL on the fake's own storage host,
+// which refuses a request carrying the API key, and an attachment:// URI;
+// [Server.Upload] returns what was uploaded), POST /audio/transcribe (201
+// plain text "transcript of <file name> (<n> bytes)"), GET /projects/{id}
+// (403 for another project), GET /projects/{id}/api-keys and
+// /provider-keys, DELETE /projects/{id}/api-key/{keyId} and
+// /provider-key/{keyId} (one fake key of each kind), POST
+// /auth/mcp/access-token (a 15-minute token; {} with
+// [WithoutMCPServers]), and GET /registry/{name} (message-thread-full
+// only; 404 otherwise).
+//
 // # Not copied
 //
 // Bearer session tokens (JWTs) and token-required projects; system messages
