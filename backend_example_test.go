@@ -2,6 +2,7 @@ package threads_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -105,4 +106,96 @@ func ExampleWithCancelOnClose() {
 	// Output:
 	// first snapshot of thread true
 	// cancel requests: 1
+}
+
+// countingObserver counts each call's attempts and prints how it ended.
+type countingObserver struct{}
+
+type countingCall struct {
+	route    string
+	attempts int
+}
+
+func (countingObserver) StartCall(ctx context.Context, ci threads.CallInfo) (context.Context, threads.CallObserver) {
+	return ctx, &countingCall{route: ci.Method + " " + ci.Route}
+}
+
+func (c *countingCall) Observe(ev threads.CallEvent) {
+	if ev.Kind == threads.EventAttempt {
+		c.attempts++
+	}
+}
+
+func (c *countingCall) End(e threads.CallEnd) {
+	fmt.Printf("%s: status %d after %d attempts, %d events\n", c.route, e.Status, c.attempts, e.Events)
+}
+
+// ExampleWithObserver reports every call's attempts and outcome: what a
+// metrics or tracing adapter builds on (module
+// github.com/threadsapi/threads-go/otel is one, for OpenTelemetry).
+func ExampleWithObserver() {
+	srv := threadstest.Start()
+	defer srv.Close()
+	client := srv.Client(threads.WithObserver(countingObserver{}), threads.WithRetryWait(time.Millisecond, time.Millisecond))
+
+	ctx := context.Background()
+	srv.Inject(threadstest.Fault{Path: "/threads", Status: http.StatusServiceUnavailable})
+	th, err := client.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	reply, err := client.Threads.AdvanceStream(ctx, th.ID, threads.AdvanceParams{Message: threads.UserMessage("hi")})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if _, err := reply.Collect(); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// POST /threads: status 201 after 2 attempts, 0 events
+	// POST /threads/{id}/advancestream: status 201 after 1 attempts, 6 events
+}
+
+// ExampleAuthService_MCPAccessToken gets a short-lived token for the
+// service's MCP server, bound to one thread.
+func ExampleAuthService_MCPAccessToken() {
+	srv := threadstest.Start()
+	defer srv.Close()
+	client := srv.Client()
+
+	ctx := context.Background()
+	th, err := client.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	tok, err := client.Auth.MCPAccessToken(ctx, threads.MCPTokenParams{ThreadID: th.ID})
+	if errors.Is(err, threads.ErrNoMCPServers) {
+		fmt.Println("no MCP servers configured")
+		return
+	} else if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(tok.Token, tok.HasSession, time.Until(tok.ExpiresAt) > 14*time.Minute)
+	// Send it as "Authorization: Bearer "+tok.Token.Reveal() to the MCP server.
+	// Output: [REDACTED] true true
+}
+
+// ExampleAudioService_Transcribe turns a recording into text.
+func ExampleAudioService_Transcribe() {
+	srv := threadstest.Start()
+	defer srv.Close()
+	client := srv.Client()
+
+	recording := strings.NewReader("RIFF....WAVEfmt ") // an open file, in a real program
+	text, err := client.Audio.Transcribe(context.Background(), recording, "note.wav")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(text)
+	// Output: transcript of note.wav (16 bytes)
 }

@@ -214,3 +214,9 @@ func TestObserverAttemptErrorHasNoKey(t *testing.T) {
 		assert.Less(t, len(e), 2048)
 	}
 }
+
+func TestCallEventKindString(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "attempt first-event migrated tool-round CallEventKind(0)",
+		fmt.Sprint(threads.EventAttempt, " ", threads.EventFirstEvent, " ", threads.EventMigrated, " ", threads.EventToolRound, " ", threads.CallEventKind(0)))
+}
