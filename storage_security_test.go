@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/threadstest"
 )
 
 // presignServer answers POST /storage/presign with uploadURL (made from
@@ -112,4 +113,19 @@ func TestUploadPutIsBoundedByRequestTimeout(t *testing.T) {
 	assert.Equal(t, int64(1), puts.Load())
 	assert.NoError(t, ctx.Err(), "the call lasted until the caller's context ended: %v", err)
 	assert.Contains(t, err.Error(), "WithRequestTimeout")
+}
+
+// TestPresignDecodeErrorHidesUploadURL: a presign answer that holds the
+// upload URL but does not decode (a member of the wrong type) must not
+// quote the URL, whose signature grants the upload, in the error.
+func TestPresignDecodeErrorHidesUploadURL(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t)
+	const sig = "X-Amz-Signature=SIGSECRET0123456789"
+	srv.Inject(threadstest.Fault{Method: http.MethodPost, Path: "/storage/presign", Status: http.StatusCreated,
+		Header: http.Header{"Content-Type": {"application/json"}},
+		Body:   `{"uploadUrl":"https://store.example/f?` + sig + `","attachmentUri":5}`})
+	_, err := c.Storage.Upload(context.Background(), strings.NewReader("x"), "text/plain", 1)
+	require.ErrorIs(t, err, threads.ErrUnexpectedResponse)
+	assert.NotContains(t, err.Error(), "SIGSECRET")
 }
