@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/threadsapi/threads-go/internal/core"
+	"github.com/threadsapi/threads-go/internal/redact"
 	"github.com/threadsapi/threads-go/internal/route"
 )
 
@@ -220,7 +221,9 @@ func (o *callObs) attempt(req *http.Request, resp *http.Response, err error, d t
 		}
 	}
 	n, _ := strconv.Atoi(req.Header.Get("X-Retry-Count"))
-	ev := CallEvent{Kind: EventAttempt, Attempt: n, Method: req.Method, Path: req.URL.EscapedPath(), Err: err, Duration: d}
+	// The path may hold ids a server sent (a project id that spells the
+	// key): shown as errors and logs show it.
+	ev := CallEvent{Kind: EventAttempt, Attempt: n, Method: req.Method, Path: redact.URL(req.URL.EscapedPath(), o.key), Err: err, Duration: d}
 	if resp != nil {
 		ev.Status = resp.StatusCode
 		o.status.Store(int64(resp.StatusCode))

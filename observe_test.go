@@ -214,3 +214,54 @@ func TestObserverAttemptErrorHasNoKey(t *testing.T) {
 		assert.Less(t, len(e), 2048)
 	}
 }
+
+// pathObserver keeps the path of every attempt it hears.
+type pathObserver struct {
+	mu    sync.Mutex
+	paths []string
+}
+
+func (o *pathObserver) StartCall(ctx context.Context, _ threads.CallInfo) (context.Context, threads.CallObserver) {
+	return ctx, o
+}
+
+func (o *pathObserver) Observe(ev threads.CallEvent) {
+	if ev.Kind == threads.EventAttempt {
+		o.mu.Lock()
+		o.paths = append(o.paths, ev.Path)
+		o.mu.Unlock()
+	}
+}
+
+func (o *pathObserver) End(threads.CallEnd) {}
+
+// An attempt's path may hold ids a server sent (a project id that spells
+// the key): the observer hears it as errors and logs show it, without
+// the key.
+func TestObserverAttemptPathHasNoKey(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/threads":
+			w.WriteHeader(404)
+			fmt.Fprint(w, `{"statusCode":404,"message":"Cannot GET /threads","error":"Not Found"}`)
+		case "/projects":
+			fmt.Fprintf(w, `{"id":%q,"name":"p"}`, atkKey+"/x")
+		default:
+			w.WriteHeader(500)
+			fmt.Fprint(w, `{"statusCode":500,"message":"boom"}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	obs := &pathObserver{}
+	c := atkClient(t, srv.URL, threads.WithMaxRetries(0), threads.WithObserver(obs))
+	_, err := c.Threads.List(context.Background(), nil)
+	require.Error(t, err)
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	require.NotEmpty(t, obs.paths)
+	for _, p := range obs.paths {
+		assert.NotContains(t, p, "ATTACKkey", "path %s", p)
+	}
+}
