@@ -86,8 +86,16 @@ func (t *middlewareTransport) call(i int, req *http.Request) (*http.Response, er
 	}
 	if err != nil && resp != nil {
 		// RoundTrip's contract: an error comes without a response.
-		drainClose(resp.Body)
+		if resp.Body != nil {
+			drainClose(resp.Body)
+		}
 		return nil, err
+	}
+	if resp != nil && resp.Body == nil {
+		// An answer a middleware made itself (an http.Response literal):
+		// empty, as net/http reads it, rather than a nil Body that the
+		// reading would panic on.
+		resp.Body = http.NoBody
 	}
 	return resp, err
 }

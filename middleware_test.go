@@ -2,6 +2,7 @@ package threads_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -114,4 +115,32 @@ func TestWithResponseInto(t *testing.T) {
 
 	_, err = threads.NewClient(threads.WithBaseURL(srv.URL), threads.WithAPIKey("k"), threads.WithResponseInto(&resp))
 	require.ErrorContains(t, err, "WithResponseInto is for a single call")
+}
+
+// A middleware that answers itself may leave Body nil (as http.Response
+// literals do): the client reads it as empty, as net/http does, instead
+// of panicking.
+func TestMiddlewareAnswerWithoutBody(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t)
+	for _, status := range []int{http.StatusOK, http.StatusNoContent, http.StatusBadRequest} {
+		err := c.Threads.Delete(context.Background(), "thr_x", threads.WithMaxRetries(0), threads.WithMiddleware(func(req *http.Request, _ threads.MiddlewareNext) (*http.Response, error) {
+			return &http.Response{StatusCode: status, Header: http.Header{}, Request: req}, nil
+		}))
+		if status >= 300 {
+			require.Error(t, err, "status %d", status)
+		} else {
+			require.NoError(t, err, "status %d", status)
+		}
+		_, err = c.Projects.Current(context.Background(), threads.WithMaxRetries(0), threads.WithMiddleware(func(req *http.Request, _ threads.MiddlewareNext) (*http.Response, error) {
+			return &http.Response{StatusCode: status, Header: http.Header{"Content-Type": {"application/json"}}, Request: req}, nil
+		}))
+		require.Error(t, err, "status %d", status)
+	}
+	// Both an answer and an error, the answer without a body: the error.
+	_, err := c.Projects.Current(context.Background(), threads.WithMaxRetries(0), threads.WithMiddleware(func(req *http.Request, _ threads.MiddlewareNext) (*http.Response, error) {
+		return &http.Response{StatusCode: http.StatusOK}, errors.New("refused by policy")
+	}))
+	require.ErrorContains(t, err, "refused by policy")
+	assert.Empty(t, srv.Requests(), "the middleware answered: nothing sent")
 }
