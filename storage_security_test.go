@@ -129,3 +129,34 @@ func TestPresignDecodeErrorHidesUploadURL(t *testing.T) {
 	require.ErrorIs(t, err, threads.ErrUnexpectedResponse)
 	assert.NotContains(t, err.Error(), "SIGSECRET")
 }
+
+// urlErrTransport sends the service's requests and fails the others with
+// an error that quotes the request's URL, as wrapping transports (retry
+// or logging ones) do.
+type urlErrTransport struct{ allowed string }
+
+func (u urlErrTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Host == u.allowed {
+		return http.DefaultTransport.RoundTrip(r)
+	}
+	return nil, fmt.Errorf("%s %s giving up after 1 attempt", r.Method, r.URL)
+}
+
+// TestUploadErrorHidesSignatureFromTransport: the caller's transport may
+// quote the URL it failed to reach; Upload's error must not carry the
+// upload URL's signature (its doc: the URL never appears in an error).
+func TestUploadErrorHidesSignatureFromTransport(t *testing.T) {
+	t.Parallel()
+	srv, _ := presignServer(t, false, func(string) string {
+		return "https://store.example/bucket/f?X-Amz-Credential=AKIDSECRET&X-Amz-Signature=SIGSECRET0123456789"
+	}, nil)
+	c, err := threads.NewClient(threads.WithBaseURL(srv.URL), threads.WithAPIKey(testKey),
+		threads.WithoutEnvironmentDefaults(), threads.WithHTTPClient(&http.Client{Transport: urlErrTransport{strings.TrimPrefix(srv.URL, "http://")}}))
+	require.NoError(t, err)
+	_, err = c.Storage.Upload(context.Background(), strings.NewReader("abc"), "text/plain", 3)
+	require.Error(t, err)
+	for _, s := range []string{err.Error(), fmt.Sprintf("%+v %#v", err, err)} {
+		assert.NotContains(t, s, "SIGSECRET")
+		assert.NotContains(t, s, "AKIDSECRET")
+	}
+}
