@@ -163,7 +163,7 @@ func (c *call) End(e threads.CallEnd) {
 func errorType(err error) string {
 	var p *threads.Problem
 	if errors.As(err, &p) {
-		if p.Code != "" {
+		if codeLike(p.Code) {
 			return strconv.Itoa(p.Status) + " " + p.Code
 		}
 		return strconv.Itoa(p.Status)
@@ -185,4 +185,23 @@ func errorType(err error) string {
 		}
 	}
 	return fmt.Sprintf("%T", err)
+}
+
+// maxCode bounds a problem code that a span names.
+const maxCode = 64
+
+// codeLike reports whether a problem's code looks like one (such as
+// THREAD_NOT_FOUND): the code is the server's text, and one that is a
+// sentence, holds control characters or runs long is left off the span,
+// which promises no message text and keeps error.type low-cardinality.
+func codeLike(code string) bool {
+	if code == "" || len(code) > maxCode {
+		return false
+	}
+	for _, r := range code {
+		if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '.' || r == '-') {
+			return false
+		}
+	}
+	return true
 }
