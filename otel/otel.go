@@ -43,7 +43,8 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 }
 
 // Observer makes spans of threads-go calls. Give it to
-// threads.WithObserver. It is safe for concurrent use.
+// threads.WithObserver. It is safe for concurrent use. Make it with
+// NewObserver; a zero Observer traces with the global provider.
 type Observer struct {
 	tp     trace.TracerProvider
 	tracer trace.Tracer
@@ -60,6 +61,15 @@ func NewObserver(opts ...Option) *Observer {
 	}
 	o.tracer = o.tp.Tracer(ScopeName, trace.WithInstrumentationVersion(threads.Version))
 	return o
+}
+
+// tr is the Observer's tracer; a zero Observer (not made by NewObserver)
+// or a nil one uses the global provider's, as NewObserver() would.
+func (o *Observer) tr() trace.Tracer {
+	if o == nil || o.tracer == nil {
+		return otel.GetTracerProvider().Tracer(ScopeName, trace.WithInstrumentationVersion(threads.Version))
+	}
+	return o.tracer
 }
 
 // StartCall starts the call's span (a client span named "METHOD route")
@@ -85,7 +95,7 @@ func (o *Observer) StartCall(ctx context.Context, ci threads.CallInfo) (context.
 	if p, err := strconv.Atoi(port); err == nil {
 		attrs = append(attrs, attribute.Int("server.port", p))
 	}
-	ctx, span := o.tracer.Start(ctx, ci.Method+" "+ci.Route, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	ctx, span := o.tr().Start(ctx, ci.Method+" "+ci.Route, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 	return ctx, &call{span: span, stream: ci.Stream}
 }
 

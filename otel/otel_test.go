@@ -150,3 +150,14 @@ func TestErrorTypeKeepsOnlyCodeLikeCodes(t *testing.T) {
 		assert.Equal(t, tc.want, spans[0].Status.Description)
 	}
 }
+
+// A zero Observer (or a nil *Observer) given to WithObserver traces with
+// the global provider instead of panicking on every call.
+func TestZeroObserverDoesNotPanic(t *testing.T) {
+	srv := threadstest.NewServer(t, threadstest.WithAPIKey(key))
+	for _, o := range []*threadsotel.Observer{{}, nil} {
+		c := srv.Client(threads.WithObserver(o))
+		_, err := c.Projects.Current(context.Background())
+		require.NoError(t, err)
+	}
+}
