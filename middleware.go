@@ -3,6 +3,8 @@ package threads
 import (
 	"errors"
 	"net/http"
+
+	"github.com/threadsapi/threads-go/internal/redact"
 )
 
 // Middleware wraps each HTTP attempt the client makes: it gets the request
@@ -46,9 +48,10 @@ func WithMiddleware(mws ...Middleware) RequestOption {
 }
 
 // WithResponseInto stores the final 2xx *http.Response of the call in *dst:
-// its status, headers, request and protocol. Its Body is [http.NoBody]: the
-// SDK reads the body itself (a JSON call decodes it; a stream owns it and
-// releases it with the [Stream]). A failed call leaves *dst alone: its
+// its status, headers, request and protocol. Its Body is [http.NoBody]:
+// the SDK reads the body itself (a JSON call decodes it; a stream owns it
+// and releases it with the [Stream]). Its Request is a copy whose headers
+// hold the API key as "[REDACTED]" and whose Body is empty. A failed call leaves *dst alone: its
 // [*Problem] carries the status and headers. It is for a single call only:
 // [NewClient] refuses it, as it does [WithResponseHeader].
 func WithResponseInto(dst **http.Response) RequestOption {
@@ -101,10 +104,25 @@ func (t *middlewareTransport) call(i int, req *http.Request) (*http.Response, er
 }
 
 // answerCopy is resp as WithResponseInto hands it out: without its body,
-// which the SDK owns.
-func answerCopy(resp *http.Response) *http.Response {
+// which the SDK owns, and with a copy of its request whose headers hold
+// key redacted (a caller that logs the request's headers must not print
+// the key, whichever header carried it) and whose body is gone.
+func answerCopy(resp *http.Response, key string) *http.Response {
 	cp := *resp
 	cp.Header = resp.Header.Clone()
 	cp.Body = http.NoBody
+	if resp.Request != nil {
+		rq := *resp.Request
+		rq.Header = make(http.Header, len(resp.Request.Header))
+		for k, vs := range resp.Request.Header {
+			out := make([]string, len(vs))
+			for i, v := range vs {
+				out[i] = redact.String(v, key)
+			}
+			rq.Header[k] = out
+		}
+		rq.Body, rq.GetBody = http.NoBody, nil
+		cp.Request = &rq
+	}
 	return &cp
 }

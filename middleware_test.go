@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -143,4 +144,32 @@ func TestMiddlewareAnswerWithoutBody(t *testing.T) {
 	}))
 	require.ErrorContains(t, err, "refused by policy")
 	assert.Empty(t, srv.Requests(), "the middleware answered: nothing sent")
+}
+
+// WithResponseInto hands out the answer's request for its method and URL;
+// its headers carry the key in whatever header the call sent it, which a
+// caller that logs the request's headers would print: the copy holds the
+// key redacted, in any header.
+func TestWithResponseIntoRequestHasNoKey(t *testing.T) {
+	t.Parallel()
+	fake, _ := setup(t) // the key in x-api-key
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"id":"p_1","name":"p"}`))
+	}))
+	t.Cleanup(srv.Close)
+	bearer := atkClient(t, srv.URL) // the key as Authorization: Bearer
+	for _, tc := range []struct {
+		c   *threads.Client
+		key string
+	}{{fake, testKey}, {bearer, atkKey}} {
+		var resp *http.Response
+		_, err := tc.c.Projects.Current(context.Background(), threads.WithResponseInto(&resp))
+		require.NoError(t, err)
+		require.NotNil(t, resp.Request)
+		assert.Equal(t, "/projects", resp.Request.URL.Path)
+		for k, vs := range resp.Request.Header {
+			assert.NotContains(t, strings.Join(vs, " "), tc.key, k)
+		}
+	}
 }

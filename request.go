@@ -98,7 +98,7 @@ func (c *Client) exchangeObserved(ctx context.Context, opts []RequestOption, cl 
 		*cfg.respHeader = resp.Header.Clone()
 	}
 	if cfg.respInto != nil {
-		*cfg.respInto = answerCopy(resp)
+		*cfg.respInto = answerCopy(resp, cfg.apiKey.get())
 	}
 	return resp, cfg, o, nil
 }
