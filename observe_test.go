@@ -265,3 +265,68 @@ func TestObserverAttemptPathHasNoKey(t *testing.T) {
 		assert.NotContains(t, p, "ATTACKkey", "path %s", p)
 	}
 }
+
+// CallEnd.Left says the caller left the stream before its end (Close or
+// its context), with or without WithCancelOnClose; a stream that failed
+// on its own (truncated) was not left.
+func TestObserverLeftWithoutCancelOnClose(t *testing.T) {
+	t.Parallel()
+	for _, cancelOnClose := range []bool{false, true} {
+		obs := &logObserver{}
+		srv := threadstest.NewServer(t, threadstest.WithAPIKey(testKey), threadstest.WithThrottle(time.Hour))
+		c := srv.Client(threads.WithObserver(obs))
+		th, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID})
+		require.NoError(t, err)
+		var opts []threads.RequestOption
+		if cancelOnClose {
+			opts = append(opts, threads.WithCancelOnClose())
+		}
+		s, err := c.Threads.AdvanceStream(context.Background(), th.ID, threads.AdvanceParams{Message: threads.UserMessage("hi")}, opts...)
+		require.NoError(t, err)
+		require.True(t, s.Next())
+		require.NoError(t, s.Close())
+		obs.mu.Lock()
+		var stream []threads.CallEnd
+		for _, e := range obs.ends {
+			if e.Events > 0 {
+				stream = append(stream, e)
+			}
+		}
+		obs.mu.Unlock()
+		require.Len(t, stream, 1, "cancelOnClose=%t", cancelOnClose)
+		assert.True(t, stream[0].Left, "cancelOnClose=%t: closed after one event, before DONE", cancelOnClose)
+	}
+}
+
+// A stream that the server cut short (no DONE) was not left by the
+// caller, also when WithCancelOnClose sends a Cancel for it.
+func TestObserverTruncatedStreamIsNotLeft(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasSuffix(r.URL.Path, "/advancestream") {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, `data: {"responseMessageDto":{"id":"m","threadId":"t","role":"assistant","content":[]},"generationStage":"STREAMING_RESPONSE"}`+"\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	obs := &logObserver{}
+	c := atkClient(t, srv.URL, threads.WithObserver(obs), threads.WithMaxRetries(0))
+	s, err := c.Threads.AdvanceStream(context.Background(), "t", threads.AdvanceParams{Message: threads.UserMessage("hi")}, threads.WithCancelOnClose())
+	require.NoError(t, err)
+	_, err = s.Collect()
+	require.ErrorIs(t, err, threads.ErrStreamTruncated)
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	var found bool
+	for _, e := range obs.ends {
+		if e.Events > 0 {
+			found = true
+			assert.False(t, e.Left, "the server cut the stream; the caller did not leave it")
+			assert.ErrorIs(t, e.Err, threads.ErrStreamTruncated)
+		}
+	}
+	assert.True(t, found)
+}
