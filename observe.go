@@ -299,6 +299,17 @@ func (t observeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	start := time.Now()
 	resp, err := t.next.RoundTrip(req)
+	defer func() {
+		if r := recover(); r != nil {
+			// The observer panicked (its bug, the caller's to see): the
+			// answer nobody will read is closed first, so that a caller
+			// that recovers leaks no connection.
+			if resp != nil && resp.Body != nil {
+				resp.Body.Close()
+			}
+			panic(r)
+		}
+	}()
 	o.attempt(req, resp, err, time.Since(start))
 	return resp, err
 }

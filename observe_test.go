@@ -3,6 +3,7 @@ package threads_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -329,4 +330,57 @@ func TestObserverTruncatedStreamIsNotLeft(t *testing.T) {
 		}
 	}
 	assert.True(t, found)
+}
+
+// panicObserver panics when it hears an attempt.
+type panicObserver struct{}
+
+func (panicObserver) StartCall(ctx context.Context, _ threads.CallInfo) (context.Context, threads.CallObserver) {
+	return ctx, panicObserver{}
+}
+func (panicObserver) Observe(ev threads.CallEvent) {
+	if ev.Kind == threads.EventAttempt {
+		panic("observer bug")
+	}
+}
+func (panicObserver) End(threads.CallEnd) {}
+
+// closeTracker is a transport that notes whether the answer's body it
+// handed out was closed.
+type closeTracker struct {
+	next   http.RoundTripper
+	closed atomic.Bool
+}
+
+type trackedBody struct {
+	io.ReadCloser
+	closed *atomic.Bool
+}
+
+func (b trackedBody) Close() error { b.closed.Store(true); return b.ReadCloser.Close() }
+
+func (c *closeTracker) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(r)
+	if resp != nil {
+		resp.Body = trackedBody{resp.Body, &c.closed}
+	}
+	return resp, err
+}
+
+// An observer that panics on an attempt panics the caller (its own bug),
+// but the answer it was told about is closed first: a caller that
+// recovers does not leak the connection and its goroutines.
+func TestObserverPanicClosesTheAnswer(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t, threadstest.WithAPIKey(testKey))
+	tr := &closeTracker{next: srv.Transport()}
+	c := srv.Client(threads.WithObserver(panicObserver{}), threads.WithHTTPClient(&http.Client{Transport: tr}))
+	func() {
+		defer func() {
+			assert.Equal(t, "observer bug", recover())
+		}()
+		_, _ = c.Projects.Current(context.Background())
+		t.Fatal("no panic")
+	}()
+	assert.True(t, tr.closed.Load(), "the answer's body was left open")
 }
