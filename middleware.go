@@ -51,7 +51,9 @@ func WithMiddleware(mws ...Middleware) RequestOption {
 // its status, headers, request and protocol. Its Body is [http.NoBody]:
 // the SDK reads the body itself (a JSON call decodes it; a stream owns it
 // and releases it with the [Stream]). Its Request is a copy whose headers
-// hold the API key as "[REDACTED]" and whose Body is empty. A failed call leaves *dst alone: its
+// hold the API key as "[REDACTED]" and whose Body is empty. Its Trailer
+// holds the trailers the answer declared, without their values, which
+// come after the body. A failed call leaves *dst alone: its
 // [*Problem] carries the status and headers. It is for a single call only:
 // [NewClient] refuses it, as it does [WithResponseHeader].
 func WithResponseInto(dst **http.Response) RequestOption {
@@ -110,6 +112,9 @@ func (t *middlewareTransport) call(i int, req *http.Request) (*http.Response, er
 func answerCopy(resp *http.Response, key string) *http.Response {
 	cp := *resp
 	cp.Header = resp.Header.Clone()
+	// The transport fills the trailers when the body ends, on whichever
+	// goroutine reads it (a stream's, while the caller holds the copy).
+	cp.Trailer = resp.Trailer.Clone()
 	cp.Body = http.NoBody
 	if resp.Request != nil {
 		rq := *resp.Request

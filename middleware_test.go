@@ -173,3 +173,32 @@ func TestWithResponseIntoRequestHasNoKey(t *testing.T) {
 		}
 	}
 }
+
+// A stream's answer gets its trailers when its body ends, written by the
+// transport on the goroutine that reads the stream: the copy that
+// WithResponseInto hands out must not share that map, or a caller that
+// looks at it while another goroutine reads the stream races (-race).
+func TestWithResponseIntoStreamTrailerIsNotLive(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Trailer", "X-Run-Cost")
+		_, _ = w.Write([]byte(`data: {"responseMessageDto":{"id":"m","threadId":"t","role":"assistant","content":[]},"generationStage":"COMPLETE"}` + "\n\ndata: DONE\n\n"))
+		w.Header().Set("X-Run-Cost", "12")
+	}))
+	t.Cleanup(srv.Close)
+	c := atkClient(t, srv.URL)
+	var resp *http.Response
+	s, err := c.Threads.AdvanceStream(context.Background(), "t", threads.AdvanceParams{Message: threads.UserMessage("hi")}, threads.WithResponseInto(&resp))
+	require.NoError(t, err)
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		for range 100 {
+			_ = resp.Trailer.Get("X-Run-Cost")
+		}
+	}()
+	_, err = s.Collect()
+	require.NoError(t, err)
+	<-read
+}
