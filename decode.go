@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -72,8 +73,14 @@ func decodeJSON(resp *http.Response, method, path string, out any, limit int64, 
 	if err := jsonx.Unmarshal(data, out); err != nil {
 		// Describe, not err: the decoder's error names the member path it
 		// failed in, and member names are server text (the key, escaped).
+		ct := shownHeader(resp.Header.Get("Content-Type"), clean)
+		if holdsToken(reflect.TypeOf(out), map[reflect.Type]bool{}) {
+			// The answer carries a credential (an MCP token, a presigned
+			// upload URL): clean knows only the key, so no excerpt.
+			return unexpectedResponse(method, path, resp.StatusCode, "%s body is not the expected JSON (%s)", ct, jsonx.Describe(err))
+		}
 		return unexpectedResponse(method, path, resp.StatusCode, "%s body is not the expected JSON (%s): %s",
-			shownHeader(resp.Header.Get("Content-Type"), clean), jsonx.Describe(err), excerpt([]byte(clean(string(bytes.TrimSpace(data)))), 120))
+			ct, jsonx.Describe(err), excerpt([]byte(clean(string(bytes.TrimSpace(data)))), 120))
 	}
 	return nil
 }
@@ -191,6 +198,31 @@ func (b *listBody) UnmarshalJSON(data []byte) error {
 		return jsonx.Unmarshal(trimmed, &b.page.Items)
 	}
 	return jsonx.Unmarshal(trimmed, &b.page)
+}
+
+// holdsToken reports whether a value of type t can hold a [Token],
+// whose text must not reach an error. seen stops at recursive types.
+func holdsToken(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if t == nil || seen[t] {
+		return false
+	}
+	seen[t] = true
+	if t == reflect.TypeFor[Token]() {
+		return true
+	}
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return holdsToken(t.Elem(), seen)
+	case reflect.Map:
+		return holdsToken(t.Key(), seen) || holdsToken(t.Elem(), seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if holdsToken(t.Field(i).Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // excerpt returns at most n bytes of b as valid, single-line UTF-8.

@@ -86,7 +86,6 @@ func (s *Stream) leave(err error) {
 	if fn == nil {
 		return
 	}
-	s.obs.leave()
 	if id != "" {
 		fn(id)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -82,4 +83,29 @@ func TestWithoutCancelOnCloseLeavingSendsNothing(t *testing.T) {
 	require.True(t, s.Next())
 	s.Close()
 	assert.Equal(t, 0, srv.Count(http.MethodPost, "/threads/"+th.ID+"/cancel"))
+}
+
+// TestCancelOnCloseBoundsClose: a service that never answers the Cancel
+// holds Close for the 5 s bound and no longer, even with no request
+// timeout and a context without deadline; nothing is left running.
+func TestCancelOnCloseBoundsClose(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		c, srv := setupInMemory(t, threads.WithRequestTimeout(0))
+		th, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID})
+		require.NoError(t, err)
+		hold := make(chan struct{})
+		defer close(hold)
+		srv.PushScript(threadstest.Script{Hold: hold, HoldAfter: 1})
+		s, err := c.Threads.AdvanceStream(context.Background(), th.ID, threads.AdvanceParams{Message: threads.UserMessage("hi")}, threads.WithCancelOnClose())
+		require.NoError(t, err)
+		require.True(t, s.Next(), s.Err())
+		stall := make(chan struct{})
+		defer close(stall)
+		srv.Inject(threadstest.Fault{Method: http.MethodPost, Path: "/threads/" + th.ID + "/cancel", Stall: stall, Times: -1})
+		start := time.Now()
+		require.NoError(t, s.Close())
+		assert.Equal(t, 5*time.Second, time.Since(start), "fake time: the cancel's bound")
+		assert.GreaterOrEqual(t, srv.Count(http.MethodPost, "/threads/"+th.ID+"/cancel"), 1)
+	})
 }

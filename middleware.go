@@ -50,7 +50,10 @@ func WithMiddleware(mws ...Middleware) RequestOption {
 // SDK reads the body itself (a JSON call decodes it; a stream owns it and
 // releases it with the [Stream]). Its Request is a copy without secrets:
 // the credential headers (the API key's, Authorization) read
-// "[REDACTED]" and the request body is gone. A failed call leaves *dst alone: its
+// "[REDACTED]", the key is redacted from its other headers, and the
+// request body is gone. Its Trailer holds the trailers the answer
+// declared, without their values, which come after the body. A failed
+// call leaves *dst alone: its
 // [*Problem] carries the status and headers. It is for a single call only:
 // [NewClient] refuses it, as it does [WithResponseHeader].
 func WithResponseInto(dst **http.Response) RequestOption {
@@ -88,8 +91,16 @@ func (t *middlewareTransport) call(i int, req *http.Request) (*http.Response, er
 	}
 	if err != nil && resp != nil {
 		// RoundTrip's contract: an error comes without a response.
-		drainClose(resp.Body)
+		if resp.Body != nil {
+			drainClose(resp.Body)
+		}
 		return nil, err
+	}
+	if resp != nil && resp.Body == nil {
+		// An answer a middleware made itself (an http.Response literal):
+		// empty, as net/http reads it, rather than a nil Body that the
+		// reading would panic on.
+		resp.Body = http.NoBody
 	}
 	return resp, err
 }
@@ -103,6 +114,9 @@ func (t *middlewareTransport) call(i int, req *http.Request) (*http.Response, er
 func answerCopy(resp *http.Response, redact func(string) string) *http.Response {
 	cp := *resp
 	cp.Header = resp.Header.Clone()
+	// The transport fills the trailers when the body ends, on whichever
+	// goroutine reads it (a stream's, while the caller holds the copy).
+	cp.Trailer = resp.Trailer.Clone()
 	cp.Body = http.NoBody
 	if req := resp.Request; req != nil {
 		rc := req.Clone(req.Context())

@@ -2,7 +2,9 @@ package threads_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -138,4 +140,89 @@ func TestWithResponseIntoHidesTheKey(t *testing.T) {
 	assert.Equal(t, "[REDACTED]", resp.Request.Header.Get("X-Api-Key"))
 	assert.Equal(t, http.NoBody, resp.Request.Body)
 	assert.Nil(t, resp.Request.GetBody)
+}
+
+// A middleware that answers itself may leave Body nil (as http.Response
+// literals do): the client reads it as empty, as net/http does, instead
+// of panicking.
+func TestMiddlewareAnswerWithoutBody(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t)
+	for _, status := range []int{http.StatusOK, http.StatusNoContent, http.StatusBadRequest} {
+		err := c.Threads.Delete(context.Background(), "thr_x", threads.WithMaxRetries(0), threads.WithMiddleware(func(req *http.Request, _ threads.MiddlewareNext) (*http.Response, error) {
+			return &http.Response{StatusCode: status, Header: http.Header{}, Request: req}, nil
+		}))
+		if status >= 300 {
+			require.Error(t, err, "status %d", status)
+		} else {
+			require.NoError(t, err, "status %d", status)
+		}
+		_, err = c.Projects.Current(context.Background(), threads.WithMaxRetries(0), threads.WithMiddleware(func(req *http.Request, _ threads.MiddlewareNext) (*http.Response, error) {
+			return &http.Response{StatusCode: status, Header: http.Header{"Content-Type": {"application/json"}}, Request: req}, nil
+		}))
+		require.Error(t, err, "status %d", status)
+	}
+	// Both an answer and an error, the answer without a body: the error.
+	_, err := c.Projects.Current(context.Background(), threads.WithMaxRetries(0), threads.WithMiddleware(func(req *http.Request, _ threads.MiddlewareNext) (*http.Response, error) {
+		return &http.Response{StatusCode: http.StatusOK}, errors.New("refused by policy")
+	}))
+	require.ErrorContains(t, err, "refused by policy")
+	assert.Empty(t, srv.Requests(), "the middleware answered: nothing sent")
+}
+
+// WithResponseInto hands out the answer's request for its method and URL;
+// its headers carry the key in whatever header the call sent it, which a
+// caller that logs the request's headers would print: the copy holds the
+// key redacted, in any header.
+func TestWithResponseIntoRequestHasNoKey(t *testing.T) {
+	t.Parallel()
+	fake, _ := setup(t) // the key in x-api-key
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"id":"p_1","name":"p"}`))
+	}))
+	t.Cleanup(srv.Close)
+	bearer := atkClient(t, srv.URL) // the key as Authorization: Bearer
+	for _, tc := range []struct {
+		c   *threads.Client
+		key string
+	}{{fake, testKey}, {bearer, atkKey}} {
+		var resp *http.Response
+		_, err := tc.c.Projects.Current(context.Background(), threads.WithResponseInto(&resp))
+		require.NoError(t, err)
+		require.NotNil(t, resp.Request)
+		assert.Equal(t, "/projects", resp.Request.URL.Path)
+		for k, vs := range resp.Request.Header {
+			assert.NotContains(t, strings.Join(vs, " "), tc.key, k)
+		}
+	}
+}
+
+// A stream's answer gets its trailers when its body ends, written by the
+// transport on the goroutine that reads the stream: the copy that
+// WithResponseInto hands out must not share that map, or a caller that
+// looks at it while another goroutine reads the stream races (-race).
+func TestWithResponseIntoStreamTrailerIsNotLive(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Trailer", "X-Run-Cost")
+		_, _ = w.Write([]byte(`data: {"responseMessageDto":{"id":"m","threadId":"t","role":"assistant","content":[]},"generationStage":"COMPLETE"}` + "\n\ndata: DONE\n\n"))
+		w.Header().Set("X-Run-Cost", "12")
+	}))
+	t.Cleanup(srv.Close)
+	c := atkClient(t, srv.URL)
+	var resp *http.Response
+	s, err := c.Threads.AdvanceStream(context.Background(), "t", threads.AdvanceParams{Message: threads.UserMessage("hi")}, threads.WithResponseInto(&resp))
+	require.NoError(t, err)
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		for range 100 {
+			_ = resp.Trailer.Get("X-Run-Cost")
+		}
+	}()
+	_, err = s.Collect()
+	require.NoError(t, err)
+	<-read
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/threadsapi/threads-go/internal/core"
+	"github.com/threadsapi/threads-go/internal/redact"
 	"github.com/threadsapi/threads-go/internal/route"
 )
 
@@ -241,7 +242,9 @@ func (o *callObs) attempt(req *http.Request, resp *http.Response, err error, d t
 		}
 	}
 	n, _ := strconv.Atoi(req.Header.Get("X-Retry-Count"))
-	ev := CallEvent{Kind: EventAttempt, Attempt: n, Method: req.Method, Path: req.URL.EscapedPath(), Err: err, Duration: d}
+	// The path may hold ids a server sent (a project id that spells the
+	// key): shown as errors and logs show it.
+	ev := CallEvent{Kind: EventAttempt, Attempt: n, Method: req.Method, Path: redact.URL(req.URL.EscapedPath(), o.key), Err: err, Duration: d}
 	if resp != nil {
 		ev.Status = resp.StatusCode
 		o.status.Store(int64(resp.StatusCode))
@@ -337,6 +340,17 @@ func (t observeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	start := time.Now()
 	resp, err := t.next.RoundTrip(req)
+	defer func() {
+		if r := recover(); r != nil {
+			// The observer panicked (its bug, the caller's to see): the
+			// answer nobody will read is closed first, so that a caller
+			// that recovers leaks no connection.
+			if resp != nil && resp.Body != nil {
+				resp.Body.Close()
+			}
+			panic(r)
+		}
+	}()
 	o.attempt(req, resp, err, time.Since(start))
 	return resp, err
 }

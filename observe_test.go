@@ -3,6 +3,7 @@ package threads_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -219,4 +220,173 @@ func TestCallEventKindString(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, "attempt first-event migrated tool-round CallEventKind(0)",
 		fmt.Sprint(threads.EventAttempt, " ", threads.EventFirstEvent, " ", threads.EventMigrated, " ", threads.EventToolRound, " ", threads.CallEventKind(0)))
+}
+
+// pathObserver keeps the path of every attempt it hears.
+type pathObserver struct {
+	mu    sync.Mutex
+	paths []string
+}
+
+func (o *pathObserver) StartCall(ctx context.Context, _ threads.CallInfo) (context.Context, threads.CallObserver) {
+	return ctx, o
+}
+
+func (o *pathObserver) Observe(ev threads.CallEvent) {
+	if ev.Kind == threads.EventAttempt {
+		o.mu.Lock()
+		o.paths = append(o.paths, ev.Path)
+		o.mu.Unlock()
+	}
+}
+
+func (o *pathObserver) End(threads.CallEnd) {}
+
+// An attempt's path may hold ids a server sent (a project id that spells
+// the key): the observer hears it as errors and logs show it, without
+// the key.
+func TestObserverAttemptPathHasNoKey(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/threads":
+			w.WriteHeader(404)
+			fmt.Fprint(w, `{"statusCode":404,"message":"Cannot GET /threads","error":"Not Found"}`)
+		case "/projects":
+			fmt.Fprintf(w, `{"id":%q,"name":"p"}`, atkKey+"/x")
+		default:
+			w.WriteHeader(500)
+			fmt.Fprint(w, `{"statusCode":500,"message":"boom"}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	obs := &pathObserver{}
+	c := atkClient(t, srv.URL, threads.WithMaxRetries(0), threads.WithObserver(obs))
+	_, err := c.Threads.List(context.Background(), nil)
+	require.Error(t, err)
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	require.NotEmpty(t, obs.paths)
+	for _, p := range obs.paths {
+		assert.NotContains(t, p, "ATTACKkey", "path %s", p)
+	}
+}
+
+// CallEnd.Left says the caller left the stream before its end (Close or
+// its context), with or without WithCancelOnClose; a stream that failed
+// on its own (truncated) was not left.
+func TestObserverLeftWithoutCancelOnClose(t *testing.T) {
+	t.Parallel()
+	for _, cancelOnClose := range []bool{false, true} {
+		obs := &logObserver{}
+		srv := threadstest.NewServer(t, threadstest.WithAPIKey(testKey), threadstest.WithThrottle(time.Hour))
+		c := srv.Client(threads.WithObserver(obs))
+		th, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID})
+		require.NoError(t, err)
+		var opts []threads.RequestOption
+		if cancelOnClose {
+			opts = append(opts, threads.WithCancelOnClose())
+		}
+		s, err := c.Threads.AdvanceStream(context.Background(), th.ID, threads.AdvanceParams{Message: threads.UserMessage("hi")}, opts...)
+		require.NoError(t, err)
+		require.True(t, s.Next())
+		require.NoError(t, s.Close())
+		obs.mu.Lock()
+		var stream []threads.CallEnd
+		for _, e := range obs.ends {
+			if e.Events > 0 {
+				stream = append(stream, e)
+			}
+		}
+		obs.mu.Unlock()
+		require.Len(t, stream, 1, "cancelOnClose=%t", cancelOnClose)
+		assert.True(t, stream[0].Left, "cancelOnClose=%t: closed after one event, before DONE", cancelOnClose)
+	}
+}
+
+// A stream that the server cut short (no DONE) was not left by the
+// caller, also when WithCancelOnClose sends a Cancel for it.
+func TestObserverTruncatedStreamIsNotLeft(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasSuffix(r.URL.Path, "/advancestream") {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, `data: {"responseMessageDto":{"id":"m","threadId":"t","role":"assistant","content":[]},"generationStage":"STREAMING_RESPONSE"}`+"\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	obs := &logObserver{}
+	c := atkClient(t, srv.URL, threads.WithObserver(obs), threads.WithMaxRetries(0))
+	s, err := c.Threads.AdvanceStream(context.Background(), "t", threads.AdvanceParams{Message: threads.UserMessage("hi")}, threads.WithCancelOnClose())
+	require.NoError(t, err)
+	_, err = s.Collect()
+	require.ErrorIs(t, err, threads.ErrStreamTruncated)
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	var found bool
+	for _, e := range obs.ends {
+		if e.Events > 0 {
+			found = true
+			assert.False(t, e.Left, "the server cut the stream; the caller did not leave it")
+			assert.ErrorIs(t, e.Err, threads.ErrStreamTruncated)
+		}
+	}
+	assert.True(t, found)
+}
+
+// panicObserver panics when it hears an attempt.
+type panicObserver struct{}
+
+func (panicObserver) StartCall(ctx context.Context, _ threads.CallInfo) (context.Context, threads.CallObserver) {
+	return ctx, panicObserver{}
+}
+func (panicObserver) Observe(ev threads.CallEvent) {
+	if ev.Kind == threads.EventAttempt {
+		panic("observer bug")
+	}
+}
+func (panicObserver) End(threads.CallEnd) {}
+
+// closeTracker is a transport that notes whether the answer's body it
+// handed out was closed.
+type closeTracker struct {
+	next   http.RoundTripper
+	closed atomic.Bool
+}
+
+type trackedBody struct {
+	io.ReadCloser
+	closed *atomic.Bool
+}
+
+func (b trackedBody) Close() error { b.closed.Store(true); return b.ReadCloser.Close() }
+
+func (c *closeTracker) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(r)
+	if resp != nil {
+		resp.Body = trackedBody{resp.Body, &c.closed}
+	}
+	return resp, err
+}
+
+// An observer that panics on an attempt panics the caller (its own bug),
+// but the answer it was told about is closed first: a caller that
+// recovers does not leak the connection and its goroutines.
+func TestObserverPanicClosesTheAnswer(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t, threadstest.WithAPIKey(testKey))
+	tr := &closeTracker{next: srv.Transport()}
+	c := srv.Client(threads.WithObserver(panicObserver{}), threads.WithHTTPClient(&http.Client{Transport: tr}))
+	func() {
+		defer func() {
+			assert.Equal(t, "observer bug", recover())
+		}()
+		_, _ = c.Projects.Current(context.Background())
+		t.Fatal("no panic")
+	}()
+	assert.True(t, tr.closed.Load(), "the answer's body was left open")
 }

@@ -171,11 +171,11 @@ func (s *StorageService) put(ctx context.Context, cfg *config, rawURL, contentTy
 		if errors.As(err, &ue) {
 			err = ue.Err // its URL holds the signature
 		}
-		return uploadError(cfg, fmt.Sprintf("threads: Storage.Upload: PUT to %s: ", u.Host), err)
+		return uploadError(cfg, fmt.Sprintf("threads: Storage.Upload: PUT to %s: ", u.Host), err, urlSecrets(u)...)
 	}
 	defer drainClose(resp.Body)
 	if !ok2xx(resp.StatusCode) {
-		return uploadError(cfg, fmt.Sprintf("threads: Storage.Upload: PUT to %s: %d %s", u.Host, resp.StatusCode, http.StatusText(resp.StatusCode)), nil)
+		return uploadError(cfg, fmt.Sprintf("threads: Storage.Upload: PUT to %s: %d %s", u.Host, resp.StatusCode, http.StatusText(resp.StatusCode)), nil, urlSecrets(u)...)
 	}
 	return nil
 }
@@ -185,18 +185,39 @@ func (s *StorageService) put(ctx context.Context, cfg *config, rawURL, contentTy
 const maxUploadErrorText = 512
 
 // uploadError is msg followed by err: err is wrapped (errors.Is finds a
-// timeout) only when the text holds no secret and is short; otherwise the
-// error is the cleaned text alone, so that no Unwrap reaches the key.
-func uploadError(cfg *config, msg string, err error) error {
+// timeout) only when the text holds no secret (the key, or secrets: the
+// upload URL's signature, which the caller's transport may quote) and is
+// short; otherwise the error is the cleaned text alone, so that no Unwrap
+// reaches them.
+func uploadError(cfg *config, msg string, err error, secrets ...string) error {
 	raw := msg
 	if err != nil {
 		raw += err.Error()
 	}
-	clean := cfg.redact(raw)
+	clean := cfg.redact(raw, secrets...)
 	if err != nil && clean == raw && len(raw) <= maxUploadErrorText && termtext.OneLine(raw, maxUploadErrorText) == raw {
 		return fmt.Errorf("%s%w", msg, err)
 	}
 	return errors.New(termtext.OneLine(clean, maxUploadErrorText))
+}
+
+// urlSecrets are the parts of a presigned URL that grant the upload: its
+// query, whole and each value of it long enough to be a credential (a
+// signature, a credential id, a SAS token; a date or an expiry is hidden
+// too, which costs nothing).
+func urlSecrets(u *url.URL) []string {
+	if u.RawQuery == "" {
+		return nil
+	}
+	out := []string{u.RawQuery}
+	for _, vs := range u.Query() {
+		for _, v := range vs {
+			if len(v) >= 8 {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }
 
 // AttachmentPart returns a content part that attaches an uploaded file

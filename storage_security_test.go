@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/threadstest"
 )
 
 // presignServer answers POST /storage/presign with uploadURL (made from
@@ -112,4 +113,50 @@ func TestUploadPutIsBoundedByRequestTimeout(t *testing.T) {
 	assert.Equal(t, int64(1), puts.Load())
 	assert.NoError(t, ctx.Err(), "the call lasted until the caller's context ended: %v", err)
 	assert.Contains(t, err.Error(), "WithRequestTimeout")
+}
+
+// TestPresignDecodeErrorHidesUploadURL: a presign answer that holds the
+// upload URL but does not decode (a member of the wrong type) must not
+// quote the URL, whose signature grants the upload, in the error.
+func TestPresignDecodeErrorHidesUploadURL(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t)
+	const sig = "X-Amz-Signature=SIGSECRET0123456789"
+	srv.Inject(threadstest.Fault{Method: http.MethodPost, Path: "/storage/presign", Status: http.StatusCreated,
+		Header: http.Header{"Content-Type": {"application/json"}},
+		Body:   `{"uploadUrl":"https://store.example/f?` + sig + `","attachmentUri":5}`})
+	_, err := c.Storage.Upload(context.Background(), strings.NewReader("x"), "text/plain", 1)
+	require.ErrorIs(t, err, threads.ErrUnexpectedResponse)
+	assert.NotContains(t, err.Error(), "SIGSECRET")
+}
+
+// urlErrTransport sends the service's requests and fails the others with
+// an error that quotes the request's URL, as wrapping transports (retry
+// or logging ones) do.
+type urlErrTransport struct{ allowed string }
+
+func (u urlErrTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Host == u.allowed {
+		return http.DefaultTransport.RoundTrip(r)
+	}
+	return nil, fmt.Errorf("%s %s giving up after 1 attempt", r.Method, r.URL)
+}
+
+// TestUploadErrorHidesSignatureFromTransport: the caller's transport may
+// quote the URL it failed to reach; Upload's error must not carry the
+// upload URL's signature (its doc: the URL never appears in an error).
+func TestUploadErrorHidesSignatureFromTransport(t *testing.T) {
+	t.Parallel()
+	srv, _ := presignServer(t, false, func(string) string {
+		return "https://store.example/bucket/f?X-Amz-Credential=AKIDSECRET&X-Amz-Signature=SIGSECRET0123456789"
+	}, nil)
+	c, err := threads.NewClient(threads.WithBaseURL(srv.URL), threads.WithAPIKey(testKey),
+		threads.WithoutEnvironmentDefaults(), threads.WithHTTPClient(&http.Client{Transport: urlErrTransport{strings.TrimPrefix(srv.URL, "http://")}}))
+	require.NoError(t, err)
+	_, err = c.Storage.Upload(context.Background(), strings.NewReader("abc"), "text/plain", 3)
+	require.Error(t, err)
+	for _, s := range []string{err.Error(), fmt.Sprintf("%+v %#v", err, err)} {
+		assert.NotContains(t, s, "SIGSECRET")
+		assert.NotContains(t, s, "AKIDSECRET")
+	}
 }

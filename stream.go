@@ -461,6 +461,9 @@ func drainFor(r io.Reader, stop func()) {
 }
 
 func (s *Stream) finish(err error) {
+	if err != nil && s.ctx.Err() != nil && errors.Is(err, s.ctx.Err()) {
+		s.obs.leave() // the caller's context ended it
+	}
 	s.done = true
 	s.err = err
 	s.cur = StreamEvent{}
@@ -628,6 +631,8 @@ func (s *Stream) Close() error {
 	if s.rounds != nil {
 		s.rounds.stop() // cancels a tool call in progress
 	}
+	// Not closed before: the stream had not ended, so the caller left it.
+	s.obs.leave()
 	s.leave(nil)
 	s.obs.end(nil)
 	return nil

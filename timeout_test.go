@@ -147,3 +147,29 @@ func testHardenStreamOutlivesRequestTimeout(t *testing.T) {
 	require.Equal(t, 4*d, time.Since(start), "two pauses of 2d each, on the fake clock")
 	require.Equal(t, "abc", last)
 }
+
+// A caller's transport may answer with a Body-less response (a test
+// double's http.Response literal), which net/http reads as empty: the
+// attempt's timeout wrapper must too, not wrap the nil Body and panic on
+// the read.
+func TestTransportAnswerWithoutBody(t *testing.T) {
+	t.Parallel()
+	tr := rtFunc(func(r *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: http.StatusNoContent, Header: http.Header{}, Request: r}, nil
+	})
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL("https://api.example"),
+		threads.WithAPIKey(testKey), threads.WithHTTPClient(&http.Client{Transport: tr}))
+	require.NoError(t, err)
+	require.NoError(t, c.Threads.Delete(context.Background(), "thr_1"))
+	_, err = c.Projects.Current(context.Background())
+	require.ErrorIs(t, err, threads.ErrUnexpectedResponse)
+	_, err = c.Storage.Upload(context.Background(), strings.NewReader("x"), "text/plain", 1)
+	require.Error(t, err)
+
+	// Neither an answer nor an error: an error, as net/http gives.
+	c, err = threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL("https://api.example"),
+		threads.WithAPIKey(testKey), threads.WithMaxRetries(0), threads.WithHTTPClient(&http.Client{Transport: rtFunc(func(*http.Request) (*http.Response, error) { return nil, nil })}))
+	require.NoError(t, err)
+	_, err = c.Projects.Current(context.Background())
+	require.Error(t, err)
+}

@@ -100,6 +100,16 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		}
 		return nil, err
 	}
+	if resp == nil {
+		timer.Stop()
+		cancel(nil)
+		return nil, errors.New("threads: the transport returned neither a response nor an error")
+	}
+	if resp.Body == nil {
+		// A Body-less answer (a test double's literal) is empty, as
+		// net/http reads it; wrapped as nil, the read would panic.
+		resp.Body = http.NoBody
+	}
 	if t.stream && ok2xx(resp.StatusCode) {
 		if !timer.Stop() {
 			// The headers lost the race against the timer.

@@ -48,7 +48,8 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 }
 
 // Observer makes spans of threads-go calls. Give it to
-// threads.WithObserver. It is safe for concurrent use.
+// threads.WithObserver. It is safe for concurrent use. Make it with
+// NewObserver; a zero Observer traces with the global provider.
 type Observer struct {
 	tp     trace.TracerProvider
 	tracer trace.Tracer
@@ -65,6 +66,15 @@ func NewObserver(opts ...Option) *Observer {
 	}
 	o.tracer = o.tp.Tracer(ScopeName, trace.WithInstrumentationVersion(threads.Version))
 	return o
+}
+
+// tr is the Observer's tracer; a zero Observer (not made by NewObserver)
+// or a nil one uses the global provider's, as NewObserver() would.
+func (o *Observer) tr() trace.Tracer {
+	if o == nil || o.tracer == nil {
+		return otel.GetTracerProvider().Tracer(ScopeName, trace.WithInstrumentationVersion(threads.Version))
+	}
+	return o.tracer
 }
 
 // StartCall starts the call's span (a client span named "METHOD route")
@@ -90,7 +100,7 @@ func (o *Observer) StartCall(ctx context.Context, ci threads.CallInfo) (context.
 	if p, err := strconv.Atoi(port); err == nil {
 		attrs = append(attrs, attribute.Int("server.port", p))
 	}
-	ctx, span := o.tracer.Start(ctx, ci.Method+" "+ci.Route, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	ctx, span := o.tr().Start(ctx, ci.Method+" "+ci.Route, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 	return ctx, &call{span: span, stream: ci.Stream}
 }
 
@@ -168,7 +178,7 @@ func (c *call) End(e threads.CallEnd) {
 func errorType(err error) string {
 	var p *threads.Problem
 	if errors.As(err, &p) {
-		if p.Code != "" {
+		if codeLike(p.Code) {
 			return strconv.Itoa(p.Status) + " " + p.Code
 		}
 		return strconv.Itoa(p.Status)
@@ -190,4 +200,23 @@ func errorType(err error) string {
 		}
 	}
 	return fmt.Sprintf("%T", err)
+}
+
+// maxCode bounds a problem code that a span names.
+const maxCode = 64
+
+// codeLike reports whether a problem's code looks like one (such as
+// THREAD_NOT_FOUND): the code is the server's text, and one that is a
+// sentence, holds control characters or runs long is left off the span,
+// which promises no message text and keeps error.type low-cardinality.
+func codeLike(code string) bool {
+	if code == "" || len(code) > maxCode {
+		return false
+	}
+	for _, r := range code {
+		if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '.' || r == '-') {
+			return false
+		}
+	}
+	return true
 }

@@ -162,3 +162,37 @@ func TestRunSpanFigures(t *testing.T) {
 		assert.NotContains(t, fmt.Sprint(sp.Attributes, sp.Events, sp.Status), key)
 	}
 }
+
+// The problem's code is the server's text: a span names it only when it
+// looks like a code (short, letters, digits and _ . -), so a server that
+// puts the message's text, control characters or a megabyte there does
+// not put them in the trace.
+func TestErrorTypeKeepsOnlyCodeLikeCodes(t *testing.T) {
+	for _, tc := range []struct{ code, want string }{
+		{"THREAD_NOT_FOUND", "404 THREAD_NOT_FOUND"},
+		{"the secret text of the user's message", "404"},
+		{"A\x1b[31mB", "404"},
+		{strings.Repeat("A", 1<<20), "404"},
+	} {
+		c, srv, exp := setup(t)
+		srv.Inject(threadstest.Fault{Path: "/projects", Status: http.StatusNotFound,
+			Body: fmt.Sprintf(`{"message":"no","code":%q,"statusCode":404}`, tc.code)})
+		_, err := c.Projects.Current(context.Background(), threads.WithMaxResponseSize(4<<20))
+		require.Error(t, err)
+		spans := exp.GetSpans()
+		require.Len(t, spans, 1)
+		assert.Equal(t, tc.want, attrs(spans[0].Attributes)["error.type"])
+		assert.Equal(t, tc.want, spans[0].Status.Description)
+	}
+}
+
+// A zero Observer (or a nil *Observer) given to WithObserver traces with
+// the global provider instead of panicking on every call.
+func TestZeroObserverDoesNotPanic(t *testing.T) {
+	srv := threadstest.NewServer(t, threadstest.WithAPIKey(key))
+	for _, o := range []*threadsotel.Observer{{}, nil} {
+		c := srv.Client(threads.WithObserver(o))
+		_, err := c.Projects.Current(context.Background())
+		require.NoError(t, err)
+	}
+}
