@@ -49,8 +49,12 @@ func (k conn) Do(ctx context.Context, opts any, call core.Call) (*core.Answer, e
 	if err != nil {
 		return nil, err
 	}
-	if o != nil {
-		resp.Body = obsBody{rc: resp.Body, o: o} // ends the call if the reader did not
+	if o != nil && !call.Stream {
+		// A JSON answer's call ends when its body is closed, if the
+		// reader did not end it first. A stream's reader ends it itself:
+		// the idle timer closes the body from its own goroutine, and the
+		// call must end with the stream's idle error, not there.
+		resp.Body = obsBody{rc: resp.Body, o: o}
 	}
 	return &core.Answer{
 		Observe: observation{o},

@@ -53,7 +53,8 @@ func WithMiddleware(mws ...Middleware) RequestOption {
 // "[REDACTED]", the key is redacted from its other headers, and the
 // request body is gone. Its Trailer holds the trailers the answer
 // declared, without their values, which come after the body. A failed
-// call leaves *dst alone: its
+// call leaves *dst alone when no 2xx arrived (once one did, *dst is
+// written even if its body then fails to decode):
 // [*Problem] carries the status and headers. It is for a single call only:
 // [NewClient] refuses it, as it does [WithResponseHeader].
 func WithResponseInto(dst **http.Response) RequestOption {
@@ -80,11 +81,25 @@ func (t *middlewareTransport) call(i int, req *http.Request) (*http.Response, er
 	if i == len(t.mws) {
 		return t.next.RoundTrip(req)
 	}
+	var inner *http.Response // what next returned to the middleware
+	defer func() {
+		if r := recover(); r != nil {
+			// The middleware panicked (its bug, the caller's to see): the
+			// answer it got and nobody will read is closed first, so that
+			// a caller that recovers leaks no connection.
+			if inner != nil && inner.Body != nil {
+				inner.Body.Close()
+			}
+			panic(r)
+		}
+	}()
 	resp, err := t.mws[i](req, func(r *http.Request) (*http.Response, error) {
 		if r == nil {
 			return nil, errors.New("threads: a middleware called next with a nil request")
 		}
-		return t.call(i+1, r)
+		resp, err := t.call(i+1, r)
+		inner = resp
+		return resp, err
 	})
 	if err == nil && resp == nil {
 		return nil, errors.New("threads: a middleware returned neither a response nor an error")

@@ -226,3 +226,26 @@ func TestWithResponseIntoStreamTrailerIsNotLive(t *testing.T) {
 	require.NoError(t, err)
 	<-read
 }
+
+// A middleware that panics after next answered (its bug) does not leak
+// that answer's connection: the body is closed before the panic goes on.
+func TestMiddlewarePanicClosesTheAnswer(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t, threadstest.WithAPIKey(testKey))
+	tr := &closeTracker{next: srv.Transport()}
+	c := srv.Client(threads.WithHTTPClient(&http.Client{Transport: tr}),
+		threads.WithMiddleware(func(req *http.Request, next threads.MiddlewareNext) (*http.Response, error) {
+			if _, err := next(req); err != nil {
+				return nil, err
+			}
+			panic("middleware bug")
+		}))
+	func() {
+		defer func() {
+			assert.Equal(t, "middleware bug", recover())
+		}()
+		_, _ = c.Projects.Current(context.Background())
+		t.Fatal("no panic")
+	}()
+	assert.True(t, tr.closed.Load(), "the answer's body was left open")
+}

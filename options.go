@@ -410,8 +410,10 @@ func WithContextKey(key string) RequestOption {
 
 // WithResponseHeader stores the headers of the call's final 2xx response in
 // *dst (for a stream, as soon as the stream is returned), so a caller can read
-// rate limits or a request id. A failed call leaves *dst alone: its
-// [*Problem] carries the headers in Problem.Header. It is for a single
+// rate limits or a request id. A call that failed before a 2xx answer
+// leaves *dst alone: its [*Problem] carries the headers in Problem.Header.
+// Once a 2xx arrived *dst is written, also when its body then fails to
+// decode (the request id is worth having then). It is for a single
 // call only: [NewClient] refuses it with an error naming it, since the
 // client's calls, concurrent ones included, would all write the one *dst.
 func WithResponseHeader(dst *http.Header) RequestOption {

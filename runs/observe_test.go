@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -207,4 +209,25 @@ func TestObserverToolRounds(t *testing.T) {
 	}
 	assert.Equal(t, [][]int{nil, {1}, {2}}, rounds, "the create, then the runs carrying rounds 1 and 2")
 	assert.Equal(t, []int{0, 1, 2}, ends)
+}
+
+// An idle run stream ends its call with the idle error, reported by the
+// stream, not as a success when the idle timer closes the body.
+func TestObserverRunIdleEndsWithTheIdleError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		hold := make(chan struct{})
+		defer close(hold)
+		srv := threadstest.NewServer(t, threadstest.WithoutListener())
+		obs := &recorder{}
+		c := runs.New(srv.Client(threads.WithObserver(obs), threads.WithStreamIdleTimeout(time.Second))).ForUser("user-1")
+		srv.PushRunScript(threadstest.RunScript{Text: "never finished", Hold: hold, HoldAfter: 1})
+		s, err := c.CreateAndRun(t.Context(), runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("hi")}}})
+		require.NoError(t, err)
+		for s.Next() {
+		}
+		require.ErrorIs(t, s.Err(), threads.ErrStreamIdle)
+		end := obs.only(t, http.MethodPost, "/v1/threads/runs").ends[0]
+		assert.ErrorIs(t, end.Err, threads.ErrStreamIdle)
+		assert.Equal(t, 2, end.Events, "RUN_STARTED and the one event before the hold")
+	})
 }
