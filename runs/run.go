@@ -24,6 +24,15 @@ type RunParams struct {
 	// required once the thread has a completed run, including to send
 	// tool results.
 	PreviousRunID string
+	// AfterLastRun makes [Client.Run] read the thread first (one GET
+	// /v1/threads/{threadId}) and send its LastCompletedRunID as
+	// PreviousRunID: for a backend that keeps no run ids between requests.
+	// A run that completes between that read and the run makes the service
+	// refuse it ([ErrInvalidPreviousRun]); one still active (a stream
+	// closed a moment ago, which the service has not yet seen) is
+	// [ErrRunActive]. It cannot be combined with
+	// PreviousRunID, nor used with CreateAndRun (a new thread has no runs).
+	AfterLastRun bool
 	// Tools are the client tools the model may call; a call pauses the
 	// run (OutcomeAwaitingTools).
 	Tools []Tool
@@ -126,6 +135,19 @@ func (c *Client) Run(ctx context.Context, threadID string, params RunParams, opt
 	if err != nil {
 		return nil, err
 	}
+	if params.AfterLastRun {
+		if params.PreviousRunID != "" {
+			return nil, fmt.Errorf("%s: RunParams sets both PreviousRunID and AfterLastRun", k.op())
+		}
+		// The read goes without the call-only options: they belong to the
+		// run's answer.
+		follow, _ := c.conn.FollowUpOptions(opts).([]threads.RequestOption)
+		th, err := c.GetThread(ctx, threadID, follow...)
+		if err != nil {
+			return nil, err
+		}
+		body.PreviousRunID = th.LastCompletedRunID
+	}
 	k.body, k.place = body, keyInBody
 	k.setKey = func(key string) { body.UserKey = key }
 	return c.stream(ctx, opts, k, threadID)
@@ -140,6 +162,9 @@ func (c *Client) CreateAndRun(ctx context.Context, params CreateRunParams, opts 
 	body, err := params.body(k.op())
 	if err != nil {
 		return nil, err
+	}
+	if params.AfterLastRun {
+		return nil, fmt.Errorf("%s: RunParams.AfterLastRun: a new thread has no runs to follow", k.op())
 	}
 	body.ThreadMetadata = params.ThreadMetadata
 	th := &runThread{InitialMessages: params.InitialMessages}

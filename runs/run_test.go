@@ -2,6 +2,7 @@ package runs_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 
 	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/runs"
+	"github.com/threadsapi/threads-go/threadstest"
 )
 
 // slowRun serves a run that sends RUN_STARTED and one text delta, then
@@ -242,5 +244,76 @@ func TestStreamCancelKeepsTheCallsResponse(t *testing.T) {
 	}
 	if hdr.Get("X-Run-Id") == "" {
 		t.Fatalf("WithResponseHeader holds %v, want the run's headers", hdr)
+	}
+}
+
+// AfterLastRun lets a backend that keeps no run ids send the next message
+// on a thread, also after a run it left (cancelled): the SDK reads the
+// thread's last completed run first.
+func TestRunAfterLastRun(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t)
+	c := runs.New(srv.Client()).ForUser("user-1")
+	ctx := context.Background()
+	s, err := c.CreateAndRun(ctx, runs.CreateRunParams{RunParams: textParams("one")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := s.Collect()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Without a previous run the service refuses the message.
+	if _, err := c.Run(ctx, first.ThreadID, textParams("two")); !errors.Is(err, runs.ErrInvalidPreviousRun) {
+		t.Fatalf("without previousRunId: %v", err)
+	}
+
+	// A run cancelled before its end (the browser went away)...
+	hold := make(chan struct{})
+	defer close(hold)
+	held := make(chan struct{})
+	srv.PushRunScript(threadstest.RunScript{Text: "never finished", Hold: hold, HoldAfter: 1, OnHold: func() { close(held) }})
+	p := textParams("two")
+	p.AfterLastRun = true
+	s, err = c.Run(ctx, first.ThreadID, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-held
+	if err := s.Cancel(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	// ...and the next message still goes, with the left run as its previous one.
+	p = textParams("three")
+	p.AfterLastRun = true
+	s3, err := c.Run(ctx, first.ThreadID, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s3.Collect()
+	if err != nil || res.Outcome != runs.OutcomeFinished {
+		t.Fatalf("third run: %+v %v", res, err)
+	}
+	var body map[string]any
+	for _, r := range srv.Requests() {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.Path, "/runs") {
+			body = nil
+			if err := json.Unmarshal(r.Body, &body); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if body["previousRunId"] != s.RunID() {
+		t.Fatalf("previousRunId %v, want the left run %s", body["previousRunId"], s.RunID())
+	}
+
+	p.PreviousRunID = "run_x"
+	if _, err := c.Run(ctx, first.ThreadID, p); err == nil || !strings.Contains(err.Error(), "both PreviousRunID and AfterLastRun") {
+		t.Fatalf("both: %v", err)
+	}
+	if _, err := c.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: p.Content, AfterLastRun: true}}); err == nil {
+		t.Fatal("CreateAndRun took AfterLastRun")
 	}
 }

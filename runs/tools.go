@@ -632,7 +632,7 @@ func (s *ToolStream) errorText(err error) string {
 // continueRun sends the results in a new run.
 func (s *ToolStream) continueRun() {
 	p := s.params
-	p.Content, p.PreviousRunID = s.answer, s.prevRun
+	p.Content, p.PreviousRunID, p.AfterLastRun = s.answer, s.prevRun, false
 	s.answer = nil
 	st, err := s.c.Run(s.ctx, s.ThreadID(), p, s.opts...)
 	if err != nil {
