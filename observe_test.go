@@ -170,25 +170,30 @@ func TestObserverMayCloseTheStreamOnAToolRound(t *testing.T) {
 	assert.NoError(t, st.Err())
 }
 
-// errObserver keeps the error of every attempt it hears.
-type errObserver struct {
-	mu   sync.Mutex
-	errs []string
+// attemptObserver keeps the path and the error of every attempt it hears.
+type attemptObserver struct {
+	mu    sync.Mutex
+	paths []string
+	errs  []string
 }
 
-func (o *errObserver) StartCall(ctx context.Context, _ threads.CallInfo) (context.Context, threads.CallObserver) {
+func (o *attemptObserver) StartCall(ctx context.Context, _ threads.CallInfo) (context.Context, threads.CallObserver) {
 	return ctx, o
 }
 
-func (o *errObserver) Observe(ev threads.CallEvent) {
-	if ev.Kind == threads.EventAttempt && ev.Err != nil {
-		o.mu.Lock()
+func (o *attemptObserver) Observe(ev threads.CallEvent) {
+	if ev.Kind != threads.EventAttempt {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.paths = append(o.paths, ev.Path)
+	if ev.Err != nil {
 		o.errs = append(o.errs, ev.Err.Error())
-		o.mu.Unlock()
 	}
 }
 
-func (o *errObserver) End(threads.CallEnd) {}
+func (o *attemptObserver) End(threads.CallEnd) {}
 
 // An attempt's transport error can quote the server's bytes (a malformed
 // header line, key and all): the observer hears it as the caller does,
@@ -200,7 +205,7 @@ func TestObserverAttemptErrorHasNoKey(t *testing.T) {
 		_, _ = w.Write([]byte("{}"))
 	}))
 	t.Cleanup(srv.Close)
-	obs := &errObserver{}
+	obs := &attemptObserver{}
 	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL),
 		threads.WithAPIKey(testKey), threads.WithMaxRetries(0), threads.WithObserver(obs))
 	require.NoError(t, err)
@@ -222,46 +227,13 @@ func TestCallEventKindString(t *testing.T) {
 		fmt.Sprint(threads.EventAttempt, " ", threads.EventFirstEvent, " ", threads.EventMigrated, " ", threads.EventToolRound, " ", threads.CallEventKind(0)))
 }
 
-// pathObserver keeps the path of every attempt it hears.
-type pathObserver struct {
-	mu    sync.Mutex
-	paths []string
-}
-
-func (o *pathObserver) StartCall(ctx context.Context, _ threads.CallInfo) (context.Context, threads.CallObserver) {
-	return ctx, o
-}
-
-func (o *pathObserver) Observe(ev threads.CallEvent) {
-	if ev.Kind == threads.EventAttempt {
-		o.mu.Lock()
-		o.paths = append(o.paths, ev.Path)
-		o.mu.Unlock()
-	}
-}
-
-func (o *pathObserver) End(threads.CallEnd) {}
-
 // An attempt's path may hold ids a server sent (a project id that spells
 // the key): the observer hears it as errors and logs show it, without
 // the key.
 func TestObserverAttemptPathHasNoKey(t *testing.T) {
 	t.Parallel()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/threads":
-			w.WriteHeader(404)
-			fmt.Fprint(w, `{"statusCode":404,"message":"Cannot GET /threads","error":"Not Found"}`)
-		case "/projects":
-			fmt.Fprintf(w, `{"id":%q,"name":"p"}`, atkKey+"/x")
-		default:
-			w.WriteHeader(500)
-			fmt.Fprint(w, `{"statusCode":500,"message":"boom"}`)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	obs := &pathObserver{}
+	srv := keyInPathServer(t)
+	obs := &attemptObserver{}
 	c := atkClient(t, srv.URL, threads.WithMaxRetries(0), threads.WithObserver(obs))
 	_, err := c.Threads.List(context.Background(), nil)
 	require.Error(t, err)

@@ -120,10 +120,10 @@ func TestAttackMCPTokenInStreamErrors(t *testing.T) {
 	}
 }
 
-// TestAttackKeyInServerSentPath: a project id that spells the key becomes a
-// path; the error, the problem and the debug log show it redacted.
-func TestAttackKeyInServerSentPath(t *testing.T) {
-	t.Parallel()
+// keyInPathServer has no GET /threads (so the client lists through GET
+// /projects and /threads/project/{id}), sends a project id that spells
+// the key and fails every other call with 500.
+func keyInPathServer(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		switch r.URL.Path {
@@ -138,6 +138,14 @@ func TestAttackKeyInServerSentPath(t *testing.T) {
 		}
 	}))
 	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestAttackKeyInServerSentPath: a project id that spells the key becomes a
+// path; the error, the problem and the debug log show it redacted.
+func TestAttackKeyInServerSentPath(t *testing.T) {
+	t.Parallel()
+	srv := keyInPathServer(t)
 	var logs bytes.Buffer
 	c := atkClient(t, srv.URL, threads.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))), threads.WithMaxRetries(0))
 	_, err := c.Threads.List(context.Background(), nil)
