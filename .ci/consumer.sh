@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A module outside the repository requires the SDK, vendors it and builds
-# with -mod=vendor; the generator must not appear in its build list.
+# with -mod=vendor; the generator must not appear in its build list, nor
+# go-internal (the script tests') in its module graph.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
@@ -34,5 +35,12 @@ go mod vendor
 go build -mod=vendor -o /dev/null .
 if grep -q 'oapi-codegen' go.sum vendor/modules.txt; then
   echo "oapi-codegen reached the consumer's build list"; exit 1
+fi
+# The command line's script tests (testscript) live in their own module:
+# go-internal must not come back into the SDK's go.mod, where every
+# consumer's module graph would carry it (with x/tools).
+mods=$(go list -mod=mod -m all)
+if grep -q 'rogpeppe/go-internal' <<<"$mods"; then
+  echo "go-internal reached the consumer's module graph (the script tests belong in cmd/threads/scripttest)"; exit 1
 fi
 echo "consumer build with -mod=vendor: ok"

@@ -1,14 +1,19 @@
-package main
+package scripttest
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -20,14 +25,20 @@ import (
 	"github.com/threadsapi/threads-go/threadstest"
 )
 
-// TestMain lets the scripts run "threads" (this package's main, in a child
-// process of the test binary) and "status N threads ...", which runs it and
-// succeeds only when its exit status is N. The test process itself is
-// checked for leaked goroutines.
+// cliPackage is the command the scripts run as "threads": TestScripts
+// builds it once (with the race detector when this test binary has it) and
+// puts it first on the scripts' PATH.
+const cliPackage = "github.com/threadsapi/threads-go/cmd/threads"
+
+// TestMain lets the scripts run "status N threads ...", which runs the
+// built command and succeeds only when its exit status is N. It is a
+// program (this test binary, in a child process), not a script command, so
+// that a script can run it in the background and signal it ("kill -INT"),
+// which it passes on to the command. The test process itself, which runs
+// the fakes, is checked for leaked goroutines.
 func TestMain(m *testing.M) {
 	testscript.Main(leakChecked{m}, map[string]func(){
-		"threads": main,
-		"status":  statusMain,
+		"status": statusMain,
 	})
 }
 
@@ -44,8 +55,10 @@ func (l leakChecked) Run() int {
 	return code
 }
 
-// statusMain is "status N threads args...": it runs the command and exits 0
-// when its status is N, 1 (saying why) otherwise.
+// statusMain is "status N threads args...": it runs the command found on
+// PATH and exits 0 when its status is N, 1 (saying why) otherwise. SIGINT
+// and SIGTERM sent to it go to the command, as they went to the command
+// when it ran in this process.
 func statusMain() {
 	if len(os.Args) < 3 || os.Args[2] != "threads" {
 		fmt.Fprintln(os.Stderr, "usage: status N threads [args...]")
@@ -56,21 +69,74 @@ func statusMain() {
 		fmt.Fprintln(os.Stderr, "status:", err)
 		os.Exit(1)
 	}
-	if got := threadsMain(os.Args[3:]); got != want {
-		fmt.Fprintf(os.Stderr, "status: exit status %d, want %d\n", got, want)
+	// Notified before the start, so that a signal that comes before the
+	// command runs waits in the channel and is passed on once it does.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	cmd := exec.Command("threads", os.Args[3:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "status:", err)
+		os.Exit(1)
+	}
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case sig := <-sigs:
+				_ = cmd.Process.Signal(sig) // it may have exited meanwhile
+			case <-done:
+				return
+			}
+		}
+	}()
+	err = cmd.Wait()
+	close(done)
+	signal.Stop(sigs)
+	var exitErr *exec.ExitError
+	if err != nil && !errors.As(err, &exitErr) {
+		fmt.Fprintln(os.Stderr, "status:", err)
+		os.Exit(1)
+	}
+	if got := cmd.ProcessState.ExitCode(); got != want {
+		if got < 0 { // killed by a signal it did not handle
+			fmt.Fprintf(os.Stderr, "status: %v, want exit status %d\n", cmd.ProcessState, want)
+		} else {
+			fmt.Fprintf(os.Stderr, "status: exit status %d, want %d\n", got, want)
+		}
 		os.Exit(1)
 	}
 	os.Exit(0)
 }
 
+// buildCLI builds the threads command into a new directory and returns
+// the directory. The go command on PATH is the one running this test (go
+// test puts its GOROOT/bin first).
+func buildCLI(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	args := []string{"build", "-o", filepath.Join(dir, "threads")}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	out, err := exec.Command("go", append(args, cliPackage)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build %s: %v\n%s", cliPackage, err, out)
+	}
+	return dir
+}
+
 // TestScripts runs testdata/script/*.txtar. Each script starts a fake with
 // the "fake" command (a threadstest server in this test process) and runs
-// the real command against it through the environment.
+// the real command, built from this checkout, against it through the
+// environment.
 func TestScripts(t *testing.T) {
+	bin := buildCLI(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		Setup: func(e *testscript.Env) error {
+			e.Setenv("PATH", bin+string(filepath.ListSeparator)+e.Getenv("PATH"))
 			e.Values[fakeKey{}] = &fakeHolder{}
 			// Nothing from the developer's environment leaks in.
 			for _, v := range []string{threads.EnvBaseURL, threads.EnvAPIKey, threads.EnvAPIKeyHeader, "THREADS_PROJECT_ID"} {
