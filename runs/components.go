@@ -150,6 +150,11 @@ type ComponentSource interface {
 // ev came from): for a [ComponentStart], [ComponentPropsDelta] or
 // [ComponentEnd] of a component named c.Name, the event with the props so
 // far, and true; false for any other event.
+//
+// Each call copies and re-decodes the whole props (its cost is the props'
+// size, not the delta's): a caller that only needs the result decodes the
+// ComponentEnd alone, and one that renders as props stream in may skip
+// deltas when it falls behind. The stream bounds what it keeps (64 MiB).
 func (c Component[Props]) Decode(s ComponentSource, ev Event) (ComponentEvent[Props], bool) {
 	var out ComponentEvent[Props]
 	var props map[string]any
