@@ -10,7 +10,9 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
+	"github.com/threadsapi/threads-go/internal/jsonscan"
 	"github.com/threadsapi/threads-go/internal/jsonx"
 	"github.com/threadsapi/threads-go/internal/termtext"
 )
@@ -108,10 +110,12 @@ func decodeBudget(limit int64) int64 { return 4 * limit }
 // stream runs it on every event).
 func decodedCost(data []byte) int64 {
 	var containers, values int64
+	text := unsafe.String(unsafe.SliceData(data), len(data)) // read only here
+
 	for i := 0; i < len(data); i++ {
 		switch data[i] {
 		case '"':
-			i = stringEnd(data, i+1)
+			i = jsonscan.StringEnd(text, i+1)
 		case '{', '[':
 			containers++
 		case ',', ':':
@@ -119,29 +123,6 @@ func decodedCost(data []byte) int64 {
 		}
 	}
 	return int64(len(data)) + containers*costContainer + values*costValue
-}
-
-// stringEnd returns the index of the quote that closes the string whose
-// content starts at data[i], or len(data) when it does not close: the
-// first quote not escaped by an odd run of backslashes before it. Each
-// byte is looked at a bounded number of times (a run of backslashes only
-// by the quote right after it).
-func stringEnd(data []byte, i int) int {
-	for {
-		k := bytes.IndexByte(data[i:], '"')
-		if k < 0 {
-			return len(data)
-		}
-		j := i + k
-		n := 0
-		for b := j - 1; b >= i && data[b] == '\\'; b-- {
-			n++
-		}
-		if n%2 == 0 {
-			return j
-		}
-		i = j + 1
-	}
 }
 
 func orUnknown(ct string) string {

@@ -35,11 +35,11 @@ package threads
 import (
 	"strings"
 	"time"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/threadsapi/threads-go/internal/jsonscan"
 	"github.com/threadsapi/threads-go/internal/jsonx"
 )
 
@@ -520,36 +520,10 @@ func (d *snapshotDecoder) delegate(v any) bool {
 
 // skip returns the next value, finding only its extent (jsonx checks it).
 func (d *snapshotDecoder) skip() (string, bool) {
-	data := unsafe.Slice(unsafe.StringData(d.data), len(d.data))
-	start, depth := d.i, 0
-	for d.i < len(d.data) {
-		c := d.data[d.i]
-		switch {
-		case c == '"':
-			d.i = stringEnd(data, d.i+1)
-			if d.i == len(d.data) {
-				return "", false
-			}
-			d.i++
-		case c == '{' || c == '[':
-			depth++
-			d.i++
-		case c == '}' || c == ']':
-			if depth == 0 {
-				return d.data[start:d.i], d.i > start
-			}
-			depth--
-			d.i++
-		case c == ',' && depth == 0:
-			return d.data[start:d.i], d.i > start
-		default:
-			d.i++
-		}
-		if depth == 0 && (c == '"' || c == '}' || c == ']') {
-			return d.data[start:d.i], true
-		}
-	}
-	return d.data[start:], depth == 0 && d.i > start
+	start := d.i
+	end, ok := jsonscan.SkipValue(d.data, d.i)
+	d.i = end
+	return d.data[start:end], ok
 }
 
 // string decodes a JSON string at d.i.
@@ -567,7 +541,7 @@ func (d *snapshotDecoder) string() (string, bool) {
 		return "", false
 	}
 	end := from + q
-	if tail := d.data[from:end]; strings.IndexByte(tail, '\\') < 0 && plain(tail) {
+	if tail := d.data[from:end]; strings.IndexByte(tail, '\\') < 0 && jsonscan.Plain(tail) {
 		s := d.data[start:end]
 		d.i = end + 1
 		if len(s) >= minHint {
@@ -581,7 +555,7 @@ func (d *snapshotDecoder) string() (string, bool) {
 // escaped decodes a string with escapes (or bytes plain does not pass)
 // whose content starts at start.
 func (d *snapshotDecoder) escaped(start int) (string, bool) {
-	end := stringEnd(unsafe.Slice(unsafe.StringData(d.data), len(d.data)), start)
+	end := jsonscan.StringEnd(d.data, start)
 	if end == len(d.data) {
 		return "", false
 	}
@@ -623,36 +597,6 @@ func highSurrogateEnd(s string) bool {
 	}
 	e := s[len(s)-6:]
 	return e[0] == '\\' && e[1] == 'u' && (e[2] == 'd' || e[2] == 'D') && strings.IndexByte("89abAB", e[3]) >= 0
-}
-
-// plain reports whether s may stand as a JSON string's content as it is:
-// no control characters, valid UTF-8. (Quotes and backslashes are the
-// caller's.) Eight ASCII bytes are checked at a time.
-func plain(s string) bool {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		w := *(*uint64)(unsafe.Pointer(unsafe.StringData(s[i:])))
-		// Zero when every byte is in 0x20-0x7F: a byte under 0x20 borrows
-		// into its high bit, a byte over 0x7F has it set.
-		if ((w-0x2020202020202020)|w)&0x8080808080808080 != 0 {
-			return plainSlow(s[i:])
-		}
-	}
-	return plainSlow(s[i:])
-}
-
-func plainSlow(s string) bool {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 {
-			return false
-		}
-		if c >= 0x80 {
-			ascii = false
-		}
-	}
-	return ascii || utf8.ValidString(s)
 }
 
 func (d *snapshotDecoder) ws() {

@@ -150,35 +150,49 @@ func (s *Scanner) Float() (float64, bool) {
 // Skip returns the next value as sent, finding only its extent: the
 // caller must have it checked (by jsonx).
 func (s *Scanner) Skip() (string, bool) {
-	start, depth := s.i, 0
-	for s.i < len(s.data) {
-		c := s.data[s.i]
+	start := s.i
+	end, ok := SkipValue(s.data, s.i)
+	s.i = end
+	if !ok {
+		return "", false
+	}
+	return s.data[start:end], true
+}
+
+// SkipValue finds the extent of the value that starts at data[i] (no
+// white space before it): it returns the index just past it. It checks
+// only that strings close and brackets balance; ok is false otherwise or
+// when there is no value there.
+func SkipValue(data string, i int) (end int, ok bool) {
+	start, depth := i, 0
+	for i < len(data) {
+		c := data[i]
 		switch {
 		case c == '"':
-			end := stringEnd(s.data, s.i+1)
-			if end == len(s.data) {
-				return "", false
+			e := StringEnd(data, i+1)
+			if e == len(data) {
+				return e, false
 			}
-			s.i = end + 1
+			i = e + 1
 		case c == '{' || c == '[':
 			depth++
-			s.i++
+			i++
 		case c == '}' || c == ']':
 			if depth == 0 {
-				return s.data[start:s.i], s.i > start
+				return i, i > start
 			}
 			depth--
-			s.i++
+			i++
 		case c == ',' && depth == 0:
-			return s.data[start:s.i], s.i > start
+			return i, i > start
 		default:
-			s.i++
+			i++
 		}
 		if depth == 0 && (c == '"' || c == '}' || c == ']') {
-			return s.data[start:s.i], true
+			return i, true
 		}
 	}
-	return s.data[start:], depth == 0 && s.i > start
+	return i, depth == 0 && i > start
 }
 
 // String decodes a JSON string: without escapes, a substring of the data.
@@ -196,7 +210,7 @@ func (s *Scanner) String() (string, bool) {
 		s.i = end + 1
 		return v, true
 	}
-	end = stringEnd(s.data, start)
+	end = StringEnd(s.data, start)
 	if end == len(s.data) {
 		return "", false
 	}
@@ -238,9 +252,12 @@ func plainSlow(v string) bool {
 	return ascii || utf8.ValidString(v)
 }
 
-// stringEnd returns the index of the quote that closes the string whose
-// content starts at d[i], or len(d).
-func stringEnd(d string, i int) int {
+// StringEnd returns the index of the quote that closes the string whose
+// content starts at d[i], or len(d) when it does not close: the first
+// quote not escaped by an odd run of backslashes before it. Each byte is
+// looked at a bounded number of times (a run of backslashes only by the
+// quote right after it).
+func StringEnd(d string, i int) int {
 	for {
 		k := strings.IndexByte(d[i:], '"')
 		if k < 0 {
