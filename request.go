@@ -250,8 +250,6 @@ func (c *Client) remember(cfg *config, key string, m route.Move, d Deprecation) 
 	}
 }
 
-func ok2xx(status int) bool { return status >= 200 && status <= 299 }
-
 // pathOf is r's path as errors show it, without a query.
 func pathOf(r route.Route) string {
 	p, err := r.Path()

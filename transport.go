@@ -168,3 +168,7 @@ func (e *timeoutError) Temporary() bool { return true }
 func (e *timeoutError) Is(target error) bool {
 	return target == context.DeadlineExceeded
 }
+
+// ok2xx reports whether status is a success: what the attempt timeout,
+// the auth fallback and the request path treat as the service's answer.
+func ok2xx(status int) bool { return status >= 200 && status <= 299 }
