@@ -44,6 +44,12 @@ type Call struct {
 	// NoMigrate returns a 410 as the *threads.Problem it is, never
 	// following its advice (the /v1 routes have none).
 	NoMigrate bool
+
+	// Secrets are removed, besides the API key, from the call's error
+	// before anyone sees it (the observer's End comes before Do returns)
+	// and from a decode error's excerpt: what the call sends that a
+	// server may echo (an end user's token, a subject token).
+	Secrets []string
 }
 
 // Answer is a 2xx response and the settings of the call that got it.
