@@ -242,6 +242,7 @@ func TestObserverRunIdleEndsWithTheIdleError(t *testing.T) {
 		end := obs.only(t, http.MethodPost, "/v1/threads/runs").ends[0]
 		assert.ErrorIs(t, end.Err, threads.ErrStreamIdle)
 		assert.Equal(t, 2, end.Events, "RUN_STARTED and the one event before the hold")
+		assert.False(t, end.Left, "the idle timeout is not the caller leaving")
 	})
 }
 
