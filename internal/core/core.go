@@ -72,8 +72,9 @@ type Answer struct {
 // Observation is the part of a call's observation that only the reader of
 // its answer knows. Closing a JSON answer's body ends the call (End(nil))
 // if End was not called before; a stream's reader must call End itself.
-// What End reports first is what the observer hears. It must not be called with a lock the observer could need: an
-// observer may call back into the SDK.
+// What End reports first is what the observer hears. No method may be
+// called with a lock the observer could need: an observer may call back
+// into the SDK.
 type Observation interface {
 	// Event counts one decoded stream event; the first is reported with
 	// the time it took.
