@@ -40,7 +40,8 @@ func FuzzBackendAnswers(f *testing.F) {
 	const key = "sk_fuzz_backend_key_0123456789"
 	for _, s := range []string{
 		`"hello"`, `{"text":"hello"}`, `plain text`, `null`,
-		`{"uploadUrl":"https://s3.example/b?X-Amz-Signature=abc","attachmentUri":"attachment://p/a","expiresIn":3600}`,
+		`{"uploadUrl":"https://s3.example/b?X-Amz-Signature=sig_secret_value","attachmentUri":"attachment://p/a","expiresIn":3600}`,
+		`{"uploadUrl":"https://s3.example/b?X-Amz-Signature=sig_secret_value","attachmentUri":5}`,
 		`{"mcpAccessToken":"tok_secret_value","expiresAt":1767225600000,"hasSession":true}`,
 		`{"mcpAccessToken":"tok_secret_value","expiresAt":"2026-01-01T00:00:00Z"}`,
 		`[{"id":"ak_1","created":"2025-01-02T03:04:05.000Z","lastUsed":null}]`,
@@ -77,7 +78,7 @@ func FuzzBackendAnswers(f *testing.F) {
 		_, err = c.Audio.Transcribe(ctx, strings.NewReader("RIFF"), "a.wav")
 		check("Transcribe", err)
 		up, err := c.Storage.Presign(ctx, threads.PresignParams{ContentType: "text/plain", Size: 1})
-		check("Presign", err, "abc")
+		check("Presign", err, "sig_secret_value")
 		if err == nil && strings.Contains(up.UploadURL.String(), "X-Amz") {
 			t.Fatalf("the upload URL prints: %v", up.UploadURL)
 		}

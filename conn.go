@@ -80,7 +80,11 @@ func (k conn) DecodeJSON(ans *core.Answer, call core.Call, out any) error {
 	if redact == nil {
 		redact = k.Redact
 	}
-	err := decodeJSON(ans.Resp, call.Route.Method, pathOf(call.Route), out, ans.Limits.MaxResponseSize, redact, nil)
+	clean := redact
+	if len(call.Secrets) > 0 {
+		clean = func(s string, extra ...string) string { return redact(s, append(extra, call.Secrets...)...) }
+	}
+	err := decodeJSON(ans.Resp, call.Route.Method, pathOf(call.Route), out, ans.Limits.MaxResponseSize, clean, nil)
 	if ans.Observe != nil {
 		ans.Observe.End(err) // before Close's End(nil): a decode failure is the call's outcome
 	}

@@ -84,6 +84,7 @@ func (c *Client) exchangeObserved(ctx context.Context, opts []RequestOption, cl 
 	ctx, o := c.startObs(ctx, cfg, cl)
 	resp, err := c.do(ctx, cfg, cl)
 	if err != nil {
+		hideSecrets(err, cl.Secrets) // before the observer hears it
 		o.end(err)
 		return nil, nil, nil, err
 	}
@@ -101,6 +102,18 @@ func (c *Client) exchangeObserved(ctx context.Context, opts []RequestOption, cl 
 		*cfg.respInto = answerCopy(resp, func(s string) string { return cfg.redact(s) })
 	}
 	return resp, cfg, o, nil
+}
+
+// hideSecrets removes secrets (an end user's token, a subject token) from
+// the *Problem in err, as Problem.scrub removes the key.
+func hideSecrets(err error, secrets []string) {
+	var p *Problem
+	if len(secrets) == 0 || !errors.As(err, &p) || p == nil {
+		return
+	}
+	for _, s := range secrets {
+		p.scrub(s)
+	}
 }
 
 // doInto makes a call whose 2xx answer is JSON and decodes it into a new T:

@@ -123,6 +123,16 @@ func (c *Client) identity(op string) (key string, h http.Header, err error) {
 	}
 }
 
+// secrets are what a call of c sends that a server may echo, for
+// core.Call.Secrets: the end-user token, if any (a blank one is never
+// sent), and extra.
+func (c *Client) secrets(extra ...string) []string {
+	if tok := c.token.Reveal(); strings.TrimSpace(tok) != "" {
+		extra = append(extra, tok)
+	}
+	return extra
+}
+
 // call describes one /v1 operation.
 type call struct {
 	method, tmpl string
@@ -167,6 +177,7 @@ func (c *Client) do(ctx context.Context, opts []threads.RequestOption, k call, o
 		Header:    hdr,
 		KeyHeader: "X-Api-Key",
 		NoMigrate: true,
+		Secrets:   c.secrets(),
 	}, out)
 }
 

@@ -2,6 +2,7 @@ package runs_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -31,6 +32,9 @@ type recCall struct {
 	rounds []int
 	first  bool
 	ends   []threads.CallEnd
+	// endText is what End's error said when End was called (an observer
+	// such as a span exporter reads it then).
+	endText []string
 }
 
 func (r *recorder) StartCall(ctx context.Context, ci threads.CallInfo) (context.Context, threads.CallObserver) {
@@ -64,6 +68,15 @@ func (o *recObs) Observe(ev threads.CallEvent) {
 func (o *recObs) End(e threads.CallEnd) {
 	o.r.mu.Lock()
 	o.c.ends = append(o.c.ends, e)
+	text := ""
+	if e.Err != nil {
+		text = e.Err.Error()
+		var p *threads.Problem
+		if errors.As(e.Err, &p) {
+			text += fmt.Sprintf("|%s|%s|%v|%v|%s", p.Detail, p.RequestID, p.Header, p.Extensions, p.Body)
+		}
+	}
+	o.c.endText = append(o.c.endText, text)
 	o.r.mu.Unlock()
 }
 
@@ -229,5 +242,42 @@ func TestObserverRunIdleEndsWithTheIdleError(t *testing.T) {
 		end := obs.only(t, http.MethodPost, "/v1/threads/runs").ends[0]
 		assert.ErrorIs(t, end.Err, threads.ErrStreamIdle)
 		assert.Equal(t, 2, end.Events, "RUN_STARTED and the one event before the hold")
+		assert.False(t, end.Left, "the idle timeout is not the caller leaving")
 	})
+}
+
+// A refusal that echoes the end-user token or the subject token reaches
+// the observer's End as the caller gets it: without them (End heard the
+// Problem before package runs cleaned it, and the cleaning then rewrote
+// the Problem the observer may still hold).
+func TestObserverEndHasNoEndUserSecret(t *testing.T) {
+	t.Parallel()
+	const secret = "eyJsecret.end-user.token"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Request-Id", "req "+secret)
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintf(w, `{"message":"Invalid token %s","error":"Unauthorized","statusCode":401,"echo":"%s"}`, secret, secret)
+	}))
+	t.Cleanup(srv.Close)
+	obs := &recorder{}
+	tc, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL),
+		threads.WithAPIKey("sk-observer-test-key"), threads.WithObserver(obs), threads.WithMaxRetries(0))
+	require.NoError(t, err)
+	c := runs.New(tc)
+	_, err = c.ForToken(threads.NewToken(secret)).GetThread(t.Context(), "thr_1")
+	require.Error(t, err)
+	_, err = c.ForToken(threads.NewToken(secret)).CreateAndRun(t.Context(), runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("hi")}}})
+	require.Error(t, err)
+	_, err = c.ExchangeToken(t.Context(), secret)
+	require.Error(t, err)
+
+	for _, call := range []*recCall{
+		obs.only(t, http.MethodGet, "/v1/threads/{threadId}"),
+		obs.only(t, http.MethodPost, "/v1/threads/runs"),
+		obs.only(t, http.MethodPost, "/oauth/token"),
+	} {
+		require.ErrorAs(t, call.ends[0].Err, new(*threads.Problem), call.info.Route)
+		assert.NotContains(t, call.endText[0], secret, call.info.Route)
+	}
 }

@@ -195,6 +195,7 @@ func (c *Client) stream(ctx context.Context, opts []threads.RequestOption, k cal
 		Header:    hdr,
 		KeyHeader: "X-Api-Key",
 		NoMigrate: true,
+		Secrets:   c.secrets(),
 	})
 	if err != nil {
 		return nil, c.wrap(err)

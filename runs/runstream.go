@@ -425,8 +425,12 @@ func (c *streamConn) drainAndClose() {
 // is the one closing the connection (Close, the context, the idle timeout,
 // an event it could not read): the service then cancels the run.
 func (s *Stream) finish(err error, byClient bool) {
+	// The caller left: Close (err nil) or its context; not the idle
+	// timeout or an unreadable event, which end the stream by the client
+	// too but are failures (CallEnd.Left, as package threads reports it).
+	callerLeft := byClient && err == nil
 	if ctxErr := s.ctx.Err(); ctxErr != nil && err != nil {
-		err, byClient = ctxErr, true
+		err, byClient, callerLeft = ctxErr, true, true
 	}
 	s.done, s.err, s.cur = true, err, nil
 	s.mu.Lock()
@@ -435,7 +439,7 @@ func (s *Stream) finish(err error, byClient bool) {
 		s.timer.Stop()
 	}
 	s.stopParserLocked()
-	left := !s.ended && byClient
+	left := !s.ended && callerLeft
 	if !s.ended && (byClient || s.cancelled) {
 		s.outcome = OutcomeCancelled
 	}

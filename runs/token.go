@@ -65,6 +65,7 @@ func (c *Client) ExchangeToken(ctx context.Context, subjectToken string, opts ..
 		Header:    http.Header{"Content-Type": {"application/x-www-form-urlencoded"}},
 		KeyHeader: "X-Api-Key",
 		NoMigrate: true,
+		Secrets:   c.secrets(subjectToken),
 	}
 	ans, err := c.conn.Do(ctx, opts, cc)
 	if err != nil {

@@ -44,6 +44,12 @@ type Call struct {
 	// NoMigrate returns a 410 as the *threads.Problem it is, never
 	// following its advice (the /v1 routes have none).
 	NoMigrate bool
+
+	// Secrets are removed, besides the API key, from the call's error
+	// before anyone sees it (the observer's End comes before Do returns)
+	// and from a decode error's excerpt: what the call sends that a
+	// server may echo (an end user's token, a subject token).
+	Secrets []string
 }
 
 // Answer is a 2xx response and the settings of the call that got it.
@@ -66,8 +72,9 @@ type Answer struct {
 // Observation is the part of a call's observation that only the reader of
 // its answer knows. Closing a JSON answer's body ends the call (End(nil))
 // if End was not called before; a stream's reader must call End itself.
-// What End reports first is what the observer hears. It must not be called with a lock the observer could need: an
-// observer may call back into the SDK.
+// What End reports first is what the observer hears. No method may be
+// called with a lock the observer could need: an observer may call back
+// into the SDK.
 type Observation interface {
 	// Event counts one decoded stream event; the first is reported with
 	// the time it took.
