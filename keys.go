@@ -140,9 +140,10 @@ type MCPTokenParams struct {
 	// MCP calls then act in that thread's session); empty: a sessionless
 	// token, which reaches the MCP servers' resources and prompts only.
 	ThreadID string
-	// ContextKey names the end user a sessionless token acts for; empty:
-	// the service takes it from the call's bearer token, if any. Ignored
-	// by the service when ThreadID is set.
+	// ContextKey names the end user a sessionless token (no ThreadID)
+	// acts for; empty: the service takes it from the call's bearer token,
+	// if any. The service's document describes it for sessionless tokens
+	// only.
 	ContextKey string
 }
 

@@ -136,6 +136,9 @@ func answerCopy(resp *http.Response, redact func(string) string) *http.Response 
 	if req := resp.Request; req != nil {
 		rc := req.Clone(req.Context())
 		rc.Body, rc.GetBody, rc.Response = http.NoBody, nil, nil
+		if redact != nil && rc.URL != nil { // a server-sent id in the path may spell the key
+			rc.URL.Path, rc.URL.RawPath, rc.URL.RawQuery = redact(rc.URL.Path), redact(rc.URL.RawPath), redact(rc.URL.RawQuery)
+		}
 		for name, vs := range rc.Header {
 			for i, v := range vs {
 				if http.CanonicalHeaderKey(name) == "Authorization" || http.CanonicalHeaderKey(name) == "Proxy-Authorization" {

@@ -281,3 +281,26 @@ func TestObserverEndHasNoEndUserSecret(t *testing.T) {
 		assert.NotContains(t, call.endText[0], secret, call.info.Route)
 	}
 }
+
+// A run stream whose context ends is left by the caller: End hears the
+// context's error and Left.
+func TestObserverRunContextEndIsLeft(t *testing.T) {
+	t.Parallel()
+	hold := make(chan struct{})
+	defer close(hold)
+	held := make(chan struct{})
+	obs := &recorder{}
+	c, srv := observed(t, obs)
+	srv.PushRunScript(threadstest.RunScript{Text: "never finished", Hold: hold, HoldAfter: 1, OnHold: func() { close(held) }})
+	ctx, cancel := context.WithCancel(t.Context())
+	s, err := c.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("hi")}}})
+	require.NoError(t, err)
+	<-held
+	cancel()
+	for s.Next() {
+	}
+	require.ErrorIs(t, s.Err(), context.Canceled)
+	e := obs.only(t, http.MethodPost, "/v1/threads/runs").ends[0]
+	assert.True(t, e.Left)
+	assert.ErrorIs(t, e.Err, context.Canceled)
+}
