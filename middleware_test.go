@@ -249,3 +249,16 @@ func TestMiddlewarePanicClosesTheAnswer(t *testing.T) {
 	}()
 	assert.True(t, tr.closed.Load(), "the answer's body was left open")
 }
+
+// The request in WithResponseInto's answer has the key redacted from its
+// URL too, when an id in the path spells it.
+func TestWithResponseIntoRedactsTheURL(t *testing.T) {
+	t.Parallel()
+	srv := serveCanned(t, http.StatusOK, "application/json", []byte(`{"id":"p_1","name":"p"}`))
+	c := cannedClient(t, srv)
+	var resp *http.Response
+	_, err := c.Projects.Get(context.Background(), "p_"+testKey, threads.WithResponseInto(&resp))
+	require.NoError(t, err)
+	assert.NotContains(t, resp.Request.URL.String(), testKey)
+	assert.Contains(t, srv.requests()[0].Path, testKey, "the request itself went as asked")
+}
