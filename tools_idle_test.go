@@ -27,6 +27,27 @@ func servePipe(t *testing.T, h http.HandlerFunc, opts ...threads.ClientOption) *
 	return c
 }
 
+// servePipeRounds is servePipe for a handler that answers by round: h gets
+// the request's number, from 1, with its body read; requests says how
+// many came.
+func servePipeRounds(t *testing.T, h func(n int, w http.ResponseWriter, r *http.Request), opts ...threads.ClientOption) (*threads.Client, func() int) {
+	var mu sync.Mutex
+	count := 0
+	c := servePipe(t, func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		count++
+		n := count
+		mu.Unlock()
+		h(n, w, r)
+	}, opts...)
+	return c, func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return count
+	}
+}
+
 // writeSSE answers with an event-stream body.
 func writeSSE(w http.ResponseWriter, body string) {
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -41,14 +62,7 @@ func writeSSE(w http.ResponseWriter, body string) {
 // ended with ErrStreamIdle without reading the answer (issue 21, item 10).
 func TestRunStreamIdleClockStopsWhileToolRuns(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var mu sync.Mutex
-		requests := 0
-		c := servePipe(t, func(w http.ResponseWriter, r *http.Request) {
-			io.Copy(io.Discard, r.Body)
-			mu.Lock()
-			requests++
-			n := requests
-			mu.Unlock()
+		c, requests := servePipeRounds(t, func(n int, w http.ResponseWriter, r *http.Request) {
 			if n == 1 {
 				writeSSE(w, bareToolCall("msg_1", "call_1", "slow"))
 				return
@@ -65,7 +79,7 @@ func TestRunStreamIdleClockStopsWhileToolRuns(t *testing.T) {
 		require.NoError(t, err)
 		require.NotEmpty(t, msgs)
 		assert.Equal(t, "Done.", msgs[len(msgs)-1].Text(), "the answer to the tool's result was read")
-		assert.Equal(t, 2, requests)
+		assert.Equal(t, 2, requests())
 	})
 }
 
@@ -73,14 +87,7 @@ func TestRunStreamIdleClockStopsWhileToolRuns(t *testing.T) {
 // after the tool's result ends the stream with ErrStreamIdle.
 func TestRunStreamIdleClockRestartsForNextRound(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var mu sync.Mutex
-		requests := 0
-		c := servePipe(t, func(w http.ResponseWriter, r *http.Request) {
-			io.Copy(io.Discard, r.Body)
-			mu.Lock()
-			requests++
-			n := requests
-			mu.Unlock()
+		c, requests := servePipeRounds(t, func(n int, w http.ResponseWriter, r *http.Request) {
 			if n == 1 {
 				writeSSE(w, bareToolCall("msg_1", "call_1", "quick"))
 				return
@@ -94,6 +101,6 @@ func TestRunStreamIdleClockRestartsForNextRound(t *testing.T) {
 		require.NoError(t, err)
 		_, err = s.Collect()
 		require.ErrorIs(t, err, threads.ErrStreamIdle)
-		assert.Equal(t, 2, requests)
+		assert.Equal(t, 2, requests())
 	})
 }
