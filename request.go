@@ -141,8 +141,7 @@ func (c *Client) doStream(ctx context.Context, opts []RequestOption, cl core.Cal
 	if err != nil {
 		return nil, err
 	}
-	s := newStream(ctx, resp.Body, cfg)
-	s.obs = o
+	s := newStream(ctx, resp.Body, cfg, o)
 	if cfg.cancelOnLeave {
 		c.cancelOnLeave(s, opts, cl)
 	}
