@@ -6,16 +6,15 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
 	threads "github.com/threadsapi/threads-go"
-	"github.com/threadsapi/threads-go/internal/core"
 	"github.com/threadsapi/threads-go/internal/jsonscan"
 	"github.com/threadsapi/threads-go/internal/sse"
+	"github.com/threadsapi/threads-go/internal/stream"
 	"github.com/threadsapi/threads-go/internal/termtext"
 )
 
@@ -88,59 +87,40 @@ func (o Outcome) String() string {
 // ThreadID and RunID, which may be called from any goroutine, also while
 // Next blocks.
 type Stream struct {
-	*streamConn // shared with Close, the idle timer and the cleanup
-
-	ctx    context.Context
+	// eng is the connection and its state: Next, Close, the idle timer, the
+	// drain after the run's end, the observer's hooks (internal/stream).
+	// The zero Engine is a zero Stream's.
+	eng    stream.Engine
+	run    *runState // shared with Close, Cancel, Outcome, ThreadID, RunID; nil in a zero Stream
 	limits limits
 	redact func(s string, extra ...string) string
-	src    *sse.Reader
-	next   func() (sse.Event, error, bool)
 
 	scan  jsonscan.Scanner // decodeFast's
 	cur   Event
-	err   error
-	index int  // events decoded so far
-	done  bool // Next returns false from now on
+	index int   // events decoded so far
+	zero  error // errZeroStream once Next was called on a zero Stream
 
 	acc assembly
+}
 
-	// obs reports the events and the end to the call's observer
-	// (threads.WithObserver); never called with mu held.
-	obs core.Observation
-
-	cleanup runtime.Cleanup
+// runState is what the run's end, Cancel, Close and the accessors share,
+// from any goroutine.
+type runState struct {
+	mu       sync.Mutex // guards the fields below
+	threadID string
+	runID    string
+	outcome  Outcome
+	ended    bool // the run's terminal event was read
+	// cancelled: Cancel's DELETE was accepted: the run is reported
+	// cancelled whichever event ends it.
+	cancelled bool
+	cancel    func(ctx context.Context, threadID, runID string) error
 }
 
 // limits are the settings a Stream honours (core.Limits' stream part).
 type limits struct {
 	maxEventSize int
 	idleTimeout  time.Duration
-}
-
-// streamConn is what Close, Cancel, the idle timer and the garbage
-// collector's cleanup share with Next. It holds no reference to its
-// Stream, so a dropped Stream can become unreachable while its connection
-// is open.
-type streamConn struct {
-	body io.ReadCloser
-
-	mu       sync.Mutex // guards the fields below
-	closed   bool       // Close was called or the stream ended
-	running  bool       // Next is inside the parser
-	idle     bool       // the idle timer fired
-	timer    *time.Timer
-	stop     func() // ends the pull iterator
-	once     sync.Once
-	threadID string
-	runID    string
-	outcome  Outcome
-	ended    bool // the run's terminal event was read
-	drain    bool // what follows the terminal event is still to be read (drainNow)
-	draining bool // Next is reading it
-	// cancelled: Cancel's DELETE was accepted: the run is reported
-	// cancelled whichever event ends it.
-	cancelled bool
-	cancel    func(ctx context.Context, threadID, runID string) error
 }
 
 // Default bounds of what a Stream keeps for Collect.
@@ -153,8 +133,9 @@ const (
 var errZeroStream = errors.New("runs: Stream not returned by the SDK (zero or nil)")
 
 // newStream reads a run's events from body. threadID and runID are the
-// response's X-Thread-Id and X-Run-Id, when sent; cancel, when not nil,
-// is what Stream.Cancel calls.
+// response's X-Thread-Id and X-Run-Id, when sent. The caller then sets
+// the call's observation (s.eng.Observe) and what Stream.Cancel calls
+// (s.run.cancel), if any.
 func newStream(ctx context.Context, body io.ReadCloser, l limits, redact func(string, ...string) string, threadID, runID string) *Stream {
 	if l.maxEventSize <= 0 {
 		l.maxEventSize = 16 << 20 // threads' default (WithMaxEventSize)
@@ -162,46 +143,61 @@ func newStream(ctx context.Context, body io.ReadCloser, l limits, redact func(st
 	if redact == nil {
 		redact = func(s string, _ ...string) string { return s }
 	}
-	s := &Stream{streamConn: &streamConn{body: body, threadID: threadID, runID: runID}, ctx: ctx, limits: l, redact: redact, obs: noObservation{}}
-	s.src = sse.New(body, l.maxEventSize)
-	s.cleanup = runtime.AddCleanup(s, (*streamConn).abandon, s.streamConn)
+	s := &Stream{run: &runState{threadID: threadID, runID: runID}, limits: l, redact: redact}
+	stream.Start(&s.eng, ctx, body, (*runEvents)(s), stream.Config{MaxEventSize: l.maxEventSize, IdleTimeout: l.idleTimeout})
 	return s
 }
 
-// noObservation is the observation of a Stream made without one.
-type noObservation struct{}
+// runEvents is a Stream as the engine sees it: the decoder of its events
+// (internal/stream's Decoder, whose methods a Stream does not show).
+type runEvents Stream
 
-func (noObservation) Event()        {}
-func (noObservation) ToolRound(int) {}
-func (noObservation) Leave()        {}
-func (noObservation) End(error)     {}
-
-func (c *streamConn) closeBody() { c.once.Do(func() { c.body.Close() }) }
-
-func (c *streamConn) idleFired() {
-	c.mu.Lock()
-	c.idle = true
-	c.mu.Unlock()
-	c.closeBody()
+// Decode reads one AG-UI event and records what it says.
+func (d *runEvents) Decode(ev sse.Event) (stream.Verdict, error) {
+	s := (*Stream)(d)
+	if ev.Data == "" || ev.Type == sse.ErrorEvent {
+		// An event without data, or an "error:" line, which the /v1
+		// routes never send and the SSE standard ignores.
+		return stream.Skip, nil
+	}
+	e, ok := decodeFast(&s.scan, ev.Data)
+	var err error
+	if !ok {
+		e, err = decodeEvent(bytesOf(ev.Data))
+	}
+	if err != nil {
+		return stream.Refused, fmt.Errorf("%w: event %d: %w", threads.ErrStreamFailed, s.index, err)
+	}
+	s.index++
+	return s.apply(e)
 }
 
-// abandon releases a Stream that became unreachable without Close.
-func (c *streamConn) abandon() {
-	c.mu.Lock()
-	c.closed = true
-	if c.timer != nil {
-		c.timer.Stop()
+// ReadFailure maps a parser or body error to the stream's error.
+func (d *runEvents) ReadFailure(err error) error {
+	if errors.Is(err, sse.ErrTooLarge) {
+		return fmt.Errorf("%w (%d bytes)", threads.ErrEventTooLarge, d.limits.maxEventSize)
 	}
-	c.stopParserLocked()
-	c.mu.Unlock()
-	c.closeBody()
+	return fmt.Errorf("%w: the run's stream ended before RUN_FINISHED or RUN_ERROR: %w", threads.ErrStreamTruncated, err)
 }
 
-func (c *streamConn) stopParserLocked() {
-	if c.stop != nil {
-		c.stop()
-		c.stop = nil
+// IdleFailure is the error of a stream the idle timer ended.
+func (d *runEvents) IdleFailure() error {
+	return fmt.Errorf("%w: no event for %v", threads.ErrStreamIdle, d.limits.idleTimeout)
+}
+
+// Ended records a run left before its end as cancelled: the client closed
+// the connection (Close, the context, the idle timeout, an event it could
+// not read), which makes the service cancel it; or Cancel was accepted.
+func (d *runEvents) Ended(how stream.End, _ error) {
+	if how == stream.Clean {
+		return // the terminal event recorded the outcome (end)
 	}
+	r := d.run
+	r.mu.Lock()
+	if !r.ended && (how == stream.ByClient || r.cancelled) {
+		r.outcome = OutcomeCancelled
+	}
+	r.mu.Unlock()
 }
 
 // Next advances to the next event, which Current then returns. It returns
@@ -212,103 +208,23 @@ func (c *streamConn) stopParserLocked() {
 // nothing but the body's end) for at most 100 ms, so that the connection
 // can be reused.
 func (s *Stream) Next() bool {
-	if s == nil || s.streamConn == nil {
-		if s != nil && s.err == nil {
-			s.err, s.done = errZeroStream, true
-		}
+	if s == nil {
 		return false
 	}
-	arm := true
-	for !s.done {
-		if !s.enter(true, arm) {
-			s.finish(nil, true)
-			return false
-		}
-		arm = false
-		ev, err, ok := s.next()
-		if s.step(ev, err, ok) {
-			return true
-		}
-	}
-	s.cur = nil
-	s.drainNow()
-	return false
-}
-
-// enter marks the parser as running, unless the stream was closed. pull
-// makes the pull iterator on first use; arm starts the idle clock.
-func (s *Stream) enter(pull, arm bool) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
+	if s.eng.Zero() {
+		s.zero = errZeroStream
 		return false
 	}
-	if pull && s.next == nil {
-		s.next, s.stop = iter.Pull2(s.src.All())
-	}
-	s.running = true
-	// The clock runs while the caller waits for an event, not while it
-	// works on the previous one.
-	if d := s.limits.idleTimeout; d > 0 && arm {
-		if s.timer == nil {
-			s.timer = time.AfterFunc(d, s.idleFired)
-		} else {
-			s.timer.Reset(d)
-		}
-	}
-	return true
-}
-
-// step handles one result of the parser (ok is false when it ended). It
-// reports whether s.cur holds a new event; when the stream is over it has
-// set s.done and s.err.
-func (s *Stream) step(ev sse.Event, err error, ok bool) bool {
-	s.mu.Lock()
-	s.running = false
-	closed, idle := s.closed, s.idle
-	s.mu.Unlock()
-
-	switch {
-	case closed:
-		s.finish(nil, true)
-	case idle:
-		s.finish(fmt.Errorf("%w: no event for %v", threads.ErrStreamIdle, s.limits.idleTimeout), true)
-	case !ok:
-		s.finish(s.readFailure(io.ErrUnexpectedEOF), false)
-	case err != nil:
-		s.finish(s.readFailure(err), false)
-	case ev.Data == "" || ev.Type == sse.ErrorEvent:
-		// An event without data, or an "error:" line, which the /v1
-		// routes never send and the SSE standard ignores.
-	default:
-		e, ok := decodeFast(&s.scan, ev.Data)
-		if !ok {
-			e, err = decodeEvent(bytesOf(ev.Data))
-		}
-		if err != nil {
-			s.finish(fmt.Errorf("%w: event %d: %w", threads.ErrStreamFailed, s.index, err), true)
-			return false
-		}
-		s.index++
-		s.stopTimer()
-		s.obs.Event()
-		s.cur = s.apply(e)
+	if s.eng.Next() {
 		return true
 	}
+	s.cur = nil
 	return false
 }
 
-func (s *Stream) stopTimer() {
-	s.mu.Lock()
-	if s.timer != nil {
-		s.timer.Stop()
-	}
-	s.mu.Unlock()
-}
-
-// apply records what e says and returns it as the caller sees it. A
-// terminal event ends the stream here (Next still delivers it).
-func (s *Stream) apply(e Event) Event {
+// apply records what e says and makes it the current event. A terminal
+// event ends the stream (Next still delivers it).
+func (s *Stream) apply(e Event) (stream.Verdict, error) {
 	a := &s.acc
 	switch e := e.(type) {
 	case TextMessageContent:
@@ -316,14 +232,15 @@ func (s *Stream) apply(e Event) Event {
 	case ToolCallArgs:
 		a.args(e.ToolCallID, e.Delta)
 	case RunStarted:
-		s.mu.Lock()
-		if s.threadID == "" {
-			s.threadID = e.ThreadID
+		r := s.run
+		r.mu.Lock()
+		if r.threadID == "" {
+			r.threadID = e.ThreadID
 		}
-		if s.runID == "" {
-			s.runID = e.RunID
+		if r.runID == "" {
+			r.runID = e.RunID
 		}
-		s.mu.Unlock()
+		r.mu.Unlock()
 	case TextMessageStart:
 		a.message(e.MessageID, e.Role, e.Timestamp)
 	case ToolCallStart:
@@ -340,124 +257,47 @@ func (s *Stream) apply(e Event) Event {
 	case ComponentEnd:
 		a.final(e.ComponentID, e.FinalProps)
 	case RunFinished:
+		s.cur = e
 		o := OutcomeFinished
 		if len(a.pending) > 0 {
 			o = OutcomeAwaitingTools
 		}
-		s.end(o, nil)
+		s.end(o)
+		return stream.DeliverLast, nil
 	case RunErrorEvent:
 		e.Message = s.clean(e.Message)
+		s.cur = e
 		if e.Code == CodeCancelled {
-			s.end(OutcomeCancelled, nil)
-			break
+			s.end(OutcomeCancelled)
+			return stream.DeliverLast, nil
 		}
-		s.mu.Lock()
+		r := s.run
+		r.mu.Lock()
 		// The ids are server text too (X-Run-Id, RUN_STARTED): cleaned like
 		// the message, since Error shows them.
-		f := &RunFailedError{ThreadID: s.clean(s.threadID), RunID: s.clean(s.runID), Message: e.Message, Code: s.clean(e.Code), Category: s.clean(e.Category), Retryable: e.Retryable, Status: e.Status}
-		s.mu.Unlock()
-		s.end(OutcomeFailed, f)
-		return e
+		f := &RunFailedError{ThreadID: s.clean(r.threadID), RunID: s.clean(r.runID), Message: e.Message, Code: s.clean(e.Code), Category: s.clean(e.Category), Retryable: e.Retryable, Status: e.Status}
+		r.mu.Unlock()
+		if s.end(OutcomeFailed) != OutcomeFailed {
+			return stream.DeliverLast, nil // Cancel was accepted: a cancel, not a failure
+		}
+		return stream.DeliverLast, f
 	}
-	return e
+	s.cur = e
+	return stream.Deliver, nil
 }
 
-// end records the run's end and releases the connection, reading what
-// follows (the duplicate RUN_ERROR, the end of the chunked body) in the
-// background for at most 100 ms so that the connection can be reused.
-func (s *Stream) end(o Outcome, failure *RunFailedError) {
-	s.mu.Lock()
-	s.ended = true
-	if s.cancelled {
-		o, failure = OutcomeCancelled, nil
+// end records the run's end, with outcome o unless Cancel was accepted
+// (then cancelled), and returns the outcome recorded.
+func (s *Stream) end(o Outcome) Outcome {
+	r := s.run
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ended = true
+	if r.cancelled {
+		o = OutcomeCancelled
 	}
-	s.outcome = o
-	s.closed = true
-	if s.timer != nil {
-		s.timer.Stop()
-	}
-	s.stopParserLocked() // Next is not inside the parser: apply runs after it
-	s.mu.Unlock()
-	s.done = true
-	if failure != nil {
-		s.err = failure
-		s.obs.End(failure)
-	} else {
-		s.obs.End(nil)
-	}
-	if s.src.Ended() {
-		s.cleanup.Stop()
-		s.closeBody() // the body already ended: its connection is free
-		return
-	}
-	// What follows the terminal event (normally just the end of the body,
-	// or the duplicate RUN_ERROR) is read by the Next that returns false
-	// after it, or in the background by Close: see drain. A goroutine per
-	// stream here was a fifth of the time of a short run's stream.
-	s.mu.Lock()
-	s.drain = true
-	s.mu.Unlock()
-}
-
-// drainNow reads what follows the run's terminal event, for the Next that
-// returns false after it: at most 64 KiB for at most 100 ms (Close, from
-// any goroutine, ends it at once), so that the connection can be reused,
-// then closes the body.
-func (s *Stream) drainNow() {
-	s.mu.Lock()
-	drain := s.drain
-	s.drain, s.draining = false, drain
-	s.mu.Unlock()
-	if drain {
-		s.cleanup.Stop()
-		s.streamConn.drainAndClose()
-	}
-}
-
-func (c *streamConn) drainAndClose() {
-	t := time.AfterFunc(100*time.Millisecond, c.closeBody)
-	defer t.Stop()
-	_, _ = io.CopyN(io.Discard, c.body, 64<<10)
-	c.closeBody()
-}
-
-// finish ends the stream before the run's end. byClient says the client
-// is the one closing the connection (Close, the context, the idle timeout,
-// an event it could not read): the service then cancels the run.
-func (s *Stream) finish(err error, byClient bool) {
-	// The caller left: Close (err nil) or its context; not the idle
-	// timeout or an unreadable event, which end the stream by the client
-	// too but are failures (CallEnd.Left, as package threads reports it).
-	callerLeft := byClient && err == nil
-	if ctxErr := s.ctx.Err(); ctxErr != nil && err != nil {
-		err, byClient, callerLeft = ctxErr, true, true
-	}
-	s.done, s.err, s.cur = true, err, nil
-	s.mu.Lock()
-	s.closed = true
-	if s.timer != nil {
-		s.timer.Stop()
-	}
-	s.stopParserLocked()
-	left := !s.ended && callerLeft
-	if !s.ended && (byClient || s.cancelled) {
-		s.outcome = OutcomeCancelled
-	}
-	s.mu.Unlock()
-	s.cleanup.Stop()
-	if left {
-		s.obs.Leave()
-	}
-	s.obs.End(err)
-	s.closeBody()
-}
-
-// readFailure maps a parser or body error to the stream's error.
-func (s *Stream) readFailure(err error) error {
-	if errors.Is(err, sse.ErrTooLarge) {
-		return fmt.Errorf("%w (%d bytes)", threads.ErrEventTooLarge, s.limits.maxEventSize)
-	}
-	return fmt.Errorf("%w: the run's stream ended before RUN_FINISHED or RUN_ERROR: %w", threads.ErrStreamTruncated, err)
+	r.outcome = o
+	return o
 }
 
 // clean makes server text safe for an error string: the API key (every
@@ -505,50 +345,24 @@ func (s *Stream) Err() error {
 	if s == nil {
 		return errZeroStream
 	}
-	return s.err
+	if s.eng.Zero() {
+		return s.zero
+	}
+	return s.eng.Err()
 }
 
 // Close releases the connection at once; a Next blocked in a read returns
 // false. Before the run's end this cancels the run on the service, which
-// sees the connection close. It is idempotent, safe from any goroutine,
-// and returns nil, also on a nil *Stream.
+// sees the connection close. After the run's end, unless a Next did, Close
+// first reads what the server still sends (normally only the end of the
+// body) for at most 100 ms, so that the connection can be reused. It is
+// idempotent, safe from any goroutine, and returns nil, also on a nil
+// *Stream.
 func (s *Stream) Close() error {
-	if s == nil || s.streamConn == nil {
+	if s == nil {
 		return nil
 	}
-	s.mu.Lock()
-	if s.closed {
-		drain, draining := s.drain, s.draining
-		s.drain = false
-		s.mu.Unlock()
-		switch {
-		case drain:
-			// The run has ended and no Next read what follows: read it
-			// in the background so that Close returns at once.
-			s.cleanup.Stop()
-			go s.streamConn.drainAndClose()
-		case draining:
-			s.closeBody() // ends Next's drain now
-		}
-		return nil
-	}
-	s.closed = true
-	left := !s.ended
-	if left {
-		s.outcome = OutcomeCancelled
-	}
-	if s.timer != nil {
-		s.timer.Stop()
-	}
-	if !s.running {
-		s.stopParserLocked()
-	}
-	s.mu.Unlock()
-	if left {
-		s.obs.Leave()
-	}
-	s.obs.End(nil)
-	s.closeBody()
+	s.eng.Close()
 	return nil
 }
 
@@ -562,12 +376,13 @@ func (s *Stream) Close() error {
 // from the service (the run ended meanwhile). Other errors are the
 // DELETE's. Safe from any goroutine.
 func (s *Stream) Cancel(ctx context.Context) error {
-	if s == nil || s.streamConn == nil {
+	if s == nil || s.run == nil {
 		return errZeroStream
 	}
-	s.mu.Lock()
-	ended, threadID, runID, cancel := s.ended, s.threadID, s.runID, s.cancel
-	s.mu.Unlock()
+	r := s.run
+	r.mu.Lock()
+	ended, threadID, runID, cancel := r.ended, r.threadID, r.runID, r.cancel
+	r.mu.Unlock()
 	if ended {
 		return nil
 	}
@@ -583,49 +398,49 @@ func (s *Stream) Cancel(ctx context.Context) error {
 		}
 		return err
 	}
-	s.mu.Lock()
-	s.cancelled = true
-	if s.ended {
+	r.mu.Lock()
+	r.cancelled = true
+	if r.ended {
 		// The DELETE found the run active, though the stream had already
 		// read its RUN_FINISHED: the service cancelled it all the same.
-		s.outcome = OutcomeCancelled
+		r.outcome = OutcomeCancelled
 	}
-	s.mu.Unlock()
+	r.mu.Unlock()
 	return nil
 }
 
 // Outcome returns how the run ended, [OutcomeUnknown] until the stream
 // knows. Safe from any goroutine.
 func (s *Stream) Outcome() Outcome {
-	if s == nil || s.streamConn == nil {
+	if s == nil || s.run == nil {
 		return OutcomeUnknown
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.outcome
+	s.run.mu.Lock()
+	defer s.run.mu.Unlock()
+	return s.run.outcome
 }
 
 // ThreadID returns the run's thread: the X-Thread-Id header of a run that
 // created its thread, else the thread the run was started on, else
 // RUN_STARTED's. Safe from any goroutine.
 func (s *Stream) ThreadID() string {
-	if s == nil || s.streamConn == nil {
+	if s == nil || s.run == nil {
 		return ""
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.threadID
+	s.run.mu.Lock()
+	defer s.run.mu.Unlock()
+	return s.run.threadID
 }
 
 // RunID returns the run's id: the X-Run-Id header, else RUN_STARTED's.
 // Safe from any goroutine.
 func (s *Stream) RunID() string {
-	if s == nil || s.streamConn == nil {
+	if s == nil || s.run == nil {
 		return ""
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.runID
+	s.run.mu.Lock()
+	defer s.run.mu.Unlock()
+	return s.run.runID
 }
 
 // All returns an iterator over the stream's events. A failure is yielded
@@ -634,10 +449,11 @@ func (s *Stream) RunID() string {
 func (s *Stream) All() iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		defer s.Close()
-		if s != nil && s.streamConn != nil && s.next == nil {
-			if !s.push(yield) {
-				return
-			}
+		// No Next yet: the parser runs directly, without the coroutine
+		// that the pull form needs; mixed with Next, or after it, the
+		// loop below goes on in pull form.
+		if s != nil && !s.eng.Push(func() bool { return yield(s.cur, nil) }) {
+			return
 		}
 		for s.Next() {
 			if !yield(s.Current(), nil) {
@@ -648,30 +464,6 @@ func (s *Stream) All() iter.Seq2[Event, error] {
 			yield(nil, err)
 		}
 	}
-}
-
-// push runs go-sse's iterator directly, without the coroutine that the
-// pull form needs. It reports false when the caller said stop.
-func (s *Stream) push(yield func(Event, error) bool) bool {
-	if s.done || !s.enter(false, true) {
-		return true
-	}
-	for ev, err := range s.src.All() {
-		if s.step(ev, err, true) {
-			if !yield(s.cur, nil) {
-				return false
-			}
-			if s.done || !s.enter(false, true) {
-				return true
-			}
-			continue
-		}
-		if s.done || !s.enter(false, false) {
-			return true
-		}
-	}
-	s.step(sse.Event{}, nil, false)
-	return true
 }
 
 // Text returns the text streamed so far for message id (the concatenated
@@ -712,14 +504,12 @@ func (s *Stream) ComponentProps(id string) (map[string]any, bool) {
 // the run produced with the stream's error (as [Stream.Err]). The Result
 // is never nil: after a failure it holds what was read before it.
 func (s *Stream) Collect() (*Result, error) {
-	if s == nil || s.streamConn == nil {
+	if s == nil || s.eng.Zero() {
 		return &Result{}, errZeroStream
 	}
-	if s.next == nil {
-		// No Next yet: run the parser directly, without the coroutine
-		// that the pull form needs.
-		s.push(func(Event, error) bool { return true })
-	}
+	// No Next yet: the parser runs directly, without the coroutine that
+	// the pull form needs.
+	s.eng.Push(func() bool { return true })
 	for s.Next() {
 	}
 	s.Close()
@@ -761,11 +551,11 @@ type ToolCall struct {
 }
 
 func (s *Stream) result() *Result {
-	s.mu.Lock()
-	r := &Result{ThreadID: s.threadID, RunID: s.runID, Outcome: s.outcome}
-	s.mu.Unlock()
+	s.run.mu.Lock()
+	r := &Result{ThreadID: s.run.threadID, RunID: s.run.runID, Outcome: s.run.outcome}
+	s.run.mu.Unlock()
 	var f *RunFailedError
-	if errors.As(s.err, &f) && r.Outcome == OutcomeFailed {
+	if errors.As(s.Err(), &f) && r.Outcome == OutcomeFailed {
 		r.Failure = f
 	}
 	a := &s.acc

@@ -639,7 +639,7 @@ func (s *ToolStream) continueRun() {
 		s.finish(s.closedErr(err))
 		return
 	}
-	st.obs.ToolRound(s.rounds) // this run carries the round's results
+	st.eng.Observation().ToolRound(s.rounds) // this run carries the round's results
 	s.mu.Lock()
 	s.cur = st
 	closing := s.closing
