@@ -110,8 +110,7 @@ type Stream struct {
 
 	dec   snapshotDecoder // decodes s.cur; keeps hints of the last snapshots
 	cur   StreamEvent
-	index int   // events decoded so far
-	zero  error // errZeroStream once Next was called on a zero Stream
+	index int // events decoded so far
 
 	// The latest snapshot of each message, in first-seen order, at most
 	// maxMessages of them and about maxRetained bytes of memory (counted
@@ -213,15 +212,11 @@ func (s *Stream) Next() bool {
 	if s == nil {
 		return false
 	}
-	if s.eng.Zero() {
-		s.zero = errZeroStream
-		return false
+	ok := s.eng.Next()
+	if !ok {
+		s.cur = StreamEvent{}
 	}
-	if s.eng.Next() {
-		return true
-	}
-	s.cur = StreamEvent{}
-	return false
+	return ok
 }
 
 // decode parses one snapshot into s.cur and computes its delta.
@@ -345,11 +340,8 @@ func (s *Stream) Current() StreamEvent {
 // 8 KiB each), and an event that fails to decode is not quoted: the error
 // names its index and what did not fit, without its values.
 func (s *Stream) Err() error {
-	if s == nil {
+	if s == nil || s.eng.Zero() {
 		return errZeroStream
-	}
-	if s.eng.Zero() {
-		return s.zero
 	}
 	return s.eng.Err()
 }
@@ -364,10 +356,9 @@ func (s *Stream) Err() error {
 // [WithCancelOnClose] (Close then waits for that Cancel); otherwise call
 // ThreadsService.Cancel for that.
 func (s *Stream) Close() error {
-	if s == nil {
-		return nil
+	if s != nil {
+		s.eng.Close()
 	}
-	s.eng.Close()
 	return nil
 }
 
@@ -402,7 +393,7 @@ const maxErrorText = 1 << 10
 // sent (which Err's text is cleaned of) and the client's settings, which a
 // plain %v, %+v or %#v would print.
 func (s Stream) Format(f fmt.State, verb rune) {
-	fmt.Fprintf(f, "threads.Stream{events:%d done:%t}", s.index, s.eng.Done() || s.zero != nil)
+	fmt.Fprintf(f, "threads.Stream{events:%d done:%t}", s.index, s.eng.Done() || s.eng.Zero())
 }
 
 // clean makes server text safe for an error string: every spelling of the

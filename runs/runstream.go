@@ -97,8 +97,7 @@ type Stream struct {
 
 	scan  jsonscan.Scanner // decodeFast's
 	cur   Event
-	index int   // events decoded so far
-	zero  error // errZeroStream once Next was called on a zero Stream
+	index int // events decoded so far
 
 	acc assembly
 }
@@ -211,15 +210,11 @@ func (s *Stream) Next() bool {
 	if s == nil {
 		return false
 	}
-	if s.eng.Zero() {
-		s.zero = errZeroStream
-		return false
+	ok := s.eng.Next()
+	if !ok {
+		s.cur = nil
 	}
-	if s.eng.Next() {
-		return true
-	}
-	s.cur = nil
-	return false
+	return ok
 }
 
 // apply records what e says and makes it the current event. A terminal
@@ -342,11 +337,8 @@ func (s *Stream) Current() Event {
 // [threads.ErrStreamFailed] (an event that is not an AG-UI event; the
 // error names its index, never its content). No error holds the API key.
 func (s *Stream) Err() error {
-	if s == nil {
+	if s == nil || s.eng.Zero() {
 		return errZeroStream
-	}
-	if s.eng.Zero() {
-		return s.zero
 	}
 	return s.eng.Err()
 }
@@ -359,10 +351,9 @@ func (s *Stream) Err() error {
 // idempotent, safe from any goroutine, and returns nil, also on a nil
 // *Stream.
 func (s *Stream) Close() error {
-	if s == nil {
-		return nil
+	if s != nil {
+		s.eng.Close()
 	}
-	s.eng.Close()
 	return nil
 }
 

@@ -174,15 +174,14 @@ type Engine struct {
 type conn struct {
 	body io.ReadCloser
 
-	mu       sync.Mutex // guards the fields below
-	closed   bool       // Close was called or the stream ended
-	running  bool       // Next is inside the parser
-	idle     bool       // the idle timer fired
-	timer    *time.Timer
-	stop     func() // ends the pull iterator
-	drain    bool   // what follows the clean end is still to be read (drainNow)
-	draining bool   // a Next or Close is reading it, or has
-	once     sync.Once
+	mu      sync.Mutex // guards the fields below
+	closed  bool       // Close was called or the stream ended
+	running bool       // Next is inside the parser
+	idle    bool       // the idle timer fired
+	timer   *time.Timer
+	stop    func() // ends the pull iterator
+	drain   bool   // what follows the clean end is still to be read (drainNow)
+	once    sync.Once
 }
 
 // Start makes e read the events of body with dec, under ctx (whose end
@@ -244,13 +243,16 @@ func (e *Engine) Context() context.Context { return e.ctx }
 func (e *Engine) Rounds() int { return e.rounds }
 
 // Next reads events until the decoder delivers one (true) or the stream
-// ends (false; see Err). It blocks until an event's bytes have arrived,
+// ends (false; see Err). A zero Engine's returns false. It blocks until an event's bytes have arrived,
 // and no longer; except that a Next called after the end first reads what
 // the server sent after it (normally only the end of the body) for at
 // most 100 ms and 64 KiB, so that the connection can be reused; Close,
 // from any goroutine, ends that at once. The Next that reaches the end
 // returns at once.
 func (e *Engine) Next() bool {
+	if e.Zero() {
+		return false
+	}
 	if e.done {
 		e.drainNow()
 		return false
@@ -471,16 +473,9 @@ func (e *Engine) Close() {
 	c := e.c
 	c.mu.Lock()
 	if c.closed {
-		drain := c.drain
-		draining := c.draining
-		c.drain, c.draining = false, draining || drain
 		c.mu.Unlock()
-		switch {
-		case drain:
-			e.cleanup.Stop()
-			c.drainAndClose()
-		case draining:
-			c.closeBody() // ends the other drain now
+		if !e.drainNow() {
+			c.closeBody() // ends a Next's drain now (or does nothing)
 		}
 		return
 	}
@@ -504,21 +499,20 @@ func (e *Engine) Close() {
 	e.obs.End(nil)
 }
 
-// drainNow reads what follows the stream's clean end, for a Next after it:
-// see Next.
-func (e *Engine) drainNow() {
-	if e.Zero() {
-		return
-	}
+// drainNow reads what follows the stream's clean end, for a Next or Close
+// after it (see Next), unless another did or does. It reports whether it
+// did.
+func (e *Engine) drainNow() bool {
 	c := e.c
 	c.mu.Lock()
 	drain := c.drain
-	c.drain, c.draining = false, c.draining || drain
+	c.drain = false
 	c.mu.Unlock()
 	if drain {
 		e.cleanup.Stop()
 		c.drainAndClose()
 	}
+	return drain
 }
 
 // drainAndClose reads what follows the end for at most 100 ms and 64 KiB
@@ -634,6 +628,7 @@ func (e *Engine) Detach() *Source {
 		c.timer.Stop()
 	}
 	c.mu.Unlock()
+	c.once.Do(func() {}) // closeBody no longer closes what is not e's
 	e.cleanup.Stop()
 	e.done = true
 	return &Source{Body: c.body, Observe: e.obs}
