@@ -219,6 +219,15 @@ func (s *Stream) Next() bool {
 	return ok
 }
 
+// engine is s's engine; nil for a nil Stream (whose methods work, as a
+// zero Stream's).
+func (s *Stream) engine() *stream.Engine {
+	if s == nil {
+		return nil
+	}
+	return &s.eng
+}
+
 // decode parses one snapshot into s.cur and computes its delta.
 func (s *Stream) decode(data string) error {
 	s.cur = StreamEvent{}
@@ -340,10 +349,7 @@ func (s *Stream) Current() StreamEvent {
 // 8 KiB each), and an event that fails to decode is not quoted: the error
 // names its index and what did not fit, without its values.
 func (s *Stream) Err() error {
-	if s == nil || s.eng.Zero() {
-		return errZeroStream
-	}
-	return s.eng.Err()
+	return s.engine().Err(errZeroStream)
 }
 
 // Close releases the connection at once; a Next blocked in a read returns
@@ -356,9 +362,7 @@ func (s *Stream) Err() error {
 // [WithCancelOnClose] (Close then waits for that Cancel); otherwise call
 // ThreadsService.Cancel for that.
 func (s *Stream) Close() error {
-	if s != nil {
-		s.eng.Close()
-	}
+	s.engine().Close()
 	return nil
 }
 
@@ -366,23 +370,7 @@ func (s *Stream) Close() error {
 // yielded once, as the last element. Breaking out of the loop, or reaching
 // the end, closes the stream.
 func (s *Stream) All() iter.Seq2[StreamEvent, error] {
-	return func(yield func(StreamEvent, error) bool) {
-		defer s.Close()
-		// No Next yet: the parser runs directly, without the coroutine
-		// that the pull form needs; mixed with Next, or after it, the
-		// loop below goes on in pull form.
-		if s != nil && !s.eng.Push(func() bool { return yield(s.cur, nil) }) {
-			return
-		}
-		for s.Next() {
-			if !yield(s.Current(), nil) {
-				return
-			}
-		}
-		if err := s.Err(); err != nil {
-			yield(StreamEvent{}, err)
-		}
-	}
+	return stream.All(s.engine(), s.Next, s.Current, s.Err)
 }
 
 // maxErrorText caps the text of a stream error, in runes.
@@ -393,7 +381,7 @@ const maxErrorText = 1 << 10
 // sent (which Err's text is cleaned of) and the client's settings, which a
 // plain %v, %+v or %#v would print.
 func (s Stream) Format(f fmt.State, verb rune) {
-	fmt.Fprintf(f, "threads.Stream{events:%d done:%t}", s.index, s.eng.Done() || s.eng.Zero())
+	fmt.Fprintf(f, "threads.Stream{events:%d done:%t}", s.index, s.eng.Done())
 }
 
 // clean makes server text safe for an error string: every spelling of the
@@ -456,11 +444,6 @@ func (s *Stream) Collect() ([]Message, error) {
 	if s == nil {
 		return nil, errors.New("threads: Collect on a nil *Stream")
 	}
-	// No Next yet: the parser runs directly, without the coroutine that
-	// the pull form needs.
-	s.eng.Push(func() bool { return true })
-	for s.Next() {
-	}
-	s.Close()
+	s.eng.Collect(s.Next)
 	return s.Messages(), s.Err()
 }

@@ -217,6 +217,15 @@ func (s *Stream) Next() bool {
 	return ok
 }
 
+// engine is s's engine; nil for a nil Stream (whose methods work, as a
+// zero Stream's).
+func (s *Stream) engine() *stream.Engine {
+	if s == nil {
+		return nil
+	}
+	return &s.eng
+}
+
 // apply records what e says and makes it the current event. A terminal
 // event ends the stream (Next still delivers it).
 func (s *Stream) apply(e Event) (stream.Verdict, error) {
@@ -328,21 +337,6 @@ func (s *Stream) Current() Event {
 	return s.cur
 }
 
-// Err returns why the stream ended: nil after RUN_FINISHED, after a
-// cancelled run's RUN_ERROR, and after Close; a [*RunFailedError] after a
-// failure's RUN_ERROR; the context's error when it ended; or an error
-// matching [threads.ErrStreamTruncated] (the stream ended before the run's
-// end; also io.ErrUnexpectedEOF or the read error),
-// [threads.ErrEventTooLarge], [threads.ErrStreamIdle] or
-// [threads.ErrStreamFailed] (an event that is not an AG-UI event; the
-// error names its index, never its content). No error holds the API key.
-func (s *Stream) Err() error {
-	if s == nil || s.eng.Zero() {
-		return errZeroStream
-	}
-	return s.eng.Err()
-}
-
 // Close releases the connection at once; a Next blocked in a read returns
 // false. Before the run's end this cancels the run on the service, which
 // sees the connection close. After the run's end, unless a Next did, Close
@@ -351,9 +345,7 @@ func (s *Stream) Err() error {
 // idempotent, safe from any goroutine, and returns nil, also on a nil
 // *Stream.
 func (s *Stream) Close() error {
-	if s != nil {
-		s.eng.Close()
-	}
+	s.engine().Close()
 	return nil
 }
 
@@ -400,6 +392,18 @@ func (s *Stream) Cancel(ctx context.Context) error {
 	return nil
 }
 
+// Err returns why the stream ended: nil after RUN_FINISHED, after a
+// cancelled run's RUN_ERROR, and after Close; a [*RunFailedError] after a
+// failure's RUN_ERROR; the context's error when it ended; or an error
+// matching [threads.ErrStreamTruncated] (the stream ended before the run's
+// end; also io.ErrUnexpectedEOF or the read error),
+// [threads.ErrEventTooLarge], [threads.ErrStreamIdle] or
+// [threads.ErrStreamFailed] (an event that is not an AG-UI event; the
+// error names its index, never its content). No error holds the API key.
+func (s *Stream) Err() error {
+	return s.engine().Err(errZeroStream)
+}
+
 // Outcome returns how the run ended, [OutcomeUnknown] until the stream
 // knows. Safe from any goroutine.
 func (s *Stream) Outcome() Outcome {
@@ -438,23 +442,7 @@ func (s *Stream) RunID() string {
 // once, as the last element, with a nil Event. Breaking out of the loop
 // closes the stream (cancelling the run if it has not ended).
 func (s *Stream) All() iter.Seq2[Event, error] {
-	return func(yield func(Event, error) bool) {
-		defer s.Close()
-		// No Next yet: the parser runs directly, without the coroutine
-		// that the pull form needs; mixed with Next, or after it, the
-		// loop below goes on in pull form.
-		if s != nil && !s.eng.Push(func() bool { return yield(s.cur, nil) }) {
-			return
-		}
-		for s.Next() {
-			if !yield(s.Current(), nil) {
-				return
-			}
-		}
-		if err := s.Err(); err != nil {
-			yield(nil, err)
-		}
-	}
+	return stream.All(s.engine(), s.Next, s.Current, s.Err)
 }
 
 // Text returns the text streamed so far for message id (the concatenated
@@ -498,12 +486,7 @@ func (s *Stream) Collect() (*Result, error) {
 	if s == nil || s.eng.Zero() {
 		return &Result{}, errZeroStream
 	}
-	// No Next yet: the parser runs directly, without the coroutine that
-	// the pull form needs.
-	s.eng.Push(func() bool { return true })
-	for s.Next() {
-	}
-	s.Close()
+	s.eng.Collect(s.Next)
 	return s.result(), s.Err()
 }
 

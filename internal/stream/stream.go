@@ -225,15 +225,22 @@ func (nobody) Leave()        {}
 func (nobody) End(error)     {}
 
 // Zero reports whether e was not made by Start (a zero or nil stream).
+// Every method works on such an Engine, nil included: the stream has
+// ended, with the error its package gives Err.
 func (e *Engine) Zero() bool { return e == nil || e.c == nil }
 
 // Done reports whether the stream has ended: Next returns false from now
 // on.
-func (e *Engine) Done() bool { return e.done }
+func (e *Engine) Done() bool { return e.Zero() || e.done }
 
 // Err returns why the stream ended (nil: its clean end, or Close), as set
-// by the Next that saw the end.
-func (e *Engine) Err() error { return e.err }
+// by the Next that saw the end; zero for a zero Engine.
+func (e *Engine) Err(zero error) error {
+	if e.Zero() {
+		return zero
+	}
+	return e.err
+}
 
 // Context returns the stream's context.
 func (e *Engine) Context() context.Context { return e.ctx }
@@ -308,6 +315,40 @@ func (e *Engine) Push(yield func() bool) bool {
 		}
 	}
 	return true
+}
+
+// All is a stream's All method: an iterator over its events, the current
+// one after each successful next (the package's Next, which resets its
+// current event at the end), and the stream's error (err, the package's
+// Err) yielded once, last, with the zero E. No Next yet: the parser runs
+// in push form, without the coroutine; mixed with Next, or after it, in
+// pull form. Breaking out of the loop, or reaching the end, closes the
+// stream.
+func All[E any](e *Engine, next func() bool, current func() E, err func() error) iter.Seq2[E, error] {
+	return func(yield func(E, error) bool) {
+		defer e.Close()
+		if !e.Push(func() bool { return yield(current(), nil) }) {
+			return
+		}
+		for next() {
+			if !yield(current(), nil) {
+				return
+			}
+		}
+		if err := err(); err != nil {
+			var zero E
+			yield(zero, err)
+		}
+	}
+}
+
+// Collect reads the stream to its end, in push form when no Next was
+// called before (next is the package's Next: see All), and closes it.
+func (e *Engine) Collect(next func() bool) {
+	e.Push(func() bool { return true })
+	for next() {
+	}
+	e.Close()
 }
 
 // enter marks the parser as running, unless the stream was closed. pull
@@ -399,12 +440,7 @@ func (e *Engine) end(err error) {
 	e.done, e.err = true, err
 	c := e.c
 	c.mu.Lock()
-	wasClosed := c.closed
-	c.closed = true
-	if c.timer != nil {
-		c.timer.Stop()
-	}
-	c.stopParserLocked() // Next is not inside the parser: step runs after it
+	wasClosed := c.shutLocked() // Next is not inside the parser: step runs after it
 	drain := !wasClosed && !e.src.Ended() && !e.drained
 	c.drain = drain
 	c.mu.Unlock()
@@ -437,12 +473,7 @@ func (e *Engine) fail(err error, how End) {
 	e.done, e.err = true, err
 	c := e.c
 	c.mu.Lock()
-	wasClosed := c.closed
-	c.closed = true
-	if c.timer != nil {
-		c.timer.Stop()
-	}
-	c.stopParserLocked()
+	wasClosed := c.shutLocked()
 	c.mu.Unlock()
 	e.cleanup.Stop()
 	c.closeBody()
@@ -622,11 +653,7 @@ func (e *Engine) pauseIdle() (end bool, err error) {
 func (e *Engine) Detach() *Source {
 	c := e.c
 	c.mu.Lock()
-	c.closed = true
-	c.stopParserLocked()
-	if c.timer != nil {
-		c.timer.Stop()
-	}
+	c.shutLocked()
 	c.mu.Unlock()
 	c.once.Do(func() {}) // closeBody no longer closes what is not e's
 	e.cleanup.Stop()
@@ -648,13 +675,21 @@ func (c *conn) closeBody() {
 // abandon releases a stream that became unreachable without Close.
 func (c *conn) abandon() {
 	c.mu.Lock()
-	c.closed = true
+	c.shutLocked() // Next cannot be running: the stream is unreachable
+	c.mu.Unlock()
+	c.closeBody()
+}
+
+// shutLocked marks the stream closed, stops the idle clock and ends the
+// pull iterator (the parser must not be running), and reports whether it
+// was closed before.
+func (c *conn) shutLocked() (wasClosed bool) {
+	wasClosed, c.closed = c.closed, true
 	if c.timer != nil {
 		c.timer.Stop()
 	}
-	c.stopParserLocked() // Next cannot be running: the stream is unreachable
-	c.mu.Unlock()
-	c.closeBody()
+	c.stopParserLocked()
+	return wasClosed
 }
 
 // stopParserLocked ends the pull iterator. The parser must not be running.
