@@ -445,6 +445,14 @@ func (s *Stream) All() iter.Seq2[Event, error] {
 	return stream.All(s.engine(), s.Next, s.Current, s.Err)
 }
 
+// Format prints "runs.Stream{events:N done:B outcome:O}" whatever the
+// verb, for the stream and its value alike: its fields hold the events
+// the service sent (which may echo the API key or an end user's token)
+// and the redaction function, which a plain %v, %+v or %#v would print.
+func (s Stream) Format(f fmt.State, verb rune) {
+	fmt.Fprintf(f, "runs.Stream{events:%d done:%t outcome:%s}", s.index, s.eng.Done(), s.Outcome())
+}
+
 // Text returns the text streamed so far for message id (the concatenated
 // deltas), and whether the stream kept it.
 func (s *Stream) Text(messageID string) (string, bool) {

@@ -281,7 +281,7 @@ func (c *Client) runTools(ctx context.Context, threadID string, params *CreateRu
 	if create {
 		op = "runs: CreateAndRunTools"
 	}
-	ts := &ToolStream{c: c, opts: opts, threadID: threadID, maxRounds: r.MaxRounds, maxRepeats: r.MaxRepeats, conc: r.Concurrency}
+	ts := &ToolStream{c: c, mu: new(sync.Mutex), opts: opts, threadID: threadID, maxRounds: r.MaxRounds, maxRepeats: r.MaxRepeats, conc: r.Concurrency}
 	if err := ts.setup(op, &params.RunParams, r); err != nil {
 		return nil, err
 	}
@@ -369,7 +369,7 @@ type ToolStream struct {
 
 	maxRounds, maxRepeats, conc int
 
-	mu       sync.Mutex // guards cur and threadID for Close, ThreadID, RunID
+	mu       *sync.Mutex // guards cur, threadID, closing and res for Close, ThreadID, RunID
 	cur      *Stream    // the run being read; nil between runs
 	threadID string
 
@@ -427,6 +427,9 @@ func (s *ToolStream) Next() bool {
 }
 
 func (s *ToolStream) current() *Stream {
+	if s.mu == nil {
+		return nil // a zero ToolStream
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cur
@@ -742,6 +745,14 @@ func (s *ToolStream) RunID() string {
 		return st.RunID()
 	}
 	return last
+}
+
+// Format prints "runs.ToolStream{rounds:N done:B}" whatever the verb, for
+// the stream and its value alike: its fields hold the runs' events and
+// results as the service sent them (which may echo the API key or an end
+// user's token), which a plain %v, %+v or %#v would print.
+func (s ToolStream) Format(f fmt.State, verb rune) {
+	fmt.Fprintf(f, "runs.ToolStream{rounds:%d done:%t}", s.rounds, s.done || s.c == nil)
 }
 
 // Rounds returns how many pauses the stream has answered.
