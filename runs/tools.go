@@ -370,7 +370,7 @@ type ToolStream struct {
 	maxRounds, maxRepeats, conc int
 
 	mu       *sync.Mutex // guards cur, threadID, closing and res for Close, ThreadID, RunID
-	cur      *Stream    // the run being read; nil between runs
+	cur      *Stream     // the run being read; nil between runs
 	threadID string
 
 	queue   []Event           // runner events to deliver
