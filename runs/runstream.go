@@ -34,10 +34,18 @@ const (
 	OutcomeAwaitingTools
 	// OutcomeCancelled: the run was cancelled: by [Stream.Cancel] (even
 	// when the service then ended it with RUN_FINISHED), by the DELETE
-	// route from elsewhere (RUN_ERROR CANCELLED), or because this client
-	// closed the connection before the run's end ([Stream.Close], the
-	// context, the idle timeout, a failure to read an event), which makes
-	// the service cancel it.
+	// route from elsewhere ([Client.Cancel], another client), or because
+	// this client closed the connection before the run's end
+	// ([Stream.Close], the context, the idle timeout, a failure to read an
+	// event), which makes the service cancel it.
+	//
+	// A cancel from elsewhere ends the stream with RUN_ERROR CANCELLED, or
+	// sometimes with a plain RUN_FINISHED that comes while a text message
+	// is still open (no TEXT_MESSAGE_END), which a finished run never
+	// sends: both read as cancelled, with no error and no extra request.
+	// Where the stream cannot tell (a cancel that lands after the run's
+	// last message ended, then RUN_FINISHED), the run reads as finished;
+	// the thread says so ([Thread].LastRunCancelled, [Message].IsCancelled).
 	OutcomeCancelled
 	// OutcomeFailed: the run failed (RUN_ERROR); Stream.Err is a
 	// [*RunFailedError].
@@ -97,7 +105,8 @@ type Stream struct {
 
 	scan  jsonscan.Scanner // decodeFast's
 	cur   Event
-	index int // events decoded so far
+	index int      // events decoded so far
+	open  openText // text messages started and not ended
 
 	acc assembly
 }
@@ -247,6 +256,9 @@ func (s *Stream) apply(e Event) (stream.Verdict, error) {
 		r.mu.Unlock()
 	case TextMessageStart:
 		a.message(e.MessageID, e.Role, e.Timestamp)
+		s.open.start(e.MessageID)
+	case TextMessageEnd:
+		s.open.end(e.MessageID)
 	case ToolCallStart:
 		a.call(e.ToolCallID, e.ToolCallName, e.ParentMessageID)
 	case AwaitingInput:
@@ -263,7 +275,14 @@ func (s *Stream) apply(e Event) (stream.Verdict, error) {
 	case RunFinished:
 		s.cur = e
 		o := OutcomeFinished
-		if len(a.pending) > 0 {
+		switch {
+		case s.open.any():
+			// A finished run ends every text message it started: this
+			// RUN_FINISHED ends a run cancelled from elsewhere, as the
+			// service sometimes does (captures-turn4 26; its thread then
+			// says lastRunCancelled).
+			o = OutcomeCancelled
+		case len(a.pending) > 0:
 			o = OutcomeAwaitingTools
 		}
 		s.end(o)
@@ -302,6 +321,48 @@ func (s *Stream) end(o Outcome) Outcome {
 	}
 	r.outcome = o
 	return o
+}
+
+// openText is the text messages the run started and has not ended
+// (TEXT_MESSAGE_START without its TEXT_MESSAGE_END), kept as hashes of
+// their ids: at most a few at once (a run streams one message at a time),
+// so that a flood of ids costs nothing. One past that is not kept, so the
+// check can miss a cancel in such a run but never reports one that was
+// not: a finished run ends every message it started.
+type openText struct {
+	ids [4]uint64
+	n   int
+}
+
+func (o *openText) start(id string) {
+	if o.n < len(o.ids) {
+		o.ids[o.n] = idHash(id)
+		o.n++
+	}
+}
+
+func (o *openText) end(id string) {
+	h := idHash(id)
+	for i := range o.ids[:o.n] {
+		if o.ids[i] == h {
+			o.n--
+			o.ids[i] = o.ids[o.n]
+			return
+		}
+	}
+}
+
+func (o *openText) any() bool { return o.n > 0 }
+
+// idHash is FNV-1a: a server that makes two ids collide can only hide a
+// cancel from the check, which the thread then still tells.
+func idHash(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
 }
 
 // clean makes server text safe for an error string: the API key (every
@@ -499,6 +560,13 @@ func (s *Stream) Collect() (*Result, error) {
 }
 
 // Result is what a run produced, as its stream told it.
+//
+// After a cancel ([OutcomeCancelled]) it holds what the stream delivered,
+// which may be more than the service stored: the stored message (marked
+// [Message].IsCancelled) can lack the last text delta that was streamed
+// before the cancel took effect (the live service kept "word0 word1" of a
+// stream that delivered "word0 word1 word2 "). Read the thread's messages
+// ([Client.ListMessages]) for what the next run's model will see.
 type Result struct {
 	ThreadID, RunID string
 	Outcome         Outcome

@@ -331,6 +331,29 @@ func TestRunCaptureCancelledByDelete(t *testing.T) {
 	}
 }
 
+// A run cancelled from another connection (Client.Cancel, the DELETE
+// route) ends with RUN_ERROR CANCELLED (captures-turn4 22, in testdata as t4_22) or, in 1 of 7
+// tries, with a plain RUN_FINISHED (26); either way without the open text
+// message's TEXT_MESSAGE_END, which a finished run always sends: both are
+// reported cancelled, with no error, and the text streamed (the service
+// stored "word0 word1" for 26: see Result).
+func TestRunCaptureCancelledElsewhere(t *testing.T) {
+	t.Parallel()
+	for _, num := range []string{"t4_22", "t4_26"} {
+		s, _, err := startCapture(t, num)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := s.Collect()
+		if err != nil || s.Outcome() != runs.OutcomeCancelled || r.Outcome != runs.OutcomeCancelled || r.Failure != nil {
+			t.Errorf("%s: err %v, outcome %v, result %v %+v", num, err, s.Outcome(), r.Outcome, r.Failure)
+		}
+		if len(r.Messages) != 1 || r.Messages[0].Text() != "word0 word1 word2 " {
+			t.Errorf("%s: messages %+v", num, r.Messages)
+		}
+	}
+}
+
 // A model connection cut mid-stream is a success for the service (50).
 func TestRunCaptureModelCut(t *testing.T) {
 	t.Parallel()
