@@ -235,6 +235,32 @@ func (s *Stream) engine() *stream.Engine {
 	return &s.eng
 }
 
+// nextRun makes s read next's run after its own, which ended cleanly: a
+// tool stream's next run, a call of its own whose events follow on s.
+// next's body, ids, observation and cancel hook become s's, and what s kept
+// of its run is dropped (the tool stream took its Result). It reports false
+// when s was closed meanwhile: next's body is then closed, which cancels
+// its run on the service.
+func (s *Stream) nextRun(next *Stream) bool {
+	n := next.run
+	n.mu.Lock()
+	threadID, runID, cancel := n.threadID, n.runID, n.cancel
+	n.mu.Unlock()
+	if !s.eng.Restart(next.eng.Detach()) {
+		return false
+	}
+	r := s.run
+	r.mu.Lock()
+	if threadID != "" {
+		r.threadID = threadID
+	}
+	r.runID, r.cancel = runID, cancel
+	r.outcome, r.ended, r.cancelled = OutcomeUnknown, false, false
+	r.mu.Unlock()
+	s.cur, s.index, s.open, s.acc = nil, 0, openText{}, assembly{}
+	return true
+}
+
 // apply records what e says and makes it the current event. A terminal
 // event ends the stream (Next still delivers it).
 func (s *Stream) apply(e Event) (stream.Verdict, error) {

@@ -303,7 +303,7 @@ func (c *Client) runTools(ctx context.Context, threadID string, params *CreateRu
 	next := params.RunParams
 	next.ToolChoice, next.MessageMetadata, next.AdditionalContext = nil, nil, nil
 	ts.params = next
-	ts.cur = st
+	ts.st = st
 	return ts, nil
 }
 
@@ -369,8 +369,10 @@ type ToolStream struct {
 
 	maxRounds, maxRepeats, conc int
 
-	mu       *sync.Mutex // guards cur, threadID, closing and res for Close, ThreadID, RunID
-	cur      *Stream     // the run being read; nil between runs
+	// st reads the runs, one after another: each run's body in turn, on
+	// the one stream engine (Stream.nextRun), which knows nothing of tools.
+	st       *Stream
+	mu       *sync.Mutex // guards threadID and closing for Close, ThreadID
 	threadID string
 
 	queue   []Event           // runner events to deliver
@@ -413,26 +415,22 @@ func (s *ToolStream) Next() bool {
 			s.continueRun()
 			continue
 		}
-		st := s.current()
-		if st == nil {
-			s.finish(nil)
-			return false
-		}
-		if st.Next() {
-			s.event = st.Current()
+		if s.st.Next() {
+			s.event = s.st.Current()
 			return true
 		}
-		s.afterRun(st)
+		// The run ended (the Next that said so read what followed its
+		// end, so that the connection can be reused), or failed.
+		s.afterRun(s.st)
 	}
 }
 
+// current returns the stream of the runs; nil for a zero ToolStream.
 func (s *ToolStream) current() *Stream {
-	if s.mu == nil {
-		return nil // a zero ToolStream
+	if s == nil {
+		return nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cur
+	return s.st
 }
 
 // closedErr is the error for a context that ended: nil when Close ended it.
@@ -447,11 +445,9 @@ func (s *ToolStream) closedErr(err error) error {
 
 // afterRun takes stock of a run that ended: the end, or a pause to answer.
 func (s *ToolStream) afterRun(st *Stream) {
-	st.Close()
 	r := st.result()
-	s.mu.Lock() // RunID reads s.res from any goroutine
 	s.merge(r)
-	s.cur = nil
+	s.mu.Lock() // ThreadID reads it from any goroutine
 	if s.threadID == "" {
 		s.threadID = r.ThreadID
 	}
@@ -632,27 +628,24 @@ func (s *ToolStream) errorText(err error) string {
 	return echolib.ErrorText(err, echolib.MaxErrorText, func(t string) string { return s.c.conn.Redact(t) })
 }
 
-// continueRun sends the results in a new run.
+// continueRun sends the results in a new run, whose events then follow
+// on s.st. Close, from another goroutine, cancels s.ctx (the request
+// returns) or, once the run has started, closes it (s.st.nextRun refuses
+// it, which cancels it on the service); the next Next then ends s.
 func (s *ToolStream) continueRun() {
 	p := s.params
 	p.Content, p.PreviousRunID, p.AfterLastRun = s.answer, s.prevRun, false
 	s.answer = nil
-	st, err := s.c.Run(s.ctx, s.ThreadID(), p, s.opts...)
+	next, err := s.c.Run(s.ctx, s.ThreadID(), p, s.opts...)
 	if err != nil {
 		s.finish(s.closedErr(err))
 		return
 	}
-	st.eng.Observation().ToolRound(s.rounds) // this run carries the round's results
-	s.mu.Lock()
-	s.cur = st
-	closing := s.closing
-	s.mu.Unlock()
-	if closing {
-		st.Close()
-	}
+	next.eng.Observation().ToolRound(s.rounds) // this run carries the round's results
+	s.st.nextRun(next)
 }
 
-// merge adds a run's result to the stream's; s.mu is held.
+// merge adds a run's result to the stream's.
 func (s *ToolStream) merge(r *Result) {
 	a := &s.res
 	if a.ThreadID == "" {
@@ -671,12 +664,7 @@ func (s *ToolStream) merge(r *Result) {
 func (s *ToolStream) finish(err error) {
 	s.done, s.err = true, err
 	s.calls, s.answer = nil, nil
-	s.mu.Lock()
-	st := s.cur
-	s.mu.Unlock()
-	if st != nil {
-		st.Close()
-	}
+	s.st.Close()
 	s.cancel()
 }
 
@@ -712,12 +700,9 @@ func (s *ToolStream) Close() error {
 	}
 	s.mu.Lock()
 	s.closing = true
-	st := s.cur
 	s.mu.Unlock()
 	s.cancel()
-	if st != nil {
-		st.Close()
-	}
+	s.st.Close()
 	return nil
 }
 
@@ -738,13 +723,7 @@ func (s *ToolStream) RunID() string {
 	if s == nil || s.c == nil {
 		return ""
 	}
-	s.mu.Lock()
-	st, last := s.cur, s.res.RunID
-	s.mu.Unlock()
-	if st != nil {
-		return st.RunID()
-	}
-	return last
+	return s.st.RunID()
 }
 
 // Format prints "runs.ToolStream{rounds:N done:B}" whatever the verb, for

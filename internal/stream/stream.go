@@ -25,10 +25,17 @@
 //
 // It knows nothing of what the events mean: a package's [Decoder] says,
 // event by event (one interface call each, a few nanoseconds of the
-// microseconds an event takes), what each one is. A stream may go on past
-// its clean end with further bodies of the same call ([Continuation]: the
-// spec's RunStream answers tool calls this way); the engine knows nothing of
-// tools either.
+// microseconds an event takes), what each one is.
+//
+// A stream may go on past its clean end with a further body: that is how
+// both tool runners answer tool calls, and the engine knows nothing of
+// tools. Both use one swap of the body (adoptLocked), from two ends: a
+// [Continuation], which the engine asks at a body's end, when the rounds
+// are one call and invisible to the caller (the spec's RunStream: the
+// stream goes on as if the body had not ended), or [Engine.Restart], which
+// the owner calls after the stream's end was delivered, when each body is
+// a call of its own with its own end (a /v1 tool stream's runs, with the
+// runner's own events between them).
 package stream
 
 import (
@@ -172,26 +179,33 @@ type Engine struct {
 // share with Next. It holds no reference to its Engine's owner, so a
 // dropped stream can become unreachable while its connection is open.
 type conn struct {
-	body io.ReadCloser
-
 	mu      sync.Mutex // guards the fields below
+	body    *body      // what the stream reads; another when it goes on (adoptLocked); nil once handed on
 	closed  bool       // Close was called or the stream ended
+	left    bool       // Close was called
 	running bool       // Next is inside the parser
 	idle    bool       // the idle timer fired
 	timer   *time.Timer
 	stop    func() // ends the pull iterator
 	drain   bool   // what follows the clean end is still to be read (drainNow)
-	once    sync.Once
 }
 
-// Start makes e read the events of body with dec, under ctx (whose end
+// body is a body the stream reads, closed once.
+type body struct {
+	rc   io.ReadCloser
+	once sync.Once
+}
+
+func (b *body) close() { b.once.Do(func() { b.rc.Close() }) }
+
+// Start makes e read the events of rc with dec, under ctx (whose end
 // ends the stream with its error). The stream's connection is closed when
 // e (or rather its owner, which holds it) becomes unreachable without
 // Close.
-func Start(e *Engine, ctx context.Context, body io.ReadCloser, dec Decoder, cfg Config) {
+func Start(e *Engine, ctx context.Context, rc io.ReadCloser, dec Decoder, cfg Config) {
 	*e = Engine{
-		c: &conn{body: body}, ctx: ctx, dec: dec, obs: nobody{},
-		src: sse.New(body, cfg.MaxEventSize), maxEventSize: cfg.MaxEventSize, idleTimeout: cfg.IdleTimeout,
+		c: &conn{body: &body{rc: rc}}, ctx: ctx, dec: dec, obs: nobody{},
+		src: sse.New(rc, cfg.MaxEventSize), maxEventSize: cfg.MaxEventSize, idleTimeout: cfg.IdleTimeout,
 	}
 	e.cleanup = runtime.AddCleanup(e, (*conn).abandon, e.c)
 }
@@ -503,6 +517,7 @@ func (e *Engine) Close() {
 	}
 	c := e.c
 	c.mu.Lock()
+	c.left = true
 	if c.closed {
 		c.mu.Unlock()
 		if !e.drainNow() {
@@ -536,22 +551,17 @@ func (e *Engine) Close() {
 func (e *Engine) drainNow() bool {
 	c := e.c
 	c.mu.Lock()
-	drain := c.drain
+	drain, b, cleanup := c.drain, c.body, e.cleanup
 	c.drain = false
 	c.mu.Unlock()
 	if drain {
-		e.cleanup.Stop()
-		c.drainAndClose()
+		cleanup.Stop()
+		// At most 100 ms and 64 KiB: closeBody, from Close or the timer,
+		// ends the read.
+		drainFor(b.rc, b.close)
+		b.close()
 	}
 	return drain
-}
-
-// drainAndClose reads what follows the end for at most 100 ms and 64 KiB
-// (closeBody, from Close or the timer, ends the read), then closes the
-// body.
-func (c *conn) drainAndClose() {
-	drainFor(c.body, c.closeBody)
-	c.closeBody()
 }
 
 // drainFor reads what follows a body's end of stream (normally just the
@@ -571,9 +581,9 @@ func drainFor(r io.Reader, stop func()) {
 // reports true: nothing more to do).
 func (e *Engine) continueRound() bool {
 	c := e.c
-	old := c.body
+	old := c.current()
 	if !e.src.Ended() {
-		drainFor(old, func() { old.Close() })
+		drainFor(old.rc, old.close)
 		e.drained = true
 	}
 	if end, err := e.pauseIdle(); end {
@@ -599,10 +609,7 @@ func (e *Engine) continueRound() bool {
 		}
 		return closed || err != nil
 	}
-	c.body = next.Body
-	e.src, e.drained = sse.New(next.Body, e.maxEventSize), false
-	c.stopParserLocked()
-	e.next = nil // Next pulls from the new parser
+	e.adoptLocked(next)
 	if c.timer != nil {
 		c.timer.Reset(e.idleTimeout) // the next body's silence counts again
 	}
@@ -614,8 +621,50 @@ func (e *Engine) continueRound() bool {
 	}
 	e.rounds++
 	e.obs.ToolRound(e.rounds)
-	old.Close()
+	old.close()
 	return true
+}
+
+// adoptLocked makes src's body the one the stream reads, with a new
+// parser. e.c.mu is held and the parser is not running.
+func (e *Engine) adoptLocked(src *Source) {
+	c := e.c
+	c.body = &body{rc: src.Body}
+	e.src, e.drained = sse.New(src.Body, e.maxEventSize), false
+	c.stopParserLocked()
+	e.next = nil // Next pulls from the new parser
+}
+
+// Restart reads src after the stream's clean end as the stream's next part:
+// a /v1 tool stream's next run, a call of its own (src.Observe becomes the
+// stream's observation) whose events follow on the same stream. What
+// followed the end is read first, if no Next did. The stream must have
+// ended cleanly (Err nil) and not been closed: otherwise src's body is
+// closed, its call ends as left, and Restart reports false.
+func (e *Engine) Restart(src *Source) bool {
+	obs := src.Observe
+	if obs == nil {
+		obs = nobody{}
+	}
+	if !e.Zero() && e.done && e.err == nil {
+		e.drainNow()
+		c := e.c
+		c.mu.Lock()
+		if !c.left {
+			e.adoptLocked(src)
+			c.closed, c.idle, c.drain = false, false, false
+			e.done, e.obs = false, obs
+			e.cleanup.Stop()
+			e.cleanup = runtime.AddCleanup(e, (*conn).abandon, c)
+			c.mu.Unlock()
+			return true
+		}
+		c.mu.Unlock()
+	}
+	src.Body.Close()
+	obs.Leave()
+	obs.End(nil)
+	return false
 }
 
 // pauseIdle stops the idle clock while a Continuation runs. The idle
@@ -654,11 +703,12 @@ func (e *Engine) Detach() *Source {
 	c := e.c
 	c.mu.Lock()
 	c.shutLocked()
+	b := c.body
+	c.body = nil // e no longer closes what is not e's
 	c.mu.Unlock()
-	c.once.Do(func() {}) // closeBody no longer closes what is not e's
 	e.cleanup.Stop()
 	e.done = true
-	return &Source{Body: c.body, Observe: e.obs}
+	return &Source{Body: b.rc, Observe: e.obs}
 }
 
 func (c *conn) idleFired() {
@@ -668,8 +718,18 @@ func (c *conn) idleFired() {
 	c.closeBody()
 }
 
+// current returns the body being read (nil once handed on).
+func (c *conn) current() *body {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.body
+}
+
+// closeBody closes the body being read, once. c.mu must not be held.
 func (c *conn) closeBody() {
-	c.once.Do(func() { c.body.Close() })
+	if b := c.current(); b != nil {
+		b.close()
+	}
 }
 
 // abandon releases a stream that became unreachable without Close.

@@ -78,20 +78,20 @@ func (o *obs) ToolRound(n int) { o.mu.Lock(); o.rounds = append(o.rounds, n); o.
 func (o *obs) Leave()          { o.mu.Lock(); o.left = true; o.mu.Unlock() }
 func (o *obs) End(err error)   { o.mu.Lock(); o.ends = append(o.ends, err); o.mu.Unlock() }
 
-// body is a ReadCloser over text that records its Close.
-type body struct {
+// tbody is a ReadCloser over text that records its Close.
+type tbody struct {
 	io.Reader
 	closed chan struct{}
 	once   sync.Once
 }
 
-func newBody(text string) *body {
-	return &body{Reader: strings.NewReader(text), closed: make(chan struct{})}
+func newBody(text string) *tbody {
+	return &tbody{Reader: strings.NewReader(text), closed: make(chan struct{})}
 }
 
-func (b *body) Close() error { b.once.Do(func() { close(b.closed) }); return nil }
+func (b *tbody) Close() error { b.once.Do(func() { close(b.closed) }); return nil }
 
-func (b *body) isClosed() bool {
+func (b *tbody) isClosed() bool {
 	select {
 	case <-b.closed:
 		return true
@@ -102,7 +102,7 @@ func (b *body) isClosed() bool {
 
 // rounds is a Continuation that serves bodies in turn, then ends.
 type rounds struct {
-	bodies  []*body
+	bodies  []*tbody
 	obs     []*obs
 	wait    time.Duration // how long each Continue takes
 	stopped int
@@ -121,7 +121,7 @@ func (r *rounds) Continue(ctx context.Context) (*Source, error) {
 
 func (r *rounds) Stop() { r.stopped++ }
 
-func start(text string, cfg Config) (*Engine, *toy, *obs, *body) {
+func start(text string, cfg Config) (*Engine, *toy, *obs, *tbody) {
 	e, d, o, b := new(Engine), &toy{}, &obs{}, newBody(text)
 	Start(e, context.Background(), b, d, cfg)
 	e.Observe(o)
@@ -149,8 +149,8 @@ func TestEngineContinues(t *testing.T) {
 	t.Parallel()
 	for _, push := range []bool{true, false} {
 		e, d, o, b := start("data: a\n\ndata: DONE\n\n", Config{})
-		next := []*body{newBody("data: b\n\n\ndata: c\n\ndata: DONE\n\n"), newBody("data: DONE\n\n")}
-		r := &rounds{bodies: append([]*body(nil), next...)}
+		next := []*tbody{newBody("data: b\n\n\ndata: c\n\ndata: DONE\n\n"), newBody("data: DONE\n\n")}
+		r := &rounds{bodies: append([]*tbody(nil), next...)}
 		e.Continue(r)
 		var got []string
 		if push {
@@ -186,7 +186,7 @@ func TestEngineIdlePausedWhileContinuing(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		e, d, _, _ := start("data: a\n\ndata: DONE\n\n", Config{IdleTimeout: 50 * time.Millisecond})
-		e.Continue(&rounds{bodies: []*body{newBody("data: b\n\ndata: DONE\n\n")}, wait: 200 * time.Millisecond})
+		e.Continue(&rounds{bodies: []*tbody{newBody("data: b\n\ndata: DONE\n\n")}, wait: 200 * time.Millisecond})
 		var got []string
 		for e.Next() {
 			got = append(got, d.cur)
@@ -259,5 +259,38 @@ func TestEngineRefused(t *testing.T) {
 	}
 	if ends := d.ended(); len(ends) != 1 || ends[0] != ByClient || o.left || len(o.ends) != 1 || o.ends[0] == nil {
 		t.Errorf("ended %v, observed %+v", ends, o)
+	}
+}
+
+// Restart reads a further body after a clean end (a /v1 tool stream's
+// next run) as a call of its own; after Close it refuses, closing the body
+// and ending its call as left.
+func TestEngineRestart(t *testing.T) {
+	t.Parallel()
+	e, d, o, b := start("data: a\n\ndata: end\n\n", Config{})
+	var got []string
+	for e.Next() {
+		got = append(got, d.cur)
+	}
+	o2, b2 := &obs{}, newBody("data: b\n\ndata: end\n\n")
+	if !e.Restart(&Source{Body: b2, Observe: o2}) {
+		t.Fatal("Restart refused after a clean end")
+	}
+	for e.Next() {
+		got = append(got, d.cur)
+	}
+	if strings.Join(got, " ") != "a end b end" || e.Err(nil) != nil || !b.isClosed() || !b2.isClosed() {
+		t.Errorf("events %q, err %v, closed %v %v", got, e.Err(nil), b.isClosed(), b2.isClosed())
+	}
+	if o.events != 2 || len(o.ends) != 1 || o2.events != 2 || len(o2.ends) != 1 || o2.left {
+		t.Errorf("observed %+v, then %+v", o, o2)
+	}
+	e.Close()
+	o3, b3 := &obs{}, newBody("data: c\n\n")
+	if e.Restart(&Source{Body: b3, Observe: o3}) || !b3.isClosed() || !o3.left || len(o3.ends) != 1 {
+		t.Errorf("Restart after Close: closed %v, observed %+v", b3.isClosed(), o3)
+	}
+	if ends := d.ended(); len(ends) != 2 || ends[0] != Clean || ends[1] != Clean {
+		t.Errorf("ended %v", ends)
 	}
 }
