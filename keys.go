@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 	"time"
 
@@ -19,16 +18,6 @@ import (
 // (@tambo-ai/typescript-sdk, generated from it) renders it, the same in
 // every release from 0.61.0 to 0.96.4: its paths (note the singular
 // "api-key" and "provider-key" of the deletes), field names and types.
-
-var (
-	epGetProject        = endpoint[Project]{http.MethodGet, "/projects/{projectId}"}
-	epListAPIKeys       = endpoint[[]APIKey]{http.MethodGet, "/projects/{projectId}/api-keys"}
-	epDeleteAPIKey      = endpoint[noAnswer]{http.MethodDelete, "/projects/{projectId}/api-key/{apiKeyId}"}
-	epListProviderKeys  = endpoint[[]ProviderKey]{http.MethodGet, "/projects/{projectId}/provider-keys"}
-	epDeleteProviderKey = endpoint[noAnswer]{http.MethodDelete, "/projects/{projectId}/provider-key/{providerKeyId}"}
-	epMCPAccessToken    = endpoint[mcpTokenBody]{http.MethodPost, "/auth/mcp/access-token"}
-	epRegistryGet       = endpoint[RegistryItem]{http.MethodGet, "/registry/{name}"}
-)
 
 // c returns the service's Client, nil for a nil or zero ProjectsService.
 func (s *ProjectsService) c() *Client {
