@@ -50,9 +50,8 @@ func (c *Client) PatchComponentState(ctx context.Context, threadID, componentID 
 }
 
 func (c *Client) componentState(ctx context.Context, threadID, componentID string, body *componentStateBody, opts []threads.RequestOption) (map[string]any, error) {
-	k := call{method: "POST", tmpl: "/v1/threads/{threadId}/components/{componentId}/state",
-		values: map[string]string{"threadId": threadID, "componentId": componentID},
-		body:   body, place: keyInBody, setKey: func(key string) { body.UserKey = key }}
+	k := call{ep: epComponentState, ids: []string{threadID, componentID},
+		body: body, setKey: func(key string) { body.UserKey = key }}
 	var out componentStateAnswer
 	if err := c.do(ctx, opts, k, &out); err != nil {
 		return nil, err

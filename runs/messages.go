@@ -38,7 +38,7 @@ func (c *Client) ListMessages(ctx context.Context, threadID string, params *List
 	if params != nil {
 		p = *params
 	}
-	k := call{method: "GET", tmpl: "/v1/threads/{threadId}/messages", values: map[string]string{"threadId": threadID}}
+	k := call{ep: epListMessages, ids: []string{threadID}}
 	q, err := pageQuery(k.op(), p.Limit, p.Cursor)
 	if err != nil {
 		return nil, err
@@ -80,8 +80,7 @@ func (c *Client) AllMessages(ctx context.Context, threadID string, params *ListM
 // /v1/threads/{threadId}/messages/{messageId}). An unknown message is a 404
 // problem (threads.ErrNotFound); an unknown thread a 403.
 func (c *Client) GetMessage(ctx context.Context, threadID, messageID string, opts ...threads.RequestOption) (*Message, error) {
-	k := call{method: "GET", tmpl: "/v1/threads/{threadId}/messages/{messageId}",
-		values: map[string]string{"threadId": threadID, "messageId": messageID}}
+	k := call{ep: epGetMessage, ids: []string{threadID, messageID}}
 	var out Message
 	if err := c.do(ctx, opts, k, &out); err != nil {
 		return nil, err

@@ -29,8 +29,7 @@ func (c *Client) ListSuggestions(ctx context.Context, threadID, messageID string
 	if params != nil {
 		p = *params
 	}
-	k := call{method: "GET", tmpl: "/v1/threads/{threadId}/messages/{messageId}/suggestions",
-		values: map[string]string{"threadId": threadID, "messageId": messageID}}
+	k := call{ep: epListSuggestions, ids: []string{threadID, messageID}}
 	q, err := pageQuery(k.op(), p.Limit, p.Cursor)
 	if err != nil {
 		return nil, err
@@ -80,13 +79,12 @@ type generateSuggestionsBody struct {
 // is a 404 problem. Retried as a POST is: only when it provably did not
 // act.
 func (c *Client) GenerateSuggestions(ctx context.Context, threadID, messageID string, params GenerateSuggestionsParams, opts ...threads.RequestOption) (*SuggestionPage, error) {
-	k := call{method: "POST", tmpl: "/v1/threads/{threadId}/messages/{messageId}/suggestions",
-		values: map[string]string{"threadId": threadID, "messageId": messageID}}
+	k := call{ep: epGenerateSuggestions, ids: []string{threadID, messageID}}
 	if params.MaxSuggestions < 0 || params.MaxSuggestions > 10 {
 		return nil, fmt.Errorf("%s: MaxSuggestions %d is out of range: 1 to 10, or 0 for the service's default", k.op(), params.MaxSuggestions)
 	}
 	body := &generateSuggestionsBody{GenerateSuggestionsParams: params}
-	k.body, k.place, k.setKey = body, keyInBody, func(key string) { body.UserKey = key }
+	k.body, k.setKey = body, func(key string) { body.UserKey = key }
 	var out SuggestionPage
 	if err := c.do(ctx, opts, k, &out); err != nil {
 		return nil, err

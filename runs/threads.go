@@ -31,7 +31,7 @@ func (c *Client) ListThreads(ctx context.Context, params *ListThreadsParams, opt
 	if params != nil {
 		p = *params
 	}
-	k := call{method: "GET", tmpl: "/v1/threads"}
+	k := call{ep: epListThreads}
 	q, err := pageQuery(k.op(), p.Limit, p.Cursor)
 	if err != nil {
 		return nil, err
@@ -88,8 +88,7 @@ type createThreadBody struct {
 // thread is ever created twice.
 func (c *Client) CreateThread(ctx context.Context, params CreateThreadParams, opts ...threads.RequestOption) (*Thread, error) {
 	body := &createThreadBody{Metadata: params.Metadata, InitialMessages: params.InitialMessages}
-	k := call{method: "POST", tmpl: "/v1/threads", body: body, place: keyInBody,
-		setKey: func(key string) { body.UserKey = key }}
+	k := call{ep: epCreateThread, body: body, setKey: func(key string) { body.UserKey = key }}
 	var out Thread
 	if err := c.do(ctx, opts, k, &out); err != nil {
 		return nil, err
@@ -101,7 +100,7 @@ func (c *Client) CreateThread(ctx context.Context, params CreateThreadParams, op
 // /v1/threads/{threadId}). An unknown or deleted thread, or another end
 // user's, is a 403 problem (threads.ErrForbidden).
 func (c *Client) GetThread(ctx context.Context, threadID string, opts ...threads.RequestOption) (*ThreadWithMessages, error) {
-	k := call{method: "GET", tmpl: "/v1/threads/{threadId}", values: map[string]string{"threadId": threadID}}
+	k := call{ep: epGetThread, ids: []string{threadID}}
 	var out ThreadWithMessages
 	if err := c.do(ctx, opts, k, &out); err != nil {
 		return nil, err
@@ -122,7 +121,7 @@ type UpdateThreadParams struct {
 // thread (PATCH /v1/threads/{threadId}; the user key travels in the
 // query, the only place this route reads it). Retried as a POST is.
 func (c *Client) UpdateThread(ctx context.Context, threadID string, params UpdateThreadParams, opts ...threads.RequestOption) (*Thread, error) {
-	k := call{method: "PATCH", tmpl: "/v1/threads/{threadId}", values: map[string]string{"threadId": threadID}, body: &params}
+	k := call{ep: epUpdateThread, ids: []string{threadID}, body: &params}
 	var out Thread
 	if err := c.do(ctx, opts, k, &out); err != nil {
 		return nil, err
@@ -135,7 +134,7 @@ func (c *Client) UpdateThread(ctx context.Context, threadID string, params Updat
 // (threads.ErrForbidden), as for any unknown thread. A run in progress on
 // the thread ends with an error event.
 func (c *Client) DeleteThread(ctx context.Context, threadID string, opts ...threads.RequestOption) error {
-	k := call{method: "DELETE", tmpl: "/v1/threads/{threadId}", values: map[string]string{"threadId": threadID}}
+	k := call{ep: epDeleteThread, ids: []string{threadID}}
 	return c.do(ctx, opts, k, nil)
 }
 
