@@ -22,8 +22,9 @@ type ListSuggestionsParams struct {
 // before [Client.GenerateSuggestions]. params may be nil. A cursor of
 // another message, or garbage, is a 400 problem that matches
 // [ErrInvalidCursor]. The service pages suggestions made together badly:
-// page 2 repeats page 1 and its cursor; [Client.AllSuggestions] stops
-// there.
+// they share a timestamp, so with a page smaller than their number page 2
+// repeats page 1 and its cursor forever (captures-turn4 18-21);
+// [Client.AllSuggestions] then asks that cursor with a larger page.
 func (c *Client) ListSuggestions(ctx context.Context, threadID, messageID string, params *ListSuggestionsParams, opts ...threads.RequestOption) (*SuggestionPage, error) {
 	var p ListSuggestionsParams
 	if params != nil {
@@ -49,8 +50,8 @@ func (c *Client) AllSuggestions(ctx context.Context, threadID, messageID string,
 	if params != nil {
 		p = *params
 	}
-	return pages(p.Cursor, func(cursor string) ([]Suggestion, string, bool, error) {
-		p.Cursor = cursor
+	return pages(p.Cursor, p.Limit, func(cursor string, limit int) ([]Suggestion, string, bool, error) {
+		p.Cursor, p.Limit = cursor, limit
 		pg, err := c.ListSuggestions(ctx, threadID, messageID, &p, opts...)
 		if err != nil {
 			return nil, "", false, err

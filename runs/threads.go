@@ -47,16 +47,19 @@ func (c *Client) ListThreads(ctx context.Context, params *ListThreadsParams, opt
 // AllThreads returns an iterator over every thread of the end user,
 // newest first, from params' cursor (params may be nil) to the last page.
 // It works around the service's paging faults: a thread repeated at a page
-// boundary is yielded once, and paging stops when the cursor does not
-// advance; after [MaxPages] pages it yields [ErrTooManyPages]. Breaking
-// out of the loop stops it; an error is yielded once, last.
+// boundary is yielded once; a cursor that comes back after it was used is
+// asked once more with a larger page (which the rest of the listing
+// keeps), and if that does not move on either the iterator yields
+// [ErrStoppedShort]; after [MaxPages] requests it yields
+// [ErrTooManyPages]. It never ends short without an error. Breaking out
+// of the loop stops it; an error is yielded once, last.
 func (c *Client) AllThreads(ctx context.Context, params *ListThreadsParams, opts ...threads.RequestOption) iter.Seq2[Thread, error] {
 	var p ListThreadsParams
 	if params != nil {
 		p = *params
 	}
-	return pages(p.Cursor, func(cursor string) ([]Thread, string, bool, error) {
-		p.Cursor = cursor
+	return pages(p.Cursor, p.Limit, func(cursor string, limit int) ([]Thread, string, bool, error) {
+		p.Cursor, p.Limit = cursor, limit
 		pg, err := c.ListThreads(ctx, &p, opts...)
 		if err != nil {
 			return nil, "", false, err
