@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -75,16 +76,24 @@ func (s *ProjectsService) APIKeys(ctx context.Context, projectID string, opts ..
 
 // DeleteAPIKey deletes one of the project's API keys. The project key may
 // delete a key of its own project, itself included: the client's later
-// calls then fail with 403. It is a DELETE: retried like a write, only
-// when it provably did not act. Route: DELETE
+// calls then fail with 403. The service answers a key id it does not know
+// with 200 and the body false (capture 32), not 404: DeleteAPIKey then
+// returns an error that matches [ErrNotFound] (a 404 from another
+// deployment is a *Problem that matches it too). It is a DELETE: retried
+// like a write, only when it provably did not act. Route: DELETE
 // /projects/{id}/api-key/{apiKeyId} (singular "api-key"), from the
 // service's OpenAPI document.
 func (s *ProjectsService) DeleteAPIKey(ctx context.Context, projectID, apiKeyID string, opts ...RequestOption) error {
-	r, err := epDeleteAPIKey.route("Projects.DeleteAPIKey", projectID, apiKeyID)
+	const op = "Projects.DeleteAPIKey"
+	r, err := epDeleteAPIKey.route(op, projectID, apiKeyID)
 	if err != nil {
 		return err
 	}
-	return epDeleteAPIKey.discard(ctx, s.c(), opts, core.Call{Route: r})
+	deleted, err := epDeleteAPIKey.deleted(ctx, s.c(), opts, core.Call{Route: r})
+	if err == nil && !deleted {
+		return fmt.Errorf("threads: %s: %w: the service deleted no API key %q in project %q (it answered false)", op, ErrNotFound, apiKeyID, projectID)
+	}
+	return err
 }
 
 // ProviderKeys lists the project's model provider keys (names and hidden
@@ -105,7 +114,10 @@ func (s *ProjectsService) ProviderKeys(ctx context.Context, projectID string, op
 
 // DeleteProviderKey deletes one of the project's model provider keys; the
 // project's threads then use the service's default provider or fail. The
-// project key may delete its own project's keys only. It is a DELETE:
+// project key may delete its own project's keys only. The service answers
+// 200 with the project whether or not the key existed (capture 33), so a
+// nil error does not say a key was deleted: list [ProjectsService.ProviderKeys]
+// to know. It is a DELETE:
 // retried like a write, only when it provably did not act. Route: DELETE
 // /projects/{id}/provider-key/{providerKeyId} (singular "provider-key"),
 // from the service's OpenAPI document.
@@ -232,9 +244,15 @@ func (s RegistryService) Format(f fmt.State, verb rune) { fmt.Fprint(f, "threads
 type RegistryItem map[string]any
 
 // Get returns the registry entry called name. Any project key may read the
-// registry. It is a GET: transient failures are retried; an unknown name
-// is [ErrNotFound]. Route: GET /registry/{name}, following the service's
-// OpenAPI document (which leaves the answer's shape open).
+// registry. The live service answers an unknown name with 500 Internal
+// server error (capture 30), not 404: Get returns that *Problem, which
+// matches [ErrServer], at once, since on this route a 500 is the answer,
+// not a passing fault (it is not retried; the service cannot tell an
+// unknown name from a failure, and neither can the SDK). A 404 (other
+// deployments, threadstest) matches [ErrNotFound]. Its other transient
+// failures are retried as any GET's. Route: GET /registry/{name},
+// following the service's OpenAPI document (which leaves the answer's
+// shape open).
 func (s *RegistryService) Get(ctx context.Context, name string, opts ...RequestOption) (RegistryItem, error) {
 	var c *Client
 	if s != nil {
@@ -244,7 +262,7 @@ func (s *RegistryService) Get(ctx context.Context, name string, opts ...RequestO
 	if err != nil {
 		return nil, err
 	}
-	out, err := epRegistryGet.do(ctx, c, opts, core.Call{Route: r})
+	out, err := epRegistryGet.do(ctx, c, opts, core.Call{Route: r, FinalStatus: http.StatusInternalServerError})
 	if err != nil {
 		return nil, err
 	}

@@ -301,6 +301,7 @@ func (c *Client) send(ctx context.Context, cfg *config, r route.Route, cl core.C
 		url:    u.String(),
 		body:   body,
 		header: c.header(cfg, cl, body != nil),
+		final:  cl.FinalStatus,
 		// The path may hold ids a server sent (a project id, say): shown
 		// in errors and logs only with every spelling of the key removed.
 		logPath:  redact.URL(u.EscapedPath(), cfg.apiKey.get()),

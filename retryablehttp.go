@@ -35,6 +35,7 @@ type attempt struct {
 	url    string
 	body   []byte      // nil: no body
 	header http.Header // sent with every attempt
+	final  int         // core.Call.FinalStatus: a status never retried
 	// logPath and rawQuery are the URL as errors and logs show it
 	// (logPath with every spelling of the key removed).
 	logPath  string
@@ -45,7 +46,7 @@ type attempt struct {
 // attempt's answer: a response (any status) or a transport error that
 // names the method and path without credentials.
 func sendRetrying(ctx context.Context, cfg *config, a attempt) (*http.Response, error) {
-	st := &attempts{cfg: cfg, method: a.method, path: a.logPath, rawQuery: a.rawQuery, idempotent: a.method == http.MethodGet || a.method == http.MethodHead}
+	st := &attempts{cfg: cfg, method: a.method, path: a.logPath, rawQuery: a.rawQuery, final: a.final, idempotent: a.method == http.MethodGet || a.method == http.MethodHead}
 	if !st.idempotent {
 		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteHeaders: func() { st.wrote.Store(true) }})
 	}
@@ -95,6 +96,7 @@ type attempts struct {
 	path       string
 	rawQuery   string
 	idempotent bool
+	final      int         // a status that is the route's answer: never retried
 	n          int         // the attempt in flight, from 0
 	wrote      atomic.Bool // set by the transport (another goroutine)
 	wait       time.Duration
@@ -114,7 +116,8 @@ func (a *attempts) before(_ retryablehttp.Logger, req *http.Request, i int) {
 
 func (a *attempts) check(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	err = scrubTransportError(err, a.cfg.apiKey.get())
-	again := ctx.Err() == nil && retry.ShouldRetry(a.idempotent, resp, err, a.wrote.Load())
+	again := ctx.Err() == nil && retry.ShouldRetry(a.idempotent, resp, err, a.wrote.Load()) &&
+		(resp == nil || a.final == 0 || resp.StatusCode != a.final)
 	a.wait = 0
 	if again && a.n < a.cfg.maxRetries {
 		a.wait = retry.Wait(a.cfg.retryWaitMin, a.cfg.retryWaitMax, a.n, resp, time.Now())

@@ -1,8 +1,10 @@
 package threads
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 
 	"github.com/threadsapi/threads-go/internal/core"
@@ -91,6 +93,25 @@ func (e endpoint[T]) do(ctx context.Context, c *Client, opts []RequestOption, cl
 // stream makes the call and returns its event stream.
 func (e endpoint[T]) stream(ctx context.Context, c *Client, opts []RequestOption, cl core.Call) (*Stream, error) {
 	return c.doStream(ctx, opts, cl)
+}
+
+// deleted makes a delete whose 2xx answer says whether it acted: false
+// for the JSON body false (the API-key delete of an unknown id, capture
+// 32), true for anything else (true, an empty 204), whose bytes are
+// dropped. The observer hears a false answer as the call's error.
+func (e endpoint[T]) deleted(ctx context.Context, c *Client, opts []RequestOption, cl core.Call) (bool, error) {
+	resp, _, o, err := c.exchangeObserved(ctx, opts, cl)
+	if err != nil {
+		return false, err
+	}
+	head, _ := io.ReadAll(io.LimitReader(resp.Body, 64))
+	drainClose(resp.Body)
+	if string(bytes.TrimSpace(head)) == "false" {
+		o.end(fmt.Errorf("threads: %w: the service answered false", ErrNotFound))
+		return false, nil
+	}
+	o.end(nil)
+	return true, nil
 }
 
 // discard makes the call and drops its answer.
