@@ -88,10 +88,12 @@ func (c *Client) exchangeObserved(ctx context.Context, opts []RequestOption, cl 
 		o.end(err)
 		return nil, nil, nil, err
 	}
+	// Server text is shown without the key and the call's secrets.
+	clean := func(s string, extra ...string) string { return cfg.redact(s, append(extra, cl.Secrets...)...) }
 	if cl.Stream && !isEventStream(resp) {
 		ct := resp.Header.Get("Content-Type")
 		drainClose(resp.Body)
-		err := unexpectedResponse(cl.Route.Method, cfg.redact(pathOf(cl.Route)), resp.StatusCode, "want text/event-stream, got %s", shownHeader(ct, cfg.redact))
+		err := unexpectedResponse(cl.Route.Method, clean(pathOf(cl.Route)), resp.StatusCode, "want text/event-stream, got %s", shownHeader(ct, clean))
 		o.end(err)
 		return nil, nil, nil, err
 	}
@@ -99,9 +101,15 @@ func (c *Client) exchangeObserved(ctx context.Context, opts []RequestOption, cl 
 		*cfg.respHeader = resp.Header.Clone()
 	}
 	if cfg.respInto != nil {
-		*cfg.respInto = answerCopy(resp, func(s string) string { return cfg.redact(s) })
+		*cfg.respInto = answerCopy(resp, func(s string) string { return clean(s) })
 	}
 	return resp, cfg, o, nil
+}
+
+// callSecrets are what the call sends that a server may echo and that no
+// error, log line or observer may show: the API key and cl.Secrets.
+func callSecrets(cfg *config, cl core.Call) []string {
+	return append([]string{cfg.apiKey.get()}, cl.Secrets...)
 }
 
 // hideSecrets removes secrets (an end user's token, a subject token) from
@@ -295,16 +303,19 @@ func (c *Client) send(ctx context.Context, cfg *config, r route.Route, cl core.C
 	if cl.Raw != nil {
 		body = cl.Raw // a body that is not JSON (multipart): Content-Type in cl.Header
 	}
+	secrets := callSecrets(cfg, cl)
 	return sendRetrying(ctx, cfg, attempt{
-		hc:     c.attemptClient(cfg, cl.Stream),
-		method: r.Method,
-		url:    u.String(),
-		body:   body,
-		header: c.header(cfg, cl, body != nil),
-		final:  cl.FinalStatus,
+		hc:      c.attemptClient(cfg, cl.Stream),
+		method:  r.Method,
+		url:     u.String(),
+		body:    body,
+		header:  c.header(cfg, cl, body != nil),
+		final:   cl.FinalStatus,
+		secrets: secrets,
 		// The path may hold ids a server sent (a project id, say): shown
-		// in errors and logs only with every spelling of the key removed.
-		logPath:  redact.URL(u.EscapedPath(), cfg.apiKey.get()),
+		// in errors and logs only with every spelling of the secrets
+		// removed.
+		logPath:  redact.URL(u.EscapedPath(), secrets...),
 		rawQuery: u.RawQuery,
 	})
 }

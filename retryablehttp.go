@@ -36,6 +36,9 @@ type attempt struct {
 	body   []byte      // nil: no body
 	header http.Header // sent with every attempt
 	final  int         // core.Call.FinalStatus: a status never retried
+	// secrets are the API key and the call's own (core.Call.Secrets):
+	// never in an error or a log line.
+	secrets []string
 	// logPath and rawQuery are the URL as errors and logs show it
 	// (logPath with every spelling of the key removed).
 	logPath  string
@@ -46,7 +49,7 @@ type attempt struct {
 // attempt's answer: a response (any status) or a transport error that
 // names the method and path without credentials.
 func sendRetrying(ctx context.Context, cfg *config, a attempt) (*http.Response, error) {
-	st := &attempts{cfg: cfg, method: a.method, path: a.logPath, rawQuery: a.rawQuery, final: a.final, idempotent: a.method == http.MethodGet || a.method == http.MethodHead}
+	st := &attempts{cfg: cfg, method: a.method, path: a.logPath, rawQuery: a.rawQuery, final: a.final, secrets: a.secrets, idempotent: a.method == http.MethodGet || a.method == http.MethodHead}
 	if !st.idempotent {
 		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteHeaders: func() { st.wrote.Store(true) }})
 	}
@@ -71,7 +74,7 @@ func sendRetrying(ctx context.Context, cfg *config, a attempt) (*http.Response, 
 	}
 	resp, err := rc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("threads: %s %s: %w", a.method, a.logPath, scrubTransportError(err, cfg.apiKey.get()))
+		return nil, fmt.Errorf("threads: %s %s: %w", a.method, a.logPath, scrubTransportError(err, a.secrets...))
 	}
 	return resp, nil
 }
@@ -97,6 +100,7 @@ type attempts struct {
 	rawQuery   string
 	idempotent bool
 	final      int         // a status that is the route's answer: never retried
+	secrets    []string    // attempt.secrets
 	n          int         // the attempt in flight, from 0
 	wrote      atomic.Bool // set by the transport (another goroutine)
 	wait       time.Duration
@@ -115,7 +119,7 @@ func (a *attempts) before(_ retryablehttp.Logger, req *http.Request, i int) {
 }
 
 func (a *attempts) check(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	err = scrubTransportError(err, a.cfg.apiKey.get())
+	err = scrubTransportError(err, a.secrets...)
 	again := ctx.Err() == nil && retry.ShouldRetry(a.idempotent, resp, err, a.wrote.Load()) &&
 		(resp == nil || a.final == 0 || resp.StatusCode != a.final)
 	a.wait = 0
@@ -129,14 +133,14 @@ func (a *attempts) check(ctx context.Context, resp *http.Response, err error) (b
 			slog.Int("attempt", a.n+1),
 			slog.Duration("elapsed", time.Since(a.start)),
 		}
-		if q := redact.Query(a.rawQuery, a.cfg.apiKey.get()); q != "" {
+		if q := redact.Query(a.rawQuery, a.secrets...); q != "" {
 			attrs = append(attrs, slog.String("query", q))
 		}
 		if resp != nil {
 			attrs = append(attrs, slog.Int("status", resp.StatusCode))
 		}
 		if err != nil {
-			attrs = append(attrs, slog.String("error", redact.String(err.Error(), a.cfg.apiKey.get())))
+			attrs = append(attrs, slog.String("error", redact.String(err.Error(), a.secrets...)))
 		}
 		if again && a.n < a.cfg.maxRetries {
 			attrs = append(attrs, slog.Duration("wait", a.wait))
@@ -153,20 +157,20 @@ func (a *attempts) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Dur
 // scrubTransportError hides credentials in err before anyone sees it: the
 // URL of a *url.Error (returned by http.Client.Do, and by this client's
 // calls) loses its user information, credential-like query values and
-// every spelling of the key. The error is changed in place; it belongs to
+// every spelling of each secret (the key and the call's own). The error is changed in place; it belongs to
 // this call alone.
 //
 // The reason may quote what the server sent (a malformed header line, key
 // and all, 64 KiB long): when showing it as one bounded, redacted line
 // changes it, the reason is replaced by that line (and no longer unwraps,
 // since the original would print the server's text).
-func scrubTransportError(err error, key string) error {
+func scrubTransportError(err error, secrets ...string) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		ue.URL = redact.URL(ue.URL, key)
+		ue.URL = redact.URL(ue.URL, secrets...)
 		if ue.Err != nil {
 			msg := ue.Err.Error()
-			if shown := shownText(msg, maxErrorDetail, key); shown != msg {
+			if shown := shownText(msg, maxErrorDetail, secrets...); shown != msg {
 				ue.Err = errors.New(shown)
 			}
 		}
