@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -58,14 +59,15 @@ func servicePages(ids []string, limits *[]int) func(string, int) ([]item, string
 
 func byID(i item) string { return i.id }
 
-func collect(t *testing.T, seq func(func(item, error) bool)) ([]string, error) {
+// collect returns the ids of what seq yields up to its error.
+func collect[T any](t *testing.T, seq iter.Seq2[T, error], id func(T) string) ([]string, error) {
 	t.Helper()
 	var ids []string
 	for it, err := range seq {
 		if err != nil {
 			return ids, err
 		}
-		ids = append(ids, it.id)
+		ids = append(ids, id(it))
 	}
 	return ids, nil
 }
@@ -74,7 +76,7 @@ func TestPagesSkipsRepeatedItems(t *testing.T) {
 	t.Parallel()
 	var limits []int
 	seq := pages("", 3, fakePages([][]string{{"a", "b", "c"}, {"c", "d", "e"}, {"e", "f"}}, []string{"c1", "c2", ""}, &limits), byID)
-	ids, err := collect(t, seq)
+	ids, err := collect(t, seq, byID)
 	if err != nil || !reflect.DeepEqual(ids, []string{"a", "b", "c", "d", "e", "f"}) || !reflect.DeepEqual(limits, []int{3, 3, 3}) {
 		t.Fatalf("ids %v err %v limits %v", ids, err, limits)
 	}
@@ -88,7 +90,7 @@ func TestPagesRepeatedCursorAskedWithLargerPage(t *testing.T) {
 	t.Parallel()
 	var limits []int
 	all := []string{"a", "b", "c", "d", "e", "f"}
-	ids, err := collect(t, pages("", 1, servicePages(all, &limits), byID))
+	ids, err := collect(t, pages("", 1, servicePages(all, &limits), byID), byID)
 	if err != nil || !reflect.DeepEqual(ids, all) {
 		t.Fatalf("ids %v err %v", ids, err)
 	}
@@ -107,7 +109,7 @@ func TestPagesRepeatedCursorAskedWithLargerPage(t *testing.T) {
 		}
 		return servicePages(many, &limits)(cursor, limit)
 	}
-	ids, err = collect(t, pages("", 0, stuck, byID))
+	ids, err = collect(t, pages("", 0, stuck, byID), byID)
 	if err != nil || len(ids) != 60 || limits[len(limits)-1] != 100 {
 		t.Fatalf("default page: %d ids, err %v, limits %v", len(ids), err, limits)
 	}
@@ -130,7 +132,7 @@ func TestPagesStoppedShort(t *testing.T) {
 	} {
 		var limits []int
 		pgs := [][]string{{"a"}, {"a", "b"}, {"b", "c"}}
-		ids, err := collect(t, pages("", tc.limit, fakePages(pgs[:len(tc.next)], tc.next, &limits), byID))
+		ids, err := collect(t, pages("", tc.limit, fakePages(pgs[:len(tc.next)], tc.next, &limits), byID), byID)
 		if !errors.Is(err, ErrStoppedShort) || !reflect.DeepEqual(limits, tc.limits) {
 			t.Errorf("%s: ids %v err %v limits %v, want limits %v", tc.name, ids, err, limits, tc.limits)
 		}
@@ -153,7 +155,7 @@ func TestPagesBounded(t *testing.T) {
 			}
 			return []item{{id}}, fmt.Sprint("c", calls), true, nil
 		}, byID)
-		ids, err := collect(t, seq)
+		ids, err := collect(t, seq, byID)
 		want := 1
 		if fresh {
 			want = MaxPages
@@ -177,7 +179,7 @@ func TestPagesItemsBounded(t *testing.T) {
 		calls++
 		return out, fmt.Sprint("c", calls), true, nil
 	}, byID)
-	ids, err := collect(t, seq)
+	ids, err := collect(t, seq, byID)
 	if !errors.Is(err, ErrTooManyPages) || len(ids) != MaxPages*100 || calls != MaxPages*100/5000+1 {
 		t.Fatalf("err %v, %d items after %d pages", err, len(ids), calls)
 	}
@@ -230,7 +232,7 @@ func TestPagesErrorAndBreak(t *testing.T) {
 		}
 		return []item{{"a"}, {"b"}}, "c1", true, nil
 	}, byID)
-	ids, err := collect(t, seq)
+	ids, err := collect(t, seq, byID)
 	if !errors.Is(err, boom) || !reflect.DeepEqual(ids, []string{"a", "b"}) {
 		t.Fatalf("ids %v err %v", ids, err)
 	}
@@ -335,12 +337,9 @@ func TestAllMessagesLimit1Captures(t *testing.T) {
 	const first = "eyJjcmVhdGVkQXQiOiIyMDI2LTExLTI1VDE4OjU3OjI2LjcyM1oiLCJpZCI6Im1zZ185WDJwQmdLTC5lODkxNGUifQ"
 	s := servePages(t, []string{"08", "09", "10", "11", "12", "13", "14", "15", "16"}, map[[2]string]string{{"2", first}: "12"})
 	c := newTestClient(t, s.URL).ForUser("user-1")
-	var ids []string
-	for m, err := range c.AllMessages(context.Background(), "thr_hMWOz9U.6ef30a", &ListMessagesParams{Limit: 1}) {
-		if err != nil {
-			t.Fatalf("after %v: %v", ids, err)
-		}
-		ids = append(ids, m.ID)
+	ids, err := collect(t, c.AllMessages(context.Background(), "thr_hMWOz9U.6ef30a", &ListMessagesParams{Limit: 1}), func(m Message) string { return m.ID })
+	if err != nil {
+		t.Fatalf("after %v: %v", ids, err)
 	}
 	want := []string{"msg_9X2pBgKL.e8914e", "msg_ZxgbTQvy.7d2ffd", "msg_QZlbgUkQ.5888cf", "msg_Yq2zOxBK.428ce5", "msg_v2LbnKvf.8d233a", "msg_dmjGCaIR.f24220"}
 	if !reflect.DeepEqual(ids, want) {
@@ -355,50 +354,31 @@ func TestAllMessagesLimit1Captures(t *testing.T) {
 // Captures 17-21: two suggestions made together share a timestamp, so
 // limit=1 repeats the first suggestion and its cursor forever.
 // AllSuggestions(Limit 1) asks the repeated cursor with a larger page and
-// yields both (it stopped after the first before). The answer to limit=2
-// is the message's two suggestions, as 17 made them.
+// yields both (it stopped after the first, silently, before): the answer
+// to limit=2 is the message's two suggestions, as 17 made them. Served
+// with no page larger than 1 (19 again), the larger page makes no
+// progress either, and the listing ends with ErrStoppedShort after the
+// one suggestion, not in silence.
 func TestAllSuggestionsLimit1Captures(t *testing.T) {
 	t.Parallel()
 	const cur = "eyJjcmVhdGVkQXQiOiIyMDI2LTExLTI1VDE4OjU3OjI4LjA4OFoiLCJpZCI6InN1Z19JNVhaWmZzVy5jZTQzZDgiLCJtZXNzYWdlSWQiOiJtc2dfZG1qR0NhSVIuZjI0MjIwIn0"
-	s := servePages(t, []string{"17", "18", "19", "20", "21"}, map[[2]string]string{{"2", cur}: "17"})
-	c := newTestClient(t, s.URL).ForUser("user-1")
-	var ids []string
-	for sg, err := range c.AllSuggestions(context.Background(), "thr_hMWOz9U.6ef30a", "msg_dmjGCaIR.f24220", &ListSuggestionsParams{Limit: 1}) {
-		if err != nil {
-			t.Fatalf("after %v: %v", ids, err)
+	for _, tc := range []struct {
+		larger  string // the capture that answers limit=2
+		want    []string
+		wantErr error
+	}{
+		{"17", []string{"sug_I5XZZfsW.ce43d8", "sug_SVRmB28d.687a86"}, nil},
+		{"19", []string{"sug_I5XZZfsW.ce43d8"}, ErrStoppedShort},
+	} {
+		s := servePages(t, []string{"17", "18", "19", "20", "21"}, map[[2]string]string{{"2", cur}: tc.larger})
+		c := newTestClient(t, s.URL).ForUser("user-1")
+		ids, err := collect(t, c.AllSuggestions(context.Background(), "thr_hMWOz9U.6ef30a", "msg_dmjGCaIR.f24220", &ListSuggestionsParams{Limit: 1}),
+			func(s Suggestion) string { return s.ID })
+		if !errors.Is(err, tc.wantErr) || !reflect.DeepEqual(ids, tc.want) {
+			t.Errorf("limit 2 answered by %s: ids %v, err %v; want %v, %v", tc.larger, ids, err, tc.want, tc.wantErr)
 		}
-		ids = append(ids, sg.ID)
-	}
-	if want := []string{"sug_I5XZZfsW.ce43d8", "sug_SVRmB28d.687a86"}; !reflect.DeepEqual(ids, want) {
-		t.Fatalf("ids %v, want %v", ids, want)
-	}
-	if n := s.n.Load(); n != 3 {
-		t.Errorf("%d requests, want 3", n)
-	}
-}
-
-// Captures 18-21 served with no page larger than 1: the repeated cursor
-// asked with a larger page makes no progress either (here the server
-// refuses nothing but answers the same page), so AllSuggestions ends with
-// ErrStoppedShort after the one suggestion, not in silence.
-func TestAllSuggestionsStoppedShortIsAnError(t *testing.T) {
-	t.Parallel()
-	const cur = "eyJjcmVhdGVkQXQiOiIyMDI2LTExLTI1VDE4OjU3OjI4LjA4OFoiLCJpZCI6InN1Z19JNVhaWmZzVy5jZTQzZDgiLCJtZXNzYWdlSWQiOiJtc2dfZG1qR0NhSVIuZjI0MjIwIn0"
-	s := servePages(t, []string{"18", "19", "20", "21"}, map[[2]string]string{{"2", cur}: "19"})
-	c := newTestClient(t, s.URL).ForUser("user-1")
-	var ids []string
-	var last error
-	for sg, err := range c.AllSuggestions(context.Background(), "thr_hMWOz9U.6ef30a", "msg_dmjGCaIR.f24220", &ListSuggestionsParams{Limit: 1}) {
-		if err != nil {
-			last = err
-			break
+		if n := s.n.Load(); n != 3 {
+			t.Errorf("limit 2 answered by %s: %d requests, want 3", tc.larger, n)
 		}
-		ids = append(ids, sg.ID)
-	}
-	if !errors.Is(last, ErrStoppedShort) || !reflect.DeepEqual(ids, []string{"sug_I5XZZfsW.ce43d8"}) {
-		t.Fatalf("ids %v, err %v", ids, last)
-	}
-	if n := s.n.Load(); n != 3 {
-		t.Errorf("%d requests, want 3", n)
 	}
 }
