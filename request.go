@@ -20,7 +20,7 @@ import (
 // This file is the one request path. Every operation of package threads,
 // and every call package runs makes through core.Conn (conn.go), goes
 // through exchange: the prologue (begin), then do (the body, auth and
-// headers, the retry loop of retryablehttp.go, the error body as a
+// headers, the retry loop of retry.go, the error body as a
 // *Problem, 410 migration), then the checks of a 2xx answer. The
 // operations only name their route and result type (routes.go) and read
 // the answer.
