@@ -46,7 +46,7 @@ type Client struct {
 	authOK   atomic.Bool // some answer was 2xx: the key reaches the service
 
 	// The key's header when neither WithAPIKeyHeader nor its variable
-	// names one (auth.go): Bearer, as the spec says, until a call refused
+	// names one (keyheader.go): Bearer, as the spec says, until a call refused
 	// as Bearer was accepted with the key in x-api-key.
 	xAPIKey    atomic.Bool            // x-api-key got a 2xx after Bearer was refused: send it there
 	xAPIKeyCfg config                 // cfg sending the key in x-api-key, for calls without options
