@@ -47,10 +47,10 @@ var (
 	epUpdateComponentState = endpoint[Message]{http.MethodPut, "/threads/{id}/messages/{messageId}/component-state"}
 	epCurrentProject       = endpoint[Project]{http.MethodGet, "/projects"}
 
-	// The backend's routes (keys.go): not in the API spec nor the
-	// captures; from the service's OpenAPI document as the official
-	// TypeScript SDK renders it (note the singular "api-key" and
-	// "provider-key" of the deletes).
+	// The backend's routes (projects.go, authservice.go, registry.go): not
+	// in the API spec nor the captures; from the service's OpenAPI
+	// document as the official TypeScript SDK renders it (note the
+	// singular "api-key" and "provider-key" of the deletes).
 	epGetProject        = endpoint[Project]{http.MethodGet, "/projects/{projectId}"}
 	epListAPIKeys       = endpoint[[]APIKey]{http.MethodGet, "/projects/{projectId}/api-keys"}
 	epDeleteAPIKey      = endpoint[noAnswer]{http.MethodDelete, "/projects/{projectId}/api-key/{apiKeyId}"}
