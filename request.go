@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/textproto"
 	"net/url"
@@ -21,7 +20,7 @@ import (
 // and every call package runs makes through core.Conn (conn.go), goes
 // through exchange: the prologue (begin), then do (the body, auth and
 // headers, the retry loop of retry.go, the error body as a
-// *Problem, 410 migration), then the checks of a 2xx answer. The
+// *Problem, 410 migration in migrate.go), then the checks of a 2xx answer. The
 // operations only name their route and result type (routes.go) and read
 // the answer.
 
@@ -209,66 +208,7 @@ func (c *Client) do(ctx context.Context, cfg *config, cl core.Call) (*http.Respo
 		return nil, p
 	}
 
-	advice := migrateTo(p)
-	move, err := route.Resolve(advice, c.base, r)
-	if err != nil {
-		p.migration = err.Error()
-		return nil, p
-	}
-	to := move.Route(r.Values)
-	p.deprecation = &Deprecation{From: r.String(), To: to.String(), MigrateTo: advice, Problem: p}
-	if !migrate {
-		p.migration = "WithoutAutoMigrate"
-		return nil, p
-	}
-	resp, err = c.send(ctx, cfg, to, cl, body)
-	if err != nil {
-		return nil, err
-	}
-	if !ok2xx(resp.StatusCode) {
-		p2 := decodeProblem(resp, to.Method, pathOf(to), cfg.apiKey.get())
-		if p2.Status == http.StatusGone && p2.Code == CodeEndpointDeprecated {
-			p.migration = "the replacement " + to.String() + " answered 410 too"
-			return nil, p
-		}
-		// Not remembered: a replacement that fails (404, 500...) must not
-		// become this route for the client's life.
-		return nil, p2
-	}
-	c.gotThrough(cfg, cl, fellBack)
-	c.remember(cfg, cl.Route.Key(), move, *p.deprecation)
-	return resp, nil
-}
-
-// forgetMove drops the remembered move of the route key when the route it
-// leads to refused the call as gone: a 404 or a 410 (the service retired
-// the replacement too, or never had it). The next call then sends the
-// original route and learns again from its answer. A 401 or 403 is kept:
-// it is about the key or the thread (the live service answers 403 for a
-// thread outside the key's project), not about the route; a 5xx or a 429
-// is kept too: it says nothing about where the operation lives. Only the
-// move this call used is dropped, so a newer one stored meanwhile stays.
-// A 410 with usable advice is followed by do as usual and, once its
-// replacement answered 2xx, remembered in place of the dropped one.
-func (c *Client) forgetMove(key string, m route.Move, p *Problem) {
-	if p.Status == http.StatusNotFound || p.Status == http.StatusGone {
-		c.moves.CompareAndDelete(key, m)
-	}
-}
-
-// remember stores a move and reports it once per client.
-func (c *Client) remember(cfg *config, key string, m route.Move, d Deprecation) {
-	c.moves.Store(key, m)
-	if _, loaded := c.reported.LoadOrStore(key, struct{}{}); loaded {
-		return
-	}
-	if cfg.logger != nil {
-		cfg.logger.Warn("threads: endpoint deprecated; following the service's migration advice",
-			slog.String("from", d.From), slog.String("to", d.To), slog.String("migrateToEndpoint", d.MigrateTo))
-	}
-	if c.cfg.onDeprecation != nil {
-		c.cfg.onDeprecation(d)
-	}
+	return c.migrate(ctx, cfg, cl, r, p, body, migrate, fellBack)
 }
 
 // pathOf is r's path as errors show it, without a query.
