@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -635,4 +636,81 @@ func TestRunToolsTwoCallsStoredAsObserved(t *testing.T) {
 	require.Len(t, reqs, 3)
 	assert.Equal(t, "GET", reqs[2].Method)
 	assert.Equal(t, "/v1/threads/"+res.ThreadID+"/messages", reqs[2].Path)
+}
+
+// Attack round 4: with 64 queued calls and concurrency 1, 63 still
+// started after Close returned. Now no call starts once Close has
+// returned: the one running finishes, the rest never run.
+func TestRunToolsNoCallStartsAfterClose(t *testing.T) {
+	t.Parallel()
+	const n = 64
+	sc := newScript(t, func(int, map[string]any) []string {
+		var calls []string
+		for i := range n {
+			calls = append(calls, "c"+strconv.Itoa(i), "get_weather", fmt.Sprintf(`{"city":"City %d"}`, i))
+		}
+		return pause(calls...)
+	})
+	started := make(chan struct{})
+	release := make(chan struct{})
+	var calls atomic.Int64
+	tool := threads.NewTool("get_weather", "", func(context.Context, weatherArgs) (string, error) {
+		if calls.Add(1) == 1 {
+			close(started)
+			<-release // the first call holds its slot until Close has returned
+		}
+		return "sunny", nil
+	})
+	ts, err := client(t, sc.srv.URL).RunTools(t.Context(), "thr_script", runs.RunParams{Content: []runs.Content{runs.Text("hi")}},
+		runs.ToolRunner{Tools: []threads.Tool{tool}, Concurrency: 1})
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := ts.Collect()
+		done <- err
+	}()
+	<-started
+	require.NoError(t, ts.Close())
+	close(release)
+	require.NoError(t, <-done)
+	assert.Equal(t, int64(1), calls.Load(), "calls started after Close returned")
+	bodies, _ := sc.requests()
+	assert.Len(t, bodies, 1, "no continuation after Close")
+}
+
+// Attack round 4: a tool stream kept every run's text, beyond the 64 MiB
+// that one run's stream keeps, with Incomplete false. Nine runs of 8 MiB
+// of text each: what Collect keeps of all of them stays within the one
+// budget, and Incomplete says that some was left out.
+func TestRunToolsOneBudgetAcrossRuns(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("72 MiB over loopback")
+	}
+	const runCount = 9
+	chunk, _ := json.Marshal(strings.Repeat("x", 8<<20))
+	sc := newScript(t, func(i int, _ map[string]any) []string {
+		id := `"msg_` + strconv.Itoa(i) + `"`
+		evs := []string{`{"type":"TEXT_MESSAGE_START","messageId":` + id + `,"role":"assistant"}`,
+			`{"type":"TEXT_MESSAGE_CONTENT","messageId":` + id + `,"delta":` + string(chunk) + `}`,
+			`{"type":"TEXT_MESSAGE_END","messageId":` + id + `}`}
+		if i < runCount-1 {
+			evs = append(evs, pause("c"+strconv.Itoa(i), "get_weather", fmt.Sprintf(`{"city":"City %d"}`, i))...)
+		}
+		return evs
+	})
+	tool := weatherTool(func(string) (string, error) { return "sunny", nil })
+	ts, err := client(t, sc.srv.URL).RunTools(t.Context(), "thr_script", runs.RunParams{Content: []runs.Content{runs.Text("hi")}},
+		runs.ToolRunner{Tools: []threads.Tool{tool}})
+	require.NoError(t, err)
+	res, err := ts.Collect()
+	require.NoError(t, err)
+	assert.Equal(t, runCount-1, ts.Rounds())
+	kept := 0
+	for _, m := range res.Messages {
+		kept += len(m.Text())
+	}
+	assert.LessOrEqual(t, kept, 64<<20, "text kept across the runs")
+	assert.Greater(t, kept, 0)
+	assert.True(t, res.Incomplete, "Incomplete: the runs delivered 72 MiB")
 }
