@@ -544,7 +544,7 @@ func (s *ToolStream) afterRun(st *Stream) {
 	s.prevRun = r.RunID
 	s.calls = pending
 	for _, p := range pending {
-		s.queue = append(s.queue, ToolRunStart{Round: s.rounds, ToolCallID: p.ToolCallID, ToolName: p.ToolName, Arguments: p.Arguments})
+		s.queue = append(s.queue, toolRunStart(s.rounds, p))
 	}
 }
 
@@ -667,6 +667,13 @@ func (s *ToolStream) mayStart() error {
 		return context.Canceled
 	}
 	return s.ctx.Err()
+}
+
+// toolRunStart is the ToolRunStart of pending call p in round.
+func toolRunStart(round int, p PendingToolCall) ToolRunStart {
+	status, completion := p.StatusMessages()
+	return ToolRunStart{Round: round, ToolCallID: p.ToolCallID, ToolName: p.ToolName, Arguments: p.Arguments,
+		StatusMessage: status, CompletionStatusMessage: completion}
 }
 
 // call runs one pending call and words its result for the model.

@@ -1,10 +1,13 @@
 package runs_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -177,6 +180,43 @@ func TestRunToolsReplaysTwoToolCaptures(t *testing.T) {
 	assert.Equal(t, "The tool said: 24°C in Lisbon.", text(res))
 	assert.Len(t, res.ToolCalls, 2)
 	assertRequests(t, rp.Requests(), "129", "132")
+}
+
+// Captures-turn4 01 -> 02, the live service's bytes: the pending call's
+// arguments hold the service's _tambo_statusMessage and
+// _tambo_completionStatusMessage beside the tool's city and pace. The Go
+// tool runs with its own two arguments (before: refused as unknown, never
+// run), its result goes back as recorded, and the status lines are read.
+func TestRunToolsReplaysServiceStatusArguments(t *testing.T) {
+	t.Parallel()
+	rp := newReplay(t, loadCapture(t, "t401"), loadCapture(t, "t402"))
+	type tripArgs struct {
+		City string `json:"city" description:"Destination city"`
+		Pace string `json:"pace" enum:"packed,normal,relaxed" description:"How busy the trip is. relaxed is the most restful."`
+	}
+	var status, completion string
+	plan := threads.NewTool("plan_trip", "Plans a trip to a city", func(_ context.Context, a tripArgs) (string, error) {
+		return "trip planned: " + a.City + " (" + a.Pace + ")", nil
+	})
+	ts, err := client(t, rp.URL).CreateAndRunTools(context.Background(),
+		runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("[enum] plan my trip to Lisbon")}}},
+		runs.ToolRunner{Tools: []threads.Tool{plan}})
+	require.NoError(t, err)
+	var evs []runs.Event
+	for ts.Next() {
+		evs = append(evs, ts.Current())
+		if s, ok := ts.Current().(runs.ToolRunStart); ok {
+			status, completion = s.StatusMessage, s.CompletionStatusMessage
+		}
+	}
+	require.NoError(t, ts.Err())
+	assert.Contains(t, kinds(evs), `result(1 call_fake_3 "trip planned: urgent (relaxed)" error=false)`)
+	assert.Equal(t, "urgent", status)
+	assert.Equal(t, "urgent", completion)
+	res, err := ts.Collect()
+	require.NoError(t, err)
+	assert.Equal(t, "The tool said: trip planned: urgent (relaxed).", text(res))
+	assertRequests(t, rp.Requests(), "t401", "t402")
 }
 
 // script is a scripted /v1 run service: answer(i, body) gives the events
@@ -713,4 +753,58 @@ func TestRunToolsOneBudgetAcrossRuns(t *testing.T) {
 	assert.LessOrEqual(t, kept, 64<<20, "text kept across the runs")
 	assert.Greater(t, kept, 0)
 	assert.True(t, res.Incomplete, "Incomplete: the runs delivered 72 MiB")
+}
+
+// A /v1 tool that panics is answered with the panic as its error, and the
+// panic is logged with its stack on the client's logger, as on the spec's
+// routes (before, /v1 logged nothing).
+func TestRunToolsPanicIsLogged(t *testing.T) {
+	t.Parallel()
+	sc := newScript(t, func(i int, _ map[string]any) []string {
+		if i == 0 {
+			return pause("c", "boom", `{}`)
+		}
+		return reply("ok")
+	})
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	logger := slog.New(slog.NewJSONHandler(&lockedWriter{mu: &mu, w: &logs}, nil))
+	boom := threads.NewTool("boom", "Panics", func(context.Context, struct{}) (string, error) { panic("no clock") })
+	ts, err := client(t, sc.srv.URL, threads.WithLogger(logger)).RunTools(t.Context(), "thr_script",
+		runs.RunParams{Content: []runs.Content{runs.Text("hi")}}, runs.ToolRunner{Tools: []threads.Tool{boom}})
+	require.NoError(t, err)
+	var results []runs.ToolRunResult
+	for ts.Next() {
+		if r, ok := ts.Current().(runs.ToolRunResult); ok {
+			results = append(results, r)
+		}
+	}
+	require.NoError(t, ts.Err())
+	require.Len(t, results, 1)
+	assert.Equal(t, `tool "boom" failed: panic: no clock`, results[0].Text)
+	mu.Lock()
+	defer mu.Unlock()
+	var line map[string]any
+	for l := range strings.Lines(logs.String()) {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &m))
+		if m["msg"] == "threads: a tool panicked" {
+			line = m
+		}
+	}
+	require.NotNil(t, line, "no panic logged: %s", logs.String())
+	assert.Equal(t, "boom", line["tool"])
+	assert.Equal(t, "no clock", line["panic"])
+	assert.Contains(t, line["stack"], "runtime/debug.Stack")
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

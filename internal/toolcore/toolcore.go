@@ -238,10 +238,8 @@ func (a *Args) Schema() map[string]any {
 // unknown name, a value of the wrong type; at most a few are listed, with
 // the parameters.
 func (a *Args) Decode(tool string, args map[string]any) (reflect.Value, error) {
-	if _, ok := args[StatusMessageArg]; ok {
-		args = withoutStatus(args)
-	} else if _, ok := args[CompletionStatusMessageArg]; ok {
-		args = withoutStatus(args)
+	if hasStatus(args) {
+		args = withoutStatus(args) // a copy: args is the caller's
 	}
 	v := reflect.New(a.typ)
 	if err := a.decode(tool, args, v.Interface()); err != nil {
@@ -251,6 +249,12 @@ func (a *Args) Decode(tool string, args map[string]any) (reflect.Value, error) {
 		return v, nil
 	}
 	return v.Elem(), nil
+}
+
+func hasStatus(args map[string]any) bool {
+	_, a := args[StatusMessageArg]
+	_, b := args[CompletionStatusMessageArg]
+	return a || b
 }
 
 func withoutStatus(args map[string]any) map[string]any {
