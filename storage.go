@@ -220,14 +220,14 @@ func urlSecrets(u *url.URL) []string {
 	return out
 }
 
-// FilePart returns a content part that attaches an uploaded file
+// AttachmentPart returns a content part that attaches an uploaded file
 // (its attachment:// URI, from [StorageService.Upload]) to a message:
 //
 //	msg := threads.UserMessage("What does this say?")
-//	msg.Content = append(msg.Content, threads.FilePart(uri, "application/pdf", "report.pdf"))
+//	msg.Content = append(msg.Content, threads.AttachmentPart(uri, "application/pdf", "report.pdf"))
 //
 // The part is a resource part with the URI, media type and name (name may
 // be empty), as the service's source reads attachments.
-func FilePart(uri, contentType, name string) ContentPart {
+func AttachmentPart(uri, contentType, name string) ContentPart {
 	return ContentPart{Type: ContentPartTypeResource, Resource: &Resource{URI: uri, MIMEType: contentType, Name: name}}
 }
