@@ -120,7 +120,7 @@ func TestCallSecretsRedactedWhereTheKeyIs(t *testing.T) {
 			tc2, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(echoSecretServer(t, tc.how)),
 				threads.WithAPIKey(testKey), threads.WithObserver(obs), threads.WithMaxRetries(1),
 				threads.WithRetryWait(time.Millisecond, time.Millisecond),
-				threads.WithLogger(slog.New(slog.NewTextHandler(lockedWriter{&logMu, &log}, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+				threads.WithLogger(slog.New(slog.NewTextHandler(&lockedWriter{&logMu, &log}, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -141,15 +141,4 @@ func TestCallSecretsRedactedWhereTheKeyIs(t *testing.T) {
 			}
 		})
 	}
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 
 	threads "github.com/threadsapi/threads-go"
 	echolib "github.com/threadsapi/threads-go/internal/echo"
 	"github.com/threadsapi/threads-go/internal/termtext"
+	"github.com/threadsapi/threads-go/internal/toolcore"
 )
 
 type componentStateBody struct {
@@ -113,13 +115,13 @@ func (c Component[Props]) Available() AvailableComponent {
 func SchemaFor[T any]() (map[string]any, error) { return schemaFor[T]() }
 
 func schemaFor[T any]() (map[string]any, error) {
-	// NewTool's parameters are the struct's fields with their schemas:
-	// one derivation of a struct's schema for tools and components.
-	t := threads.NewTool(" ", "", func(context.Context, T) (string, error) { return "", nil })
-	if err := t.Err(); err != nil {
-		return nil, fmt.Errorf("runs: %w", err)
+	// The tool core derives a struct's schema for tools and components
+	// alike.
+	args, err := toolcore.NewArgs(reflect.TypeFor[T]())
+	if err != nil {
+		return nil, fmt.Errorf("runs: %v is not a struct or a pointer to one", reflect.TypeFor[T]())
 	}
-	return objectSchema(t.Parameters)
+	return args.Schema(), nil
 }
 
 // ComponentEvent is a component event of the stream decoded for a

@@ -127,6 +127,11 @@ type Conn interface {
 	// behalf after it (a run's cancel): that request must not overwrite
 	// what the call wrote there.
 	FollowUpOptions(opts any) any
+
+	// Logger returns the logger of a call with opts (a
+	// []threads.RequestOption, possibly nil): WithLogger's, nil when none.
+	// For what the SDK logs outside a request (a tool's panic).
+	Logger(opts any) *slog.Logger
 }
 
 var (
