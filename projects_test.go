@@ -14,7 +14,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
 	threads "github.com/threadsapi/threads-go"
 )
 
@@ -99,4 +98,43 @@ func TestDeleteProviderKeyCapture33(t *testing.T) {
 	c, n := serveTurn4(t, "33")
 	require.NoError(t, c.Projects.DeleteProviderKey(context.Background(), "p_TTnR6jZ8.224411", "00000000-0000-0000-0000-000000000000"))
 	assert.EqualValues(t, 1, n.Load())
+}
+
+func TestProjectKeys(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t)
+	ctx := context.Background()
+	p, err := c.Projects.Get(ctx, srv.ProjectID)
+	require.NoError(t, err)
+	assert.Equal(t, srv.ProjectID, p.ID)
+	_, err = c.Projects.Get(ctx, "p_other.000000")
+	require.ErrorIs(t, err, threads.ErrForbidden)
+
+	keys, err := c.Projects.APIKeys(ctx, srv.ProjectID)
+	require.NoError(t, err)
+	require.Len(t, keys, 1)
+	assert.NotEmpty(t, keys[0].PartiallyHiddenKey)
+	assert.Equal(t, time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), keys[0].CreatedAt.UTC(), "read from created")
+	assert.True(t, keys[0].LastUsedAt.IsZero(), "null: never used")
+	keys0 := keys[0].ID
+	require.NoError(t, c.Projects.DeleteAPIKey(ctx, srv.ProjectID, keys0))
+	keys, err = c.Projects.APIKeys(ctx, srv.ProjectID)
+	require.NoError(t, err)
+	assert.Empty(t, keys)
+	require.ErrorIs(t, c.Projects.DeleteAPIKey(ctx, srv.ProjectID, "ak_gone"), threads.ErrNotFound)
+
+	assert.Equal(t, 1, srv.Count(http.MethodDelete, "/projects/"+srv.ProjectID+"/api-key/"+keys0), "the delete's path is singular")
+
+	pks, err := c.Projects.ProviderKeys(ctx, srv.ProjectID)
+	require.NoError(t, err)
+	require.Len(t, pks, 1)
+	assert.Equal(t, "openai", pks[0].ProviderName)
+	assert.NotEmpty(t, pks[0].PartiallyHiddenKey)
+	require.NoError(t, c.Projects.DeleteProviderKey(ctx, srv.ProjectID, pks[0].ID))
+	assert.Equal(t, 1, srv.Count(http.MethodDelete, "/projects/"+srv.ProjectID+"/provider-key/"+pks[0].ID))
+	pks, err = c.Projects.ProviderKeys(ctx, srv.ProjectID)
+	require.NoError(t, err)
+	assert.Empty(t, pks)
+
+	require.ErrorContains(t, c.Projects.DeleteAPIKey(ctx, srv.ProjectID, ".."), "dot segment")
 }

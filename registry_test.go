@@ -6,7 +6,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
 	threads "github.com/threadsapi/threads-go"
 )
 
@@ -21,4 +20,14 @@ func TestRegistryGetUnknownNameCapture30(t *testing.T) {
 	_, err := c.Registry.Get(context.Background(), "no-such-component")
 	require.ErrorIs(t, err, threads.ErrServer)
 	assert.EqualValues(t, 1, n.Load(), "requests")
+}
+
+func TestRegistryGet(t *testing.T) {
+	t.Parallel()
+	c, _ := setup(t)
+	item, err := c.Registry.Get(context.Background(), "message-thread-full")
+	require.NoError(t, err)
+	assert.Equal(t, "message-thread-full", item["name"])
+	_, err = c.Registry.Get(context.Background(), "nope")
+	require.ErrorIs(t, err, threads.ErrNotFound)
 }

@@ -4,17 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
 	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/threadstest"
 )
@@ -159,4 +160,59 @@ func TestUploadErrorHidesSignatureFromTransport(t *testing.T) {
 		assert.NotContains(t, s, "SIGSECRET")
 		assert.NotContains(t, s, "AKIDSECRET")
 	}
+}
+
+func TestUploadPutsWithoutTheKeyAndReturnsURI(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t)
+	data := []byte("%PDF-1.7 fake")
+	uri, err := c.Storage.Upload(context.Background(), bytes.NewReader(data), "application/pdf", int64(len(data)))
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(uri, "attachment://"+srv.ProjectID+"/"), uri)
+	got, hdr, ok := srv.Upload(uri)
+	require.True(t, ok)
+	assert.Equal(t, data, got)
+	assert.Equal(t, "application/pdf", hdr.Get("Content-Type"))
+	assert.Empty(t, hdr.Get("Authorization"), "no key to the storage host")
+	for k, vs := range hdr {
+		assert.NotContains(t, strings.Join(vs, " "), testKey, k)
+	}
+
+	msg := threads.UserMessage("what is this?")
+	msg.Content = append(msg.Content, threads.AttachmentPart(uri, "application/pdf", "a.pdf"))
+	th, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID})
+	require.NoError(t, err)
+	_, err = c.Messages.Create(context.Background(), th.ID, msg)
+	require.NoError(t, err)
+	reqs := srv.Requests()
+	assert.Contains(t, string(reqs[len(reqs)-1].Body), `"uri":"`+uri+`"`)
+}
+
+func TestUploadChecksBeforeSending(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t)
+	ctx := context.Background()
+	_, err := c.Storage.Upload(ctx, strings.NewReader("x"), "text/plain", threads.MaxAttachmentSize+1)
+	require.ErrorContains(t, err, "must be 1 to")
+	_, err = c.Storage.Upload(ctx, strings.NewReader("x"), "text/plain", 0)
+	require.Error(t, err)
+	_, err = c.Storage.Upload(ctx, strings.NewReader("x"), "not a type", 1)
+	require.ErrorContains(t, err, "not a media type")
+	_, err = c.Storage.Upload(ctx, strings.NewReader("abc"), "text/plain", 2)
+	require.ErrorContains(t, err, "more than that")
+	_, err = c.Storage.Upload(ctx, strings.NewReader("a"), "text/plain", 2)
+	require.ErrorContains(t, err, "holds 1 bytes")
+	_, err = c.Storage.Upload(ctx, iotest.ErrReader(errors.New("disk")), "text/plain", 2)
+	require.ErrorContains(t, err, "disk")
+	assert.Empty(t, srv.Requests(), "nothing sent")
+}
+
+func TestPresignAnswer(t *testing.T) {
+	t.Parallel()
+	c, _ := setup(t)
+	up, err := c.Storage.Presign(context.Background(), threads.PresignParams{ContentType: "image/png", Size: 10})
+	require.NoError(t, err)
+	assert.Equal(t, 3600, up.ExpiresIn)
+	assert.Contains(t, up.UploadURL.Reveal(), "X-Amz-Signature")
+	assert.NotContains(t, fmt.Sprintf("%v %+v", up, *up), "X-Amz-Signature", "the signed URL prints redacted")
 }
