@@ -1,6 +1,7 @@
 package threadstest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -400,11 +401,36 @@ func (s *Server) deprecated(w http.ResponseWriter, r *http.Request, id string) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	writeBody(w, status, encodeJSON(v))
+}
+
+// encodeJSON encodes v as the service does: no HTML escaping (as
+// JSON.stringify), and a final newline.
+func encodeJSON(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	return b.Bytes()
+}
+
+// writeBody sends an encoded JSON answer.
+func writeBody(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false) // as JSON.stringify
-	enc.Encode(v)
+	w.Write(body)
+}
+
+// answer sends what build returns, encoded while s.mu is held. Stored
+// state goes out this way: a run writes its reply (text, blocks,
+// isCancelled) as it streams, and a handler changes a message's component
+// state in place, both under s.mu; an answer encoded after the unlock
+// would read them while they change (issue 30's race).
+func (s *Server) answer(w http.ResponseWriter, status int, build func() any) {
+	s.mu.Lock()
+	body := encodeJSON(build())
+	s.mu.Unlock()
+	writeBody(w, status, body)
 }
 
 func problem(w http.ResponseWriter, status int, body map[string]any) {

@@ -635,3 +635,55 @@ func TestRunFaults(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, page.Threads, 2, "the reset run created its thread")
 }
+
+// A user's test written the obvious way (issue 30): a held run, left at
+// its first delta by breaking out of All, and the thread read at once,
+// while the fake's handler is still winding the run down. Under -race this
+// reported a data race inside the fake (the run's end writing the reply
+// that the GET was encoding). The variants leave the run held, released
+// right after the break, and not held at all (the run goes on writing
+// deltas while the GET encodes).
+func TestRunLeftAtFirstDeltaThenRead(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"held", "released", "unheld"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			for range 20 {
+				leaveAtFirstDeltaThenRead(t, mode)
+			}
+		})
+	}
+}
+
+func leaveAtFirstDeltaThenRead(t *testing.T, mode string) {
+	ctx := context.Background()
+	srv := threadstest.NewServer(t)
+	hold := make(chan struct{})
+	sc := threadstest.RunScript{Text: strings.Repeat("word ", 200)}
+	if mode != "unheld" {
+		sc.Hold, sc.HoldAfter = hold, 2
+	}
+	srv.PushRunScript(sc)
+	u := runs.New(srv.Client()).ForUser("user-1")
+	s, err := u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("hi")}}})
+	require.NoError(t, err)
+	for ev, err := range s.All() {
+		require.NoError(t, err)
+		if _, ok := ev.(runs.TextMessageContent); ok {
+			break
+		}
+	}
+	if mode == "released" {
+		close(hold)
+	}
+	th, err := u.GetThread(ctx, s.ThreadID())
+	require.NoError(t, err)
+	require.Len(t, th.Messages, 2)
+	assert.Equal(t, "hi", th.Messages[0].Text())
+	msgs, err := u.ListMessages(ctx, s.ThreadID(), &runs.ListMessagesParams{})
+	require.NoError(t, err)
+	assert.Len(t, msgs.Messages, 2)
+	if mode == "held" {
+		close(hold)
+	}
+}

@@ -221,13 +221,12 @@ func (s *Server) serveV1(w http.ResponseWriter, r *http.Request, body []byte) bo
 	}
 	switch {
 	case n == 2 && m == http.MethodGet:
-		s.mu.Lock()
-		out := struct {
-			v1Thread
-			Messages []*v1Message `json:"messages"`
-		}{*t, append([]*v1Message{}, t.messages...)}
-		s.mu.Unlock()
-		writeJSON(w, http.StatusOK, out)
+		s.answer(w, http.StatusOK, func() any {
+			return struct {
+				*v1Thread
+				Messages []*v1Message `json:"messages"`
+			}{t, t.messages}
+		})
 	case n == 2 && m == http.MethodPatch:
 		s.v1UpdateThread(w, t, body)
 	case n == 2 && m == http.MethodDelete:
@@ -249,12 +248,16 @@ func (s *Server) serveV1(w http.ResponseWriter, r *http.Request, body []byte) bo
 	case n == 4:
 		s.mu.Lock()
 		msg := t.message(segs[3])
+		var body []byte
+		if msg != nil {
+			body = encodeJSON(msg)
+		}
 		s.mu.Unlock()
 		if msg == nil {
 			v1Error(w, http.StatusNotFound, "Not Found", fmt.Sprintf("Message %s not found in thread %s", segs[3], t.ID))
 			return true
 		}
-		writeJSON(w, http.StatusOK, msg)
+		writeBody(w, http.StatusOK, body)
 	case n == 5 && segs[2] == "components":
 		s.v1ComponentState(w, t, segs[3], body)
 	case n == 5 && m == http.MethodGet:
@@ -551,7 +554,7 @@ func (s *Server) v1ListMessages(w http.ResponseWriter, r *http.Request, t *v1Thr
 	if out.HasMore {
 		out.NextCursor = cursorOf(list[end-1].CreatedAt, list[end-1].ID)
 	}
-	writeJSON(w, http.StatusOK, out)
+	s.answer(w, http.StatusOK, func() any { return out })
 }
 
 // v1ComponentState replaces or patches the state of a component part.
