@@ -401,7 +401,7 @@ func TestRunConcurrentAndCancel(t *testing.T) {
 	assert.True(t, th.LastRunCancelled)
 	assert.Equal(t, s.RunID(), th.LastCompletedRunID)
 	assert.True(t, th.Messages[1].IsCancelled)
-	assert.Equal(t, "word0 word1 ", th.Messages[1].Text())
+	assert.Equal(t, "word0 word1", th.Messages[1].Text(), "stored without its trailing space, as live (25)")
 
 	err = u.Cancel(ctx, s.ThreadID(), s.RunID())
 	require.ErrorAs(t, err, &p)
@@ -502,7 +502,8 @@ func TestRunCancelByClose(t *testing.T) {
 }
 
 // A paced run (the live habits' 50ms, or RunScript.Pace) gives a cancel
-// something to cancel: cancelled after two deltas, the run keeps them.
+// something to cancel: cancelled after two deltas, the run keeps the
+// first (the live habits' cancel, captures 26-29).
 func TestRunPacedCancel(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
@@ -528,7 +529,10 @@ func TestRunPacedCancel(t *testing.T) {
 		assert.Equal(t, 150*time.Millisecond, time.Since(start))
 		th, err := u.GetThread(ctx, s.ThreadID())
 		require.NoError(t, err)
-		assert.Equal(t, "You said: ", th.Messages[1].Text())
+		// With the live habits the cancel ends RUN_FINISHED and the
+		// service keeps one delta less than it streamed (26-29).
+		assert.Equal(t, "You", th.Messages[1].Text())
+		assert.True(t, th.LastRunCancelled)
 
 		// Without the live habits the same run is not paced.
 		fast := threadstest.NewServer(t, threadstest.WithoutListener())

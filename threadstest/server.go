@@ -138,6 +138,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -172,7 +173,7 @@ type Server struct {
 	order       []string // thread ids, oldest first
 	faults      []*Fault
 	scripts     []Script
-	requests    []Request
+	log         requestLog // what Requests returns (request.go)
 	throttle    time.Duration
 	migrateByID string
 	migrateNew  string
@@ -193,6 +194,12 @@ type config struct {
 	addr             string // WithAddr; "" means a free loopback port
 	noListener       bool   // WithoutListener
 	noMCP            bool   // WithoutMCPServers
+	noStorage        bool   // WithoutStorage
+	oauth            OAuthValidation
+	serviceArgs      bool // WithServiceToolArguments
+	overlapPages     bool // WithOverlappingPages
+	cancelFinishes   bool // WithCancelledRunsFinished
+	liveSmallRoutes  bool // the registry's 500, the key deletes' 200s (live habits only)
 }
 
 // An Option configures a [Server]; pass options to [NewServer] or [Start].
@@ -248,13 +255,91 @@ func WithCancelEmptyThread500() Option {
 // empty object, no token ([threads.ErrNoMCPServers] for the client).
 func WithoutMCPServers() Option { return option(func(c *config) { c.noMCP = true }) }
 
+// WithoutStorage makes the server answer as the service does where its
+// file storage (S3) is not configured: POST /storage/presign, once its
+// body passes the checks, is 503 {"message":"Storage is not configured.
+// S3 credentials are required.","error":"Service Unavailable",
+// "statusCode":503}.
+func WithoutStorage() Option { return option(func(c *config) { c.noStorage = true }) }
+
+// OAuthValidation is a project's OAuth validation mode, which decides the
+// subject tokens that POST /oauth/token accepts ([WithOAuthValidation]).
+type OAuthValidation string
+
+// The OAuth validation modes the fake knows.
+const (
+	// OAuthValidationNone reads the subject token without verifying it, as
+	// in the captures: a JWT's iss and sub make the end user
+	// "oauth:user:<issuer host>:<sub>"; any other token is accepted too,
+	// as the opaque subject "opaque:<SHA-256 hex of the token>" (capture
+	// 35), the end user "oauth:user:opaque:<hex>".
+	OAuthValidationNone OAuthValidation = "none"
+	// OAuthValidationAsymmetricAuto verifies the subject token against its
+	// issuer's OpenID configuration, the mode the service started its
+	// projects in. The fake reaches no issuer, so every exchange is 401
+	// {"message":"Invalid OAuth subject token","statusCode":401}, as live
+	// answered where the issuer was out of reach (v1-api.md section 1).
+	OAuthValidationAsymmetricAuto OAuthValidation = "asymmetric_auto"
+)
+
+// WithOAuthValidation sets the project's OAuth validation mode for the
+// token exchange, POST /oauth/token. Without it the fake reads a JWT's
+// iss and sub as [OAuthValidationNone] does and refuses any other subject
+// token with the 401. A mode the fake does not know verifies, as
+// [OAuthValidationAsymmetricAuto] does.
+func WithOAuthValidation(mode OAuthValidation) Option {
+	return option(func(c *config) { c.oauth = mode })
+}
+
+// WithServiceToolArguments makes the /v1 runs' tool calls carry the two
+// arguments the service adds to every client tool's schema, which a model
+// that fills every required argument (as strict mode makes it) sends back
+// and the service forwards untouched (captures 01-03): the call's
+// arguments begin with "_tambo_statusMessage" and
+// "_tambo_completionStatusMessage", strings, in TOOL_CALL_ARGS, in
+// tambo.run.awaiting_input and in the stored tool_use input. The values
+// are [RunToolCall]'s StatusMessage and CompletionStatusMessage; the
+// default model fills them as any string (with the user's text); see
+// [RunTool.ModelSchema]. A client that checks a call's arguments against
+// its own schema must take them out. [WithLiveHabits] turns it on;
+// [RunScript].ServiceArguments overrides it for one run.
+func WithServiceToolArguments() Option { return option(func(c *config) { c.serviceArgs = true }) }
+
+// WithOverlappingPages makes the /v1 listings of messages in ascending
+// order and of suggestions page as the service does (captures 08-21): a
+// page starts at the item its cursor names, not after it. Each page then
+// repeats the previous page's last item; with limit=1 every page answers
+// the same item, the same nextCursor and hasMore true, so a client that
+// only follows nextCursor never ends. A larger limit does reach the end
+// (captures 12-16). Thread listings and descending messages page as
+// without it. [WithLiveHabits] turns it on.
+func WithOverlappingPages() Option { return option(func(c *config) { c.overlapPages = true }) }
+
+// WithCancelledRunsFinished makes a /v1 run cancelled by DELETE
+// /v1/threads/{id}/runs/{runId} (from any connection) end its stream as
+// the service sometimes does (captures 26-29): RUN_FINISHED, with the text
+// message left open (no TEXT_MESSAGE_END), while the thread says
+// lastRunCancelled and the message isCancelled; and the stored text lacks
+// the last delta that was streamed. Without it such a run ends with one
+// RUN_ERROR CANCELLED, its streamed text stored (captures 22-25).
+// [WithLiveHabits] turns it on; [RunScript].CancelEnd overrides it for
+// one run.
+func WithCancelledRunsFinished() Option { return option(func(c *config) { c.cancelFinishes = true }) }
+
 // WithLiveHabits configures the server like the live deployment: the key in
 // x-api-key only ("Authorization: Bearer <key>" alone is 403 Forbidden
 // resource, both headers are 401 Invalid bearer token), no GET /threads
 // ([WithoutSpecListRoute]), 500 on cancelling a thread without messages
 // ([WithCancelEmptyThread500]), 500 on creating a thread with another
-// project's id, and the live pacing of streams: 50ms between two snapshots
-// ([WithThrottle]). Options after it may change each of these.
+// project's id, the live pacing of streams: 50ms between two snapshots
+// ([WithThrottle]); on /v1, the service's own tool arguments
+// ([WithServiceToolArguments]), overlapping pages
+// ([WithOverlappingPages]) and a cancelled run that ends RUN_FINISHED
+// ([WithCancelledRunsFinished]); and the small routes' answers (captures
+// 30, 32, 33): GET /registry/{name} of an unknown name is 500 Internal
+// server error, deleting an unknown API key is 200 false, and deleting a
+// provider key answers 200 the project whether or not the key existed.
+// Options after it may change each of these but the last.
 func WithLiveHabits() Option {
 	return option(func(c *config) {
 		c.keyHeader = "x-api-key"
@@ -262,6 +347,10 @@ func WithLiveHabits() Option {
 		c.cancelEmpty500 = true
 		c.foreignCreate500 = true
 		c.throttle = 50 * time.Millisecond
+		c.serviceArgs = true
+		c.overlapPages = true
+		c.cancelFinishes = true
+		c.liveSmallRoutes = true
 	})
 }
 
@@ -292,6 +381,7 @@ func Start(opts ...Option) *Server {
 		throttle:    cfg.throttle,
 		migrateByID: "POST /:id/advancestream",
 		migrateNew:  "POST /advancestream",
+		v1:          v1Store{threads: map[string]*v1Thread{}, tokens: map[string]string{}},
 	}
 	if cfg.noListener {
 		if cfg.addr != "" {
@@ -378,27 +468,44 @@ func (s *Server) SetMigrateTo(byID, create string) {
 	s.mu.Unlock()
 }
 
-// Requests returns a copy of every request the server received, in order,
-// including those a [Fault] answered and those refused for their key.
+// Requests returns a copy of the requests the server received, in order,
+// including those a [Fault] answered and those refused for their key
+// (these without their body, which the server reads and drops). The log
+// keeps the most recent 10,000 requests, and no more than 64 MiB of their
+// bodies, headers and paths together: past either bound the oldest
+// requests are forgotten, by Requests and [Server.Count] alike.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]Request, len(s.requests))
-	for i, r := range s.requests {
+	out := make([]Request, len(s.log.reqs))
+	for i, r := range s.log.reqs {
 		r.Header = r.Header.Clone()
+		r.Query = cloneValues(r.Query)
 		r.Body = append([]byte(nil), r.Body...)
+		if s.log.reqs[i].Body == nil {
+			r.Body = nil
+		}
 		out[i] = r
 	}
 	return out
 }
 
-// Count returns how many requests had the method and the escaped path
-// (such as "/threads/thr_AbCdEfGh.123456/advancestream"), faults included.
+func cloneValues(v url.Values) url.Values {
+	out := make(url.Values, len(v))
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
+}
+
+// Count returns how many of the requests in the log ([Server.Requests])
+// had the method and the escaped path (such as
+// "/threads/thr_AbCdEfGh.123456/advancestream"), faults included.
 func (s *Server) Count(method, path string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
-	for _, r := range s.requests {
+	for _, r := range s.log.reqs {
 		if r.Method == method && r.Path == path {
 			n++
 		}
