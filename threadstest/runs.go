@@ -96,37 +96,24 @@ type RunScript struct {
 	// server's throttle ([WithThrottle], [WithLiveHabits]): none by
 	// default, 50ms with the live habits.
 	Pace time.Duration
-	// CancelEnd is how this run's stream ends when a DELETE cancels it;
-	// the zero value is the server's choice ([WithCancelledRunsFinished]).
-	CancelEnd CancelEnding
+	// CancelEnd is how this run's stream ends when a DELETE
+	// /v1/threads/{id}/runs/{runId} cancels it, from any connection:
+	// "RUN_ERROR", one RUN_ERROR CANCELLED with no TEXT_MESSAGE_END and
+	// the streamed text stored, as the service did in 6 of 7 tries
+	// (captures 22-25); or "RUN_FINISHED", while the text message is
+	// still open, the text stored without the last delta streamed, as it
+	// did in 1 of 7 (captures 26-29: the stream alone does not tell the
+	// cancel). Either way the thread says lastRunCancelled, the reply
+	// isCancelled, and the stored text has no trailing white space. ""
+	// (or any other value) is the server's choice: "RUN_FINISHED" with
+	// [WithCancelledRunsFinished] (and [WithLiveHabits]), else "RUN_ERROR".
+	CancelEnd string
 	// WithoutServiceArguments keeps the service's two arguments out of
 	// this run's tool calls whatever the server's options
 	// ([WithServiceToolArguments], [WithLiveHabits]), except in a call
 	// that sets their values.
 	WithoutServiceArguments bool
 }
-
-// CancelEnding is how a /v1 run cancelled by DELETE
-// /v1/threads/{id}/runs/{runId} ends its stream ([RunScript].CancelEnd).
-// Either way the thread then says lastRunCancelled, the reply
-// isCancelled, and the stored text has no trailing white space (25, 29).
-type CancelEnding int
-
-const (
-	// CancelEndingDefault is the server's choice: CancelEndingFinished
-	// with [WithCancelledRunsFinished] (and [WithLiveHabits]), else
-	// CancelEndingError.
-	CancelEndingDefault CancelEnding = iota
-	// CancelEndingError ends the stream with one RUN_ERROR CANCELLED and
-	// no TEXT_MESSAGE_END, and stores the streamed text, as the service
-	// did in 6 of 7 tries (captures 22-25).
-	CancelEndingError
-	// CancelEndingFinished ends the stream with RUN_FINISHED while the
-	// text message is still open (no TEXT_MESSAGE_END), and stores the
-	// text without the last delta streamed, as the service did in 1 of 7
-	// tries (captures 26-29): the stream alone does not tell the cancel.
-	CancelEndingFinished
-)
 
 // RunToolCall is a client tool call that a [RunScript] makes the model ask
 // for.
@@ -571,7 +558,7 @@ func (s *Server) startRunLocked(t *v1Thread, in *RunRequest) *runStream {
 		// unknown block type) fails after RUN_STARTED (77, 79).
 		sc.Error, sc.ErrorAfter = &RunError{}, 0
 	}
-	run.finishOnCancel = sc.CancelEnd == CancelEndingFinished || (sc.CancelEnd == CancelEndingDefault && s.cfg.cancelFinishes)
+	run.finishOnCancel = sc.CancelEnd == "RUN_FINISHED" || (sc.CancelEnd != "RUN_ERROR" && s.cfg.cancelFinishes)
 	pace := s.throttle
 	if sc.Pace > 0 {
 		pace = sc.Pace

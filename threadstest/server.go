@@ -195,11 +195,11 @@ type config struct {
 	noListener       bool   // WithoutListener
 	noMCP            bool   // WithoutMCPServers
 	noStorage        bool   // WithoutStorage
-	oauth            OAuthValidation
-	serviceArgs      bool // WithServiceToolArguments
-	overlapPages     bool // WithOverlappingPages
-	cancelFinishes   bool // WithCancelledRunsFinished
-	liveSmallRoutes  bool // the registry's 500, the key deletes' 200s (live habits only)
+	oauth            string // WithOAuthValidation
+	serviceArgs      bool   // WithServiceToolArguments
+	overlapPages     bool   // WithOverlappingPages
+	cancelFinishes   bool   // WithCancelledRunsFinished
+	liveSmallRoutes  bool   // the registry's 500, the key deletes' 200s (live habits only)
 }
 
 // An Option configures a [Server]; pass options to [NewServer] or [Start].
@@ -262,32 +262,30 @@ func WithoutMCPServers() Option { return option(func(c *config) { c.noMCP = true
 // "statusCode":503}.
 func WithoutStorage() Option { return option(func(c *config) { c.noStorage = true }) }
 
-// OAuthValidation is a project's OAuth validation mode, which decides the
-// subject tokens that POST /oauth/token accepts ([WithOAuthValidation]).
-type OAuthValidation string
-
-// The OAuth validation modes the fake knows.
+// The OAuth validation modes the fake knows ([WithOAuthValidation]).
 const (
 	// OAuthValidationNone reads the subject token without verifying it, as
 	// in the captures: a JWT's iss and sub make the end user
 	// "oauth:user:<issuer host>:<sub>"; any other token is accepted too,
 	// as the opaque subject "opaque:<SHA-256 hex of the token>" (capture
 	// 35), the end user "oauth:user:opaque:<hex>".
-	OAuthValidationNone OAuthValidation = "none"
+	OAuthValidationNone = "none"
 	// OAuthValidationAsymmetricAuto verifies the subject token against its
 	// issuer's OpenID configuration, the mode the service started its
 	// projects in. The fake reaches no issuer, so every exchange is 401
 	// {"message":"Invalid OAuth subject token","statusCode":401}, as live
 	// answered where the issuer was out of reach (v1-api.md section 1).
-	OAuthValidationAsymmetricAuto OAuthValidation = "asymmetric_auto"
+	OAuthValidationAsymmetricAuto = "asymmetric_auto"
 )
 
-// WithOAuthValidation sets the project's OAuth validation mode for the
-// token exchange, POST /oauth/token. Without it the fake reads a JWT's
-// iss and sub as [OAuthValidationNone] does and refuses any other subject
-// token with the 401. A mode the fake does not know verifies, as
-// [OAuthValidationAsymmetricAuto] does.
-func WithOAuthValidation(mode OAuthValidation) Option {
+// WithOAuthValidation sets the project's OAuth validation mode, which
+// decides the subject tokens that the token exchange, POST /oauth/token,
+// accepts: [OAuthValidationNone] or [OAuthValidationAsymmetricAuto] (the
+// service's names). Without it the fake reads a JWT's iss and sub as
+// OAuthValidationNone does and refuses any other subject token with the
+// 401. A mode the fake does not know ("symmetric", "asymmetric_manual")
+// verifies, as OAuthValidationAsymmetricAuto does.
+func WithOAuthValidation(mode string) Option {
 	return option(func(c *config) { c.oauth = mode })
 }
 
@@ -302,7 +300,7 @@ func WithOAuthValidation(mode OAuthValidation) Option {
 // default model fills them as any string (with the user's text); see
 // [RunTool.ModelSchema]. A client that checks a call's arguments against
 // its own schema must take them out. [WithLiveHabits] turns it on;
-// [RunScript].ServiceArguments overrides it for one run.
+// [RunScript].WithoutServiceArguments turns it off for one run.
 func WithServiceToolArguments() Option { return option(func(c *config) { c.serviceArgs = true }) }
 
 // WithOverlappingPages makes the /v1 listings of messages in ascending
