@@ -1,12 +1,16 @@
 package threadstest_test
 
 import (
+	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/threadsapi/threads-go/runs"
 	"github.com/threadsapi/threads-go/threadstest"
 )
 
@@ -21,6 +26,7 @@ import (
 // testdata/captures-routes hold it (copied from the spec's captures).
 type capture struct {
 	method, path, reqBody string
+	reqType               string // the request's Content-Type
 	status                int
 	contentType           string // the media type, without parameters
 	body                  string
@@ -28,7 +34,23 @@ type capture struct {
 
 func readCapture(t *testing.T, name string) capture {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "captures-routes", name+".txt"))
+	return readCaptureFile(t, filepath.Join("testdata", "captures-routes", name+".txt"))
+}
+
+// turn4 reads capture number n of testdata/captures-turn4 (copied from the
+// spec's captures-turn4).
+func turn4(t *testing.T, n string) capture {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", "captures-turn4", n+"-*.txt"))
+	require.NoError(t, err)
+	require.Len(t, files, 1, "capture %s", n)
+	return readCaptureFile(t, files[0])
+}
+
+func readCaptureFile(t *testing.T, file string) capture {
+	t.Helper()
+	name := filepath.Base(file)
+	b, err := os.ReadFile(file)
 	require.NoError(t, err)
 	lines := strings.Split(string(b), "\n")
 	find := func(prefix string) int {
@@ -47,6 +69,9 @@ func readCapture(t *testing.T, name string) capture {
 	head := find("===== RESPONSE HEAD")
 	i := req + 2
 	for i < head && lines[i] != "" { // the request's headers
+		if v, ok := strings.CutPrefix(lines[i], "Content-Type: "); ok {
+			c.reqType = v
+		}
 		i++
 	}
 	c.reqBody = strings.TrimSpace(strings.Join(lines[i:head], "\n"))
@@ -78,7 +103,9 @@ func replay(t *testing.T, srv *threadstest.Server, c capture, ids map[string]str
 	req, err := http.NewRequestWithContext(t.Context(), c.method, srv.URL+swap(c.path), strings.NewReader(swap(c.reqBody)))
 	require.NoError(t, err)
 	req.Header.Set("x-api-key", srv.APIKey)
-	if c.reqBody != "" {
+	if c.reqType != "" {
+		req.Header.Set("Content-Type", c.reqType)
+	} else if c.reqBody != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := srv.HTTPClient().Do(req)
@@ -159,4 +186,156 @@ func TestCapturedUpdateIgnoresContextKey(t *testing.T) {
 	assert.Contains(t, list, ids["thr_xOQw1LE.a14146"], "still a thread without a contextKey")
 	_, _, keyed := rawCall(t, srv, "GET", "/threads/project/"+srv.ProjectID+"?contextKey=user-upd", "")
 	assert.NotContains(t, keyed, ids["thr_xOQw1LE.a14146"])
+}
+
+// sseEvents decodes the "data:" lines of an event stream.
+func sseEvents(t *testing.T, body string) []map[string]any {
+	t.Helper()
+	var evs []map[string]any
+	for _, l := range strings.Split(body, "\n") {
+		if data, ok := strings.CutPrefix(l, "data: "); ok {
+			var ev map[string]any
+			require.NoError(t, json.Unmarshal([]byte(data), &ev), data)
+			evs = append(evs, ev)
+		}
+	}
+	return evs
+}
+
+// keysInOrder lists a JSON object's keys in the order they are written.
+func keysInOrder(t *testing.T, obj string) []string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(obj))
+	_, err := dec.Token() // {
+	require.NoError(t, err, obj)
+	var keys []string
+	for dec.More() {
+		k, err := dec.Token()
+		require.NoError(t, err, obj)
+		keys = append(keys, k.(string))
+		var skip json.RawMessage
+		require.NoError(t, dec.Decode(&skip))
+	}
+	return keys
+}
+
+// livePage is a /v1 page as the captures show it, items by id.
+type livePage struct {
+	Items      []string
+	NextCursor string
+	HasMore    bool
+}
+
+func decodePage(t *testing.T, body, items string) livePage {
+	t.Helper()
+	var raw map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal([]byte(body), &raw), body)
+	var list []struct{ ID string }
+	require.NoError(t, json.Unmarshal(raw[items], &list), body)
+	var p livePage
+	for _, it := range list {
+		p.Items = append(p.Items, it.ID)
+	}
+	json.Unmarshal(raw["nextCursor"], &p.NextCursor)
+	json.Unmarshal(raw["hasMore"], &p.HasMore)
+	return p
+}
+
+// followPages replays the captures' page requests against the fake,
+// following the fake's own cursors, and checks each page against the
+// capture's: the same items (by their place in the list: liveIDs and
+// fakeIDs are the two lists in order), hasMore, a cursor when the
+// capture has one, and a repeated cursor where the capture repeats it.
+func followPages(t *testing.T, srv *threadstest.Server, names []string, swap map[string]string, items string, liveIDs, fakeIDs []string) {
+	t.Helper()
+	var cursor, lastLive, lastGot string
+	for _, n := range names {
+		c := turn4(t, n)
+		u, err := url.Parse(c.path)
+		require.NoError(t, err)
+		q := u.Query()
+		if q.Has("cursor") {
+			q.Set("cursor", cursor)
+		}
+		path := u.Path
+		for from, to := range swap {
+			path = strings.ReplaceAll(path, from, to)
+		}
+		status, _, body := rawCall(t, srv, "GET", path+"?"+q.Encode(), "")
+		require.Equal(t, c.status, status, body)
+		live, got := decodePage(t, c.body, items), decodePage(t, body, items)
+		var want []string
+		for _, id := range live.Items {
+			want = append(want, fakeIDs[slices.Index(liveIDs, id)])
+		}
+		assert.Equal(t, want, got.Items, "capture %s", n)
+		assert.Equal(t, live.HasMore, got.HasMore, "capture %s", n)
+		assert.Equal(t, live.NextCursor != "", got.NextCursor != "", "capture %s", n)
+		assert.Equal(t, live.NextCursor == lastLive, got.NextCursor == lastGot, "capture %s: the cursor repeats", n)
+		cursor, lastLive, lastGot = got.NextCursor, live.NextCursor, got.NextCursor
+	}
+}
+
+// Captures 08-21: with overlapping pages (a live habit), an ascending
+// page of messages starts at its cursor's message: with limit=1 the same
+// message and the same cursor come back on every page, hasMore true;
+// with limit=2 each page repeats the previous page's last message and the
+// listing ends after 5 pages of 6 messages. Suggestions made together
+// page the same way. Before, the fake's pages followed the cursor's item.
+func TestCapturedOverlappingPages(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv := threadstest.NewServer(t, threadstest.WithoutListener(), threadstest.WithOverlappingPages())
+	u := runs.New(srv.Client()).ForUser("user-1")
+	s, err := u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("first question")}}})
+	require.NoError(t, err)
+	_, err = s.Collect()
+	require.NoError(t, err)
+	for _, q := range []string{"second question", "third question"} {
+		s, err = u.Run(ctx, s.ThreadID(), runs.RunParams{AfterLastRun: true, Content: []runs.Content{runs.Text(q)}})
+		require.NoError(t, err)
+		_, err = s.Collect()
+		require.NoError(t, err)
+	}
+	all, err := u.ListMessages(ctx, s.ThreadID(), nil)
+	require.NoError(t, err)
+	require.Len(t, all.Messages, 6)
+	var fakeIDs, liveIDs []string
+	for _, m := range all.Messages {
+		fakeIDs = append(fakeIDs, m.ID)
+	}
+	for _, n := range []string{"12", "13", "14", "15", "16"} {
+		for _, id := range decodePage(t, turn4(t, n).body, "messages").Items {
+			if !slices.Contains(liveIDs, id) {
+				liveIDs = append(liveIDs, id)
+			}
+		}
+	}
+	require.Len(t, liveIDs, 6)
+	swap := map[string]string{"thr_hMWOz9U.6ef30a": s.ThreadID()}
+	followPages(t, srv, []string{"08", "09", "10", "11"}, swap, "messages", liveIDs, fakeIDs)
+	followPages(t, srv, []string{"12", "13", "14", "15", "16"}, swap, "messages", liveIDs, fakeIDs)
+
+	// The cursor names the page's last message, as live.
+	var cur struct{ CreatedAt, ID string }
+	raw, err := base64.RawURLEncoding.DecodeString(decodePage(t, turn4(t, "08").body, "messages").NextCursor)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &cur))
+	assert.Equal(t, liveIDs[0], cur.ID)
+
+	// 17-21: two suggestions, listed one at a time.
+	last := fakeIDs[5]
+	status, _, body := rawCall(t, srv, "POST", "/v1/threads/"+s.ThreadID()+"/messages/"+last+"/suggestions", turn4(t, "17").reqBody)
+	require.Equal(t, 201, status, body)
+	gen := decodePage(t, body, "suggestions")
+	liveSug := decodePage(t, turn4(t, "17").body, "suggestions")
+	swap["msg_dmjGCaIR.f24220"] = last
+	followPages(t, srv, []string{"18", "19", "20", "21"}, swap, "suggestions", liveSug.Items, gen.Items)
+
+	// Descending messages and thread listings page as before.
+	desc, err := u.ListMessages(ctx, s.ThreadID(), &runs.ListMessagesParams{Limit: 1, Order: runs.OrderDesc})
+	require.NoError(t, err)
+	next, err := u.ListMessages(ctx, s.ThreadID(), &runs.ListMessagesParams{Limit: 1, Order: runs.OrderDesc, Cursor: desc.NextCursor})
+	require.NoError(t, err)
+	assert.Equal(t, fakeIDs[4], next.Messages[0].ID)
 }

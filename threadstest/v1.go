@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // v1Store holds the /v1 state; s.mu guards it.
@@ -161,7 +162,7 @@ func (s *Server) v1Token(w http.ResponseWriter, r *http.Request, body []byte) {
 		v1Error(w, http.StatusBadRequest, "Bad Request", "Unsupported grant_type or subject_token_type")
 		return
 	}
-	ctxKey, ok := s.subjectContext(in["subject_token"])
+	sub, ctxKey, ok := s.subjectContext(in["subject_token"])
 	if !ok {
 		writeJSON(w, http.StatusUnauthorized, struct {
 			Message    string `json:"message"`
@@ -170,7 +171,7 @@ func (s *Server) v1Token(w http.ResponseWriter, r *http.Request, body []byte) {
 		return
 	}
 	s.mu.Lock()
-	tok := fmt.Sprintf("eyJhbGciOiJIUzI1NiJ9.fake%016x%016x.c2lnbmF0dXJl", s.rng.Uint64(), s.rng.Uint64())
+	tok := s.accessTokenLocked(sub)
 	s.v1.tokens[tok] = ctxKey
 	s.mu.Unlock()
 	writeJSON(w, http.StatusCreated, struct {
@@ -181,45 +182,78 @@ func (s *Server) v1Token(w http.ResponseWriter, r *http.Request, body []byte) {
 	}{tok, "Bearer", 3600, "urn:ietf:params:oauth:token-type:access_token"})
 }
 
-// subjectContext reads the subject token into the service's context key
-// as the OAuth validation mode says, or reports false (the 401).
-func (s *Server) subjectContext(subject string) (string, bool) {
-	switch s.cfg.oauth {
-	case OAuthValidationNone:
-		if key, ok := jwtContext(subject); ok {
-			return key, true
-		}
-		// An opaque token: its sub is "opaque:<SHA-256 hex>", and with no
-		// issuer the context key is the service's legacy form (35).
-		sum := sha256.Sum256([]byte(subject))
-		return "oauth:user:opaque:" + hex.EncodeToString(sum[:]), subject != ""
-	case "":
-		return jwtContext(subject)
+// accessTokenLocked issues a token shaped as the service's: an HS256 JWT
+// whose claims are the subject's sub and original_iss, iss the project,
+// aud "tambo" and an hour's lifetime (64, 35); its signature is random,
+// as the fake checks a token by looking it up. s.mu is held.
+func (s *Server) accessTokenLocked(sub subject) string {
+	ts := time.Now().Unix()
+	claims, _ := json.Marshal(struct {
+		Sub         string `json:"sub"`
+		Iss         string `json:"iss"`
+		Aud         string `json:"aud"`
+		Iat         int64  `json:"iat"`
+		Exp         int64  `json:"exp"`
+		OriginalIss string `json:"original_iss,omitempty"`
+	}{sub.sub, s.ProjectID, "tambo", ts, ts + 3600, sub.iss})
+	sig := make([]byte, 32)
+	for i := range sig {
+		sig[i] = byte(s.rng.Uint32())
 	}
-	// A verifying mode: the issuer's keys are out of the fake's reach.
-	return "", false
+	enc := base64.RawURLEncoding
+	return "eyJhbGciOiJIUzI1NiJ9." + enc.EncodeToString(claims) + "." + enc.EncodeToString(sig)
 }
 
-// jwtContext reads a JWT's iss and sub, unverified, into the service's
-// context key "oauth:user:<issuer host>:<sub>".
-func jwtContext(jwt string) (string, bool) {
+// subject is what the exchange reads of a subject token.
+type subject struct{ sub, iss string }
+
+// subjectContext reads the subject token as the OAuth validation mode
+// says: its subject and the service's context key, or false (the 401).
+func (s *Server) subjectContext(token string) (subject, string, bool) {
+	sub, ok := jwtSubject(token)
+	switch s.cfg.oauth {
+	case "":
+		// The fake's default: a JWT read as in mode none, anything else
+		// refused.
+	case OAuthValidationNone:
+		if !ok && token != "" {
+			// An opaque token: its sub is "opaque:<SHA-256 hex>", and with
+			// no issuer the context key is the service's legacy form (35).
+			sum := sha256.Sum256([]byte(token))
+			sub, ok = subject{sub: "opaque:" + hex.EncodeToString(sum[:])}, true
+		}
+	default:
+		// A verifying mode: the issuer's keys are out of the fake's reach.
+		return subject{}, "", false
+	}
+	if !ok {
+		return subject{}, "", false
+	}
+	if sub.iss == "" {
+		return sub, "oauth:user:" + sub.sub, true
+	}
+	host := sub.iss
+	if u, err := url.Parse(sub.iss); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	return sub, "oauth:user:" + host + ":" + sub.sub, true
+}
+
+// jwtSubject reads a JWT's iss and sub, unverified.
+func jwtSubject(jwt string) (subject, bool) {
 	parts := strings.Split(jwt, ".")
 	if len(parts) != 3 {
-		return "", false
+		return subject{}, false
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
 	if err != nil {
-		return "", false
+		return subject{}, false
 	}
 	var claims struct{ Iss, Sub string }
 	if json.Unmarshal(raw, &claims) != nil || claims.Sub == "" || claims.Iss == "" {
-		return "", false
+		return subject{}, false
 	}
-	host := claims.Iss
-	if u, err := url.Parse(claims.Iss); err == nil && u.Host != "" {
-		host = u.Host
-	}
-	return "oauth:user:" + host + ":" + claims.Sub, true
+	return subject{sub: claims.Sub, iss: claims.Iss}, true
 }
 
 // v1Limit reads ?limit= as the service's class-validator does.
