@@ -89,8 +89,15 @@
 // the spec does not say: the key in x-api-key only, no GET /threads (404
 // "Cannot GET /threads"), 500 when cancelling a thread without messages
 // (the thread is cancelled all the same), 500 when creating a thread in
-// another project, and a 50 ms pause between two streamed snapshots (by
-// default the fake streams as fast as the client reads).
+// another project, a 50 ms pause between two streamed snapshots (by
+// default the fake streams as fast as the client reads); on /v1, the
+// service's own tool arguments in every tool call
+// ([WithServiceToolArguments]), pages that start at their cursor's item
+// ([WithOverlappingPages]: with limit=1 a listing never moves on) and a
+// run cancelled by DELETE that ends RUN_FINISHED
+// ([WithCancelledRunsFinished]); a 500 for an unknown registry name, 200
+// false for deleting an unknown API key, and 200 the project for deleting
+// any provider key.
 //
 // # The /v1 API
 //
@@ -105,22 +112,34 @@
 // The recorded refusals are copied: 400 invalid_previous_run and
 // invalid_tool_result, 409 concurrent_run naming the active run, a
 // failure's RUN_ERROR sent twice, a cancel by DELETE (200, then 404) or by
-// disconnect ending the run with one RUN_ERROR CANCELLED. Runs are paced
-// like streams: not at all by default, 50ms per event with the live habits.
+// disconnect ending the run with one RUN_ERROR CANCELLED and no
+// TEXT_MESSAGE_END (see [RunScript].CancelEnd for the RUN_FINISHED the
+// service also sends), a failed JSON Patch's multi-line detail. The token
+// exchange follows the project's OAuth validation mode
+// ([WithOAuthValidation]). Runs are paced like streams: not at all by
+// default, 50ms per event with the live habits.
 //
 // # The rest of a project key's routes
 //
-// As the service's OpenAPI document describes them (no capture exists):
-// POST /storage/presign (201 an upload URL on the fake's own storage host,
-// which refuses a request carrying the API key, and an attachment:// URI;
-// [Server.Upload] returns what was uploaded), POST /audio/transcribe (201
-// plain text "transcript of <file name> (<n> bytes)"), GET /projects/{id}
-// (403 for another project), GET /projects/{id}/api-keys and
-// /provider-keys, DELETE /projects/{id}/api-key/{keyId} and
-// /provider-key/{keyId} (one fake key of each kind), POST
-// /auth/mcp/access-token (a 15-minute token; {} with
-// [WithoutMCPServers]), and GET /registry/{name} (message-thread-full
-// only; 404 otherwise).
+// As the service's OpenAPI document describes them, and its captures where
+// they exist: POST /storage/presign (201 an upload URL on the fake's own
+// storage host, which refuses a request carrying the API key, and an
+// attachment:// URI; [Server.Upload] returns what was uploaded; 503 with
+// [WithoutStorage]), POST /audio/transcribe (201 plain text "transcript
+// of <file name> (<n> bytes)"), GET /projects/{id} (403 for another
+// project), GET /projects/{id}/api-keys and /provider-keys, DELETE
+// /projects/{id}/api-key/{keyId} (200 true) and /provider-key/{keyId}
+// (200 the project), one fake key of each kind, an unknown one 404
+// (see the live habits), POST /auth/mcp/access-token (a 15-minute token;
+// {} with [WithoutMCPServers]), and GET /registry/{name}
+// (message-thread-full and control-bar; 404 otherwise, see the live
+// habits).
+//
+// # Safe for concurrent use
+//
+// Any number of clients may use one server at once, and leave a stream,
+// cancel a run or read a thread at any moment: every answer built from
+// what the server stores is encoded while its lock is held.
 //
 // # Not copied
 //
