@@ -1,6 +1,9 @@
 package runs
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // assembly is what the stream keeps of the run for Collect, Text and
 // ComponentProps, within maxItems per kind and maxRetained bytes.
@@ -30,9 +33,102 @@ type callState struct {
 
 type compState struct {
 	id, name string
-	props    any
-	cost     int64
-	dropped  bool // over the budget: no longer kept
+	patchDoc
+	cost    int64
+	dropped bool // over the budget: no longer kept
+	dec     decodeTrack
+}
+
+// decodeTrack is what [Component.Decode] keeps of a component between
+// its calls: the props it decoded last (cache, a *propsCache of its
+// Props type), the top-level members changed since, and how much
+// decoding the stream has paid for. Following props costs what the
+// operations changed, not the props' size on every delta.
+type decodeTrack struct {
+	cache any
+	// changed are the top-level members that operations named since the
+	// cache was made; all is set when any member may have changed (an
+	// operation on the root, the final props, or more names than the
+	// props themselves weigh).
+	changed     map[string]struct{}
+	changedCost int64
+	all         bool
+	// allowance is the decoding work (in valueCost units) the operations
+	// have paid for and Decode not spent: decodePerPaid per unit of the
+	// operations' weight, and decodeFloor to start with. A server whose
+	// operations make Decode re-read far more than they weigh (moving a
+	// large member back and forth, or changing one deep inside it) runs
+	// it out, and Decode then says it is behind instead of working
+	// without bound.
+	allowance int64
+	need      int64 // Decode waits for this allowance before it walks again
+	// static is set for props no stream changes any more (a ToolStream's
+	// ended runs): nothing is kept between calls.
+	static bool
+}
+
+const (
+	decodePerPaid = 4
+	decodeFloor   = 64 << 10
+)
+
+// ops records that ops (applied in order) changed the props.
+func (t *decodeTrack) ops(ops []PatchOp, weight int64) {
+	if t.cache == nil || t.all {
+		return
+	}
+	for _, op := range ops {
+		t.member(op.Path, weight)
+		if op.Op == "move" {
+			t.member(op.From, weight)
+		}
+	}
+}
+
+// member records that pointer p changed the props.
+func (t *decodeTrack) member(p string, weight int64) {
+	if t.all || checkPointer(p) != nil {
+		return
+	}
+	if p == "" {
+		t.changeAll()
+		return
+	}
+	tok, _ := nextToken(p)
+	k := unescape(tok)
+	if _, ok := t.changed[k]; ok {
+		return
+	}
+	// A set of names larger than the props it names costs more to keep
+	// than re-reading every member.
+	t.changedCost += entryCost(k) + 16
+	if t.changedCost > weight+decodeFloor {
+		t.changeAll()
+		return
+	}
+	if t.changed == nil {
+		t.changed = make(map[string]struct{}, 4)
+	}
+	t.changed[k] = struct{}{}
+}
+
+func (t *decodeTrack) changeAll() {
+	t.all, t.changed, t.changedCost = true, nil, 0
+}
+
+// settled records that Decode has read every change.
+func (t *decodeTrack) settled() {
+	t.all, t.changedCost = false, 0
+	clear(t.changed)
+}
+
+// spend takes work from the allowance; false when it does not cover it.
+func (t *decodeTrack) spend(work int64) bool {
+	if work > t.allowance {
+		return false
+	}
+	t.allowance -= work
+	return true
 }
 
 // spend reserves n bytes of the budget, or marks the assembly incomplete.
@@ -125,9 +221,10 @@ func (a *assembly) comp(id string) (int, *compState) {
 	if a.byComp == nil {
 		a.byComp = make(map[string]int, 2)
 	}
-	c := &compState{id: id, props: map[string]any{}}
+	c := &compState{id: id, patchDoc: patchDoc{props: map[string]any{}, depth: 1}, dec: decodeTrack{allowance: decodeFloor}}
 	a.byComp[id] = len(a.comps)
 	a.comps = append(a.comps, c)
+	a.charge(c, docCost(c.props))
 	return len(a.comps) - 1, c
 }
 
@@ -142,14 +239,22 @@ func (a *assembly) component(id, name, msgID string) {
 	}
 }
 
+// patch applies a props_delta's operations. One that does not apply
+// stops the event's operations there (see [Stream.ComponentProps]); one
+// refused because the props would nest too deep also marks the assembly
+// incomplete, since the stream then keeps less than the server sent.
 func (a *assembly) patch(id string, ops []PatchOp) {
 	_, c := a.comp(id)
 	if c == nil || c.dropped {
 		return
 	}
-	props, delta, _ := applyPatch(c.props, ops)
-	c.props = props
-	a.charge(c, delta)
+	r, err := c.apply(ops)
+	if errors.Is(err, errPatchDepth) {
+		a.incomplete = true
+	}
+	c.dec.allowance += decodePerPaid * r.paid
+	c.dec.ops(ops[:r.applied], c.cost)
+	a.charge(c, r.delta)
 }
 
 func (a *assembly) final(id string, props map[string]any) {
@@ -161,11 +266,22 @@ func (a *assembly) final(id string, props map[string]any) {
 	// the budget (a dropped component's share was given back already).
 	a.retained -= c.cost
 	c.cost, c.dropped = 0, false
-	c.props = cloneValue(props)
-	if props == nil {
-		c.props = map[string]any{}
+	c.dec.changeAll()
+	var v any = map[string]any{}
+	if props != nil {
+		v = props
 	}
-	a.charge(c, valueCost(c.props))
+	v, cost, depth, ok := cloneBounded(v, maxPropsDepth)
+	if !ok {
+		// Deeper than any props the stream keeps: not kept, like props
+		// over the budget.
+		c.props, c.dropped = nil, true
+		a.incomplete = true
+		return
+	}
+	c.props, c.depth = v, depth
+	c.dec.allowance += decodePerPaid * cost
+	a.charge(c, cost)
 }
 
 // charge adds delta to c's share of the budget; past the budget, c's
