@@ -37,6 +37,18 @@ type compState struct {
 	cost    int64
 	dropped bool // over the budget: no longer kept
 	dec     decodeTrack
+	// state is the final state of tambo.component.end (a map, or nil
+	// when the service sent none), charged apart from the props.
+	state     any
+	stateCost int64
+}
+
+// content is the component part of a Result's message: copies of the
+// props and the final state.
+func (c *compState) content() Content {
+	props, _ := cloneValue(c.props).(map[string]any)
+	state, _ := cloneValue(c.state).(map[string]any)
+	return Content{Type: ContentComponent, ID: c.id, Name: c.name, Props: props, State: state}
 }
 
 // decodeTrack is what [Component.Decode] keeps of a component between
@@ -257,16 +269,23 @@ func (a *assembly) patch(id string, ops []PatchOp) {
 	a.charge(c, r.delta)
 }
 
-func (a *assembly) final(id string, props map[string]any) {
+func (a *assembly) final(id string, props, state map[string]any) {
 	_, c := a.comp(id)
 	if c == nil {
 		return
 	}
 	// The final props replace what the patches built, and their share of
 	// the budget (a dropped component's share was given back already).
-	a.retained -= c.cost
-	c.cost, c.dropped = 0, false
+	a.retained -= c.cost + c.stateCost
+	c.cost, c.dropped, c.state, c.stateCost = 0, false, nil, 0
 	c.dec.changeAll()
+	if state != nil {
+		if v, cost, _, ok := cloneBounded(state, maxPropsDepth); !ok {
+			a.incomplete = true
+		} else if a.spend(cost) {
+			c.state, c.stateCost = v, cost
+		}
+	}
 	var v any = map[string]any{}
 	if props != nil {
 		v = props

@@ -146,6 +146,11 @@ type ComponentEvent[Props any] struct {
 	Props Props
 	// Final is set for the component's end (tambo.component.end).
 	Final bool
+	// State, with Final, is the component's final state as the end
+	// sent it ([ComponentEnd].FinalState, the same map), nil when it sent
+	// none (the service sends none today). [ComponentEvent.DecodeState]
+	// decodes it into a Go value.
+	State map[string]any
 	// Err is set when the props do not unmarshal into Props (encoding/json's
 	// error, on one line, cut short): Props then holds what did. It is
 	// also set, with Props as last decoded, when the server changed the
@@ -209,9 +214,27 @@ func (c Component[Props]) Decode(s ComponentSource, ev Event) (ComponentEvent[Pr
 			props = e.FinalProps
 		}
 		out.Props, out.Err = decodeWhole[Props](cs.name, props)
+		out.State = e.FinalState
 		return out, true
 	}
 	return out, false
+}
+
+// DecodeState decodes the component's final state (e.State) into dst, a
+// pointer, with encoding/json, and reports whether there was one: false,
+// with dst untouched, for every event but the end, and for an end that
+// sent no state. Give it a value of the struct whose schema is the
+// component's StateSchema ([SchemaFor]). A state that does not fit dst
+// is an error that says so (dst then holds what did).
+func (e ComponentEvent[Props]) DecodeState(dst any) (bool, error) {
+	if e.State == nil {
+		return false, nil
+	}
+	b, err := json.Marshal(e.State)
+	if err == nil {
+		err = json.Unmarshal(b, dst)
+	}
+	return true, fitError(e.Name, "state does", dst, err)
 }
 
 // component returns the props the stream keeps for component id, and
@@ -336,10 +359,16 @@ func decodeWhole[P any](name string, props any) (P, error) {
 
 // propsError words encoding/json's err for component name's props.
 func propsError[P any](name string, out P, err error) error {
+	return fitError(name, "props do", out, err)
+}
+
+// fitError words encoding/json's err for what of component name that
+// does not fit out (nil for no err).
+func fitError(name, what string, out any, err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("runs: component %s: props do not fit %T: %s", echo(name), out, termtext.OneLine(err.Error(), 4*echolib.MaxRunes))
+	return fmt.Errorf("runs: component %s: %s not fit %T: %s", echo(name), what, out, termtext.OneLine(err.Error(), 4*echolib.MaxRunes))
 }
 
 // propsCache is what Decode keeps of one component for one Props type P:

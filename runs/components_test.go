@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -348,5 +349,87 @@ func TestComponentDecodeEquivalence(t *testing.T) {
 		events := probeOps(data)
 		checkDecodeEquivalence[decodeProbe](t, events, true)
 		checkDecodeEquivalence[*decodeProbe](t, events, r.IntN(2) == 0)
+	}
+}
+
+// endEvents is a run stream whose component c1 (Card) ends with end, the
+// value of its tambo.component.end.
+func endEvents(end string) []byte {
+	b := propsEvents(`[{"op":"add","path":"/title","value":"draft"}]`)
+	i := bytes.LastIndex(b, []byte("data: "))
+	return append(append(b[:i:i], `data: {"type":"CUSTOM","name":"tambo.component.end","value":`+end+`,"timestamp":1795498254445}`+"\n\n"...), b[i:]...)
+}
+
+// TestComponentEndFinalState: the end's finalState (ComponentEndEventValue
+// in the service's source, packages/backend/src/util/
+// tambo-custom-events.ts, which sends undefined today, so no capture
+// holds one) is kept: on ComponentEnd, in the Result's component part,
+// and in Decode's event, which DecodeState decodes. Before, it was
+// dropped. An end without one (capture 87's bytes) has none anywhere.
+func TestComponentEndFinalState(t *testing.T) {
+	t.Parallel()
+	type cardState struct {
+		Expanded bool     `json:"expanded"`
+		Rows     []string `json:"rows"`
+	}
+	card := NewComponent[rowsCard]("Card", "")
+	read := func(end string) (ComponentEnd, ComponentEvent[rowsCard], *Result) {
+		s := propsStream(endEvents(end))
+		var ce ComponentEnd
+		var ev ComponentEvent[rowsCard]
+		for s.Next() {
+			if e, ok := s.Current().(ComponentEnd); ok {
+				ce = e
+				ev, _ = card.Decode(s, e)
+			}
+		}
+		r, err := s.Collect()
+		if err != nil || len(r.Messages) != 1 || len(r.Messages[0].Content) != 1 {
+			t.Fatalf("%+v %v", r, err)
+		}
+		return ce, ev, r
+	}
+
+	ce, ev, r := read(`{"componentId":"c1","finalProps":{"title":"Lisbon"},"finalState":{"expanded":true,"rows":["a","b"]}}`)
+	want := map[string]any{"expanded": true, "rows": []any{"a", "b"}}
+	if !reflect.DeepEqual(ce.FinalState, want) || !reflect.DeepEqual(ev.State, want) || !reflect.DeepEqual(r.Messages[0].Content[0].State, want) {
+		t.Fatalf("ComponentEnd %v, Decode %v, Result %v", ce.FinalState, ev.State, r.Messages[0].Content[0].State)
+	}
+	if !ev.Final || ev.Props.Title != "Lisbon" || ev.Err != nil {
+		t.Fatalf("Decode %+v", ev)
+	}
+	var st cardState
+	if ok, err := ev.DecodeState(&st); !ok || err != nil || !st.Expanded || !reflect.DeepEqual(st.Rows, []string{"a", "b"}) {
+		t.Fatalf("DecodeState: %v %v %+v", ok, err, st)
+	}
+	// The Result's state is the stream's copy: changing it changes no
+	// other.
+	r.Messages[0].Content[0].State["expanded"] = false
+	if ce.FinalState["expanded"] != true {
+		t.Fatal("the Result shares the event's state")
+	}
+	var bad struct{ Expanded string }
+	if ok, err := ev.DecodeState(&bad); !ok || err == nil || !strings.Contains(err.Error(), `component "Card": state does not fit`) {
+		t.Fatalf("a state that does not fit: %v %v", ok, err)
+	}
+
+	// Capture 87's end: no finalState.
+	ce, ev, r = read(`{"componentId":"c1","finalProps":{"city":"Lisbon","temperature":21,"unit":"celsius"}}`)
+	if ce.FinalState != nil || ev.State != nil || r.Messages[0].Content[0].State != nil {
+		t.Fatalf("no state sent: %v %v %v", ce.FinalState, ev.State, r.Messages[0].Content[0].State)
+	}
+	if ok, err := ev.DecodeState(&st); ok || err != nil {
+		t.Fatalf("DecodeState without a state: %v %v", ok, err)
+	}
+	if !ev.Final || ev.Err != nil {
+		t.Fatalf("Decode %+v", ev)
+	}
+
+	// A state deeper than props may be is not kept, and the result says
+	// the stream kept less.
+	deep := strings.Repeat(`{"a":`, maxPropsDepth+1) + "1" + strings.Repeat("}", maxPropsDepth+1)
+	_, _, r = read(`{"componentId":"c1","finalProps":{},"finalState":` + deep + `}`)
+	if r.Messages[0].Content[0].State != nil || !r.Incomplete {
+		t.Fatalf("a state %d levels deep: kept %v, Incomplete %v", maxPropsDepth+1, r.Messages[0].Content[0].State != nil, r.Incomplete)
 	}
 }

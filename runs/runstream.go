@@ -338,7 +338,7 @@ func (s *Stream) apply(e Event) Event {
 	case ComponentPropsDelta:
 		a.patch(e.ComponentID, e.Operations)
 	case ComponentEnd:
-		a.final(e.ComponentID, e.FinalProps)
+		a.final(e.ComponentID, e.FinalProps, e.FinalState)
 	case RunFinished:
 		o := OutcomeFinished
 		if len(a.pending) > 0 {
@@ -777,9 +777,7 @@ func (s *Stream) result() *Result {
 			msg.Content = append(msg.Content, Text(string(m.text)))
 		}
 		for _, ci := range m.comps {
-			c := a.comps[ci]
-			props, _ := cloneValue(c.props).(map[string]any)
-			msg.Content = append(msg.Content, Content{Type: ContentComponent, ID: c.id, Name: c.name, Props: props})
+			msg.Content = append(msg.Content, a.comps[ci].content())
 		}
 		r.Messages = append(r.Messages, msg)
 	}
