@@ -493,17 +493,17 @@ func docCost(v any) int64 {
 // levels deep (valueDepth), returning the copy, its valueCost and depth;
 // ok is false, and the walk stops, as soon as it is deeper.
 func cloneBounded(v any, limit int) (c any, cost int64, depth int, ok bool) {
-	switch v := v.(type) {
+	switch x := v.(type) {
 	case string:
-		return v, 16 + int64(len(v)), 0, true
+		return v, 16 + int64(len(x)), 0, true // v as it is: no new interface
 	case map[string]any:
 		if limit < 1 {
 			return nil, 0, 0, false
 		}
-		m := make(map[string]any, len(v))
+		m := make(map[string]any, len(x))
 		cost, depth = 48, 1
-		for k, x := range v {
-			xc, xcost, xdepth, ok := cloneBounded(x, limit-1)
+		for k, e := range x {
+			xc, xcost, xdepth, ok := cloneBounded(e, limit-1)
 			if !ok {
 				return nil, 0, 0, false
 			}
@@ -516,10 +516,10 @@ func cloneBounded(v any, limit int) (c any, cost int64, depth int, ok bool) {
 		if limit < 1 {
 			return nil, 0, 0, false
 		}
-		a := make([]any, len(v))
+		a := make([]any, len(x))
 		cost, depth = 24, 1
-		for i, x := range v {
-			xc, xcost, xdepth, ok := cloneBounded(x, limit-1)
+		for i, e := range x {
+			xc, xcost, xdepth, ok := cloneBounded(e, limit-1)
 			if !ok {
 				return nil, 0, 0, false
 			}
