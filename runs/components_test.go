@@ -297,6 +297,15 @@ func probeOps(data []byte) [][]PatchOp {
 	return events
 }
 
+// randomOps is probeOps of 200 random bytes: about 40 events.
+func randomOps(r *rand.Rand) [][]PatchOp {
+	data := make([]byte, 200)
+	for i := range data {
+		data[i] = byte(r.Uint32())
+	}
+	return probeOps(data)
+}
+
 // checkDecodeEquivalence applies the events to a component and decodes
 // it after each, into P with Decode and whole with encoding/json: the
 // same props and the same error.
@@ -342,11 +351,7 @@ func TestComponentDecodeEquivalence(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 300 {
-		data := make([]byte, 200)
-		for i := range data {
-			data[i] = byte(r.Uint32())
-		}
-		events := probeOps(data)
+		events := randomOps(r)
 		checkDecodeEquivalence[decodeProbe](t, events, true)
 		checkDecodeEquivalence[*decodeProbe](t, events, r.IntN(2) == 0)
 	}

@@ -291,15 +291,11 @@ func TestPatchChargesExact(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
 	for range 300 {
-		data := make([]byte, 200)
-		for i := range data {
-			data[i] = byte(r.Uint32())
-		}
 		var a assembly
 		a.component("c1", "Card", "m1")
 		c := a.comps[0]
 		base := a.retained - c.cost // the ids and names
-		for i, ops := range probeOps(data) {
+		for i, ops := range randomOps(r) {
 			a.patch("c1", ops)
 			if c.cost != docCost(c.props) || a.retained != base+c.cost {
 				t.Fatalf("after event %d %+v: charged %d for props that cost %d", i, ops, c.cost, docCost(c.props))
