@@ -222,8 +222,10 @@ type decodeProbe struct {
 	Lower  string         `json:"k"`
 	Upper  string         `json:"K"`
 	Quoted int            `json:"q,string"`
-	Dash   string         `json:"-,"`
-	Skip   string         `json:"-"`
+	//lint:ignore SA5008 a member named "-" is one of encoding/json's rules under test
+	Dash string `json:"-,"`
+	Skip string `json:"-"`
+	//lint:ignore U1000 an unexported field, which encoding/json leaves alone, is one of the rules under test
 	hidden int
 	Plain  bool
 }
