@@ -164,7 +164,7 @@ func (c callEnd) StartCall(ctx context.Context, _ threads.CallInfo) (context.Con
 	return ctx, c
 }
 func (callEnd) Observe(threads.CallEvent) {}
-func (c callEnd) End(e threads.CallEnd)  { *c.ends = append(*c.ends, e) }
+func (c callEnd) End(e threads.CallEnd)   { *c.ends = append(*c.ends, e) }
 
 // A browser that stops reading cannot hold the run: once a write has
 // waited the write timeout, the relay ends as the browser leaving and the
