@@ -28,10 +28,13 @@ import (
 // continuation cannot carry the server's results and the service will
 // refuse it (missing tool results).
 type PendingStore interface {
+	// Put stores value under key, replacing what key held, until ttl has
+	// passed.
 	Put(ctx context.Context, key string, value []byte, ttl time.Duration) error
 	// Get returns the value and true, or false when there is none (never
 	// stored, deleted or expired).
 	Get(ctx context.Context, key string) ([]byte, bool, error)
+	// Delete removes key's value; a key that holds none is not an error.
 	Delete(ctx context.Context, key string) error
 }
 
