@@ -288,6 +288,8 @@ func TestHandlerHostile(t *testing.T) {
 			{"GET", "/v1//threads", 400},
 			{"GET", "/v1/threads/", 400},
 			{"GET", "/v1/threads/x%00", 400},
+			{"GET", "/v1/threads/%20", 400},
+			{"DELETE", "/v1/threads/x/runs/%20%09", 400},
 			{"GET", "/projects", 404},
 			{"GET", "/threads", 404},
 			{"POST", "/oauth/token", 404},

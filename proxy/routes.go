@@ -79,8 +79,8 @@ func match(r *http.Request) (id routeID, vals []string, status int, allow string
 // splitPath splits an escaped path into unescaped segments, refusing what
 // could make the service (or a proxy before it) resolve another path than
 // the one matched: a segment "." or "..", encoded or not; an encoded
-// slash, backslash or dot; a backslash; an empty segment (//, or a
-// trailing slash); control characters; bad escapes.
+// slash, backslash or dot; a backslash; an empty or blank segment (//, a
+// trailing slash, %20); control characters; bad escapes.
 func splitPath(p string) ([]string, bool) {
 	rest, ok := strings.CutPrefix(p, "/")
 	if !ok {
@@ -96,7 +96,7 @@ func splitPath(p string) ([]string, bool) {
 			return nil, false
 		}
 		u, err := url.PathUnescape(s)
-		if err != nil || u == "." || u == ".." {
+		if err != nil || u == "." || u == ".." || strings.TrimSpace(u) == "" {
 			return nil, false
 		}
 		for _, c := range u {
