@@ -256,3 +256,31 @@ func TestServerToolFailsOrPanics(t *testing.T) {
 	assert.Contains(t, got["c5"], "true there is no tool named")
 	assert.Empty(t, e.logs.failures())
 }
+
+// A pause the tool runner's bounds leave unanswered (the same call in 3
+// pauses in a row) does not strand the thread: the user's next run
+// carries an error result for it.
+func TestServerToolBoundAnsweredNextRun(t *testing.T) {
+	t.Parallel()
+	var l lookup
+	e := newEnv(t, nil, proxy.WithTools(l.tool()))
+	for range 3 {
+		e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{Name: "lookup", Arguments: map[string]any{"q": "again"}}}})
+	}
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	evs := parse(t, w.Body.String())
+	assert.Equal(t, 3, strings.Count(strings.Join(types(evs), "|"), "RUN_STARTED"))
+	assert.Len(t, l.calls, 2, "the third repeat is not run")
+	assert.Len(t, e.logs.failures(), 1, "the stop is logged")
+
+	w = e.do(t, "s-alice", "POST", "/v1/threads/"+w.Header().Get("X-Thread-Id")+"/runs",
+		`{"message":{"role":"user","content":[{"type":"text","text":"go on"}]},"previousRunId":"`+lastRun(evs)+`"}`)
+	require.Equal(t, http.StatusCreated, w.Code, "the pending call is answered with the user's next run: %s", w.Body.String())
+	req, err := e.last(t).Run()
+	require.NoError(t, err)
+	require.Len(t, req.Message.Content, 2)
+	assert.True(t, req.Message.Content[0].IsError)
+	assert.Contains(t, req.Message.Content[0].Content[0].Text, "not run: ")
+	assert.Equal(t, "go on", req.Message.Content[1].Text)
+}
