@@ -56,7 +56,7 @@ type call struct {
 var commands []*command // filled in init, in usage order
 
 func init() {
-	commands = []*command{listCmd, createCmd, getCmd, cancelCmd, sendCmd, chatCmd, v1ListCmd, v1RunCmd, v1CancelCmd, fakeCmd}
+	commands = []*command{listCmd, createCmd, getCmd, cancelCmd, sendCmd, chatCmd, v1ListCmd, v1RunCmd, v1CancelCmd, fakeCmd, proxyCmd}
 }
 
 const intro = `threads is a command-line client for the Conversation Threads API.
