@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/threadsapi/threads-go/internal/core"
 )
@@ -99,4 +100,13 @@ func (k conn) Redact(s string, extra ...string) string {
 func (k conn) FollowUpOptions(opts any) any {
 	ro, _ := opts.([]RequestOption)
 	return withoutCallOnly(ro)
+}
+
+func (k conn) Logger(opts any) *slog.Logger {
+	ro, _ := opts.([]RequestOption)
+	cfg, err := k.c.settings(ro)
+	if err != nil {
+		return k.c.cfg.logger // options that do not apply: the call reports them
+	}
+	return cfg.logger
 }

@@ -144,14 +144,16 @@ func WithObserver(o Observer) RequestOption {
 // callObs is one observed call. Every method is nil-safe, so the request
 // path calls them without checking whether anyone observes.
 type callObs struct {
-	o      CallObserver
-	key    string // the call's API key: removed from attempt errors
-	start  time.Time
-	status atomic.Int64
-	events atomic.Int64
-	first  atomic.Int64 // nanoseconds from start to the first event; 0: none
-	rounds atomic.Int64
-	left   atomic.Bool
+	o CallObserver
+	// secrets are the call's API key and core.Call.Secrets: removed from
+	// attempt errors and paths.
+	secrets []string
+	start   time.Time
+	status  atomic.Int64
+	events  atomic.Int64
+	first   atomic.Int64 // nanoseconds from start to the first event; 0: none
+	rounds  atomic.Int64
+	left    atomic.Bool
 	// mu guards the delivery queue: Observe and End are called one at a
 	// time, in order, by whichever goroutine is delivering, and never
 	// under mu, so an observer may call back into the SDK (close the
@@ -181,7 +183,7 @@ func (c *Client) startObs(ctx context.Context, cfg *config, cl core.Call) (conte
 	if co == nil {
 		return ctx, nil
 	}
-	o := &callObs{o: co, key: cfg.apiKey.get(), start: time.Now()}
+	o := &callObs{o: co, secrets: callSecrets(cfg, cl), start: time.Now()}
 	return context.WithValue(octx, obsKey{}, o), o
 }
 
@@ -236,15 +238,15 @@ func (o *callObs) attempt(req *http.Request, resp *http.Response, err error, d t
 	if err != nil {
 		// The transport's error may quote what the server sent (a
 		// malformed header line, key and all): the observer gets it as
-		// the caller would, one bounded line without the key.
-		if shown := shownText(err.Error(), maxErrorDetail, o.key); shown != err.Error() {
+		// the caller would, one bounded line without the call's secrets.
+		if shown := shownText(err.Error(), maxErrorDetail, o.secrets...); shown != err.Error() {
 			err = errors.New(shown)
 		}
 	}
 	n, _ := strconv.Atoi(req.Header.Get("X-Retry-Count"))
 	// The path may hold ids a server sent (a project id that spells the
 	// key): shown as errors and logs show it.
-	ev := CallEvent{Kind: EventAttempt, Attempt: n, Method: req.Method, Path: redact.URL(req.URL.EscapedPath(), o.key), Err: err, Duration: d}
+	ev := CallEvent{Kind: EventAttempt, Attempt: n, Method: req.Method, Path: redact.URL(req.URL.EscapedPath(), o.secrets...), Err: err, Duration: d}
 	if resp != nil {
 		ev.Status = resp.StatusCode
 		o.status.Store(int64(resp.StatusCode))

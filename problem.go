@@ -359,10 +359,10 @@ func (p *Problem) fromMembers(m map[string]json.RawMessage) {
 
 // shownText is text from the server (a body, a header such as
 // Content-Type, a transport error quoting one) as an error may show it:
-// every spelling of secret removed first, then one line of printable text
-// (internal/termtext: no escape sequence, control or bidi character) of at
-// most n runes. Redaction comes before the cut, so no piece of the key is
-// left at the edge.
-func shownText(s string, n int, secret string) string {
-	return termtext.OneLine(redact.String(s, secret), n)
+// every spelling of each secret removed first, then one line of printable
+// text (internal/termtext: no escape sequence, control or bidi character)
+// of at most n runes. Redaction comes before the cut, so no piece of a
+// secret is left at the edge.
+func shownText(s string, n int, secrets ...string) string {
+	return termtext.OneLine(redact.String(s, secrets...), n)
 }

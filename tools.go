@@ -1,13 +1,13 @@
 package threads
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
-	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -15,6 +15,7 @@ import (
 	"github.com/threadsapi/threads-go/internal/redact"
 	"github.com/threadsapi/threads-go/internal/stream"
 	"github.com/threadsapi/threads-go/internal/termtext"
+	"github.com/threadsapi/threads-go/internal/toolcore"
 )
 
 // Tool is a client-side tool: a function of this process that the model may
@@ -48,9 +49,27 @@ type ToolCall struct {
 	// Name is the tool's name (toolCallRequest.toolName).
 	Name string
 	// Arguments maps each parameterName to its parameterValue, a JSON value
-	// decoded as encoding/json decodes into an any.
+	// decoded as encoding/json decodes into an any. It never holds the
+	// service's own status arguments (below).
 	Arguments map[string]any
+	// StatusMessage and CompletionStatusMessage are the call's status
+	// lines, written by the model: what to show while the tool runs and
+	// once it is done ("Looking up the weather in Paris…"). The service
+	// asks the model for them with every tool call: on /v1 they come as
+	// the arguments _tambo_statusMessage and
+	// _tambo_completionStatusMessage, which the tool runners take out of
+	// Arguments; on the spec's routes the service has taken them out
+	// itself (the message's component). Empty when the model sent none.
+	StatusMessage, CompletionStatusMessage string
 }
+
+// ErrToolArguments matches the error a [NewTool] tool returns when a
+// call's arguments do not fit its Args (a missing required argument, a
+// value outside its enum, an unknown name, a wrong type, arguments that
+// are not a JSON object): the tool did not run, and the model reads the
+// error as its result. Package runs' tool stream reports a run whose
+// every call failed so (runs.ToolArgumentsError).
+var ErrToolArguments = toolcore.ErrArguments
 
 // ErrToolRounds matches a [*ToolRoundsError] with errors.Is.
 var ErrToolRounds = errors.New("threads: too many tool rounds")
@@ -304,10 +323,7 @@ func (r *toolRunner) next(ctx context.Context, last AdvanceResponse) (*Stream, e
 	if last.GenerationStage != GenerationStageFetchingContext || m.ToolCallRequest == nil || m.ToolCallID == "" {
 		return nil, nil // a completed (or cancelled) reply: the run is over
 	}
-	call := ToolCall{ID: m.ToolCallID, Name: m.ToolCallRequest.ToolName, Arguments: make(map[string]any, len(m.ToolCallRequest.Parameters))}
-	for _, p := range m.ToolCallRequest.Parameters {
-		call.Arguments[p.ParameterName] = p.ParameterValue
-	}
+	call := callOf(m)
 	if r.id == "" {
 		// CreateAndRunStream: the thread the first request created.
 		if err := checkID("thread", m.ThreadID); err != nil {
@@ -353,11 +369,7 @@ func (r *toolRunner) next(ctx context.Context, last AdvanceResponse) (*Stream, e
 // text cut at echo.MaxErrorText bytes although it goes out twice, as the
 // text and as the error member, a call id refused past echo.MaxCallID).
 // Beyond it, only the caller's own tools are counted in toolCallCounts, and
-// an arguments error lists at most maxArgProblems problems.
-const maxArgProblems = 8 // problems listed in an arguments error; the rest are counted
-
-// echo quotes server text for a message to the model (internal/echo).
-func echo(s string) string { return echolib.Quote(s) }
+// an arguments error lists a few problems (internal/toolcore).
 
 // errorText is the text a tool message carries for err: without the API
 // key, at most echolib.MaxErrorText bytes (cut on a rune boundary, "…" added).
@@ -366,28 +378,30 @@ func (r *toolRunner) errorText(err error) string {
 	return echolib.ErrorText(err, len(r.secret), func(t string) string { return redact.String(t, r.secret) })
 }
 
-// call runs the tool, turning a panic into an error.
+// call runs the tool through the tool core: an unknown tool and a panic
+// (logged with its stack) become errors.
 func (r *toolRunner) call(ctx context.Context, tool *Tool, call ToolCall) (result string, err error) {
 	if tool == nil {
-		names := make([]string, 0, len(r.tools)+len(r.external))
-		for n := range r.tools {
-			names = append(names, n)
-		}
-		for n := range r.external {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		return "", fmt.Errorf("there is no tool named %s; the tools are: %s", echo(call.Name), strings.Join(names, ", "))
+		return "", toolcore.UnknownTool(call.Name, r.tools, r.external)
 	}
-	defer func() {
-		if v := recover(); v != nil {
-			if r.logger != nil {
-				r.logger.Error("threads: a tool panicked", "tool", call.Name, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-			}
-			result, err = "", fmt.Errorf("tool %q failed: panic: %v", call.Name, v)
-		}
-	}()
-	return tool.Call(ctx, call)
+	return toolcore.Invoke(ctx, r.logger, call.Name, func(ctx context.Context) (string, error) { return tool.Call(ctx, call) })
+}
+
+// callOf is the call that m (a reply that ends asking for a tool) asks
+// for: its arguments, and the status lines the service took out of them
+// (m.Component's).
+func callOf(m Message) ToolCall {
+	call := ToolCall{ID: m.ToolCallID, Name: m.ToolCallRequest.ToolName, Arguments: make(map[string]any, len(m.ToolCallRequest.Parameters))}
+	for _, p := range m.ToolCallRequest.Parameters {
+		call.Arguments[p.ParameterName] = p.ParameterValue
+	}
+	st := toolcore.TakeStatus(call.Arguments) // in case a deployment leaves them in
+	if c := m.Component; c != nil {
+		st.Message = cmp.Or(c.StatusMessage, st.Message)
+		st.Completion = cmp.Or(c.CompletionStatusMessage, st.Completion)
+	}
+	call.StatusMessage, call.CompletionStatusMessage = st.Message, st.Completion
+	return call
 }
 
 // NewTool makes a [Tool] from a Go function whose arguments are the
@@ -408,21 +422,21 @@ func (r *toolRunner) call(ctx context.Context, tool *Tool, call ToolCall) (resul
 // encoding/json, so custom UnmarshalJSON methods apply): a missing
 // required argument, an unknown name or a value of the wrong type does not
 // reach fn; the model gets an error that names the problem and the
-// parameters instead.
+// parameters instead (it matches [ErrToolArguments]). The service's own
+// status arguments (see [ToolCall].StatusMessage) are never Args'
+// arguments: they are neither checked nor decoded, even when a caller
+// passes them in Arguments.
 //
 // When Args is not a struct (or pointer to one), NewTool does not panic:
 // the Tool it returns is refused by RunStream, before anything is sent,
 // with an error that says why, and its Call returns that error.
 func NewTool[Args any](name, description string, fn func(ctx context.Context, args Args) (string, error)) Tool {
 	t := Tool{Name: name, Description: description}
-	typ := reflect.TypeFor[Args]()
-	ptr := typ.Kind() == reflect.Pointer
-	if ptr {
-		typ = typ.Elem()
-	}
-	if typ.Kind() != reflect.Struct {
-		t.err = fmt.Errorf("NewTool: Args must be a struct or a pointer to one, not %v", reflect.TypeFor[Args]())
-	} else if fn == nil {
+	args, err := toolcore.NewArgs(reflect.TypeFor[Args]())
+	switch {
+	case err != nil:
+		t.err = fmt.Errorf("NewTool: %w", err)
+	case fn == nil:
 		t.err = errors.New("NewTool: nil function")
 	}
 	if t.err != nil {
@@ -430,20 +444,17 @@ func NewTool[Args any](name, description string, fn func(ctx context.Context, ar
 		t.Call = func(context.Context, ToolCall) (string, error) { return "", err }
 		return t
 	}
-	fields := structFields(typ)
-	t.Parameters = make([]ToolParameter, 0, len(fields))
-	for _, f := range fields {
-		t.Parameters = append(t.Parameters, f.param())
+	params := args.Params()
+	t.Parameters = make([]ToolParameter, 0, len(params))
+	for _, p := range params {
+		t.Parameters = append(t.Parameters, toolParameter(p))
 	}
 	t.Call = func(ctx context.Context, call ToolCall) (string, error) {
-		v := reflect.New(typ)
-		if err := decodeArgs(call, fields, v.Interface()); err != nil {
+		v, err := args.Decode(call.Name, call.Arguments)
+		if err != nil {
 			return "", err
 		}
-		if ptr {
-			return fn(ctx, v.Interface().(Args))
-		}
-		return fn(ctx, v.Elem().Interface().(Args))
+		return fn(ctx, v.Interface().(Args))
 	}
 	return t
 }
@@ -485,38 +496,6 @@ func NewJSONTool[Args, Result any](name, description string, fn func(ctx context
 // this error before anything is sent.
 func (t Tool) Err() error { return t.err }
 
-// argField is one parameter of a NewTool struct.
-type argField struct {
-	name, description string
-	typ               reflect.Type
-	required          bool
-	enum              []string
-}
-
-func (f argField) param() ToolParameter {
-	p := ToolParameter{Name: f.name, Type: jsonType(f.typ), Description: f.description, IsRequired: f.required, EnumValues: f.enum}
-	if p.Type == "array" {
-		p.Items = &ToolParameterItems{Type: jsonType(deref(f.typ).Elem())}
-	}
-	// Every parameter gets its JSON Schema: it is the only member the
-	// service hands to the model as it is (see ToolParameter.MarshalJSON).
-	p.Schema = f.schema(0)
-	return p
-}
-
-// schema is the field's JSON Schema: its type's, with its description and
-// enum values.
-func (f argField) schema(depth int) map[string]any {
-	s := schemaOf(f.typ, depth)
-	if f.description != "" {
-		s["description"] = f.description
-	}
-	if len(f.enum) > 0 {
-		s["enum"] = enumValues(f.enum, s["type"])
-	}
-	return s
-}
-
 // MarshalJSON sends p with a JSON Schema ("schema") that carries its type,
 // description and enum values. The service hands the model only a
 // parameter's schema, as it is, or else its type: it copies EnumValues
@@ -531,235 +510,24 @@ func (p ToolParameter) MarshalJSON() ([]byte, error) {
 	return json.Marshal(q)
 }
 
-// modelSchema is the schema MarshalJSON sends for p.
-func (p ToolParameter) modelSchema() map[string]any {
-	s := make(map[string]any, len(p.Schema)+3)
-	for k, v := range p.Schema {
-		s[k] = v
+// modelSchema is the schema MarshalJSON sends for p (the tool core's
+// rule, shared with package runs' inputSchema).
+func (p ToolParameter) modelSchema() map[string]any { return p.core().ModelSchema() }
+
+// core is p as the tool core holds a parameter.
+func (p ToolParameter) core() toolcore.Param {
+	c := toolcore.Param{Name: p.Name, Type: p.Type, Description: p.Description, Required: p.IsRequired, Enum: p.EnumValues, Schema: p.Schema}
+	if p.Items != nil {
+		c.Items = p.Items.Type
 	}
-	if p.Schema == nil {
-		typ := p.Type
-		if typ == "enum" {
-			typ = "string" // the service's name for a string with EnumValues
-		}
-		if typ != "" {
-			s["type"] = typ
-		}
-		if typ == "array" && p.Items != nil && p.Items.Type != "" {
-			s["items"] = map[string]any{"type": p.Items.Type}
-		}
-	}
-	if _, ok := s["description"]; !ok && p.Description != "" {
-		s["description"] = p.Description
-	}
-	if _, ok := s["enum"]; !ok && len(p.EnumValues) > 0 {
-		s["enum"] = enumValues(p.EnumValues, s["type"])
-	}
-	if len(s) == 0 {
-		return nil // nothing to say: any JSON value
-	}
-	return s
+	return c
 }
 
-// textMarshaler is implemented by time.Time and other values that JSON
-// holds as strings.
-var textMarshaler = reflect.TypeFor[interface{ MarshalText() ([]byte, error) }]()
-
-func deref(t reflect.Type) reflect.Type {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
+// toolParameter is the tool core's parameter as the spec declares it.
+func toolParameter(c toolcore.Param) ToolParameter {
+	p := ToolParameter{Name: c.Name, Type: c.Type, Description: c.Description, IsRequired: c.Required, EnumValues: c.Enum, Schema: c.Schema}
+	if c.Items != "" {
+		p.Items = &ToolParameterItems{Type: c.Items}
 	}
-	return t
-}
-
-// jsonType names t's JSON type as the service (and JSON Schema) does.
-func jsonType(t reflect.Type) string {
-	t = deref(t)
-	if t.Kind() == reflect.Struct && (t.Implements(textMarshaler) || reflect.PointerTo(t).Implements(textMarshaler)) {
-		return "string" // time.Time and other text-marshalled values
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return "string"
-	case reflect.Bool:
-		return "boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return "integer"
-	case reflect.Float32, reflect.Float64:
-		return "number"
-	case reflect.Slice, reflect.Array:
-		if t.Elem().Kind() == reflect.Uint8 {
-			return "string" // []byte is base64 text in JSON
-		}
-		return "array"
-	}
-	return "object" // structs, maps, interfaces
-}
-
-// structFields lists t's parameters as encoding/json sees its fields.
-func structFields(t reflect.Type) []argField {
-	var out []argField
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
-		tag := sf.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		if sf.Anonymous && name == "" && deref(sf.Type).Kind() == reflect.Struct {
-			out = append(out, structFields(deref(sf.Type))...) // promoted, as encoding/json does
-			continue
-		}
-		if !sf.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = sf.Name
-		}
-		optional := sf.Type.Kind() == reflect.Pointer || strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
-		f := argField{name: name, description: sf.Tag.Get("description"), typ: sf.Type, required: !optional}
-		if e := sf.Tag.Get("enum"); e != "" {
-			for _, v := range strings.Split(e, ",") {
-				f.enum = append(f.enum, strings.TrimSpace(v))
-			}
-		}
-		out = append(out, f)
-	}
-	return out
-}
-
-// schemaOf returns a JSON Schema for t; depth stops recursive types.
-func schemaOf(t reflect.Type, depth int) map[string]any {
-	t = deref(t)
-	typ := jsonType(t)
-	s := map[string]any{}
-	if t.Kind() == reflect.Interface {
-		return s // any JSON value
-	}
-	s["type"] = typ
-	if depth > 8 {
-		return s
-	}
-	switch {
-	case typ == "array":
-		s["items"] = schemaOf(t.Elem(), depth+1)
-	case typ == "object" && t.Kind() == reflect.Map:
-		s["additionalProperties"] = schemaOf(t.Elem(), depth+1)
-	case typ == "object" && t.Kind() == reflect.Struct:
-		props := map[string]any{}
-		required := []string{}
-		for _, f := range structFields(t) {
-			props[f.name] = f.schema(depth + 1)
-			if f.required {
-				required = append(required, f.name)
-			}
-		}
-		s["properties"] = props
-		s["required"] = required
-		s["additionalProperties"] = false
-	}
-	return s
-}
-
-// enumValues types an enum tag's values as JSON Schema wants them: numbers
-// for a number or integer, booleans for a boolean.
-func enumValues(vals []string, typ any) []any {
-	out := make([]any, 0, len(vals))
-	for _, v := range vals {
-		var x any = v
-		if typ != "string" {
-			if err := json.Unmarshal([]byte(v), &x); err != nil {
-				x = v
-			}
-		}
-		out = append(out, x)
-	}
-	return out
-}
-
-// decodeArgs checks call's arguments against fields and decodes them into
-// dst (a pointer to the Args struct). Its errors are written for the model.
-func decodeArgs(call ToolCall, fields []argField, dst any) error {
-	var problems []string
-	known := make(map[string]bool, len(fields))
-	for _, f := range fields {
-		known[f.name] = true
-		if v, ok := call.Arguments[f.name]; f.required && (!ok || v == nil) {
-			problems = append(problems, fmt.Sprintf("the required argument %q is missing", f.name))
-		}
-		if v, ok := call.Arguments[f.name]; ok && v != nil && len(f.enum) > 0 && !slices.Contains(f.enum, fmt.Sprint(v)) {
-			problems = append(problems, fmt.Sprintf("argument %q is %s, want one of: %s", f.name, echoValue(v), strings.Join(f.enum, ", ")))
-		}
-	}
-	var unknown []string
-	for name := range call.Arguments {
-		if !known[name] {
-			unknown = append(unknown, name)
-		}
-	}
-	slices.Sort(unknown)
-	for _, name := range unknown {
-		problems = append(problems, fmt.Sprintf("there is no parameter %s", echo(name)))
-	}
-	if len(problems) == 0 {
-		b, err := json.Marshal(call.Arguments)
-		if err == nil {
-			dec := json.NewDecoder(strings.NewReader(string(b)))
-			dec.DisallowUnknownFields()
-			err = dec.Decode(dst)
-		}
-		if err != nil {
-			problems = append(problems, argError(err))
-		}
-	}
-	if len(problems) == 0 {
-		return nil
-	}
-	if n := len(problems); n > maxArgProblems {
-		// The server chooses how many arguments it sends: list a few.
-		problems = append(problems[:maxArgProblems], fmt.Sprintf("and %d more", n-maxArgProblems))
-	}
-	var sig []string
-	for _, f := range fields {
-		p := f.param()
-		s := f.name + " (" + p.Type
-		if !f.required {
-			s += ", optional"
-		}
-		sig = append(sig, s+")")
-	}
-	return fmt.Errorf("invalid arguments for tool %s: %s; the parameters are: %s", echo(call.Name), strings.Join(problems, "; "), strings.Join(sig, ", "))
-}
-
-// echoValue shows an argument's value in an error for the model: a string
-// as it is, anything else as fmt prints it, on one line and cut short
-// (the value came from the server).
-func echoValue(v any) string {
-	s, ok := v.(string)
-	if !ok {
-		s = fmt.Sprint(v)
-	}
-	return termtext.OneLine(s, echolib.MaxRunes)
-}
-
-// argError words a decoding error for the model, on one line and cut
-// short: encoding/json's messages quote the server's names and values.
-func argError(err error) string {
-	return termtext.OneLine(argErrorText(err), 4*echolib.MaxRunes)
-}
-
-func argErrorText(err error) string {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		field := te.Field
-		if field == "" {
-			field = "the arguments"
-		}
-		return fmt.Sprintf("argument %q is a JSON %s, want %s", field, te.Value, jsonType(te.Type))
-	}
-	if msg := err.Error(); strings.HasPrefix(msg, "json: unknown field ") {
-		return "there is no field " + strings.TrimPrefix(msg, "json: unknown field ")
-	}
-	return strings.TrimPrefix(err.Error(), "json: ")
+	return p
 }

@@ -391,3 +391,53 @@ func TestRunStreamLiveReplay(t *testing.T) {
 	assert.JSONEq(t, read("request-tool-call-45.json"), withoutSchemas(t, sent[0]))
 	assert.JSONEq(t, read("request-tool-result-46.json"), withoutSchemas(t, sent[1]))
 }
+
+// Captures-turn4 05, the spec route's bytes: the service took its own
+// status arguments out of toolCallRequest and sent them as
+// component.statusMessage and completionStatusMessage. The tool gets the
+// call's own arguments, and the status lines on ToolCall, as on /v1.
+func TestRunStreamToolCallStatusMessages(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("testdata", "live", "stream-tool-call-turn4-05.sse"))
+	require.NoError(t, err)
+	srv := newToolServer(t, raw(string(b)), quoteResult("msg_2"))
+	var got threads.ToolCall
+	tool := threads.Tool{Name: "plan_trip", Description: "Plans a trip to a city",
+		Parameters: []threads.ToolParameter{{Name: "city", Type: "string", IsRequired: true}, {Name: "pace", Type: "enum", EnumValues: []string{"packed", "normal", "relaxed"}, IsRequired: true}},
+		Call: func(_ context.Context, call threads.ToolCall) (string, error) {
+			got = call
+			return "planned", nil
+		}}
+	st, err := srv.client(t).Threads.RunStream(context.Background(), testThread,
+		threads.AdvanceParams{Message: threads.UserMessage("[enum] plan my trip to Lisbon")}, []threads.Tool{tool})
+	require.NoError(t, err)
+	_, err = st.Collect()
+	require.NoError(t, err)
+	assert.Equal(t, "call_fake_5", got.ID)
+	assert.Equal(t, map[string]any{"city": "urgent", "pace": "relaxed"}, got.Arguments)
+	assert.Equal(t, "urgent", got.StatusMessage)
+	assert.Equal(t, "urgent", got.CompletionStatusMessage)
+	reqs := srv.requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, "planned", reqs[1].text())
+}
+
+// A NewTool tool never takes the service's status arguments for its own,
+// even when a caller passes them in Arguments (answering a /v1 call by
+// hand): they are neither checked nor decoded, and the caller's map is
+// left as it was. Anything else unknown is still refused, and the refusal
+// matches ErrToolArguments.
+func TestNewToolIgnoresServiceStatusArguments(t *testing.T) {
+	t.Parallel()
+	var got weatherArgs
+	tool := threads.NewTool("get_weather", "", func(_ context.Context, a weatherArgs) (string, error) { got = a; return "ok", nil })
+	args := map[string]any{"city": "Paris", "_tambo_statusMessage": "Looking…", "_tambo_completionStatusMessage": "Done"}
+	_, err := tool.Call(context.Background(), threads.ToolCall{Name: "get_weather", Arguments: args})
+	require.NoError(t, err)
+	assert.Equal(t, weatherArgs{City: "Paris"}, got)
+	assert.Len(t, args, 3, "the caller's map is not changed")
+
+	_, err = tool.Call(context.Background(), threads.ToolCall{Name: "get_weather", Arguments: map[string]any{"city": "Paris", "_tambo_other": "x"}})
+	require.ErrorIs(t, err, threads.ErrToolArguments)
+	assert.Contains(t, err.Error(), `there is no parameter "_tambo_other"`)
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	threads "github.com/threadsapi/threads-go"
 	echolib "github.com/threadsapi/threads-go/internal/echo"
 	"github.com/threadsapi/threads-go/internal/termtext"
+	"github.com/threadsapi/threads-go/internal/toolcore"
 )
 
 // ToolRunner is the set of client tools that this process runs for a run
@@ -62,14 +64,25 @@ const (
 )
 
 // ToolRunStart says that this process is about to run a pending call (a
-// UI can show "calling get_weather…"). The calls of one pause all get
-// their ToolRunStart before any runs.
+// UI can show StatusMessage, or "calling get_weather…"). The calls of one
+// pause all get their ToolRunStart before any runs.
 type ToolRunStart struct {
 	// Round counts the pauses answered, from 1.
 	Round int
 	// ToolCallID, ToolName and Arguments (the model's JSON text) are the
-	// pending call as the service sent it.
+	// pending call as the service sent it: Arguments holds the service's
+	// own status members too (see StatusMessage), which the tool is not
+	// given.
 	ToolCallID, ToolName, Arguments string
+	// StatusMessage and CompletionStatusMessage are the call's status
+	// lines, as the model wrote them: what the official UI shows while the
+	// tool runs and once it is done. The service adds two required
+	// arguments to every tool's schema for them, _tambo_statusMessage and
+	// _tambo_completionStatusMessage, and forwards them with the call's
+	// arguments; the runner takes them out before the tool's arguments are
+	// checked and decoded, and gives them here and in the tool's
+	// [threads.ToolCall]. Empty when the model sent none.
+	StatusMessage, CompletionStatusMessage string
 }
 
 // ToolRunResult is the result of one call, as it is sent in the next
@@ -82,8 +95,12 @@ type ToolRunResult struct {
 	Text    string
 	IsError bool
 	// Err is the tool's error (or panic, unknown tool, bad arguments),
-	// nil on success.
+	// nil on success. Arguments that failed the tool's checks (the tool
+	// did not run) match [threads.ErrToolArguments].
 	Err error
+	// CompletionStatusMessage is the call's status line for once it is
+	// done, as its [ToolRunStart] has it.
+	CompletionStatusMessage string
 }
 
 // EventType returns [EventToolRunStart]: an event of this process, not of
@@ -164,6 +181,36 @@ func (e ToolRepeatError) Format(f fmt.State, verb rune) { formatError(f, verb, e
 // Is matches [ErrToolRepeated].
 func (e *ToolRepeatError) Is(target error) bool { return target == ErrToolRepeated }
 
+// ToolArgumentsError ends a [ToolStream] (from Err and Collect) whose last
+// run finished after every call the runner answered had failed the
+// tool's argument checks: no tool ran, although the run reads as
+// finished (the model was told each problem and gave up). It is what a
+// schema the model cannot meet looks like, so it is not left silent. The
+// [ToolRunResult] of each call has the problem; Collect's Result holds
+// what the runs produced. It matches [threads.ErrToolArguments].
+type ToolArgumentsError struct {
+	// Calls is how many calls were answered, all with an arguments error.
+	Calls           int
+	ThreadID, RunID string
+	// Last is the last call's arguments error as the model read it (one
+	// line, cut short, without the API key or the end user's token).
+	Last string
+	run  string // RunID cleaned, for Error
+}
+
+// Error says that no tool ran, and why the last call did not.
+func (e *ToolArgumentsError) Error() string {
+	return fmt.Sprintf("runs: every tool call (%d) failed its argument checks, so no tool ran; run %s finished without them; the last: %s",
+		e.Calls, e.run, e.Last)
+}
+
+// Format prints [ToolArgumentsError.Error] whatever the verb (see
+// [ToolRoundsError.Format]).
+func (e ToolArgumentsError) Format(f fmt.State, verb rune) { formatError(f, verb, e.Error()) }
+
+// Is matches [threads.ErrToolArguments].
+func (e *ToolArgumentsError) Is(target error) bool { return target == threads.ErrToolArguments }
+
 // ToolDefinition returns t as /v1 declares a client tool: its name,
 // description, maxCalls, and an inputSchema that is one JSON Schema
 // object: "properties" holds each parameter's schema (package threads'
@@ -186,41 +233,18 @@ func ToolDefinition(t threads.Tool) (Tool, error) {
 	return Tool{Name: t.Name, Description: t.Description, InputSchema: schema, MaxCalls: t.MaxCalls}, nil
 }
 
-// objectSchema makes one JSON Schema object of params: each parameter's
-// schema as package threads sends it (its MarshalJSON's "schema" member).
+// objectSchema makes one JSON Schema object of params, each parameter's
+// schema as package threads sends it (the tool core's rule, one for both
+// API generations).
 func objectSchema(params []threads.ToolParameter) (map[string]any, error) {
-	props := make(map[string]any, len(params))
-	var required []string
-	for _, p := range params {
-		if p.Name == "" {
-			return nil, errors.New("a parameter has no name")
-		}
-		if _, dup := props[p.Name]; dup {
-			return nil, fmt.Errorf("parameter %q is declared twice", p.Name)
-		}
-		b, err := json.Marshal(p)
-		if err != nil {
-			return nil, fmt.Errorf("parameter %q: %w", p.Name, err)
-		}
-		var m struct {
-			Schema map[string]any `json:"schema"`
-		}
-		if err := json.Unmarshal(b, &m); err != nil {
-			return nil, fmt.Errorf("parameter %q: %w", p.Name, err)
-		}
-		if m.Schema == nil {
-			m.Schema = map[string]any{} // any JSON value
-		}
-		props[p.Name] = m.Schema
-		if p.IsRequired {
-			required = append(required, p.Name)
+	core := make([]toolcore.Param, len(params))
+	for i, p := range params {
+		core[i] = toolcore.Param{Name: p.Name, Type: p.Type, Description: p.Description, Required: p.IsRequired, Enum: p.EnumValues, Schema: p.Schema}
+		if p.Items != nil {
+			core[i].Items = p.Items.Type
 		}
 	}
-	s := map[string]any{"type": "object", "properties": props}
-	if len(required) > 0 {
-		s["required"] = required
-	}
-	return s, nil
+	return toolcore.ObjectSchema(core)
 }
 
 // RunTools is [Client.Run] that runs the tools of r: each time the run
@@ -255,6 +279,21 @@ func objectSchema(params []threads.ToolParameter) (map[string]any, error) {
 // the model only the last of the pause's tool_use blocks with its result
 // (v1-api.md, captures 129-135): the model may not see the other results.
 //
+// The service's own arguments: on /v1 the service adds two required string
+// arguments, _tambo_statusMessage and _tambo_completionStatusMessage, to
+// every tool's schema, and forwards the model's values with the call's
+// arguments. They are the call's status lines, not the tool's arguments:
+// the runner takes them out before the tool sees the call (a
+// [threads.NewTool] tool never checks or decodes them), and gives them in
+// [ToolRunStart], [ToolRunResult] and [threads.ToolCall] (StatusMessage,
+// CompletionStatusMessage). For the calls the caller answers itself,
+// [PendingToolCall.StatusMessages] reads them.
+//
+// A stream whose every answered call failed the tools' argument checks
+// (none ran) and whose last run finished does not end in silence: Err and
+// Collect return a [*ToolArgumentsError] (errors.Is
+// [threads.ErrToolArguments]), with the Result of the runs.
+//
 // Bounds: r.MaxRounds answered pauses (then a [*ToolRoundsError]) and the
 // same call in r.MaxRepeats pauses in a row (then a [*ToolRepeatError]);
 // either leaves the last pause unanswered. The tools are checked before
@@ -262,7 +301,10 @@ func objectSchema(params []threads.ToolParameter) (map[string]any, error) {
 //
 // Tools run inside ToolStream.Next, with a context that Close cancels;
 // Next returns after all the calls of a pause have returned, so no tool
-// runs once Close has returned and Next is not running. Closing the
+// runs once Close has returned and Next is not running, and no call
+// starts once Close has returned (the calls of the pause that had not
+// started are not run). A tool's panic is logged with its stack on the
+// client's [threads.WithLogger], as on the spec's routes. Closing the
 // stream while a run streams cancels that run (as [Stream.Close]); while
 // the tools run, the thread keeps waiting for their results.
 func (c *Client) RunTools(ctx context.Context, threadID string, params RunParams, r ToolRunner, opts ...threads.RequestOption) (*ToolStream, error) {
@@ -281,7 +323,8 @@ func (c *Client) runTools(ctx context.Context, threadID string, params *CreateRu
 	if create {
 		op = "runs: CreateAndRunTools"
 	}
-	ts := &ToolStream{c: c, mu: new(sync.Mutex), opts: opts, threadID: threadID, maxRounds: r.MaxRounds, maxRepeats: r.MaxRepeats, conc: r.Concurrency}
+	ts := &ToolStream{c: c, mu: new(sync.Mutex), opts: opts, threadID: threadID, maxRounds: r.MaxRounds, maxRepeats: r.MaxRepeats, conc: r.Concurrency,
+		logger: c.conn.Logger(opts)}
 	if err := ts.setup(op, &params.RunParams, r); err != nil {
 		return nil, err
 	}
@@ -386,6 +429,12 @@ type ToolStream struct {
 	repeats map[[32]byte]int // the last pause's calls: how many pauses in a row
 	res     Result           // what every run produced
 	closing bool             // Close was called
+
+	logger   *slog.Logger // for a tool's panic
+	kept     int64        // bytes of s.res's messages and tool calls, within maxRetained
+	answered int          // calls answered
+	badArgs  int          // of them, refused on the tool's argument checks
+	lastBad  string       // the last such call's text
 }
 
 // Next reads the next event (a run's, or the runner's); false at the
@@ -494,7 +543,7 @@ func (s *ToolStream) afterRun(st *Stream) {
 	s.prevRun = r.RunID
 	s.calls = pending
 	for _, p := range pending {
-		s.queue = append(s.queue, ToolRunStart{Round: s.rounds, ToolCallID: p.ToolCallID, ToolName: p.ToolName, Arguments: p.Arguments})
+		s.queue = append(s.queue, toolRunStart(s.rounds, p))
 	}
 }
 
@@ -535,21 +584,38 @@ func (s *ToolStream) repeated(st *Stream, runID string, pending []PendingToolCal
 }
 
 // callKey identifies a call by its tool and its arguments as a JSON value
-// (spacing aside), hashed so that the runner keeps a constant per call.
+// (spacing and member order aside, the service's status arguments left
+// out: a model that words its status otherwise makes the same call),
+// hashed so that the runner keeps a constant per call.
 func callKey(p PendingToolCall) [32]byte {
 	h := sha256.New()
 	h.Write([]byte(strconv.Itoa(len(p.ToolName))))
 	h.Write([]byte{0})
 	h.Write([]byte(p.ToolName))
-	var b bytes.Buffer
-	if err := json.Compact(&b, []byte(p.Arguments)); err == nil {
-		h.Write(b.Bytes())
-	} else {
-		h.Write([]byte(p.Arguments))
-	}
+	h.Write(canonicalArgs(p.Arguments))
 	var k [32]byte
 	h.Sum(k[:0])
 	return k
+}
+
+// canonicalArgs is a call's arguments as one spelling of their JSON
+// value, without the service's status arguments; text that is not a JSON
+// object is kept compacted, or as it is.
+func canonicalArgs(args string) []byte {
+	dec := json.NewDecoder(strings.NewReader(args))
+	dec.UseNumber() // numbers as written: no rounding makes two calls one
+	var m map[string]any
+	if dec.Decode(&m) == nil && m != nil && !dec.More() {
+		toolcore.TakeStatus(m)
+		if b, err := json.Marshal(m); err == nil {
+			return b
+		}
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, []byte(args)) == nil {
+		return b.Bytes()
+	}
+	return []byte(args)
 }
 
 // runCalls runs the pause's calls, at most conc at once, and queues their
@@ -560,8 +626,13 @@ func (s *ToolStream) runCalls() {
 	results := make([]ToolRunResult, len(calls))
 	sem := make(chan struct{}, s.conc)
 	var wg sync.WaitGroup
+spawn:
 	for i, p := range calls {
-		sem <- struct{}{}
+		select {
+		case sem <- struct{}{}:
+		case <-s.ctx.Done():
+			break spawn // Close or the context: the rest do not start
+		}
 		wg.Go(func() {
 			defer func() { <-sem }()
 			results[i] = s.call(p)
@@ -577,13 +648,38 @@ func (s *ToolStream) runCalls() {
 		r.Round = s.rounds
 		s.answer = append(s.answer, ToolResult(r.ToolCallID, r.Text, r.IsError))
 		s.queue = append(s.queue, r)
+		s.answered++
+		if errors.Is(r.Err, threads.ErrToolArguments) {
+			s.badArgs++
+			s.lastBad = r.Text
+		}
 	}
+}
+
+// mayStart reports whether a call may start: not once Close has begun
+// (it sets closing under s.mu before it returns), nor once the context
+// has ended.
+func (s *ToolStream) mayStart() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return context.Canceled
+	}
+	return s.ctx.Err()
+}
+
+// toolRunStart is the ToolRunStart of pending call p in round.
+func toolRunStart(round int, p PendingToolCall) ToolRunStart {
+	status, completion := p.StatusMessages()
+	return ToolRunStart{Round: round, ToolCallID: p.ToolCallID, ToolName: p.ToolName, Arguments: p.Arguments,
+		StatusMessage: status, CompletionStatusMessage: completion}
 }
 
 // call runs one pending call and words its result for the model.
 func (s *ToolStream) call(p PendingToolCall) ToolRunResult {
 	res := ToolRunResult{ToolCallID: p.ToolCallID, ToolName: p.ToolName}
-	text, err := s.invoke(p)
+	text, st, err := s.invoke(p)
+	res.CompletionStatusMessage = st.Completion
 	if err != nil {
 		res.Err, res.IsError, res.Text = err, true, s.errorText(err)
 		return res
@@ -592,40 +688,61 @@ func (s *ToolStream) call(p PendingToolCall) ToolRunResult {
 	return res
 }
 
-// invoke runs the tool, turning a panic, an unknown tool and arguments
-// that are not an object into errors.
-func (s *ToolStream) invoke(p PendingToolCall) (result string, err error) {
+// invoke runs the tool through the tool core: an unknown tool, arguments
+// that are not an object and a panic (logged with its stack) become
+// errors. The service's status arguments are taken out first.
+func (s *ToolStream) invoke(p PendingToolCall) (result string, st toolcore.Status, err error) {
+	args, err := callArgs(p)
+	if err == nil {
+		st = toolcore.TakeStatus(args)
+	}
 	tool := s.tools[p.ToolName]
 	if tool == nil {
-		names := make([]string, 0, len(s.tools)+len(s.external))
-		for n := range s.tools {
-			names = append(names, n)
-		}
-		for n := range s.external {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		return "", fmt.Errorf("there is no tool named %s; the tools are: %s", echo(p.ToolName), strings.Join(names, ", "))
+		return "", st, toolcore.UnknownTool(p.ToolName, s.tools, s.external)
 	}
+	if err != nil {
+		return "", st, err
+	}
+	if err := s.mayStart(); err != nil {
+		return "", st, err
+	}
+	call := threads.ToolCall{ID: p.ToolCallID, Name: p.ToolName, Arguments: args, StatusMessage: st.Message, CompletionStatusMessage: st.Completion}
+	result, err = toolcore.Invoke(s.ctx, s.logger, p.ToolName, func(ctx context.Context) (string, error) { return tool.Call(ctx, call) })
+	return result, st, err
+}
+
+// callArgs decodes a pending call's arguments: a JSON object (empty text
+// is none), or an arguments error for the model.
+func callArgs(p PendingToolCall) (map[string]any, error) {
 	args := map[string]any{}
 	if strings.TrimSpace(p.Arguments) != "" {
 		if err := json.Unmarshal([]byte(p.Arguments), &args); err != nil || args == nil {
-			return "", fmt.Errorf("the arguments of tool %s are not a JSON object", echo(p.ToolName))
+			return nil, toolcore.NotAnObject(p.ToolName)
 		}
 	}
-	defer func() {
-		if v := recover(); v != nil {
-			result, err = "", fmt.Errorf("tool %q failed: panic: %v", p.ToolName, v)
-		}
-	}()
-	return tool.Call(s.ctx, threads.ToolCall{ID: p.ToolCallID, Name: p.ToolName, Arguments: args})
+	return args, nil
 }
 
-// errorText is the tool_result text for err: without the API key, at most
-// echolib.MaxErrorText bytes (cut on a rune boundary, "…" added). Only a
-// bounded prefix is looked at, and it is redacted before it is cut.
+// StatusMessages returns the call's status lines, as the model wrote them
+// in the service's own arguments _tambo_statusMessage and
+// _tambo_completionStatusMessage (see [Client.RunTools]); empty when the
+// arguments hold none. Arguments keeps them: a caller that answers the
+// call itself leaves them out of the tool's arguments.
+func (p PendingToolCall) StatusMessages() (status, completion string) {
+	args, err := callArgs(p)
+	if err != nil {
+		return "", ""
+	}
+	st := toolcore.TakeStatus(args)
+	return st.Message, st.Completion
+}
+
+// errorText is the tool_result text for err: without the API key or the
+// end user's token, at most echolib.MaxErrorText bytes (cut on a rune
+// boundary, "…" added). Only a bounded prefix is looked at, and it is
+// redacted before it is cut.
 func (s *ToolStream) errorText(err error) string {
-	return echolib.ErrorText(err, echolib.MaxErrorText, func(t string) string { return s.c.conn.Redact(t) })
+	return echolib.ErrorText(err, echolib.MaxErrorText, func(t string) string { return s.redact(t) })
 }
 
 // continueRun sends the results in a new run, whose events then follow
@@ -645,7 +762,10 @@ func (s *ToolStream) continueRun() {
 	s.st.nextRun(next)
 }
 
-// merge adds a run's result to the stream's.
+// merge adds a run's result to the stream's. What the stream keeps of all
+// its runs shares one budget, as one run's stream does: maxItems messages
+// and as many tool calls, maxRetained bytes in all. Past it the rest is
+// left out and Incomplete is set.
 func (s *ToolStream) merge(r *Result) {
 	a := &s.res
 	if a.ThreadID == "" {
@@ -653,12 +773,39 @@ func (s *ToolStream) merge(r *Result) {
 	}
 	a.RunID, a.Outcome, a.PendingToolCalls, a.Failure = r.RunID, r.Outcome, r.PendingToolCalls, r.Failure
 	a.Incomplete = a.Incomplete || r.Incomplete
-	if len(a.Messages)+len(r.Messages) > maxItems || len(a.ToolCalls)+len(r.ToolCalls) > maxItems {
-		a.Incomplete = true
-		return
+	for _, m := range r.Messages {
+		if len(a.Messages) >= maxItems || !s.keep(messageCost(m)) {
+			a.Incomplete = true
+			break
+		}
+		a.Messages = append(a.Messages, m)
 	}
-	a.Messages = append(a.Messages, r.Messages...)
-	a.ToolCalls = append(a.ToolCalls, r.ToolCalls...)
+	for _, c := range r.ToolCalls {
+		if len(a.ToolCalls) >= maxItems || !s.keep(int64(len(c.ID)+len(c.Name)+len(c.Arguments)+len(c.ParentMessageID)+64)) {
+			a.Incomplete = true
+			break
+		}
+		a.ToolCalls = append(a.ToolCalls, c)
+	}
+}
+
+// keep spends n bytes of the stream's budget, if it has them.
+func (s *ToolStream) keep(n int64) bool {
+	if s.kept+n > maxRetained {
+		return false
+	}
+	s.kept += n
+	return true
+}
+
+// messageCost is what a run's message costs the budget: its text, its
+// components' ids, names and props, and a constant per part.
+func messageCost(m Message) int64 {
+	n := int64(len(m.ID) + len(m.Role) + 64)
+	for _, c := range m.Content {
+		n += int64(len(c.Text)+len(c.ID)+len(c.Name)+64) + valueCost(c.Props)
+	}
+	return n
 }
 
 func (s *ToolStream) finish(err error) {
@@ -681,6 +828,8 @@ func (s *ToolStream) Current() Event {
 // when it paused for a tool the caller answers itself) or was cancelled,
 // and after Close; a [*RunFailedError] when a run failed; a
 // [*ToolRoundsError] or [*ToolRepeatError] when a bound stopped the loop;
+// a [*ToolArgumentsError] when the last run finished but every call
+// answered had failed its tool's argument checks;
 // the error of a continuation run that could not start (a
 // *threads.Problem); the context's error; or a run stream's error (see
 // [Stream.Err]).
@@ -688,7 +837,16 @@ func (s *ToolStream) Err() error {
 	if s == nil || s.c == nil {
 		return errZeroStream
 	}
+	if s.err == nil && s.done && s.answered > 0 && s.badArgs == s.answered && s.res.Outcome == OutcomeFinished {
+		return &ToolArgumentsError{Calls: s.answered, ThreadID: s.res.ThreadID, RunID: s.res.RunID,
+			Last: termtext.OneLine(s.lastBad, 4*echolib.MaxRunes), run: shownWith(s.redact, s.res.RunID)}
+	}
 	return s.err
+}
+
+// redact removes the API key and the end user's token from server text.
+func (s *ToolStream) redact(t string, extra ...string) string {
+	return s.c.conn.Redact(t, s.c.secrets(extra...)...)
 }
 
 // Close ends the stream: the context the tools see is cancelled, and a
@@ -820,8 +978,10 @@ func (s *ToolStream) componentName(id string) (string, bool) {
 
 // shownID is an id the service sent (a run id) as an error shows it: one
 // printable line, cut short, the key redacted.
-func shownID(st *Stream, id string) string {
-	return termtext.OneLine(st.redact(echolib.Cut(id, 4*echolib.MaxRunes)), echolib.MaxRunes)
+func shownID(st *Stream, id string) string { return shownWith(st.redact, id) }
+
+func shownWith(redact func(string, ...string) string, id string) string {
+	return termtext.OneLine(redact(echolib.Cut(id, 4*echolib.MaxRunes)), echolib.MaxRunes)
 }
 
 // echo quotes server text for a message to the model (internal/echo).

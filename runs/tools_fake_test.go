@@ -199,3 +199,124 @@ func TestToolDefinitionGolden(t *testing.T) {
 	assert.Equal(t, "How urgent: p1 is the most", prio["description"])
 	assert.Equal(t, []string{"title", "priority"}, schema["required"])
 }
+
+type tripArgs struct {
+	City string `json:"city" description:"Destination city"`
+	Pace string `json:"pace" enum:"packed,normal,relaxed" description:"How busy the trip is. relaxed is the most restful."`
+}
+
+// Issue 31: on /v1 the service adds two required arguments of its own,
+// _tambo_statusMessage and _tambo_completionStatusMessage, to every tool's
+// schema and forwards the model's values with the call. Before, NewTool
+// refused them as unknown, the tool never ran, and the run still ended
+// finished with no error. Now the Go tool runs with its own arguments and
+// the status lines are given with the call: on ToolRunStart, on
+// ToolRunResult, on the threads.ToolCall a tool receives, and from the
+// pending call.
+func TestRunToolsServiceStatusArguments(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t)
+	srv.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
+		{Name: "plan_trip", Arguments: map[string]any{
+			"_tambo_statusMessage": "Planning your trip to Lisbon…", "_tambo_completionStatusMessage": "Trip planned",
+			"city": "Lisbon", "pace": "relaxed",
+		}},
+		{Name: "log_trip", Arguments: map[string]any{
+			"_tambo_statusMessage": "Logging…", "_tambo_completionStatusMessage": "Logged", "note": "ok",
+		}},
+	}})
+	srv.PushRunScript(threadstest.RunScript{Text: "Have a good trip."})
+	var got tripArgs
+	plan := threads.NewTool("plan_trip", "Plans a trip to a city", func(_ context.Context, a tripArgs) (string, error) {
+		got = a
+		return "trip planned: " + a.City + " (" + a.Pace + ")", nil
+	})
+	var handCall threads.ToolCall
+	handBuilt := threads.Tool{Name: "log_trip", Description: "Logs", Parameters: []threads.ToolParameter{{Name: "note", Type: "string", IsRequired: true}},
+		Call: func(_ context.Context, call threads.ToolCall) (string, error) {
+			handCall = call
+			return "logged", nil
+		}}
+	c := runs.New(srv.Client()).ForUser("user-1")
+	ts, err := c.CreateAndRunTools(t.Context(), runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("plan my trip to Lisbon")}}},
+		runs.ToolRunner{Tools: []threads.Tool{plan, handBuilt}, Concurrency: 1})
+	require.NoError(t, err)
+	var starts []runs.ToolRunStart
+	var results []runs.ToolRunResult
+	var pending []runs.PendingToolCall
+	for ev, err := range ts.All() {
+		require.NoError(t, err)
+		switch ev := ev.(type) {
+		case runs.ToolRunStart:
+			starts = append(starts, ev)
+		case runs.ToolRunResult:
+			results = append(results, ev)
+		case runs.AwaitingInput:
+			pending = ev.PendingToolCalls
+		}
+	}
+	require.NoError(t, ts.Err())
+	assert.Equal(t, tripArgs{City: "Lisbon", Pace: "relaxed"}, got, "the tool ran with its own arguments")
+	assert.Equal(t, map[string]any{"note": "ok"}, handCall.Arguments, "a hand-built tool's arguments hold only its own")
+	assert.Equal(t, "Logging…", handCall.StatusMessage)
+	assert.Equal(t, "Logged", handCall.CompletionStatusMessage)
+
+	require.Len(t, starts, 2)
+	assert.Equal(t, "Planning your trip to Lisbon…", starts[0].StatusMessage)
+	assert.Equal(t, "Trip planned", starts[0].CompletionStatusMessage)
+	assert.Contains(t, starts[0].Arguments, "_tambo_statusMessage", "Arguments is the call as the service sent it")
+	require.Len(t, results, 2)
+	assert.False(t, results[0].IsError, "%s", results[0].Text)
+	assert.Equal(t, "trip planned: Lisbon (relaxed)", results[0].Text)
+	assert.Equal(t, "Trip planned", results[0].CompletionStatusMessage)
+	assert.Equal(t, "Logged", results[1].CompletionStatusMessage)
+
+	require.Len(t, pending, 2)
+	status, done := pending[0].StatusMessages()
+	assert.Equal(t, "Planning your trip to Lisbon…", status)
+	assert.Equal(t, "Trip planned", done)
+
+	res, err := ts.Collect()
+	require.NoError(t, err)
+	assert.Equal(t, "Have a good trip.", text(res))
+}
+
+// A /v1 tool stream whose every call fails the tool's argument checks
+// does not end as a silent success: Err and Collect return a
+// ToolArgumentsError (errors.Is threads.ErrToolArguments), and each
+// ToolRunResult's Err says what was wrong.
+func TestRunToolsAllArgumentChecksFailed(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t)
+	srv.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
+		{Name: "plan_trip", Arguments: map[string]any{"city": "Lisbon", "pace": "frantic"}},
+	}})
+	srv.PushRunScript(threadstest.RunScript{Text: "Sorry, I could not plan it."})
+	ran := false
+	plan := threads.NewTool("plan_trip", "Plans a trip", func(context.Context, tripArgs) (string, error) { ran = true; return "", nil })
+	c := runs.New(srv.Client()).ForUser("user-1")
+	ts, err := c.CreateAndRunTools(t.Context(), runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("plan it")}}},
+		runs.ToolRunner{Tools: []threads.Tool{plan}})
+	require.NoError(t, err)
+	var results []runs.ToolRunResult
+	for ts.Next() {
+		if r, ok := ts.Current().(runs.ToolRunResult); ok {
+			results = append(results, r)
+		}
+	}
+	require.ErrorIs(t, ts.Err(), threads.ErrToolArguments)
+	var ae *runs.ToolArgumentsError
+	require.ErrorAs(t, ts.Err(), &ae)
+	assert.Equal(t, 1, ae.Calls)
+	assert.Contains(t, ae.Last, `argument "pace" is frantic`)
+	assert.Contains(t, ae.Error(), ae.RunID)
+	require.Len(t, results, 1)
+	assert.True(t, results[0].IsError)
+	assert.ErrorIs(t, results[0].Err, threads.ErrToolArguments)
+	assert.False(t, ran)
+
+	res, err := ts.Collect()
+	require.ErrorIs(t, err, threads.ErrToolArguments)
+	assert.Equal(t, runs.OutcomeFinished, res.Outcome)
+	assert.Equal(t, "Sorry, I could not plan it.", text(res))
+}

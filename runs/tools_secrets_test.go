@@ -100,3 +100,38 @@ func TestRunFailedErrorHidesServerRunID(t *testing.T) {
 		t.Fatalf("RunFailedError shows the server's run id raw (%d bytes): %.200q", len(s), s)
 	}
 }
+
+// A ToolArgumentsError shows the run id and the last arguments error as
+// the model read it: server text that may hold the API key and escape
+// sequences, shown by no fmt verb.
+func TestToolArgumentsErrorHidesServerSecrets(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i := n.Add(1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(201)
+		fmt.Fprintf(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"thr_1\",\"runId\":%s,\"timestamp\":1}\n\n", jsonString(hostileRunID))
+		if i == 1 {
+			for _, e := range pause("call_1", "get_weather", `{"city":"`+testKey+`\u001b]0;x\u0007","extra":"`+testKey+`"}`) {
+				fmt.Fprintf(w, "data: %s\n\n", e)
+			}
+		}
+		fmt.Fprintf(w, "data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"thr_1\",\"runId\":%s,\"timestamp\":2}\n\n", jsonString(hostileRunID))
+	}))
+	t.Cleanup(srv.Close)
+	ts, err := client(t, srv.URL).RunTools(context.Background(), "thr_1", runs.RunParams{Content: []runs.Content{runs.Text("hi")}},
+		runs.ToolRunner{Tools: []threads.Tool{weatherTool(func(string) (string, error) { return "sunny", nil })}})
+	require.NoError(t, err)
+	_, err = ts.Collect()
+	var ae *runs.ToolArgumentsError
+	require.ErrorAs(t, err, &ae)
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q"} {
+		for _, v := range []any{err, *ae} {
+			s := fmt.Sprintf(verb, v)
+			assert.NotContains(t, s, testKey, verb)
+			assert.NotContains(t, s, "\x1b", verb)
+		}
+	}
+	assert.Contains(t, err.Error(), `there is no parameter "extra"`)
+}

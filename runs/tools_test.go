@@ -1,10 +1,13 @@
 package runs_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -176,6 +180,43 @@ func TestRunToolsReplaysTwoToolCaptures(t *testing.T) {
 	assert.Equal(t, "The tool said: 24°C in Lisbon.", text(res))
 	assert.Len(t, res.ToolCalls, 2)
 	assertRequests(t, rp.Requests(), "129", "132")
+}
+
+// Captures-turn4 01 -> 02, the live service's bytes: the pending call's
+// arguments hold the service's _tambo_statusMessage and
+// _tambo_completionStatusMessage beside the tool's city and pace. The Go
+// tool runs with its own two arguments (before: refused as unknown, never
+// run), its result goes back as recorded, and the status lines are read.
+func TestRunToolsReplaysServiceStatusArguments(t *testing.T) {
+	t.Parallel()
+	rp := newReplay(t, loadCapture(t, "t401"), loadCapture(t, "t402"))
+	type tripArgs struct {
+		City string `json:"city" description:"Destination city"`
+		Pace string `json:"pace" enum:"packed,normal,relaxed" description:"How busy the trip is. relaxed is the most restful."`
+	}
+	var status, completion string
+	plan := threads.NewTool("plan_trip", "Plans a trip to a city", func(_ context.Context, a tripArgs) (string, error) {
+		return "trip planned: " + a.City + " (" + a.Pace + ")", nil
+	})
+	ts, err := client(t, rp.URL).CreateAndRunTools(context.Background(),
+		runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("[enum] plan my trip to Lisbon")}}},
+		runs.ToolRunner{Tools: []threads.Tool{plan}})
+	require.NoError(t, err)
+	var evs []runs.Event
+	for ts.Next() {
+		evs = append(evs, ts.Current())
+		if s, ok := ts.Current().(runs.ToolRunStart); ok {
+			status, completion = s.StatusMessage, s.CompletionStatusMessage
+		}
+	}
+	require.NoError(t, ts.Err())
+	assert.Contains(t, kinds(evs), `result(1 call_fake_3 "trip planned: urgent (relaxed)" error=false)`)
+	assert.Equal(t, "urgent", status)
+	assert.Equal(t, "urgent", completion)
+	res, err := ts.Collect()
+	require.NoError(t, err)
+	assert.Equal(t, "The tool said: trip planned: urgent (relaxed).", text(res))
+	assertRequests(t, rp.Requests(), "t401", "t402")
 }
 
 // script is a scripted /v1 run service: answer(i, body) gives the events
@@ -492,7 +533,13 @@ func TestRunToolsBoundsServerText(t *testing.T) {
 			ts, err := client(t, sc.srv.URL).RunTools(t.Context(), "thr_script", runs.RunParams{Content: []runs.Content{runs.Text("hi")}}, runs.ToolRunner{Tools: tools})
 			require.NoError(t, err)
 			_, err = ts.Collect()
-			require.NoError(t, err)
+			if name == "unknown param" || name == "not an object" || name == "enum value" {
+				// No tool ran and the run finished: not in silence.
+				require.ErrorIs(t, err, threads.ErrToolArguments)
+				assert.Less(t, len(err.Error()), 1<<10)
+			} else {
+				require.NoError(t, err)
+			}
 			bodies, sizes := sc.requests()
 			require.Len(t, bodies, 2)
 			trs := toolResults(bodies[1])
@@ -629,6 +676,137 @@ func TestRunToolsTwoCallsStoredAsObserved(t *testing.T) {
 	require.Len(t, reqs, 3)
 	assert.Equal(t, "GET", reqs[2].Method)
 	assert.Equal(t, "/v1/threads/"+res.ThreadID+"/messages", reqs[2].Path)
+}
+
+// Attack round 4: with 64 queued calls and concurrency 1, 63 still
+// started after Close returned. Now no call starts once Close has
+// returned: the one running finishes, the rest never run.
+func TestRunToolsNoCallStartsAfterClose(t *testing.T) {
+	t.Parallel()
+	const n = 64
+	sc := newScript(t, func(int, map[string]any) []string {
+		var calls []string
+		for i := range n {
+			calls = append(calls, "c"+strconv.Itoa(i), "get_weather", fmt.Sprintf(`{"city":"City %d"}`, i))
+		}
+		return pause(calls...)
+	})
+	started := make(chan struct{})
+	release := make(chan struct{})
+	var calls atomic.Int64
+	tool := threads.NewTool("get_weather", "", func(context.Context, weatherArgs) (string, error) {
+		if calls.Add(1) == 1 {
+			close(started)
+			<-release // the first call holds its slot until Close has returned
+		}
+		return "sunny", nil
+	})
+	ts, err := client(t, sc.srv.URL).RunTools(t.Context(), "thr_script", runs.RunParams{Content: []runs.Content{runs.Text("hi")}},
+		runs.ToolRunner{Tools: []threads.Tool{tool}, Concurrency: 1})
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := ts.Collect()
+		done <- err
+	}()
+	<-started
+	require.NoError(t, ts.Close())
+	close(release)
+	require.NoError(t, <-done)
+	assert.Equal(t, int64(1), calls.Load(), "calls started after Close returned")
+	bodies, _ := sc.requests()
+	assert.Len(t, bodies, 1, "no continuation after Close")
+}
+
+// Attack round 4: a tool stream kept every run's text, beyond the 64 MiB
+// that one run's stream keeps, with Incomplete false. Nine runs of 8 MiB
+// of text each: what Collect keeps of all of them stays within the one
+// budget, and Incomplete says that some was left out.
+func TestRunToolsOneBudgetAcrossRuns(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("72 MiB over loopback")
+	}
+	const runCount = 9
+	chunk, _ := json.Marshal(strings.Repeat("x", 8<<20))
+	sc := newScript(t, func(i int, _ map[string]any) []string {
+		id := `"msg_` + strconv.Itoa(i) + `"`
+		evs := []string{`{"type":"TEXT_MESSAGE_START","messageId":` + id + `,"role":"assistant"}`,
+			`{"type":"TEXT_MESSAGE_CONTENT","messageId":` + id + `,"delta":` + string(chunk) + `}`,
+			`{"type":"TEXT_MESSAGE_END","messageId":` + id + `}`}
+		if i < runCount-1 {
+			evs = append(evs, pause("c"+strconv.Itoa(i), "get_weather", fmt.Sprintf(`{"city":"City %d"}`, i))...)
+		}
+		return evs
+	})
+	tool := weatherTool(func(string) (string, error) { return "sunny", nil })
+	ts, err := client(t, sc.srv.URL).RunTools(t.Context(), "thr_script", runs.RunParams{Content: []runs.Content{runs.Text("hi")}},
+		runs.ToolRunner{Tools: []threads.Tool{tool}})
+	require.NoError(t, err)
+	res, err := ts.Collect()
+	require.NoError(t, err)
+	assert.Equal(t, runCount-1, ts.Rounds())
+	kept := 0
+	for _, m := range res.Messages {
+		kept += len(m.Text())
+	}
+	assert.LessOrEqual(t, kept, 64<<20, "text kept across the runs")
+	assert.Greater(t, kept, 0)
+	assert.True(t, res.Incomplete, "Incomplete: the runs delivered 72 MiB")
+}
+
+// A /v1 tool that panics is answered with the panic as its error, and the
+// panic is logged with its stack on the client's logger, as on the spec's
+// routes (before, /v1 logged nothing).
+func TestRunToolsPanicIsLogged(t *testing.T) {
+	t.Parallel()
+	sc := newScript(t, func(i int, _ map[string]any) []string {
+		if i == 0 {
+			return pause("c", "boom", `{}`)
+		}
+		return reply("ok")
+	})
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	logger := slog.New(slog.NewJSONHandler(&lockedWriter{mu: &mu, w: &logs}, nil))
+	boom := threads.NewTool("boom", "Panics", func(context.Context, struct{}) (string, error) { panic("no clock") })
+	ts, err := client(t, sc.srv.URL, threads.WithLogger(logger)).RunTools(t.Context(), "thr_script",
+		runs.RunParams{Content: []runs.Content{runs.Text("hi")}}, runs.ToolRunner{Tools: []threads.Tool{boom}})
+	require.NoError(t, err)
+	var results []runs.ToolRunResult
+	for ts.Next() {
+		if r, ok := ts.Current().(runs.ToolRunResult); ok {
+			results = append(results, r)
+		}
+	}
+	require.NoError(t, ts.Err())
+	require.Len(t, results, 1)
+	assert.Equal(t, `tool "boom" failed: panic: no clock`, results[0].Text)
+	mu.Lock()
+	defer mu.Unlock()
+	var line map[string]any
+	for l := range strings.Lines(logs.String()) {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &m))
+		if m["msg"] == "threads: a tool panicked" {
+			line = m
+		}
+	}
+	require.NotNil(t, line, "no panic logged: %s", logs.String())
+	assert.Equal(t, "boom", line["tool"])
+	assert.Equal(t, "no clock", line["panic"])
+	assert.Contains(t, line["stack"], "runtime/debug.Stack")
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // Issue 31: a ToolStream prints a summary with every verb, as the run

@@ -8,8 +8,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 
 	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/internal/core"
@@ -54,7 +56,7 @@ type call struct {
 var commands []*command // filled in init, in usage order
 
 func init() {
-	commands = []*command{listCmd, createCmd, getCmd, cancelCmd, sendCmd, chatCmd, v1ListCmd, v1RunCmd, v1CancelCmd, fakeCmd}
+	commands = []*command{listCmd, createCmd, getCmd, cancelCmd, sendCmd, chatCmd, v1ListCmd, v1RunCmd, v1CancelCmd, fakeCmd, proxyCmd}
 }
 
 const intro = `threads is a command-line client for the Conversation Threads API.
@@ -345,4 +347,39 @@ func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// maxAllBytes bounds the page bodies one --all reads, whichever listing it
+// pages: the bound the SDK's Threads.All keeps by default (64 MiB, some
+// 100,000 threads of the live service). A server whose listing never ends
+// makes --all fail with a paging-limit error instead of reading, and
+// holding, without end.
+const maxAllBytes = 64 << 20
+
+// allBound is the request option of one --all: every page body it reads
+// counts against maxAllBytes, and reading past it fails with an error
+// that matches threads.ErrPagingLimit. Each --all makes its own.
+func allBound() threads.RequestOption {
+	read := new(atomic.Int64)
+	return threads.WithMiddleware(func(req *http.Request, next threads.MiddlewareNext) (*http.Response, error) {
+		resp, err := next(req)
+		if err == nil && resp.Body != nil {
+			resp.Body = &boundedBody{ReadCloser: resp.Body, read: read}
+		}
+		return resp, err
+	})
+}
+
+// boundedBody is a page body of an --all, counted against maxAllBytes.
+type boundedBody struct {
+	io.ReadCloser
+	read *atomic.Int64
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if b.read.Add(int64(n)) > maxAllBytes {
+		return n, fmt.Errorf("--all: %w: read more than %d MiB of pages", threads.ErrPagingLimit, maxAllBytes>>20)
+	}
+	return n, err
 }

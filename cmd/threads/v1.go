@@ -102,7 +102,7 @@ first: one page (--limit, --cursor), or every page with --all. Without
 		params := &runs.ListThreadsParams{Limit: cl.int("limit"), Cursor: cl.str("cursor")}
 		var items []runs.Thread
 		if cl.bool("all") {
-			for t, err := range c.AllThreads(ctx, params) {
+			for t, err := range c.AllThreads(ctx, params, allBound()) {
 				if err != nil {
 					return v1Fail(e, err)
 				}

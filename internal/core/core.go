@@ -45,6 +45,11 @@ type Call struct {
 	// following its advice (the /v1 routes have none).
 	NoMigrate bool
 
+	// FinalStatus, when not 0, is a failure status that is the route's
+	// answer rather than a passing fault (the registry's 500 for an
+	// unknown name): an attempt answered with it is not retried.
+	FinalStatus int
+
 	// Secrets are removed, besides the API key, from the call's error
 	// before anyone sees it (the observer's End comes before Do returns)
 	// and from a decode error's excerpt: what the call sends that a
@@ -122,6 +127,11 @@ type Conn interface {
 	// behalf after it (a run's cancel): that request must not overwrite
 	// what the call wrote there.
 	FollowUpOptions(opts any) any
+
+	// Logger returns the logger of a call with opts (a
+	// []threads.RequestOption, possibly nil): WithLogger's, nil when none.
+	// For what the SDK logs outside a request (a tool's panic).
+	Logger(opts any) *slog.Logger
 }
 
 var (
