@@ -272,16 +272,9 @@ func (o *callObs) event() {
 	}
 }
 
-func (o *callObs) toolRound() {
-	if o == nil {
-		return
-	}
-	n := o.rounds.Add(1)
-	o.observe(CallEvent{Kind: EventToolRound, Round: int(n)})
-}
-
-// observation is a call's observation as package runs sees it (through
-// core.Answer.Observe); o may be nil.
+// observation is a call's observation as the stream engine
+// (internal/stream) and package runs (through core.Answer.Observe) see it;
+// o may be nil.
 type observation struct{ o *callObs }
 
 func (x observation) Event() { x.o.event() }
@@ -290,8 +283,9 @@ func (x observation) End(err error) {
 	x.o.end(err)
 }
 
-// ToolRound reports round n of a /v1 tool stream, whose rounds are calls
-// of their own: the call carries round n's results.
+// ToolRound reports round n: of RunStream, whose rounds are all this call
+// (the stream engine counts them), or of a /v1 tool stream, whose rounds
+// are calls of their own (the call carries round n's results).
 func (x observation) ToolRound(n int) {
 	if x.o == nil || n < 1 {
 		return

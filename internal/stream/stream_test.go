@@ -231,7 +231,8 @@ func TestEngineCloseWhileNextBlocks(t *testing.T) {
 func TestEngineDeliverLastDrainsOnNext(t *testing.T) {
 	t.Parallel()
 	e, d, o, b := start("data: a\n\ndata: end\n\ndata: late\n\n", Config{})
-	if !e.Next() || !e.Next() || d.cur != "end" || !e.Done() {
+	first, second := e.Next(), e.Next()
+	if !first || !second || d.cur != "end" || !e.Done() {
 		t.Fatalf("cur %q, done %v, err %v", d.cur, e.Done(), e.Err(nil))
 	}
 	if b.isClosed() {
