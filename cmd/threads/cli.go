@@ -311,20 +311,23 @@ func readKeyLine(r io.Reader) (string, error) {
 const maxMessage = 1 << 20
 
 // readMessage reads the message of a "-" argument from stdin: at most
-// maxMessage bytes, less one trailing line break ("\n" or "\r\n"), as
-// a shell's $(...) would take it from "echo": the newline that ends the
-// input is not part of the message. Other white space is kept.
+// maxMessage bytes, less one line break ("\n" or "\r\n") at its end.
+// The line break that ends what echo, a heredoc or a text file gives is
+// not part of the message, as for the shell's read and $(...); other
+// white space, and any line break before it, is kept.
 func readMessage(r io.Reader) (string, error) {
-	b, err := io.ReadAll(io.LimitReader(r, maxMessage+1))
+	// Up to 3 bytes more than the bound: a message at the bound with its
+	// "\r\n" is read whole, and one byte more is seen.
+	b, err := io.ReadAll(io.LimitReader(r, maxMessage+3))
 	if err != nil {
 		return "", err
-	}
-	if len(b) > maxMessage {
-		return "", fmt.Errorf("the message is longer than %d MiB", maxMessage>>20)
 	}
 	s := string(b)
 	if t, ok := strings.CutSuffix(s, "\n"); ok {
 		s = strings.TrimSuffix(t, "\r")
+	}
+	if len(s) > maxMessage {
+		return "", fmt.Errorf("the message is longer than %d MiB", maxMessage>>20)
 	}
 	return s, nil
 }
