@@ -96,6 +96,7 @@ func (c *Client) exchangeObserved(ctx context.Context, opts []RequestOption, cl 
 		o.end(err)
 		return nil, nil, nil, err
 	}
+	o.answered(resp.Header)
 	if cfg.respHeader != nil {
 		*cfg.respHeader = resp.Header.Clone()
 	}
