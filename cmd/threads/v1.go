@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -82,17 +83,11 @@ first: one page (--limit, --cursor), or every page with --all. Without
   threads v1-list --user-key user-1 --all --json | jq -r .id`,
 	flags: func(fs *flag.FlagSet) {
 		v1Flags(fs)
-		fs.Int("limit", 0, "page size, 1 to 100 (default: the service's, 20)")
-		fs.String("cursor", "", "the page after this cursor (a previous page's next cursor)")
-		fs.Bool("all", false, "every page, not only one")
-		fs.Bool("json", false, "one JSON thread per line (see \"threads help json\")")
+		v1PageFlags(fs, 20, "thread")
 	},
 	run: func(e *env, cl *call) int {
-		if !cl.nargs(e, 0, 0) {
+		if !cl.nargs(e, 0, 0) || !cl.checkPage(e) {
 			return exitUsage
-		}
-		if n := cl.int("limit"); n < 0 || n > 100 {
-			return cl.usageError(e, "--limit %d: want 1 to 100", n)
 		}
 		c, ok := cl.v1Client(e)
 		if !ok {
@@ -101,39 +96,77 @@ first: one page (--limit, --cursor), or every page with --all. Without
 		ctx, stop := interruptible(e)
 		defer stop()
 		params := &runs.ListThreadsParams{Limit: cl.int("limit"), Cursor: cl.str("cursor")}
-		var items []runs.Thread
-		if cl.bool("all") {
-			for t, err := range c.AllThreads(ctx, params, allBound()) {
+		return v1Listing(e, cl, "(no threads)", c.AllThreads(ctx, params, allBound()),
+			func() ([]runs.Thread, string, bool, error) {
+				page, err := c.ListThreads(ctx, params)
 				if err != nil {
-					return v1Fail(e, err)
+					return nil, "", false, err
 				}
-				items = append(items, t)
-			}
-		} else {
-			page, err := c.ListThreads(ctx, params)
+				return page.Threads, page.NextCursor, page.HasMore, nil
+			},
+			func(items []runs.Thread) {
+				w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(w, "ID\tNAME\tRUN STATUS\tPENDING TOOLS\tCREATED")
+				for _, t := range items {
+					fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", field(t.ID), orDash(t.Name), orDash(string(t.RunStatus)), len(t.PendingToolCallIDs), when(t.CreatedAt))
+				}
+				w.Flush()
+			})
+	},
+}
+
+// v1Listing is the end of a /v1 listing command: every page of all with
+// --all (bounded by allBound), else the one page that page reads, whose
+// next cursor, when there are more, goes to stderr after the output. It
+// prints the items with --json as NDJSON, else with show (or none on
+// stderr when there are none).
+func v1Listing[T any](e *env, cl *call, none string, all iter.Seq2[T, error], page func() (items []T, next string, more bool, err error), show func([]T)) int {
+	var items []T
+	if cl.bool("all") {
+		for it, err := range all {
 			if err != nil {
 				return v1Fail(e, err)
 			}
-			items = page.Threads
-			if page.HasMore && page.NextCursor != "" {
-				defer fmt.Fprintf(e.stderr, "(more: --cursor %s)\n", field(page.NextCursor))
-			}
+			items = append(items, it)
 		}
-		if cl.bool("json") {
-			return done(e, printLines(e.stdout, items))
+	} else {
+		var next string
+		var more bool
+		var err error
+		if items, next, more, err = page(); err != nil {
+			return v1Fail(e, err)
 		}
-		if len(items) == 0 {
-			fmt.Fprintln(e.stderr, "(no threads)")
-			return exitOK
+		if more && next != "" {
+			defer fmt.Fprintf(e.stderr, "(more: --cursor %s)\n", field(next))
 		}
-		w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(w, "ID\tNAME\tRUN STATUS\tPENDING TOOLS\tCREATED")
-		for _, t := range items {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", field(t.ID), orDash(t.Name), orDash(string(t.RunStatus)), len(t.PendingToolCallIDs), when(t.CreatedAt))
-		}
-		w.Flush()
+	}
+	if cl.bool("json") {
+		return done(e, printLines(e.stdout, items))
+	}
+	if len(items) == 0 {
+		fmt.Fprintln(e.stderr, none)
 		return exitOK
-	},
+	}
+	show(items)
+	return exitOK
+}
+
+// v1PageFlags declares the paging flags of a /v1 listing; checkPage
+// checks them.
+func v1PageFlags(fs *flag.FlagSet, defaultLimit int, what string) {
+	fs.Int("limit", 0, fmt.Sprintf("page size, 1 to 100 (default: the service's, %d)", defaultLimit))
+	fs.String("cursor", "", "the page after this cursor (a previous page's next cursor)")
+	fs.Bool("all", false, "every page, not only one")
+	fs.Bool("json", false, "one JSON "+what+" per line (see \"threads help json\")")
+}
+
+// checkPage refuses a --limit the service would refuse.
+func (cl *call) checkPage(e *env) bool {
+	if n := cl.int("limit"); n < 0 || n > 100 {
+		cl.usageError(e, "--limit %d: want 1 to 100", n)
+		return false
+	}
+	return true
 }
 
 // printLines writes each item as one line of JSON (NDJSON).
@@ -498,18 +531,12 @@ var v1MessagesCmd = &command{
   threads v1-messages --user-key user-1 thr_123 --all --json | jq -r 'select(.role=="assistant").content[0].text'`,
 	flags: func(fs *flag.FlagSet) {
 		v1Flags(fs)
-		fs.Int("limit", 0, "page size, 1 to 100 (default: the service's, 50)")
-		fs.String("cursor", "", "the page after this cursor (a previous page's next cursor)")
+		v1PageFlags(fs, 50, "message")
 		fs.String("order", "asc", "asc (oldest first) or desc (newest first)")
-		fs.Bool("all", false, "every page, not only one")
-		fs.Bool("json", false, "one JSON message per line (see \"threads help json\")")
 	},
 	run: func(e *env, cl *call) int {
-		if !cl.nargs(e, 1, 1) {
+		if !cl.nargs(e, 1, 1) || !cl.checkPage(e) {
 			return exitUsage
-		}
-		if n := cl.int("limit"); n < 0 || n > 100 {
-			return cl.usageError(e, "--limit %d: want 1 to 100", n)
 		}
 		order := runs.Order(cl.str("order"))
 		if order != runs.OrderAsc && order != runs.OrderDesc {
@@ -521,36 +548,21 @@ var v1MessagesCmd = &command{
 		}
 		ctx, stop := interruptible(e)
 		defer stop()
+		id := cl.args[0]
 		params := &runs.ListMessagesParams{Limit: cl.int("limit"), Cursor: cl.str("cursor"), Order: order}
-		var items []runs.Message
-		if cl.bool("all") {
-			for m, err := range c.AllMessages(ctx, cl.args[0], params, allBound()) {
+		return v1Listing(e, cl, "(no messages)", c.AllMessages(ctx, id, params, allBound()),
+			func() ([]runs.Message, string, bool, error) {
+				page, err := c.ListMessages(ctx, id, params)
 				if err != nil {
-					return v1Fail(e, err)
+					return nil, "", false, err
 				}
-				items = append(items, m)
-			}
-		} else {
-			page, err := c.ListMessages(ctx, cl.args[0], params)
-			if err != nil {
-				return v1Fail(e, err)
-			}
-			items = page.Messages
-			if page.HasMore && page.NextCursor != "" {
-				defer fmt.Fprintf(e.stderr, "(more: --cursor %s)\n", field(page.NextCursor))
-			}
-		}
-		if cl.bool("json") {
-			return done(e, printLines(e.stdout, items))
-		}
-		if len(items) == 0 {
-			fmt.Fprintln(e.stderr, "(no messages)")
-			return exitOK
-		}
-		for _, m := range items {
-			printV1Message(e, m)
-		}
-		return exitOK
+				return page.Messages, page.NextCursor, page.HasMore, nil
+			},
+			func(items []runs.Message) {
+				for _, m := range items {
+					printV1Message(e, m)
+				}
+			})
 	},
 }
 
