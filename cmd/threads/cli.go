@@ -94,7 +94,7 @@ Run "threads <command> --help" for a command's flags and an example;
 func printUsage(w io.Writer) {
 	fmt.Fprint(w, intro)
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(w, outro)
 }
