@@ -38,7 +38,7 @@ func TestNewClientErrors(t *testing.T) {
 		{"no host", []threads.ClientOption{threads.WithAPIKey("k"), threads.WithBaseURL("https:///x")}, "no host"},
 		{"userinfo", []threads.ClientOption{threads.WithAPIKey("k"), threads.WithBaseURL("https://u:p@example.com")}, "credentials"},
 		{"negative retries", []threads.ClientOption{threads.WithMaxRetries(-1)}, "WithMaxRetries(-1)"},
-		{"retry wait order", []threads.ClientOption{threads.WithRetryWait(2, 1)}, "min <= max"},
+		{"retry wait order", []threads.ClientOption{threads.WithRetryWait(2, 1)}, "need 0 <= minWait <= maxWait"},
 		{"bad header name", []threads.ClientOption{threads.WithHeader("bad name", "v")}, "not a valid header name"},
 		{"reserved header", []threads.ClientOption{threads.WithHeader("authorization", "x")}, "sets this header itself"},
 		{"header value", []threads.ClientOption{threads.WithHeader("X-A", "a\r\nb")}, "cannot carry"},

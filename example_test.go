@@ -547,33 +547,26 @@ func ExampleWithQuery() {
 	// another key: true
 }
 
-// ExampleWithResponseHeader reads a successful call's response headers (a
-// failed call's are in Problem.Header). For a stream they are there as soon
-// as the stream is returned.
-func ExampleWithResponseHeader() {
+// ExampleWithResponseInto_stream reads a stream's answer (status and
+// headers) as soon as the stream is returned, before its events; a failed
+// call's are in Problem.Header.
+func ExampleWithResponseInto_stream() {
 	srv := threadstest.Start()
 	defer srv.Close()
 	client := srv.Client()
 	ctx := context.Background()
 
-	var h http.Header
-	if _, err := client.Projects.Current(ctx, threads.WithResponseHeader(&h)); err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(h.Get("Content-Type"))
-
+	var resp *http.Response
 	stream, err := client.Threads.CreateAndAdvanceStream(ctx, threads.AdvanceParams{Message: threads.UserMessage("hi")},
-		threads.WithResponseHeader(&h))
+		threads.WithResponseInto(&resp))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer stream.Close()
-	fmt.Println(h.Get("Content-Type"))
+	fmt.Println(resp.StatusCode, resp.Header.Get("Content-Type"))
 	// Output:
-	// application/json; charset=utf-8
-	// text/event-stream
+	// 201 text/event-stream
 }
 
 // ExampleWithMiddleware logs each attempt's method, path and status. It

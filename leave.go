@@ -96,8 +96,8 @@ func (c *Client) cancelOnLeave(s *Stream, opts []RequestOption, cl core.Call) {
 	if cl.Route.Template != epAdvanceStream.template && cl.Route.Template != epCreateAdvanceStream.template {
 		return // a migrated deprecated Advance reads its stream to the end itself
 	}
-	// The cancel must not write the call's WithResponseHeader or
-	// WithResponseInto destinations: leave the call-only options out.
+	// The cancel must not write the call's WithResponseInto destination:
+	// leave the call-only options out.
 	keep := withoutCallOnly(opts)
 	parent := context.WithoutCancel(s.eng.Context())
 	l := s.leaving
@@ -110,8 +110,8 @@ func (c *Client) cancelOnLeave(s *Stream, opts []RequestOption, cl core.Call) {
 }
 
 // withoutCallOnly returns opts without the call-only options
-// (WithResponseHeader, WithResponseInto): for a request made on the
-// caller's behalf after its call, which must not write their destinations.
+// (WithResponseInto): for a request made on the caller's behalf after its
+// call, which must not write their destinations.
 func withoutCallOnly(opts []RequestOption) []RequestOption {
 	keep := make([]RequestOption, 0, len(opts))
 	for _, o := range opts {

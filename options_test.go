@@ -105,7 +105,7 @@ func TestOptionMisuse(t *testing.T) {
 		{threads.WithAPIKeyHeader("Host"), "sets this header itself"},
 		{threads.WithAPIKeyHeader("content-type"), "sets this header itself"},
 		{threads.WithQuery("", "v"), "WithQuery: empty parameter name"},
-		{threads.WithResponseHeader(nil), "nil destination"},
+		{threads.WithResponseInto(nil), "WithResponseInto: nil destination"},
 		{nil, "option 0 is nil"},
 	} {
 		_, err := c.Threads.Get(context.Background(), "thr_1.a", tc.opt)
@@ -134,19 +134,19 @@ func TestNewClientErrorsHideURLSecrets(t *testing.T) {
 	}
 }
 
-// TestWithQueryAndResponseHeader: an extra query parameter reaches the
+// TestWithQueryAndResponseInto: an extra query parameter reaches the
 // service, and the 2xx answer's headers reach the caller.
-func TestWithQueryAndResponseHeader(t *testing.T) {
+func TestWithQueryAndResponseInto(t *testing.T) {
 	t.Parallel()
 	rec := newRecorder(t, http.StatusOK, http.Header{"X-Ratelimit-Remaining": {"41"}}, threadJSON)
 	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(rec.URL), threads.WithAPIKey("sk-key-123456"))
 	require.NoError(t, err)
-	var h http.Header
-	_, err = c.Threads.Get(context.Background(), "thr_1.a", threads.WithQuery("contextKey", "user 7"), threads.WithResponseHeader(&h))
+	var resp *http.Response
+	_, err = c.Threads.Get(context.Background(), "thr_1.a", threads.WithQuery("contextKey", "user 7"), threads.WithResponseInto(&resp))
 	require.NoError(t, err)
 	_, u := rec.last()
 	assert.Equal(t, "/threads/thr_1.a?contextKey=user+7", u)
-	assert.Equal(t, "41", h.Get("X-Ratelimit-Remaining"))
+	assert.Equal(t, "41", resp.Header.Get("X-Ratelimit-Remaining"))
 }
 
 // TestProblemHeader: a caller who turned retries off reads Retry-After from

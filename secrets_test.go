@@ -526,7 +526,7 @@ func secretValues(t testing.TB, key, tok string) map[string]any {
 	resp.Body = readCloser(body)
 	p := threads.DecodeProblem(resp, http.MethodGet, "/threads/"+key, key)
 	out["threads.Problem"] = p
-	out["threads.Deprecation"] = &threads.Deprecation{From: "GET /threads/x", To: "GET /threads/y", Problem: p}
+	out["threads.Deprecation"] = &threads.Deprecation{From: "GET /threads/x", To: "GET /threads/y"}
 
 	sse := "data: {\"responseMessageDto\":{\"id\":\"m1\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}," +
 		"\"generationStage\":\"STREAMING_RESPONSE\",\"mcpAccessToken\":\"" + tok + "\"}\n\nerror: " + key + " " + tok + "\n\n"
