@@ -94,11 +94,7 @@ type ToolRunResult struct {
 	// a short message (see [Client.RunTools]). For a tool that returned
 	// content parts ([threads.Tool].CallParts), it is their text by
 	// [threads.ToolResultText].
-	Text string
-	// Content is the tool_result's content as sent when the tool returned
-	// content parts (text and resource parts, as they were); nil when
-	// the result is Text alone (a text result, or a failure).
-	Content []Content
+	Text    string
 	IsError bool
 	// Err is the tool's error (or panic, unknown tool, bad arguments),
 	// nil on success. Arguments that failed the tool's checks (the tool
@@ -107,6 +103,19 @@ type ToolRunResult struct {
 	// CompletionStatusMessage is the call's status line for once it is
 	// done, as its [ToolRunStart] has it.
 	CompletionStatusMessage string
+
+	content *[]Content // the parts sent (Content); a pointer keeps the struct comparable
+}
+
+// Content returns the tool_result's content as it was sent when the tool
+// returned content parts ([threads.Tool].CallParts): its text and resource
+// parts, as they were. It is nil when the result is Text alone (a text
+// result, or a failure).
+func (r ToolRunResult) Content() []Content {
+	if r.content == nil {
+		return nil
+	}
+	return slices.Clone(*r.content)
 }
 
 // EventType returns [EventToolRunStart]: an event of this process, not of
@@ -279,7 +288,7 @@ func objectSchema(params []threads.ToolParameter) (map[string]any, error) {
 // A tool's result is its text (Call), sent as one text part, or its
 // content parts (a [threads.Tool] with CallParts, such as
 // [threads.NewPartsTool]'s or an MCP tool's): text and resource parts,
-// sent as they are in the tool_result's content (an image is a resource
+// sent as they are in the tool_result's content ([ToolRunResult.Content]) (an image is a resource
 // part with a base64 blob and its MIME type: the service accepts no other
 // part in a tool_result). A tool with an InputSchema is declared with it
 // as it is ([ToolDefinition]).
@@ -674,8 +683,8 @@ spawn:
 	for _, r := range results {
 		r.Round = s.rounds
 		part := ToolResult(r.ToolCallID, r.Text, r.IsError)
-		if r.Content != nil {
-			part.Content = r.Content
+		if r.content != nil {
+			part.Content = *r.content
 		}
 		s.answer = append(s.answer, part)
 		s.queue = append(s.queue, r)
@@ -712,10 +721,13 @@ func (s *ToolStream) call(p PendingToolCall) ToolRunResult {
 	out, st, err := s.invoke(p)
 	res.CompletionStatusMessage = st.Completion
 	if err == nil && out.parts != nil {
-		res.Text, res.Content, err = partsContent(out.parts)
+		var content []Content
+		if res.Text, content, err = partsContent(out.parts); err == nil {
+			res.content = &content
+		}
 	}
 	if err != nil {
-		res.Err, res.IsError, res.Text, res.Content = err, true, s.errorText(err), nil
+		res.Err, res.IsError, res.Text = err, true, s.errorText(err)
 		return res
 	}
 	if out.parts == nil {

@@ -366,10 +366,10 @@ func TestRunToolsPartsToolAgainstFake(t *testing.T) {
 	require.Len(t, results, 2)
 	assert.Equal(t, "The chart of Paris\n"+`<resource uri="file:///notes.txt" mimeType="text/plain">sunny</resource>`+"\n"+
 		`<resource uri="chart://paris" mimeType="image/png" bytes="3"/>`, results[0].Text)
-	require.Len(t, results[0].Content, 3)
-	assert.Equal(t, "UE5H", results[0].Content[2].Resource.Blob)
+	require.Len(t, results[0].Content(), 3)
+	assert.Equal(t, "UE5H", results[0].Content()[2].Resource.Blob)
 	assert.Equal(t, "sunny in Paris", results[1].Text)
-	assert.Nil(t, results[1].Content)
+	assert.Nil(t, results[1].Content())
 
 	reqs := runRequests(t, srv)
 	require.Len(t, reqs, 2)
