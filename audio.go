@@ -33,8 +33,6 @@ type AudioService struct{ client *Client }
 // ProjectsService.Format).
 func (s AudioService) Format(f fmt.State, verb rune) { fmt.Fprint(f, "threads.AudioService") }
 
-var epTranscribe = endpoint[noAnswer]{http.MethodPost, "/audio/transcribe"}
-
 // audioTypes maps the file name extensions the service accepts to the
 // media type sent for the file part.
 var audioTypes = map[string]string{

@@ -41,17 +41,33 @@ type Client struct {
 	base *url.URL
 	hc   *http.Client
 
-	moves    sync.Map    // route key -> route.Move learned from 410 advice
-	reported sync.Map    // route key -> struct{}: the move was reported
-	authOK   atomic.Bool // some answer was 2xx: the key reaches the service
-
-	// The key's header when neither WithAPIKeyHeader nor its variable
-	// names one (auth.go): Bearer, as the spec says, until a call refused
-	// as Bearer was accepted with the key in x-api-key.
-	xAPIKey    atomic.Bool            // x-api-key got a 2xx after Bearer was refused: send it there
 	xAPIKeyCfg config                 // cfg sending the key in x-api-key, for calls without options
 	keySetting atomic.Pointer[string] // how the auth hint names the setting; nil: the Go option and variable
 
+	learned
+}
+
+// learned is what a Client learns from the service's answers and keeps for
+// its life, shared by all its calls (each field is safe for concurrent
+// use). Each piece is learned only from a 2xx and forgotten as its file
+// says, so that a client never keeps failing on what it once learned.
+type learned struct {
+	// Remembered moves (migrate.go): a route the service answered 410
+	// with usable advice, once the replacement answered 2xx; forgotten
+	// when the replacement answers 404 or 410.
+	moves    sync.Map // route key -> route.Move learned from 410 advice
+	reported sync.Map // route key -> struct{}: the move was reported
+
+	// The key header that worked (keyheader.go), when neither
+	// WithAPIKeyHeader nor its variable names one: Bearer, as the spec
+	// says, until a call refused as Bearer was accepted with the key in
+	// x-api-key; never forgotten.
+	authOK  atomic.Bool // some answer was 2xx: the key reaches the service
+	xAPIKey atomic.Bool // x-api-key got a 2xx after Bearer was refused: send it there
+
+	// The listing route (threads.go): GET /threads, or per project
+	// through GET /threads/project/{projectId} when the service has no
+	// GET /threads; forgotten on a refusal (401, 403, 404, 410).
 	listTurn   chan struct{} // one slot, held while finding out how the service lists
 	perProject atomic.Bool   // GET /threads answered 404: list per project
 	specList   atomic.Bool   // GET /threads answered 2xx
@@ -78,7 +94,7 @@ func NewClient(opts ...ClientOption) (*Client, error) {
 	if cfg.apiKey.get() == "" {
 		return nil, fmt.Errorf("threads: no API key: use WithAPIKey or set %s", EnvAPIKey)
 	}
-	c := &Client{cfg: cfg, base: base, listTurn: make(chan struct{}, 1)}
+	c := &Client{cfg: cfg, base: base, learned: learned{listTurn: make(chan struct{}, 1)}}
 	c.xAPIKeyCfg = cfg
 	c.xAPIKeyCfg.apiKeyHeader = xAPIKeyHeader
 	c.hc = c.httpClient(cfg.httpClient)

@@ -1,9 +1,5 @@
 package threads
 
-// Hooks for the black-box tests (package threads_test): the few internals
-// that no public call reaches with the inputs a test needs. Keep this list
-// short; prefer testing through the API and threadstest.
-
 import (
 	"context"
 	"encoding/json"
@@ -18,7 +14,7 @@ func NewStreamFrom(body io.Reader, opts ...RequestOption) *Stream {
 	if err := cfg.applyRequest(opts); err != nil {
 		panic(err)
 	}
-	return newStream(context.Background(), io.NopCloser(body), &cfg)
+	return newStream(context.Background(), io.NopCloser(body), &cfg, nil)
 }
 
 // DecodeProblem is the decoder every non-2xx answer goes through (for the
@@ -56,3 +52,9 @@ const (
 	DefaultMaxEventSize   = defaultMaxEventSize
 	DefaultMaxPagingBytes = defaultMaxPagingBytes
 )
+
+// Hook for format_secrets_test.go: a ToolRoundsError as RunStream makes it,
+// holding the call's key.
+func NewToolRoundsError(max int, call ToolCall, secret string) *ToolRoundsError {
+	return &ToolRoundsError{Max: max, Call: call, secret: secret}
+}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
 	threads "github.com/threadsapi/threads-go"
 )
 
@@ -106,7 +105,7 @@ func TestOptionMisuse(t *testing.T) {
 		{threads.WithAPIKeyHeader("Host"), "sets this header itself"},
 		{threads.WithAPIKeyHeader("content-type"), "sets this header itself"},
 		{threads.WithQuery("", "v"), "WithQuery: empty parameter name"},
-		{threads.WithResponseHeader(nil), "nil destination"},
+		{threads.WithResponseInto(nil), "WithResponseInto: nil destination"},
 		{nil, "option 0 is nil"},
 	} {
 		_, err := c.Threads.Get(context.Background(), "thr_1.a", tc.opt)
@@ -135,19 +134,19 @@ func TestNewClientErrorsHideURLSecrets(t *testing.T) {
 	}
 }
 
-// TestWithQueryAndResponseHeader: an extra query parameter reaches the
+// TestWithQueryAndResponseInto: an extra query parameter reaches the
 // service, and the 2xx answer's headers reach the caller.
-func TestWithQueryAndResponseHeader(t *testing.T) {
+func TestWithQueryAndResponseInto(t *testing.T) {
 	t.Parallel()
 	rec := newRecorder(t, http.StatusOK, http.Header{"X-Ratelimit-Remaining": {"41"}}, threadJSON)
 	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(rec.URL), threads.WithAPIKey("sk-key-123456"))
 	require.NoError(t, err)
-	var h http.Header
-	_, err = c.Threads.Get(context.Background(), "thr_1.a", threads.WithQuery("contextKey", "user 7"), threads.WithResponseHeader(&h))
+	var resp *http.Response
+	_, err = c.Threads.Get(context.Background(), "thr_1.a", threads.WithQuery("contextKey", "user 7"), threads.WithResponseInto(&resp))
 	require.NoError(t, err)
 	_, u := rec.last()
 	assert.Equal(t, "/threads/thr_1.a?contextKey=user+7", u)
-	assert.Equal(t, "41", h.Get("X-Ratelimit-Remaining"))
+	assert.Equal(t, "41", resp.Header.Get("X-Ratelimit-Remaining"))
 }
 
 // TestProblemHeader: a caller who turned retries off reads Retry-After from
@@ -209,4 +208,27 @@ func main() {
 	out, err = build(`threads.WithBaseURL("https://elsewhere.example")`)
 	require.Error(t, err)
 	assert.True(t, strings.Contains(out, "does not implement threads.RequestOption") || strings.Contains(out, "RequestOption"), out)
+}
+
+// The SDK numbers its retries in X-Retry-Count: a key sent in that header
+// was overwritten on the wire by each retry ([key, "1", "2"]), and a
+// WithHeader value with it was replaced. Every header the SDK (or its
+// transport) sets itself is refused, by option and by environment.
+func TestHeadersTheSDKSetsAreRefused(t *testing.T) {
+	for _, name := range []string{"X-Retry-Count", "x-retry-count", "Accept-Encoding"} {
+		for opt, o := range map[string]threads.ClientOption{
+			"WithAPIKeyHeader": threads.WithAPIKeyHeader(name),
+			"WithHeader":       threads.WithHeader(name, "v"),
+		} {
+			_, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL("http://127.0.0.1:1"),
+				threads.WithAPIKey(testKey), o)
+			require.Error(t, err, "%s(%q)", opt, name)
+			assert.Contains(t, err.Error(), "sets this header itself", "%s(%q)", opt, name)
+		}
+	}
+	t.Setenv(threads.EnvAPIKeyHeader, "X-Retry-Count")
+	_, err := threads.NewClient(threads.WithBaseURL("http://127.0.0.1:1"), threads.WithAPIKey(testKey))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), threads.EnvAPIKeyHeader)
+	assert.Contains(t, err.Error(), "sets this header itself")
 }

@@ -13,10 +13,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	threads "github.com/threadsapi/threads-go"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/threadstest"
 )
 
 func TestProblemShapes(t *testing.T) {
@@ -141,7 +141,7 @@ func TestProblemNilAndSentinels(t *testing.T) {
 		assert.NotErrorIs(t, p, threads.ErrEndpointDeprecated, status)
 	}
 	assert.NotErrorIs(t, &threads.Problem{Status: 501}, threads.ErrNotFound)
-	assert.ErrorIs(t, &threads.Problem{Status: 410, Code: threads.CodeEndpointDeprecated}, threads.ErrEndpointDeprecated)
+	assert.ErrorIs(t, &threads.Problem{Status: 410, Code: "ENDPOINT_DEPRECATED"}, threads.ErrEndpointDeprecated)
 }
 
 func TestProblemRedactsKey(t *testing.T) {
@@ -202,4 +202,18 @@ func TestHardenProblemErrorOneLine(t *testing.T) {
 	require.Contains(t, msg, "Bad Injected: yes RED x")
 	require.Less(t, utf8.RuneCountInString(msg), 1600)
 	require.Equal(t, msg, fmt.Sprintf("%v", err))
+}
+
+func TestProblemErrorShowsRequestID(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t)
+	srv.Inject(threadstestFault(http.StatusBadRequest, "req_abc123"))
+	_, err := c.Projects.Current(context.Background())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "(request id req_abc123)")
+}
+
+func threadstestFault(status int, reqID string) threadstest.Fault {
+	return threadstest.Fault{Status: status, Header: http.Header{"X-Request-Id": {reqID}, "Content-Type": {"application/json"}},
+		Body: `{"message":"bad","error":"Bad Request","statusCode":400}`}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/textproto"
 	"net/url"
@@ -20,8 +19,8 @@ import (
 // This file is the one request path. Every operation of package threads,
 // and every call package runs makes through core.Conn (conn.go), goes
 // through exchange: the prologue (begin), then do (the body, auth and
-// headers, the retry loop of retryablehttp.go, the error body as a
-// *Problem, 410 migration), then the checks of a 2xx answer. The
+// headers, the retry loop of retry.go, the error body as a
+// *Problem, 410 migration in migrate.go), then the checks of a 2xx answer. The
 // operations only name their route and result type (routes.go) and read
 // the answer.
 
@@ -60,8 +59,8 @@ func (c *Client) settings(opts []RequestOption) (*config, error) {
 
 // exchange makes one call and returns its 2xx response, whose body the
 // caller closes, with the call's settings. A call that reads a stream
-// (cl.Stream) fails unless the answer is text/event-stream. The response's
-// headers go to WithResponseHeader's destination.
+// (cl.Stream) fails unless the answer is text/event-stream. The response
+// goes to WithResponseInto's destination.
 func (c *Client) exchange(ctx context.Context, opts []RequestOption, cl core.Call) (*http.Response, *config, error) {
 	resp, cfg, o, err := c.exchangeObserved(ctx, opts, cl)
 	if err != nil {
@@ -88,20 +87,26 @@ func (c *Client) exchangeObserved(ctx context.Context, opts []RequestOption, cl 
 		o.end(err)
 		return nil, nil, nil, err
 	}
+	// Server text is shown without the key and the call's secrets.
+	clean := func(s string, extra ...string) string { return cfg.redact(s, append(extra, cl.Secrets...)...) }
 	if cl.Stream && !isEventStream(resp) {
 		ct := resp.Header.Get("Content-Type")
 		drainClose(resp.Body)
-		err := unexpectedResponse(cl.Route.Method, cfg.redact(pathOf(cl.Route)), resp.StatusCode, "want text/event-stream, got %s", shownHeader(ct, cfg.redact))
+		err := unexpectedResponse(cl.Route.Method, clean(pathOf(cl.Route)), resp.StatusCode, "want text/event-stream, got %s", shownHeader(ct, clean))
 		o.end(err)
 		return nil, nil, nil, err
 	}
-	if cfg.respHeader != nil {
-		*cfg.respHeader = resp.Header.Clone()
-	}
+	o.answered(resp.Header)
 	if cfg.respInto != nil {
-		*cfg.respInto = answerCopy(resp, func(s string) string { return cfg.redact(s) })
+		*cfg.respInto = answerCopy(resp, func(s string) string { return clean(s) })
 	}
 	return resp, cfg, o, nil
+}
+
+// callSecrets are what the call sends that a server may echo and that no
+// error, log line or observer may show: the API key and cl.Secrets.
+func callSecrets(cfg *config, cl core.Call) []string {
+	return append([]string{cfg.apiKey.get()}, cl.Secrets...)
 }
 
 // hideSecrets removes secrets (an end user's token, a subject token) from
@@ -141,8 +146,7 @@ func (c *Client) doStream(ctx context.Context, opts []RequestOption, cl core.Cal
 	if err != nil {
 		return nil, err
 	}
-	s := newStream(ctx, resp.Body, cfg)
-	s.obs = o
+	s := newStream(ctx, resp.Body, cfg, o)
 	if cfg.cancelOnLeave {
 		c.cancelOnLeave(s, opts, cl)
 	}
@@ -197,70 +201,11 @@ func (c *Client) do(ctx context.Context, cfg *config, cl core.Call) (*http.Respo
 	// Only the service's removal notice migrates: a 410 with its code. The
 	// code on any other status (a 500 that says ENDPOINT_DEPRECATED) is
 	// not advice.
-	if cl.NoMigrate || p.Status != http.StatusGone || p.Code != CodeEndpointDeprecated {
+	if cl.NoMigrate || p.Status != http.StatusGone || p.Code != codeEndpointDeprecated {
 		return nil, p
 	}
 
-	advice := migrateTo(p)
-	move, err := route.Resolve(advice, c.base, r)
-	if err != nil {
-		p.migration = err.Error()
-		return nil, p
-	}
-	to := move.Route(r.Values)
-	p.deprecation = &Deprecation{From: r.String(), To: to.String(), MigrateTo: advice, Problem: p}
-	if !migrate {
-		p.migration = "WithoutAutoMigrate"
-		return nil, p
-	}
-	resp, err = c.send(ctx, cfg, to, cl, body)
-	if err != nil {
-		return nil, err
-	}
-	if !ok2xx(resp.StatusCode) {
-		p2 := decodeProblem(resp, to.Method, pathOf(to), cfg.apiKey.get())
-		if p2.Status == http.StatusGone && p2.Code == CodeEndpointDeprecated {
-			p.migration = "the replacement " + to.String() + " answered 410 too"
-			return nil, p
-		}
-		// Not remembered: a replacement that fails (404, 500...) must not
-		// become this route for the client's life.
-		return nil, p2
-	}
-	c.gotThrough(cfg, cl, fellBack)
-	c.remember(cfg, cl.Route.Key(), move, *p.deprecation)
-	return resp, nil
-}
-
-// forgetMove drops the remembered move of the route key when the route it
-// leads to refused the call as gone: a 404 or a 410 (the service retired
-// the replacement too, or never had it). The next call then sends the
-// original route and learns again from its answer. A 401 or 403 is kept:
-// it is about the key or the thread (the live service answers 403 for a
-// thread outside the key's project), not about the route; a 5xx or a 429
-// is kept too: it says nothing about where the operation lives. Only the
-// move this call used is dropped, so a newer one stored meanwhile stays.
-// A 410 with usable advice is followed by do as usual and, once its
-// replacement answered 2xx, remembered in place of the dropped one.
-func (c *Client) forgetMove(key string, m route.Move, p *Problem) {
-	if p.Status == http.StatusNotFound || p.Status == http.StatusGone {
-		c.moves.CompareAndDelete(key, m)
-	}
-}
-
-// remember stores a move and reports it once per client.
-func (c *Client) remember(cfg *config, key string, m route.Move, d Deprecation) {
-	c.moves.Store(key, m)
-	if _, loaded := c.reported.LoadOrStore(key, struct{}{}); loaded {
-		return
-	}
-	if cfg.logger != nil {
-		cfg.logger.Warn("threads: endpoint deprecated; following the service's migration advice",
-			slog.String("from", d.From), slog.String("to", d.To), slog.String("migrateToEndpoint", d.MigrateTo))
-	}
-	if c.cfg.onDeprecation != nil {
-		c.cfg.onDeprecation(d)
-	}
+	return c.migrate(ctx, cfg, cl, r, p, body, migrate, fellBack)
 }
 
 // pathOf is r's path as errors show it, without a query.
@@ -295,15 +240,19 @@ func (c *Client) send(ctx context.Context, cfg *config, r route.Route, cl core.C
 	if cl.Raw != nil {
 		body = cl.Raw // a body that is not JSON (multipart): Content-Type in cl.Header
 	}
+	secrets := callSecrets(cfg, cl)
 	return sendRetrying(ctx, cfg, attempt{
-		hc:     c.attemptClient(cfg, cl.Stream),
-		method: r.Method,
-		url:    u.String(),
-		body:   body,
-		header: c.header(cfg, cl, body != nil),
+		hc:      c.attemptClient(cfg, cl.Stream),
+		method:  r.Method,
+		url:     u.String(),
+		body:    body,
+		header:  c.header(cfg, cl, body != nil),
+		final:   cl.FinalStatus,
+		secrets: secrets,
 		// The path may hold ids a server sent (a project id, say): shown
-		// in errors and logs only with every spelling of the key removed.
-		logPath:  redact.URL(u.EscapedPath(), cfg.apiKey.get()),
+		// in errors and logs only with every spelling of the secrets
+		// removed.
+		logPath:  redact.URL(u.EscapedPath(), secrets...),
 		rawQuery: u.RawQuery,
 	})
 }

@@ -1,10 +1,11 @@
 package threads
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
-	"strings"
 
 	"github.com/threadsapi/threads-go/internal/core"
 	"github.com/threadsapi/threads-go/internal/route"
@@ -45,37 +46,43 @@ var (
 	epGenerateSuggestions  = endpoint[[]Suggestion]{http.MethodPost, "/threads/{id}/messages/{messageId}/suggestions"}
 	epUpdateComponentState = endpoint[Message]{http.MethodPut, "/threads/{id}/messages/{messageId}/component-state"}
 	epCurrentProject       = endpoint[Project]{http.MethodGet, "/projects"}
+
+	// The backend's routes (projects.go, authservice.go, registry.go): not
+	// in the API spec nor the captures; from the service's OpenAPI
+	// document as the official TypeScript SDK renders it (note the
+	// singular "api-key" and "provider-key" of the deletes).
+	epGetProject        = endpoint[Project]{http.MethodGet, "/projects/{projectId}"}
+	epListAPIKeys       = endpoint[[]APIKey]{http.MethodGet, "/projects/{projectId}/api-keys"}
+	epDeleteAPIKey      = endpoint[noAnswer]{http.MethodDelete, "/projects/{projectId}/api-key/{apiKeyId}"}
+	epListProviderKeys  = endpoint[[]ProviderKey]{http.MethodGet, "/projects/{projectId}/provider-keys"}
+	epDeleteProviderKey = endpoint[noAnswer]{http.MethodDelete, "/projects/{projectId}/provider-key/{providerKeyId}"}
+	epMCPAccessToken    = endpoint[mcpTokenBody]{http.MethodPost, "/auth/mcp/access-token"}
+	epRegistryGet       = endpoint[RegistryItem]{http.MethodGet, "/registry/{name}"}
+	epPresign           = endpoint[PresignedUpload]{http.MethodPost, "/storage/presign"} // storage.go
+	epTranscribe        = endpoint[noAnswer]{http.MethodPost, "/audio/transcribe"}       // audio.go
 )
 
-// idKinds names what each placeholder's id names, for errors.
-var idKinds = map[string]string{"id": "thread", "messageId": "message", "projectId": "project",
-	"apiKeyId": "API key", "providerKeyId": "provider key", "name": "registry item"}
+// ErrInvalidID is matched (errors.Is) by the error of a call refused
+// before anything was sent because an id it was given cannot name
+// anything: empty or white space only, or "." or ".." (a path step to a
+// server or proxy, even escaped). Every call of this package and of
+// package runs that takes an id refuses the same ids with the same words.
+var ErrInvalidID = route.ErrInvalidID
 
 // route fills the template's placeholders, in order, with ids, refusing
-// before anything is sent an id that cannot name anything (see checkID);
-// op names the operation in the error.
+// before anything is sent an id that cannot name anything (route.Fill,
+// the one id check of both packages); op names the operation in the error.
 func (e endpoint[T]) route(op string, ids ...string) (route.Route, error) {
-	r := route.Route{Method: e.method, Template: e.template}
-	i := 0
-	for seg := range strings.SplitSeq(e.template, "/") {
-		name, ok := strings.CutPrefix(seg, "{")
-		if !ok {
-			continue
-		}
-		name = strings.TrimSuffix(name, "}")
-		if i >= len(ids) {
-			return route.Route{}, fmt.Errorf("threads: %s: no %s id", op, idKinds[name])
-		}
-		if err := checkID(idKinds[name], ids[i]); err != nil {
-			return route.Route{}, fmt.Errorf("threads: %s: %w", op, err)
-		}
-		if r.Values == nil {
-			r.Values = make(map[string]string, len(ids))
-		}
-		r.Values[name] = ids[i]
-		i++
+	r, err := route.Fill(e.method, e.template, ids...)
+	if err != nil {
+		return route.Route{}, fmt.Errorf("threads: %s: %w", op, err)
 	}
 	return r, nil
+}
+
+// projectThreads is the per-project listing route for projectID.
+func projectThreads(projectID string) (route.Route, error) {
+	return epListProjectThreads.route("Threads.List", projectID)
 }
 
 // do makes the call and decodes its JSON answer into a new T.
@@ -88,24 +95,30 @@ func (e endpoint[T]) stream(ctx context.Context, c *Client, opts []RequestOption
 	return c.doStream(ctx, opts, cl)
 }
 
+// deleted makes a delete whose 2xx answer says whether it acted: false
+// for the JSON body false (the API-key delete of an unknown id, capture
+// 32), true for anything else (true, an empty 204), whose bytes are
+// dropped. The observer hears a false answer as the call's error.
+func (e endpoint[T]) deleted(ctx context.Context, c *Client, opts []RequestOption, cl core.Call) (bool, error) {
+	resp, _, o, err := c.exchangeObserved(ctx, opts, cl)
+	if err != nil {
+		return false, err
+	}
+	head, _ := io.ReadAll(io.LimitReader(resp.Body, 64))
+	drainClose(resp.Body)
+	if string(bytes.TrimSpace(head)) == "false" {
+		o.end(fmt.Errorf("threads: %w: the service answered false", ErrNotFound))
+		return false, nil
+	}
+	o.end(nil)
+	return true, nil
+}
+
 // discard makes the call and drops its answer.
 func (e endpoint[T]) discard(ctx context.Context, c *Client, opts []RequestOption, cl core.Call) error {
 	return c.doDiscard(ctx, opts, cl)
 }
 
-// checkID refuses, before anything is sent, an id that cannot name a thread
-// or a message: empty or white space only, or "." and "..", which a server
-// or proxy would resolve as a path step even escaped ("%2E%2E"). kind names
-// the id in the error ("thread", "message").
-func checkID(kind, id string) error {
-	switch strings.TrimSpace(id) {
-	case "":
-		if id == "" {
-			return fmt.Errorf("empty %s id", kind)
-		}
-		return fmt.Errorf("%s id %q is only white space", kind, id)
-	case ".", "..":
-		return fmt.Errorf("%s id %q is a dot segment, not an id", kind, id)
-	}
-	return nil
-}
+// checkID is route.CheckID: the id check of a value that is not a path
+// segment of the call (a thread id in a body, a project id a server sent).
+func checkID(kind, id string) error { return route.CheckID(kind, id) }

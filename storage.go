@@ -52,8 +52,6 @@ type PresignedUpload struct {
 	ExpiresIn int `json:"expiresIn,omitzero"`
 }
 
-var epPresign = endpoint[PresignedUpload]{http.MethodPost, "/storage/presign"}
-
 // Presign asks for a URL to upload a file of params.Size bytes and
 // params.ContentType to. The project key may call it (the service
 // answers 503 when its storage is not configured). A size outside 1 to

@@ -608,3 +608,54 @@ func TestStreamCloseDuringAll(t *testing.T) {
 	assert.Empty(t, <-done)
 	assert.NoError(t, s.Err())
 }
+
+// gatedBody gives first in one read, then blocks until rest is closed and
+// ends; it records whether a read after first has started.
+type gatedBody struct {
+	first string
+	rest  chan struct{}
+	mu    sync.Mutex
+	reads int
+	eof   bool
+}
+
+func (b *gatedBody) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	b.reads++
+	n := b.reads
+	b.mu.Unlock()
+	if n == 1 {
+		return copy(p, b.first), nil
+	}
+	<-b.rest
+	b.mu.Lock()
+	b.eof = true
+	b.mu.Unlock()
+	return 0, io.EOF
+}
+
+// No goroutine per stream at its end: the Next that reads DONE returns at
+// once without reading on, nothing reads the body behind the caller's back
+// (a goroutine did, until the two streams shared one engine), and Close
+// reads what follows DONE to the body's end, so that the connection can be
+// reused.
+func TestStreamDoneStartsNoGoroutine(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		body := &gatedBody{first: snap("m", "a") + "data: DONE\n\n", rest: make(chan struct{})}
+		s := streamFrom(body)
+		require.True(t, s.Next())
+		require.False(t, s.Next())
+		require.NoError(t, s.Err())
+		synctest.Wait() // a goroutine reading the body would be blocked in it now
+		body.mu.Lock()
+		reads := body.reads
+		body.mu.Unlock()
+		assert.Equal(t, 1, reads, "the body is read after DONE behind the caller's back")
+		close(body.rest)
+		s.Close()
+		body.mu.Lock()
+		defer body.mu.Unlock()
+		assert.True(t, body.eof, "Close did not read the body to its end")
+	})
+}

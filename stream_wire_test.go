@@ -262,7 +262,8 @@ func hold(t *testing.T, data string, gone chan<- struct{}) *threads.Client {
 // Item 8: a server that holds the connection after DONE does not delay the
 // end (it was 100 ms late). In a synctest bubble over an in-memory network,
 // the end takes no time at all on the fake clock: the bounded drain after
-// DONE runs behind the caller's back.
+// DONE is left to Close, which ends it after 100 ms (no goroutine is
+// started at the end).
 func TestStreamDoneEndsAtOnce(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
@@ -284,6 +285,9 @@ func TestStreamDoneEndsAtOnce(t *testing.T) {
 		took := time.Since(start)
 		require.NoError(t, s.Err())
 		assert.Zero(t, took, "Next after DONE took %v of fake time", took)
+		start = time.Now()
+		s.Close()
+		assert.Equal(t, 100*time.Millisecond, time.Since(start), "Close after DONE: the drain's bound")
 	})
 }
 

@@ -107,7 +107,11 @@ func (s *ThreadsService) List(ctx context.Context, params *ListParams, opts ...R
 		q.Set("contextKey", p.ContextKey)
 	}
 	if p.ProjectID != "" {
-		return c.listPage(ctx, opts, projectThreads(p.ProjectID), q, p.Offset)
+		r, err := projectThreads(p.ProjectID)
+		if err != nil {
+			return nil, err
+		}
+		return c.listPage(ctx, opts, r, q, p.Offset)
 	}
 	if !c.perProject.Load() {
 		page, err := c.listSpec(ctx, opts, q, p.Offset)
@@ -133,7 +137,11 @@ func (c *Client) listKeyProject(ctx context.Context, opts []RequestOption, q url
 	if err != nil {
 		return nil, err
 	}
-	page, err := c.listPage(ctx, opts, projectThreads(projectID), q, offset)
+	r, err := projectThreads(projectID)
+	if err != nil {
+		return nil, err
+	}
+	page, err := c.listPage(ctx, opts, r, q, offset)
 	if err != nil {
 		if refused(err) {
 			c.projects.CompareAndDelete(cfg.apiKey.get(), projectID)
@@ -163,10 +171,6 @@ func refused(err error) bool {
 	return false
 }
 
-func projectThreads(projectID string) route.Route {
-	return route.Route{Method: epListProjectThreads.method, Template: epListProjectThreads.template, Values: map[string]string{"projectId": projectID}}
-}
-
 func (c *Client) listPage(ctx context.Context, opts []RequestOption, r route.Route, q url.Values, offset int) (*ThreadPage, error) {
 	body, err := epListThreads.do(ctx, c, opts, core.Call{Route: r, Query: q})
 	if err != nil {
@@ -183,7 +187,7 @@ func (c *Client) listPage(ctx context.Context, opts []RequestOption, r route.Rou
 // call has found that the service lists per project. What it learns is
 // remembered only after a 2xx, and forgotten on a later refusal.
 func (c *Client) listSpec(ctx context.Context, opts []RequestOption, q url.Values, offset int) (*ThreadPage, error) {
-	spec := route.Route{Method: epListThreads.method, Template: epListThreads.template}
+	spec, _ := epListThreads.route("Threads.List")
 	if c.specList.Load() {
 		page, err := c.listPage(ctx, opts, spec, q, offset)
 		if err != nil && refused(err) {
@@ -468,8 +472,7 @@ func (c *Client) advance(ctx context.Context, opts []RequestOption, cl core.Call
 	}
 	var out AdvanceResponse
 	if isEventStream(resp) {
-		st := newStream(ctx, resp.Body, cfg)
-		st.obs = o // the stream ends the call's observation
+		st := newStream(ctx, resp.Body, cfg, o) // the stream ends the call's observation
 		err = lastSnapshot(st, &out)
 	} else {
 		defer resp.Body.Close()

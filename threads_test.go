@@ -4,15 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	threads "github.com/threadsapi/threads-go"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	threads "github.com/threadsapi/threads-go"
 )
 
 func TestListRequestAndDecode(t *testing.T) {
@@ -293,4 +297,490 @@ func TestProjectsCurrent(t *testing.T) {
 	_, err = fc.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: p.ID})
 	require.NoError(t, err)
 	assert.Equal(t, fake.ProjectID, p.ID)
+}
+
+// perProjectServer lists like the live deployment: GET /threads is 404
+// ("Cannot GET /threads"), GET /projects names the key's project, and
+// GET /threads/project/{id} pages n threads of that project.
+type perProjectServer struct {
+	*httptest.Server
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+func newPerProjectServer(t *testing.T, n int, envelope bool) *perProjectServer {
+	t.Helper()
+	s := &perProjectServer{counts: map[string]int{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.counts[r.Method+" "+r.URL.Path]++
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		switch r.URL.Path {
+		case "/projects":
+			_, _ = w.Write([]byte(`{"id":"p_live.1","name":"Live"}`))
+		case "/threads/project/p_live.1":
+			offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+			limit, err := strconv.Atoi(r.URL.Query().Get("limit"))
+			if err != nil {
+				limit = 10
+			}
+			items := []map[string]any{}
+			for i := offset; i < n && i < offset+limit; i++ {
+				items = append(items, map[string]any{"id": fmt.Sprintf("thr_%d.a", i), "projectId": "p_live.1",
+					"createdAt": "2026-11-21T23:57:44.826Z", "updatedAt": "2026-11-21T23:57:44.826Z"})
+			}
+			var body any = items
+			if envelope {
+				body = map[string]any{"items": items, "total": n, "offset": offset, "limit": limit, "count": len(items)}
+			}
+			_ = json.NewEncoder(w).Encode(body)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = fmt.Fprintf(w, `{"message":"Cannot %s %s","error":"Not Found","statusCode":404}`, r.Method, r.URL.Path)
+		}
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *perProjectServer) take() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.counts
+	s.counts = map[string]int{}
+	return c
+}
+
+func (s *perProjectServer) client(t *testing.T) *threads.Client {
+	t.Helper()
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(s.URL),
+		threads.WithAPIKey("sk-live-123456"), threads.WithAPIKeyHeader("x-api-key"))
+	require.NoError(t, err)
+	return c
+}
+
+// TestListFallsBackPerProject: against a deployment that lists per project,
+// the first List costs one GET /threads, one GET /projects and one page;
+// later calls cost one page.
+func TestListFallsBackPerProject(t *testing.T) {
+	t.Parallel()
+	srv := newPerProjectServer(t, 3, true)
+	c := srv.client(t)
+	ctx := context.Background()
+
+	page, err := c.Threads.List(ctx, nil)
+	require.NoError(t, err)
+	assert.Len(t, page.Items, 3)
+	assert.Equal(t, map[string]int{"GET /threads": 1, "GET /projects": 1, "GET /threads/project/p_live.1": 1}, srv.take())
+
+	_, err = c.Threads.List(ctx, &threads.ListParams{Limit: 2})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int{"GET /threads/project/p_live.1": 1}, srv.take())
+
+	var ids []string
+	for th, err := range c.Threads.All(ctx, &threads.ListParams{Limit: 2}) {
+		require.NoError(t, err)
+		ids = append(ids, th.ID)
+	}
+	assert.Equal(t, []string{"thr_0.a", "thr_1.a", "thr_2.a"}, ids)
+	assert.Equal(t, map[string]int{"GET /threads/project/p_live.1": 2}, srv.take())
+}
+
+// TestListWithProjectIDGoesStraightThere: an explicit project never tries
+// the spec's route.
+func TestListWithProjectIDGoesStraightThere(t *testing.T) {
+	t.Parallel()
+	srv := newPerProjectServer(t, 1, true)
+	c := srv.client(t)
+	page, err := c.Threads.List(context.Background(), &threads.ListParams{ProjectID: "p_live.1"})
+	require.NoError(t, err)
+	assert.Len(t, page.Items, 1)
+	assert.Equal(t, map[string]int{"GET /threads/project/p_live.1": 1}, srv.take())
+}
+
+// TestListFallbackConcurrentFirstCalls: 50 first calls at once cost one
+// GET /threads and one GET /projects between them.
+func TestListFallbackConcurrentFirstCalls(t *testing.T) {
+	t.Parallel()
+	srv := newPerProjectServer(t, 2, true)
+	c := srv.client(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 50)
+	for range 50 {
+		wg.Go(func() {
+			page, err := c.Threads.List(context.Background(), nil)
+			if err == nil && len(page.Items) != 2 {
+				err = fmt.Errorf("got %d threads", len(page.Items))
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	assert.Equal(t, map[string]int{"GET /threads": 1, "GET /projects": 1, "GET /threads/project/p_live.1": 50}, srv.take())
+}
+
+// TestAllPagesWithoutTotal: a bare array (no total) is paged until an
+// empty page, not stopped after the first.
+func TestAllPagesWithoutTotal(t *testing.T) {
+	t.Parallel()
+	srv := newPerProjectServer(t, 5, false)
+	c := srv.client(t)
+	n := 0
+	for _, err := range c.Threads.All(context.Background(), &threads.ListParams{ProjectID: "p_live.1", Limit: 2}) {
+		require.NoError(t, err)
+		n++
+	}
+	assert.Equal(t, 5, n)
+}
+
+// TestListSpecRouteIsKept: a deployment with GET /threads is never asked
+// for its project.
+func TestListSpecRouteIsKept(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	paths := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths[r.URL.Path]++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"items":[],"total":0,"offset":0,"limit":10,"count":0}`))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey("sk-live-123456"))
+	require.NoError(t, err)
+	for range 3 {
+		_, err = c.Threads.List(context.Background(), nil)
+		require.NoError(t, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, map[string]int{"/threads": 3}, paths)
+}
+
+// TestAttackListTurnHonoursContext: a caller waiting for another caller's
+// slow first List leaves when its own context ends.
+func TestAttackListTurnHonoursContext(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	var arrived atomic.Bool
+	first := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/threads" && arrived.CompareAndSwap(false, true) {
+			close(first)
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"items":[],"total":0}`)
+	}))
+	t.Cleanup(srv.Close)
+	c := atkClient(t, srv.URL)
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Threads.List(context.Background(), nil) // holds the turn on the server
+		done <- err
+	}()
+	<-first
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := c.Threads.List(ctx, nil)
+	assert.ErrorIs(t, err, context.DeadlineExceeded, "the second caller leaves with its own deadline")
+	close(release)
+	require.NoError(t, <-done)
+}
+
+// TestAttackProjectIDDots: "." and ".." never become path steps, whether
+// the caller or the server names the project.
+func TestAttackProjectIDDots(t *testing.T) {
+	t.Parallel()
+	var paths atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/threads":
+			w.WriteHeader(404)
+			io.WriteString(w, `{"statusCode":404,"message":"Cannot GET /threads","error":"Not Found"}`)
+		case "/projects":
+			io.WriteString(w, `{"id":"..","name":"p"}`)
+		default:
+			paths.Add(1)
+			io.WriteString(w, `{"items":[],"total":0}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c := atkClient(t, srv.URL)
+	_, err := c.Threads.List(context.Background(), &threads.ListParams{ProjectID: "."})
+	assert.ErrorContains(t, err, "dot segment")
+	_, err = c.Threads.List(context.Background(), nil)
+	assert.ErrorIs(t, err, threads.ErrUnexpectedResponse)
+	assert.Zero(t, paths.Load(), "no per-project request was sent")
+}
+
+// endlessPages serves GET /threads as a server that never sends an empty
+// page: every offset gets limit fresh threads (padded to pad bytes each),
+// as a bare array (no total). With sameEveryTime it ignores the offset and
+// repeats the first page.
+func endlessPages(t *testing.T, pad int, sameEveryTime bool) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+		if sameEveryTime {
+			offset = 0
+		}
+		w.Header().Set("Content-Type", "application/json")
+		var b strings.Builder
+		b.WriteByte('[')
+		for i := range 10 {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"id":"thr_%d.a","name":%q}`, offset+i, strings.Repeat("n", pad))
+		}
+		b.WriteByte(']')
+		_, _ = w.Write([]byte(b.String()))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &requests
+}
+
+func allOf(t *testing.T, srv *httptest.Server, opts ...threads.RequestOption) (int, error) {
+	t.Helper()
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL),
+		threads.WithAPIKey(testKey), threads.WithMaxRetries(0))
+	require.NoError(t, err)
+	n := 0
+	for _, err := range c.Threads.All(context.Background(), nil, opts...) {
+		if err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// All against a server that never sends an empty page stops at its page
+// bound with ErrPagingLimit, after yielding what it read.
+func TestAllStopsAtThePageBound(t *testing.T) {
+	t.Parallel()
+	srv, requests := endlessPages(t, 0, false)
+	n, err := allOf(t, srv, threads.WithPagingLimit(50, 1<<30))
+	require.ErrorIs(t, err, threads.ErrPagingLimit)
+	assert.Equal(t, int64(50), requests.Load())
+	assert.Equal(t, 500, n)
+}
+
+// ... and at its byte bound, counted over the bodies it read.
+func TestAllStopsAtTheByteBound(t *testing.T) {
+	t.Parallel()
+	srv, requests := endlessPages(t, 1000, false) // about 10 KB a page
+	n, err := allOf(t, srv, threads.WithPagingLimit(1_000_000, 100<<10))
+	require.ErrorIs(t, err, threads.ErrPagingLimit)
+	assert.LessOrEqual(t, requests.Load(), int64(11))
+	assert.GreaterOrEqual(t, requests.Load(), int64(10))
+	assert.Equal(t, 10*int(requests.Load()), n)
+}
+
+// A server that ignores the offset repeats its page: no progress, and All
+// stops at the second repeat in a row instead of paging forever (one
+// repeat can be threads created meanwhile, shifting the offsets).
+func TestAllStopsOnARepeatedPage(t *testing.T) {
+	t.Parallel()
+	srv, requests := endlessPages(t, 0, true)
+	n, err := allOf(t, srv)
+	require.ErrorIs(t, err, threads.ErrUnexpectedResponse)
+	assert.Contains(t, err.Error(), "same threads")
+	assert.Equal(t, int64(3), requests.Load())
+	assert.Equal(t, 20, n)
+}
+
+// The default bound: a server that never ends stops with ErrPagingLimit
+// within DefaultMaxPagingBytes of bodies (here pages of about 1 MB).
+func TestAllDefaultBound(t *testing.T) {
+	t.Parallel()
+	srv, requests := endlessPages(t, 100<<10, false)
+	_, err := allOf(t, srv)
+	require.ErrorIs(t, err, threads.ErrPagingLimit)
+	assert.LessOrEqual(t, requests.Load()*10*(100<<10), int64(threads.DefaultMaxPagingBytes)+(20<<20))
+}
+
+// listScript is a server whose answers per route follow a script: the
+// handler for a path gets how many times that path was asked before.
+type listScript struct {
+	*httptest.Server
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+func newListScript(t *testing.T, answer func(path string, n int) (int, string)) *listScript {
+	t.Helper()
+	s := &listScript{counts: map[string]int{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		n := s.counts[r.URL.Path]
+		s.counts[r.URL.Path]++
+		s.mu.Unlock()
+		status, body := answer(r.URL.Path, n)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(body))
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *listScript) count(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts[path]
+}
+
+func (s *listScript) client(t *testing.T) *threads.Client {
+	t.Helper()
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(s.URL),
+		threads.WithAPIKey(testKey), threads.WithMaxRetries(0))
+	require.NoError(t, err)
+	return c
+}
+
+const (
+	notFound  = `{"message":"Cannot GET","error":"Not Found","statusCode":404}`
+	forbidden = `{"message":"Forbidden resource","error":"Forbidden","statusCode":403}`
+	onePage   = `{"items":[{"id":"thr_1.a"}],"total":1,"offset":0,"limit":10,"count":1}`
+)
+
+// One 404 from GET /threads (a deploy in progress, a proxy) must not pin
+// per-project listing for the client's life: the switch is remembered only
+// once the per-project route answered 2xx. Here it never does, and
+// GET /threads recovers: every later List succeeds through it.
+func TestListOne404DoesNotPinPerProject(t *testing.T) {
+	t.Parallel()
+	srv := newListScript(t, func(path string, n int) (int, string) {
+		switch path {
+		case "/threads":
+			if n == 0 {
+				return 404, notFound
+			}
+			return 200, onePage
+		case "/projects":
+			return 200, `{"id":"p_1.a"}`
+		}
+		return 404, notFound // no per-project route on this deployment
+	})
+	c := srv.client(t)
+	ctx := context.Background()
+	_, err := c.Threads.List(ctx, nil)
+	require.Error(t, err)
+	failed := 0
+	for range 20 {
+		if _, err := c.Threads.List(ctx, nil); err != nil {
+			failed++
+		}
+	}
+	assert.Equal(t, 0, failed, "later Lists that failed")
+	assert.Equal(t, 21, srv.count("/threads"), "GET /threads asked again")
+}
+
+// A wrong project id from GET /projects must not pin 403s: the id is
+// remembered only once the per-project route answered 2xx with it, and a
+// later refusal of the route forgets it (and the route), so the next call
+// asks again.
+func TestListWrongProjectIsNotRemembered(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	project := "p_wrong.a"
+	srv := newListScript(t, func(path string, n int) (int, string) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch path {
+		case "/threads":
+			return 404, notFound
+		case "/projects":
+			if n == 0 {
+				return 200, `{"id":"p_wrong.a"}`
+			}
+			return 200, `{"id":"` + project + `"}`
+		case "/threads/project/p_right.a":
+			if project == "p_right.a" {
+				return 200, onePage
+			}
+		}
+		return 403, forbidden
+	})
+	c := srv.client(t)
+	ctx := context.Background()
+	_, err := c.Threads.List(ctx, nil)
+	require.ErrorIs(t, err, threads.ErrForbidden)
+
+	mu.Lock()
+	project = "p_right.a"
+	mu.Unlock()
+	failed := 0
+	for range 10 {
+		if _, err := c.Threads.List(ctx, nil); err != nil {
+			failed++
+		}
+	}
+	assert.Equal(t, 0, failed, "later Lists that failed")
+	assert.Equal(t, 2, srv.count("/projects"), "asked again after the 403, then remembered after the 2xx")
+
+	// The project moves: one refusal forgets it, the next List asks again.
+	mu.Lock()
+	project = "p_moved.a"
+	mu.Unlock()
+	_, err = c.Threads.List(ctx, nil)
+	require.ErrorIs(t, err, threads.ErrForbidden)
+	mu.Lock()
+	project = "p_right.a"
+	mu.Unlock()
+	_, err = c.Threads.List(ctx, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 3, srv.count("/projects"), "asked again after the later refusal")
+}
+
+// A project id from GET /projects is server text and goes into the
+// per-project route's path: a server whose project id spells the key must
+// not get the key into an error about that route's answer, whatever is
+// wrong with it.
+func TestProjectIDSpellingKeyIsRedactedInListErrors(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		body string
+		opts []threads.ClientOption
+	}{
+		"not JSON":  {body: "<html>portal</html>"},
+		"too large": {body: `[` + strings.Repeat(`{"id":"thr_1.a"},`, 100) + `{}]`, opts: []threads.ClientOption{threads.WithMaxResponseSize(256)}},
+		"too dense": {body: `[` + strings.Repeat(`{},`, 2000) + `{}]`, opts: []threads.ClientOption{threads.WithMaxResponseSize(8 << 10)}},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			switch {
+			case r.URL.Path == "/projects":
+				_, _ = w.Write([]byte(`{"id":"` + testKey + `","name":"p"}`))
+			case strings.HasPrefix(r.URL.Path, "/threads/project/"):
+				_, _ = w.Write([]byte(tc.body))
+			default:
+				w.WriteHeader(http.StatusNotFound)
+				_, _ = w.Write([]byte(`{"message":"Cannot GET /threads","error":"Not Found","statusCode":404}`))
+			}
+		}))
+		t.Cleanup(srv.Close)
+		opts := append([]threads.ClientOption{threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL),
+			threads.WithAPIKey(testKey), threads.WithMaxRetries(0)}, tc.opts...)
+		c, err := threads.NewClient(opts...)
+		require.NoError(t, err)
+		_, err = c.Threads.List(context.Background(), nil)
+		require.ErrorIs(t, err, threads.ErrUnexpectedResponse, name)
+		assert.NotContains(t, err.Error(), testKey, name)
+		assert.Contains(t, err.Error(), "/threads/project/", name)
+	}
 }

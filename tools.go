@@ -16,6 +16,7 @@ import (
 
 	echolib "github.com/threadsapi/threads-go/internal/echo"
 	"github.com/threadsapi/threads-go/internal/redact"
+	"github.com/threadsapi/threads-go/internal/stream"
 	"github.com/threadsapi/threads-go/internal/termtext"
 	"github.com/threadsapi/threads-go/internal/toolcore"
 )
@@ -361,12 +362,16 @@ func (s *ThreadsService) runStream(ctx context.Context, cfg *config, op, id stri
 	params.ForceToolChoice = ""
 	params.InitialMessages = nil // sent once, with the thread's creation
 	r.params = params
-	st.rounds = r
+	r.st = st
+	st.eng.Continue(r)
 	return st, nil
 }
 
-// toolRunner is RunStream's streamRounds.
+// toolRunner is RunStream's tool rounds: the Continuation of its stream
+// (internal/stream), which knows nothing of tools.
 type toolRunner struct {
+	st *Stream // the stream it continues
+
 	svc    *ThreadsService
 	op     string // RunStream or CreateAndRunStream, for errors
 	id     string // the thread; "" until a created thread's first snapshot
@@ -423,7 +428,25 @@ func (r *toolRunner) setup(p *AdvanceParams, tools []Tool) error {
 	return nil
 }
 
-func (r *toolRunner) stop() { r.cancel() }
+// Continue answers the tool call that ended a round, if any (the round's
+// last snapshot asks for it), and returns the body of the reply to it; nil
+// when the run is over. It runs from the stream's Next, at the round's
+// "data: DONE".
+func (r *toolRunner) Continue(ctx context.Context) (*stream.Source, error) {
+	// A round without snapshots has no "last" one: the one before it is
+	// not asked again.
+	last := r.st.cur.AdvanceResponse
+	r.st.cur = StreamEvent{}
+	next, err := r.next(ctx, last)
+	if next == nil || err != nil {
+		return nil, err
+	}
+	return next.eng.Detach(), nil // its body is r.st's now
+}
+
+// Stop cancels the context a tool and the next round's request run under:
+// the stream ended or was closed.
+func (r *toolRunner) Stop() { r.cancel() }
 
 func (r *toolRunner) next(ctx context.Context, last AdvanceResponse) (*Stream, error) {
 	m := last.Message

@@ -33,7 +33,13 @@ type capture struct {
 
 func loadCapture(t testing.TB, name string) capture {
 	t.Helper()
-	matches, _ := filepath.Glob(filepath.Join("testdata", "captures", name+"-*.txt"))
+	return loadCaptureIn(t, "captures", name)
+}
+
+// loadCaptureIn loads capture name of testdata/dir ("captures-turn4").
+func loadCaptureIn(t testing.TB, dir, name string) capture {
+	t.Helper()
+	matches, _ := filepath.Glob(filepath.Join("testdata", dir, name+"-*.txt"))
 	if len(matches) != 1 {
 		t.Fatalf("capture %s: %d files match", name, len(matches))
 	}

@@ -10,7 +10,6 @@ import (
 
 	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/internal/core"
-	"github.com/threadsapi/threads-go/internal/route"
 )
 
 // Client calls the /v1 routes for one end user. Make one with [New] and
@@ -88,14 +87,6 @@ func (c *Client) ForToken(tok threads.Token) *Client {
 // ([Client.ForUser]) and an end-user token ([Client.ForToken]).
 var ErrIdentity = errors.New("runs: every /v1 call needs exactly one end user: a user key (Client.ForUser) or an end-user token (Client.ForToken)")
 
-// where a route reads the user key.
-type keyPlace int
-
-const (
-	keyInQuery keyPlace = iota
-	keyInBody           // the body's "userKey"
-)
-
 // identity checks the Client's end user and returns the query or body
 // userKey to send ("" when the token is used) and the headers.
 func (c *Client) identity(op string) (key string, h http.Header, err error) {
@@ -133,52 +124,65 @@ func (c *Client) secrets(extra ...string) []string {
 	return extra
 }
 
-// call describes one /v1 operation.
+// call is one /v1 operation: its route (routes.go), its ids in the
+// template's order, and what it sends.
 type call struct {
-	method, tmpl string
-	values       map[string]string
-	query        url.Values
-	body         any // for keyInBody routes, a *T with a UserKey field set by the route
-	place        keyPlace
-	setKey       func(string) // keyInBody: puts the user key in body
+	ep     endpoint
+	ids    []string
+	query  url.Values
+	body   any          // JSON-encoded when not nil
+	setKey func(string) // a keyInBody route's: puts the user key in body
 }
 
 // op names the call in errors: "runs: GET /v1/threads/{threadId}".
-func (k call) op() string { return "runs: " + k.method + " " + k.tmpl }
+func (k call) op() string { return k.ep.op() }
 
-// do sends the call and decodes a 2xx JSON answer into out (nil: the
-// body is closed unread, as for a 204).
-func (c *Client) do(ctx context.Context, opts []threads.RequestOption, k call, out any) error {
+// prepare checks the Client's end user and the call's ids, puts the user
+// key where the route reads it and returns the call for the request path.
+// When it fails nothing is sent.
+func (c *Client) prepare(k call) (core.Call, error) {
 	key, hdr, err := c.identity(k.op())
 	if err != nil {
-		return err
+		return core.Call{}, err
 	}
-	for name, v := range k.values {
-		if v == "" {
-			return fmt.Errorf("%s: %s is empty", k.op(), name)
-		}
+	r, err := k.ep.route(k.ids...)
+	if err != nil {
+		return core.Call{}, err
 	}
 	q := k.query
 	if key != "" {
-		switch k.place {
+		switch k.ep.key {
 		case keyInQuery:
 			if q == nil {
 				q = url.Values{}
 			}
 			q.Set("userKey", key)
 		case keyInBody:
+			if k.setKey == nil {
+				return core.Call{}, fmt.Errorf("%s: the call has no place for the user key", k.op())
+			}
 			k.setKey(key)
 		}
 	}
-	return c.send(ctx, opts, core.Call{
-		Route:     route.Route{Method: k.method, Template: k.tmpl, Values: k.values},
+	return core.Call{
+		Route:     r,
 		Query:     q,
 		Body:      k.body,
 		Header:    hdr,
 		KeyHeader: "X-Api-Key",
 		NoMigrate: true,
 		Secrets:   c.secrets(),
-	}, out)
+	}, nil
+}
+
+// do sends the call and decodes a 2xx JSON answer into out (nil: the
+// body is closed unread, as for a 204).
+func (c *Client) do(ctx context.Context, opts []threads.RequestOption, k call, out any) error {
+	cc, err := c.prepare(k)
+	if err != nil {
+		return err
+	}
+	return c.send(ctx, opts, cc, out)
 }
 
 // send runs one core call and decodes its answer.

@@ -174,7 +174,11 @@ type ComponentPropsDelta struct {
 type ComponentEnd struct {
 	ComponentID string
 	FinalProps  map[string]any
-	Timestamp   time.Time
+	// FinalState is the component's final state (finalState), nil when
+	// the service sent none: it sends none today, since a component's
+	// state is not part of what the model writes.
+	FinalState map[string]any
+	Timestamp  time.Time
 }
 
 // UnknownEvent is an event of a type (or a CUSTOM name) this version does
@@ -366,6 +370,7 @@ type wirePropsDelta struct {
 type wireComponentEnd struct {
 	ComponentID string         `json:"componentId"`
 	FinalProps  map[string]any `json:"finalProps"`
+	FinalState  map[string]any `json:"finalState"`
 }
 
 // errNotEvent is wrapped by decodeEvent's errors: the data is not an
@@ -501,7 +506,7 @@ func decodeCustom(w wireEvent, ts time.Time, data []byte) (Event, error) {
 		if err := unmarshalValue(w.Value, &v); err != nil {
 			return fail(err)
 		}
-		return ComponentEnd{ComponentID: v.ComponentID, FinalProps: v.FinalProps, Timestamp: ts}, nil
+		return ComponentEnd{ComponentID: v.ComponentID, FinalProps: v.FinalProps, FinalState: v.FinalState, Timestamp: ts}, nil
 	}
 	return unknown(EventCustom, w.Name, data), nil
 }

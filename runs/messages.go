@@ -30,15 +30,18 @@ type ListMessagesParams struct {
 
 // ListMessages returns one page of the thread's messages (GET
 // /v1/threads/{threadId}/messages). params may be nil. A Limit outside 0
-// to 100 or an unknown Order is refused before sending. The service may
-// repeat a page's last message at the top of the next page (its cursors
-// lose microseconds); [Client.AllMessages] skips such repeats.
+// to 100 or an unknown Order is refused before sending. The service
+// repeats a page's last message at the top of the next page (in ascending
+// order a page includes its cursor's own message), so with Limit 1 it
+// answers the same message and cursor forever (captures-turn4 08-11);
+// [Client.AllMessages] skips such repeats and asks a repeated cursor with
+// a larger page.
 func (c *Client) ListMessages(ctx context.Context, threadID string, params *ListMessagesParams, opts ...threads.RequestOption) (*MessagePage, error) {
 	var p ListMessagesParams
 	if params != nil {
 		p = *params
 	}
-	k := call{method: "GET", tmpl: "/v1/threads/{threadId}/messages", values: map[string]string{"threadId": threadID}}
+	k := call{ep: epListMessages, ids: []string{threadID}}
 	q, err := pageQuery(k.op(), p.Limit, p.Cursor)
 	if err != nil {
 		return nil, err
@@ -66,8 +69,8 @@ func (c *Client) AllMessages(ctx context.Context, threadID string, params *ListM
 	if params != nil {
 		p = *params
 	}
-	return pages(p.Cursor, func(cursor string) ([]Message, string, bool, error) {
-		p.Cursor = cursor
+	return pages(p.Cursor, p.Limit, func(cursor string, limit int) ([]Message, string, bool, error) {
+		p.Cursor, p.Limit = cursor, limit
 		pg, err := c.ListMessages(ctx, threadID, &p, opts...)
 		if err != nil {
 			return nil, "", false, err
@@ -80,8 +83,7 @@ func (c *Client) AllMessages(ctx context.Context, threadID string, params *ListM
 // /v1/threads/{threadId}/messages/{messageId}). An unknown message is a 404
 // problem (threads.ErrNotFound); an unknown thread a 403.
 func (c *Client) GetMessage(ctx context.Context, threadID, messageID string, opts ...threads.RequestOption) (*Message, error) {
-	k := call{method: "GET", tmpl: "/v1/threads/{threadId}/messages/{messageId}",
-		values: map[string]string{"threadId": threadID, "messageId": messageID}}
+	k := call{ep: epGetMessage, ids: []string{threadID, messageID}}
 	var out Message
 	if err := c.do(ctx, opts, k, &out); err != nil {
 		return nil, err

@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	threads "github.com/threadsapi/threads-go"
-	"github.com/threadsapi/threads-go/internal/core"
-	"github.com/threadsapi/threads-go/internal/route"
 )
 
 // RunParams is one run: the user message it sends and how the model may
@@ -130,7 +128,7 @@ func (p RunParams) body(op string) (*runBody, error) {
 // the service (a refused connection, 429, 503), never once the service may
 // have started the run, and a stream is never retried.
 func (c *Client) Run(ctx context.Context, threadID string, params RunParams, opts ...threads.RequestOption) (*Stream, error) {
-	k := call{method: "POST", tmpl: "/v1/threads/{threadId}/runs", values: map[string]string{"threadId": threadID}}
+	k := call{ep: epRun, ids: []string{threadID}}
 	body, err := params.body(k.op())
 	if err != nil {
 		return nil, err
@@ -148,8 +146,7 @@ func (c *Client) Run(ctx context.Context, threadID string, params RunParams, opt
 		}
 		body.PreviousRunID = th.LastCompletedRunID
 	}
-	k.body, k.place = body, keyInBody
-	k.setKey = func(key string) { body.UserKey = key }
+	k.body, k.setKey = body, func(key string) { body.UserKey = key }
 	return c.stream(ctx, opts, k, threadID)
 }
 
@@ -158,7 +155,7 @@ func (c *Client) Run(ctx context.Context, threadID string, params RunParams, opt
 // service creates the thread before it checks the run, so a run that
 // fails may leave an empty thread behind.
 func (c *Client) CreateAndRun(ctx context.Context, params CreateRunParams, opts ...threads.RequestOption) (*Stream, error) {
-	k := call{method: "POST", tmpl: "/v1/threads/runs"}
+	k := call{ep: epCreateAndRun}
 	body, err := params.body(k.op())
 	if err != nil {
 		return nil, err
@@ -169,34 +166,19 @@ func (c *Client) CreateAndRun(ctx context.Context, params CreateRunParams, opts 
 	body.ThreadMetadata = params.ThreadMetadata
 	th := &runThread{InitialMessages: params.InitialMessages}
 	body.Thread = th
-	k.body, k.place = body, keyInBody
+	k.body = body
 	// This route reads the user key from thread.userKey only.
 	k.setKey = func(key string) { th.UserKey = key }
 	return c.stream(ctx, opts, k, "")
 }
 
 func (c *Client) stream(ctx context.Context, opts []threads.RequestOption, k call, threadID string) (*Stream, error) {
-	key, hdr, err := c.identity(k.op())
+	cc, err := c.prepare(k)
 	if err != nil {
 		return nil, err
 	}
-	for name, v := range k.values {
-		if v == "" {
-			return nil, fmt.Errorf("%s: %s is empty", k.op(), name)
-		}
-	}
-	if key != "" {
-		k.setKey(key)
-	}
-	ans, err := c.conn.Do(ctx, opts, core.Call{
-		Route:     route.Route{Method: k.method, Template: k.tmpl, Values: k.values},
-		Body:      k.body,
-		Stream:    true,
-		Header:    hdr,
-		KeyHeader: "X-Api-Key",
-		NoMigrate: true,
-		Secrets:   c.secrets(),
-	})
+	cc.Stream = true
+	ans, err := c.conn.Do(ctx, opts, cc)
 	if err != nil {
 		return nil, c.wrap(err)
 	}
@@ -211,13 +193,11 @@ func (c *Client) stream(ctx context.Context, opts []threads.RequestOption, k cal
 	}
 	s := newStream(ctx, ans.Resp.Body, limits{maxEventSize: ans.Limits.MaxEventSize, idleTimeout: ans.Limits.IdleTimeout},
 		redact, threadID, h.Get("X-Run-Id"))
-	if ans.Observe != nil {
-		s.obs = ans.Observe
-	}
-	// The cancel must not write the run call's WithResponseHeader or
-	// WithResponseInto destinations: it goes without the call-only options.
+	s.eng.Observe(ans.Observe)
+	// The cancel must not write the run call's WithResponseInto
+	// destination: it goes without the call-only options.
 	follow, _ := c.conn.FollowUpOptions(opts).([]threads.RequestOption)
-	s.cancel = func(ctx context.Context, threadID, runID string) error {
+	s.run.cancel = func(ctx context.Context, threadID, runID string) error {
 		return c.Cancel(ctx, threadID, runID, follow...)
 	}
 	return s, nil
@@ -239,8 +219,7 @@ type cancelAnswer struct {
 // did not act (a connection that failed before the request was written,
 // 429, 503); a connection lost after it was written is returned.
 func (c *Client) Cancel(ctx context.Context, threadID, runID string, opts ...threads.RequestOption) error {
-	k := call{method: "DELETE", tmpl: "/v1/threads/{threadId}/runs/{runId}",
-		values: map[string]string{"threadId": threadID, "runId": runID}, place: keyInQuery}
+	k := call{ep: epCancel, ids: []string{threadID, runID}}
 	var out cancelAnswer
 	return c.do(ctx, opts, k, &out)
 }

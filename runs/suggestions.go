@@ -22,15 +22,15 @@ type ListSuggestionsParams struct {
 // before [Client.GenerateSuggestions]. params may be nil. A cursor of
 // another message, or garbage, is a 400 problem that matches
 // [ErrInvalidCursor]. The service pages suggestions made together badly:
-// page 2 repeats page 1 and its cursor; [Client.AllSuggestions] stops
-// there.
+// they share a timestamp, so with a page smaller than their number page 2
+// repeats page 1 and its cursor forever (captures-turn4 18-21);
+// [Client.AllSuggestions] then asks that cursor with a larger page.
 func (c *Client) ListSuggestions(ctx context.Context, threadID, messageID string, params *ListSuggestionsParams, opts ...threads.RequestOption) (*SuggestionPage, error) {
 	var p ListSuggestionsParams
 	if params != nil {
 		p = *params
 	}
-	k := call{method: "GET", tmpl: "/v1/threads/{threadId}/messages/{messageId}/suggestions",
-		values: map[string]string{"threadId": threadID, "messageId": messageID}}
+	k := call{ep: epListSuggestions, ids: []string{threadID, messageID}}
 	q, err := pageQuery(k.op(), p.Limit, p.Cursor)
 	if err != nil {
 		return nil, err
@@ -50,8 +50,8 @@ func (c *Client) AllSuggestions(ctx context.Context, threadID, messageID string,
 	if params != nil {
 		p = *params
 	}
-	return pages(p.Cursor, func(cursor string) ([]Suggestion, string, bool, error) {
-		p.Cursor = cursor
+	return pages(p.Cursor, p.Limit, func(cursor string, limit int) ([]Suggestion, string, bool, error) {
+		p.Cursor, p.Limit = cursor, limit
 		pg, err := c.ListSuggestions(ctx, threadID, messageID, &p, opts...)
 		if err != nil {
 			return nil, "", false, err
@@ -80,13 +80,12 @@ type generateSuggestionsBody struct {
 // is a 404 problem. Retried as a POST is: only when it provably did not
 // act.
 func (c *Client) GenerateSuggestions(ctx context.Context, threadID, messageID string, params GenerateSuggestionsParams, opts ...threads.RequestOption) (*SuggestionPage, error) {
-	k := call{method: "POST", tmpl: "/v1/threads/{threadId}/messages/{messageId}/suggestions",
-		values: map[string]string{"threadId": threadID, "messageId": messageID}}
+	k := call{ep: epGenerateSuggestions, ids: []string{threadID, messageID}}
 	if params.MaxSuggestions < 0 || params.MaxSuggestions > 10 {
 		return nil, fmt.Errorf("%s: MaxSuggestions %d is out of range: 1 to 10, or 0 for the service's default", k.op(), params.MaxSuggestions)
 	}
 	body := &generateSuggestionsBody{GenerateSuggestionsParams: params}
-	k.body, k.place, k.setKey = body, keyInBody, func(key string) { body.UserKey = key }
+	k.body, k.setKey = body, func(key string) { body.UserKey = key }
 	var out SuggestionPage
 	if err := c.do(ctx, opts, k, &out); err != nil {
 		return nil, err

@@ -45,11 +45,13 @@ func TestSuggestionsCaptures(t *testing.T) {
 }
 
 // Captures 103, 104: the second page repeats the first page's item and
-// cursor (forever, on the live service). AllSuggestions yields the item
-// once and stops after the page that gave the repeated cursor.
+// cursor (forever, on the live service). AllSuggestions asks that cursor
+// once more with a page of 2, answered here with both suggestions (102,
+// the message's whole list), and yields each once: it stopped after the
+// first, silently, before.
 func TestAllSuggestionsStopsOnRepeatedCursor(t *testing.T) {
 	t.Parallel()
-	r := replay(t, "103", "104")
+	r := replay(t, "103", "104", "102")
 	var ids []string
 	for s, err := range r.client().ForUser("user-1").AllSuggestions(context.Background(), sugThread, sugMsg, &ListSuggestionsParams{Limit: 1}) {
 		if err != nil {
@@ -57,10 +59,16 @@ func TestAllSuggestionsStopsOnRepeatedCursor(t *testing.T) {
 		}
 		ids = append(ids, s.ID)
 	}
-	if !reflect.DeepEqual(ids, []string{"sug_Pc1DqeMP.7149fe"}) {
+	if !reflect.DeepEqual(ids, []string{"sug_Pc1DqeMP.7149fe", "sug_pGo0VEqe.58665c"}) {
 		t.Errorf("ids %v", ids)
 	}
-	r.check() // exactly two requests: the loop stopped
+	if n := r.requests(); n != 3 {
+		t.Fatalf("%d requests", n)
+	}
+	q2, q3 := r.got[1].URL.Query(), r.got[2].URL.Query()
+	if q3.Get("limit") != "2" || q3.Get("cursor") != q2.Get("cursor") {
+		t.Errorf("third request %v, want page 2's cursor with limit 2", q3)
+	}
 }
 
 // Captures 105, 106: a cursor of another message, or garbage, is the

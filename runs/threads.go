@@ -31,7 +31,7 @@ func (c *Client) ListThreads(ctx context.Context, params *ListThreadsParams, opt
 	if params != nil {
 		p = *params
 	}
-	k := call{method: "GET", tmpl: "/v1/threads"}
+	k := call{ep: epListThreads}
 	q, err := pageQuery(k.op(), p.Limit, p.Cursor)
 	if err != nil {
 		return nil, err
@@ -47,16 +47,19 @@ func (c *Client) ListThreads(ctx context.Context, params *ListThreadsParams, opt
 // AllThreads returns an iterator over every thread of the end user,
 // newest first, from params' cursor (params may be nil) to the last page.
 // It works around the service's paging faults: a thread repeated at a page
-// boundary is yielded once, and paging stops when the cursor does not
-// advance; after [MaxPages] pages it yields [ErrTooManyPages]. Breaking
-// out of the loop stops it; an error is yielded once, last.
+// boundary is yielded once; a cursor that comes back after it was used is
+// asked once more with a larger page (which the rest of the listing
+// keeps), and if that does not move on either the iterator yields
+// [ErrStoppedShort]; after [MaxPages] requests it yields
+// [ErrTooManyPages]. It never ends short without an error. Breaking out
+// of the loop stops it; an error is yielded once, last.
 func (c *Client) AllThreads(ctx context.Context, params *ListThreadsParams, opts ...threads.RequestOption) iter.Seq2[Thread, error] {
 	var p ListThreadsParams
 	if params != nil {
 		p = *params
 	}
-	return pages(p.Cursor, func(cursor string) ([]Thread, string, bool, error) {
-		p.Cursor = cursor
+	return pages(p.Cursor, p.Limit, func(cursor string, limit int) ([]Thread, string, bool, error) {
+		p.Cursor, p.Limit = cursor, limit
 		pg, err := c.ListThreads(ctx, &p, opts...)
 		if err != nil {
 			return nil, "", false, err
@@ -88,8 +91,7 @@ type createThreadBody struct {
 // thread is ever created twice.
 func (c *Client) CreateThread(ctx context.Context, params CreateThreadParams, opts ...threads.RequestOption) (*Thread, error) {
 	body := &createThreadBody{Metadata: params.Metadata, InitialMessages: params.InitialMessages}
-	k := call{method: "POST", tmpl: "/v1/threads", body: body, place: keyInBody,
-		setKey: func(key string) { body.UserKey = key }}
+	k := call{ep: epCreateThread, body: body, setKey: func(key string) { body.UserKey = key }}
 	var out Thread
 	if err := c.do(ctx, opts, k, &out); err != nil {
 		return nil, err
@@ -101,7 +103,7 @@ func (c *Client) CreateThread(ctx context.Context, params CreateThreadParams, op
 // /v1/threads/{threadId}). An unknown or deleted thread, or another end
 // user's, is a 403 problem (threads.ErrForbidden).
 func (c *Client) GetThread(ctx context.Context, threadID string, opts ...threads.RequestOption) (*ThreadWithMessages, error) {
-	k := call{method: "GET", tmpl: "/v1/threads/{threadId}", values: map[string]string{"threadId": threadID}}
+	k := call{ep: epGetThread, ids: []string{threadID}}
 	var out ThreadWithMessages
 	if err := c.do(ctx, opts, k, &out); err != nil {
 		return nil, err
@@ -122,7 +124,7 @@ type UpdateThreadParams struct {
 // thread (PATCH /v1/threads/{threadId}; the user key travels in the
 // query, the only place this route reads it). Retried as a POST is.
 func (c *Client) UpdateThread(ctx context.Context, threadID string, params UpdateThreadParams, opts ...threads.RequestOption) (*Thread, error) {
-	k := call{method: "PATCH", tmpl: "/v1/threads/{threadId}", values: map[string]string{"threadId": threadID}, body: &params}
+	k := call{ep: epUpdateThread, ids: []string{threadID}, body: &params}
 	var out Thread
 	if err := c.do(ctx, opts, k, &out); err != nil {
 		return nil, err
@@ -135,7 +137,7 @@ func (c *Client) UpdateThread(ctx context.Context, threadID string, params Updat
 // (threads.ErrForbidden), as for any unknown thread. A run in progress on
 // the thread ends with an error event.
 func (c *Client) DeleteThread(ctx context.Context, threadID string, opts ...threads.RequestOption) error {
-	k := call{method: "DELETE", tmpl: "/v1/threads/{threadId}", values: map[string]string{"threadId": threadID}}
+	k := call{ep: epDeleteThread, ids: []string{threadID}}
 	return c.do(ctx, opts, k, nil)
 }
 

@@ -3,8 +3,11 @@ package runs
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -262,5 +265,73 @@ func TestNewUnlinked(t *testing.T) {
 	t.Parallel()
 	if _, err := New(&threads.Client{}).ForUser("u").ListThreads(context.Background(), nil); err == nil {
 		t.Fatal("no error")
+	}
+}
+
+// Issue 30: an id that cannot name anything ("..", ".", " ", "") is
+// refused on every /v1 route the way Threads.Get refuses it (the same
+// words after the operation's name, and threads.ErrInvalidID), before
+// anything is sent: GET /v1/threads/%2E%2E went out before.
+func TestBadIDsRefusedAsThreadsGet(t *testing.T) {
+	t.Parallel()
+	var sent atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { sent.Add(1) }))
+	t.Cleanup(srv.Close)
+	tc, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL),
+		threads.WithAPIKey(testKey), threads.WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(tc).ForUser("u")
+	ctx := context.Background()
+	// reason is what an error says after its operation's name.
+	reason := func(err error) string {
+		if err == nil {
+			return "<nil>"
+		}
+		s := err.Error()
+		return s[strings.LastIndex(s, ": ")+2:]
+	}
+	hi := RunParams{Content: []Content{Text("hi")}}
+	for _, bad := range []string{"..", ".", " ", ""} {
+		_, want := tc.Threads.Get(ctx, bad)
+		if !errors.Is(want, threads.ErrInvalidID) {
+			t.Fatalf("Threads.Get(%q): %v", bad, want)
+		}
+		calls := map[string]func() error{
+			"GetThread":         func() error { _, err := c.GetThread(ctx, bad); return err },
+			"UpdateThread":      func() error { _, err := c.UpdateThread(ctx, bad, UpdateThreadParams{Name: "n"}); return err },
+			"DeleteThread":      func() error { return c.DeleteThread(ctx, bad) },
+			"ListMessages":      func() error { _, err := c.ListMessages(ctx, bad, nil); return err },
+			"GetMessage thread": func() error { _, err := c.GetMessage(ctx, bad, "msg_1"); return err },
+			"ListSuggestions":   func() error { _, err := c.ListSuggestions(ctx, bad, "msg_1", nil); return err },
+			"GenerateSuggestions": func() error {
+				_, err := c.GenerateSuggestions(ctx, bad, "msg_1", GenerateSuggestionsParams{})
+				return err
+			},
+			"Run":               func() error { _, err := c.Run(ctx, bad, hi); return err },
+			"Cancel thread":     func() error { return c.Cancel(ctx, bad, "run_1") },
+			"SetComponentState": func() error { _, err := c.SetComponentState(ctx, bad, "cmp_1", map[string]any{}); return err },
+		}
+		for name, call := range calls {
+			err := call()
+			if !errors.Is(err, threads.ErrInvalidID) || reason(err) != reason(want) {
+				t.Errorf("%s(%q): %v; want %q as Threads.Get", name, bad, err, reason(want))
+			}
+		}
+		// The second id of a route is checked the same way, as a
+		// message, run or component id.
+		for name, err := range map[string]error{
+			"GetMessage":        func() error { _, err := c.GetMessage(ctx, "thr_1", bad); return err }(),
+			"Cancel":            c.Cancel(ctx, "thr_1", bad),
+			"SetComponentState": func() error { _, err := c.SetComponentState(ctx, "thr_1", bad, map[string]any{}); return err }(),
+		} {
+			if !errors.Is(err, threads.ErrInvalidID) {
+				t.Errorf("%s(second id %q): %v", name, bad, err)
+			}
+		}
+	}
+	if n := sent.Load(); n != 0 {
+		t.Fatalf("%d requests sent", n)
 	}
 }

@@ -10,7 +10,6 @@ import (
 
 	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/internal/core"
-	"github.com/threadsapi/threads-go/internal/route"
 )
 
 // TokenTypeAccess is the RFC 8693 token type of the subject token
@@ -42,7 +41,7 @@ type tokenAnswer struct {
 // settings say (a refused token is a 401 problem, threads.ErrUnauthorized).
 // Retried as a POST is: only when it provably did not act.
 func (c *Client) ExchangeToken(ctx context.Context, subjectToken string, opts ...threads.RequestOption) (*AccessToken, error) {
-	const op = "runs: POST /oauth/token"
+	op := epExchangeToken.op()
 	if c.err != nil {
 		return nil, c.err
 	}
@@ -59,8 +58,9 @@ func (c *Client) ExchangeToken(ctx context.Context, subjectToken string, opts ..
 		"subject_token":      {subjectToken},
 		"subject_token_type": {TokenTypeAccess},
 	}
+	r, _ := epExchangeToken.route() // no ids: it cannot fail
 	cc := core.Call{
-		Route:     route.Route{Method: http.MethodPost, Template: "/oauth/token"},
+		Route:     r,
 		Raw:       []byte(form.Encode()),
 		Header:    http.Header{"Content-Type": {"application/x-www-form-urlencoded"}},
 		KeyHeader: "X-Api-Key",

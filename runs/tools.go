@@ -358,7 +358,7 @@ func (c *Client) runTools(ctx context.Context, threadID string, params *CreateRu
 	if create {
 		op = "runs: CreateAndRunTools"
 	}
-	ts := &ToolStream{c: c, opts: opts, threadID: threadID, maxRounds: r.MaxRounds, maxRepeats: r.MaxRepeats, conc: r.Concurrency,
+	ts := &ToolStream{c: c, mu: new(sync.Mutex), opts: opts, threadID: threadID, maxRounds: r.MaxRounds, maxRepeats: r.MaxRepeats, conc: r.Concurrency,
 		logger: c.conn.Logger(opts)}
 	if err := ts.setup(op, &params.RunParams, r); err != nil {
 		return nil, err
@@ -381,7 +381,7 @@ func (c *Client) runTools(ctx context.Context, threadID string, params *CreateRu
 	next := params.RunParams
 	next.ToolChoice, next.MessageMetadata, next.AdditionalContext = nil, nil, nil
 	ts.params = next
-	ts.cur = st
+	ts.st = st
 	return ts, nil
 }
 
@@ -447,8 +447,10 @@ type ToolStream struct {
 
 	maxRounds, maxRepeats, conc int
 
-	mu       sync.Mutex // guards cur and threadID for Close, ThreadID, RunID
-	cur      *Stream    // the run being read; nil between runs
+	// st reads the runs, one after another: each run's body in turn, on
+	// the one stream engine (Stream.nextRun), which knows nothing of tools.
+	st       *Stream
+	mu       *sync.Mutex // guards threadID and closing for Close, ThreadID
 	threadID string
 
 	queue   []Event           // runner events to deliver
@@ -497,23 +499,22 @@ func (s *ToolStream) Next() bool {
 			s.continueRun()
 			continue
 		}
-		st := s.current()
-		if st == nil {
-			s.finish(nil)
-			return false
-		}
-		if st.Next() {
-			s.event = st.Current()
+		if s.st.Next() {
+			s.event = s.st.Current()
 			return true
 		}
-		s.afterRun(st)
+		// The run ended (the Next that said so read what followed its
+		// end, so that the connection can be reused), or failed.
+		s.afterRun(s.st)
 	}
 }
 
+// current returns the stream of the runs; nil for a zero ToolStream.
 func (s *ToolStream) current() *Stream {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cur
+	if s == nil {
+		return nil
+	}
+	return s.st
 }
 
 // closedErr is the error for a context that ended: nil when Close ended it.
@@ -528,11 +529,9 @@ func (s *ToolStream) closedErr(err error) error {
 
 // afterRun takes stock of a run that ended: the end, or a pause to answer.
 func (s *ToolStream) afterRun(st *Stream) {
-	st.Close()
 	r := st.result()
-	s.mu.Lock() // RunID reads s.res from any goroutine
 	s.merge(r)
-	s.cur = nil
+	s.mu.Lock() // ThreadID reads it from any goroutine
 	if s.threadID == "" {
 		s.threadID = r.ThreadID
 	}
@@ -867,30 +866,27 @@ func (s *ToolStream) errorText(err error) string {
 	return echolib.ErrorText(err, echolib.MaxErrorText, func(t string) string { return s.redact(t) })
 }
 
-// continueRun sends the results in a new run.
+// continueRun sends the results in a new run, whose events then follow
+// on s.st. Close, from another goroutine, cancels s.ctx (the request
+// returns) or, once the run has started, closes it (s.st.nextRun refuses
+// it, which cancels it on the service); the next Next then ends s.
 func (s *ToolStream) continueRun() {
 	p := s.params
 	p.Content, p.PreviousRunID, p.AfterLastRun = s.answer, s.prevRun, false
 	s.answer = nil
-	st, err := s.c.Run(s.ctx, s.ThreadID(), p, s.opts...)
+	next, err := s.c.Run(s.ctx, s.ThreadID(), p, s.opts...)
 	if err != nil {
 		s.finish(s.closedErr(err))
 		return
 	}
-	st.obs.ToolRound(s.rounds) // this run carries the round's results
-	s.mu.Lock()
-	s.cur = st
-	closing := s.closing
-	s.mu.Unlock()
-	if closing {
-		st.Close()
-	}
+	next.eng.Observation().ToolRound(s.rounds) // this run carries the round's results
+	s.st.nextRun(next)
 }
 
-// merge adds a run's result to the stream's; s.mu is held. What the
-// stream keeps of all its runs shares one budget, as one run's stream
-// does: maxItems messages and as many tool calls, maxRetained bytes in
-// all. Past it the rest is left out and Incomplete is set.
+// merge adds a run's result to the stream's. What the stream keeps of all
+// its runs shares one budget, as one run's stream does: maxItems messages
+// and as many tool calls, maxRetained bytes in all. Past it the rest is
+// left out and Incomplete is set.
 func (s *ToolStream) merge(r *Result) {
 	a := &s.res
 	if a.ThreadID == "" {
@@ -936,12 +932,7 @@ func messageCost(m Message) int64 {
 func (s *ToolStream) finish(err error) {
 	s.done, s.err = true, err
 	s.calls, s.answer = nil, nil
-	s.mu.Lock()
-	st := s.cur
-	s.mu.Unlock()
-	if st != nil {
-		st.Close()
-	}
+	s.st.Close()
 	s.cancel()
 }
 
@@ -988,12 +979,9 @@ func (s *ToolStream) Close() error {
 	}
 	s.mu.Lock()
 	s.closing = true
-	st := s.cur
 	s.mu.Unlock()
 	s.cancel()
-	if st != nil {
-		st.Close()
-	}
+	s.st.Close()
 	return nil
 }
 
@@ -1014,13 +1002,15 @@ func (s *ToolStream) RunID() string {
 	if s == nil || s.c == nil {
 		return ""
 	}
-	s.mu.Lock()
-	st, last := s.cur, s.res.RunID
-	s.mu.Unlock()
-	if st != nil {
-		return st.RunID()
-	}
-	return last
+	return s.st.RunID()
+}
+
+// Format prints "runs.ToolStream{rounds:N done:B}" whatever the verb, for
+// the stream and its value alike: its fields hold the runs' events and
+// results as the service sent them (which may echo the API key or an end
+// user's token), which a plain %v, %+v or %#v would print.
+func (s ToolStream) Format(f fmt.State, verb rune) {
+	fmt.Fprintf(f, "runs.ToolStream{rounds:%d done:%t}", s.rounds, s.done || s.c == nil)
 }
 
 // Rounds returns how many pauses the stream has answered.

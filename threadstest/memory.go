@@ -90,23 +90,7 @@ func (t memTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	m.wg.Add(1)
 	m.mu.Unlock()
 
-	// The server's view of the request, as net/http would build it.
-	in := req.Clone(ctx)
-	in.URL = &url.URL{Path: req.URL.Path, RawPath: req.URL.RawPath, RawQuery: req.URL.RawQuery}
-	in.RequestURI = in.URL.RequestURI()
-	in.Proto, in.ProtoMajor, in.ProtoMinor = "HTTP/1.1", 1, 1
-	in.RemoteAddr = "threadstest.memory:1"
-	if in.Host == "" {
-		in.Host = req.URL.Host
-	}
-	if in.Body == nil {
-		in.Body = http.NoBody
-	}
-	inflate := false
-	if req.Header.Get("Accept-Encoding") == "" && req.Header.Get("Range") == "" {
-		in.Header.Set("Accept-Encoding", "gzip")
-		inflate = true
-	}
+	in, inflate := serverRequest(ctx, req)
 	trace := httptrace.ContextClientTrace(req.Context())
 	if trace != nil && trace.WroteHeaders != nil {
 		trace.WroteHeaders()
@@ -149,6 +133,32 @@ func (t memTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if trace != nil && trace.GotFirstResponseByte != nil {
 		trace.GotFirstResponseByte()
 	}
+	return clientResponse(req, w, &memBody{r: pr, cancel: cancel}, inflate), nil
+}
+
+// serverRequest is the server's view of req, as net/http would build it;
+// inflate says that the transport asked for gzip on the caller's behalf.
+func serverRequest(ctx context.Context, req *http.Request) (in *http.Request, inflate bool) {
+	in = req.Clone(ctx)
+	in.URL = &url.URL{Path: req.URL.Path, RawPath: req.URL.RawPath, RawQuery: req.URL.RawQuery}
+	in.RequestURI = in.URL.RequestURI()
+	in.Proto, in.ProtoMajor, in.ProtoMinor = "HTTP/1.1", 1, 1
+	in.RemoteAddr = "threadstest.memory:1"
+	if in.Host == "" {
+		in.Host = req.URL.Host
+	}
+	if in.Body == nil {
+		in.Body = http.NoBody
+	}
+	if req.Header.Get("Accept-Encoding") == "" && req.Header.Get("Range") == "" {
+		in.Header.Set("Accept-Encoding", "gzip")
+		inflate = true
+	}
+	return in, inflate
+}
+
+// clientResponse is the caller's response once w's headers are sent.
+func clientResponse(req *http.Request, w *memWriter, body io.ReadCloser, inflate bool) *http.Response {
 	resp := &http.Response{
 		Status:        fmt.Sprintf("%d %s", w.status, http.StatusText(w.status)),
 		StatusCode:    w.status,
@@ -156,7 +166,7 @@ func (t memTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		ProtoMajor:    1,
 		ProtoMinor:    1,
 		Header:        w.sent,
-		Body:          &memBody{r: pr, cancel: cancel},
+		Body:          body,
 		ContentLength: -1,
 		Request:       req,
 	}
@@ -166,7 +176,7 @@ func (t memTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Body = &gzipBody{body: resp.Body}
 		resp.Uncompressed = true
 	}
-	return resp, nil
+	return resp
 }
 
 // memWriter is the handler's side of an in-memory response.

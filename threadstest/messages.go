@@ -28,11 +28,9 @@ type updatedThread struct {
 	SDKVersion         *string `json:"sdkVersion"`
 }
 
-func (s *Server) update(w http.ResponseWriter, id string, body []byte) {
-	t := s.lookup(w, id)
-	if t == nil {
-		return
-	}
+func (s *Server) update(c *call) {
+	w, body := c.w, c.body
+	t := c.thread
 	// A contextKey in the body is accepted and ignored: the live service
 	// does not store it (capture 03).
 	var in struct {
@@ -51,13 +49,7 @@ func (s *Server) update(w http.ResponseWriter, id string, body []byte) {
 			return
 		}
 	}
-	pid, ok := in.ProjectID.(string)
-	if !ok {
-		frameworkErrorList(w, http.StatusBadRequest, "Bad Request", []string{"projectId must be a string"})
-		return
-	}
-	if pid != s.ProjectID {
-		forbidden(w)
+	if !s.ownProject(w, in.ProjectID, false) {
 		return
 	}
 	s.mu.Lock()
@@ -76,11 +68,8 @@ func (s *Server) update(w http.ResponseWriter, id string, body []byte) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-func (s *Server) deleteThread(w http.ResponseWriter, id string) {
-	t := s.lookup(w, id)
-	if t == nil {
-		return
-	}
+func (s *Server) deleteThread(c *call) {
+	w, id, t := c.w, c.arg(0), c.thread
 	s.mu.Lock()
 	stopGeneration(t)
 	for _, m := range t.messages {
@@ -95,11 +84,8 @@ func (s *Server) deleteThread(w http.ResponseWriter, id string) {
 // generateName names the thread after its first user message, clipped to 40
 // characters ("New conversation" when no message has text), and answers
 // 201; a thread without messages is the live 404 problem (capture 15).
-func (s *Server) generateName(w http.ResponseWriter, r *http.Request, id string) {
-	t := s.lookup(w, id)
-	if t == nil {
-		return
-	}
+func (s *Server) generateName(c *call) {
+	w, r, t := c.w, c.r, c.thread
 	s.mu.Lock()
 	if key := r.URL.Query().Get("contextKey"); key != "" && key != t.ContextKey {
 		s.mu.Unlock()
@@ -127,29 +113,17 @@ func (s *Server) generateName(w http.ResponseWriter, r *http.Request, id string)
 	writeJSON(w, http.StatusCreated, out)
 }
 
-func (s *Server) listMessages(w http.ResponseWriter, r *http.Request, id string) {
-	t := s.lookup(w, id)
-	if t == nil {
-		return
+func (s *Server) listMessages(c *call) {
+	if includeInternalOK(c) {
+		s.answer(c.w, http.StatusOK, func() any { return append([]message{}, c.thread.messages...) })
 	}
-	q := r.URL.Query()
-	if q.Has("includeInternal") && q.Get("includeInternal") != "true" {
-		frameworkError(w, http.StatusBadRequest, "Bad Request", "includeInternal is deprecated, if passed, it can only be `true`")
-		return
-	}
-	s.mu.Lock()
-	out := append([]message{}, t.messages...)
-	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, out)
 }
 
 var roles = []string{"user", "assistant", "system", "tool"}
 
-func (s *Server) addMessage(w http.ResponseWriter, id string, body []byte) {
-	t := s.lookup(w, id)
-	if t == nil {
-		return
-	}
+func (s *Server) addMessage(c *call) {
+	w, body := c.w, c.body
+	t := c.thread
 	var in struct {
 		Role              any            `json:"role"`
 		Content           any            `json:"content"`
@@ -209,11 +183,8 @@ func orEmpty(m map[string]any) map[string]any {
 
 // deleteMessage answers 200 whether or not the thread has the message, as
 // the live handler deletes by id without looking first.
-func (s *Server) deleteMessage(w http.ResponseWriter, id, messageID string) {
-	t := s.lookup(w, id)
-	if t == nil {
-		return
-	}
+func (s *Server) deleteMessage(c *call) {
+	w, messageID, t := c.w, c.arg(1), c.thread
 	s.mu.Lock()
 	t.messages = slices.DeleteFunc(t.messages, func(m message) bool { return m.ID == messageID })
 	delete(s.suggested, messageID)
@@ -242,11 +213,8 @@ func findMessage(t *thread, messageID string) *message {
 	return nil
 }
 
-func (s *Server) suggestions(w http.ResponseWriter, r *http.Request, id, messageID string) {
-	t := s.lookup(w, id)
-	if t == nil {
-		return
-	}
+func (s *Server) suggestions(c *call) {
+	w, messageID, t := c.w, c.arg(1), c.thread
 	s.mu.Lock()
 	found := findMessage(t, messageID) != nil
 	out := append([]suggestion{}, s.suggested[messageID]...)
@@ -277,11 +245,8 @@ var suggestionTitles = [10]string{
 	"Any caveats?", "Show the steps", "Compare the options", "Ask a follow-up", "Start over",
 }
 
-func (s *Server) generateSuggestions(w http.ResponseWriter, r *http.Request, id, messageID string, body []byte) {
-	t := s.lookup(w, id)
-	if t == nil {
-		return
-	}
+func (s *Server) generateSuggestions(c *call) {
+	w, messageID, body, t := c.w, c.arg(1), c.body, c.thread
 	var in struct {
 		MaxSuggestions any `json:"maxSuggestions"`
 	}
@@ -332,11 +297,8 @@ func (s *Server) generateSuggestions(w http.ResponseWriter, r *http.Request, id,
 	writeJSON(w, http.StatusCreated, out)
 }
 
-func (s *Server) componentState(w http.ResponseWriter, r *http.Request, id, messageID string, body []byte) {
-	t := s.lookup(w, id)
-	if t == nil {
-		return
-	}
+func (s *Server) componentState(c *call) {
+	w, messageID, body, t := c.w, c.arg(1), c.body, c.thread
 	var in struct {
 		State json.RawMessage `json:"state"`
 	}

@@ -17,8 +17,57 @@ type Request struct {
 	Path   string
 	Query  url.Values
 	Header http.Header
-	// Body is the request body (at most 32 MiB of it).
+	// Body is the request body (at most 32 MiB of it); nil for a request
+	// refused for its key, whose body the server does not keep.
 	Body []byte
+}
+
+// The bounds of the request log ([Server.Requests]): the most recent
+// requests, at most maxLogged of them and at most maxLogBytes of their
+// bodies, headers and paths together. A test that needs more makes a new
+// server.
+const (
+	maxLogged   = 10_000
+	maxLogBytes = 64 << 20
+)
+
+// requestLog is the bounded log of the requests received; s.mu guards it.
+type requestLog struct {
+	reqs  []Request // oldest first
+	bytes int       // the size of reqs, as size counts it
+}
+
+// add appends r, forgetting the oldest requests past the bounds.
+func (l *requestLog) add(r Request) {
+	l.reqs = append(l.reqs, r)
+	l.bytes += size(r)
+	drop := 0
+	for len(l.reqs)-drop > maxLogged || (l.bytes > maxLogBytes && drop < len(l.reqs)-1) {
+		l.bytes -= size(l.reqs[drop])
+		drop++
+	}
+	if drop > 0 {
+		// A fresh array, so that the forgotten bodies can be freed.
+		l.reqs = append([]Request(nil), l.reqs[drop:]...)
+	}
+}
+
+// size is what a logged request costs: its body, path, query and headers.
+func size(r Request) int {
+	n := len(r.Body) + len(r.Path) + len(r.Method)
+	for k, vs := range r.Header {
+		n += len(k)
+		for _, v := range vs {
+			n += len(v)
+		}
+	}
+	for k, vs := range r.Query {
+		n += len(k)
+		for _, v := range vs {
+			n += len(v)
+		}
+	}
+	return n
 }
 
 // Advance decodes the body of an advance or advancestream request, so a

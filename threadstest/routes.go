@@ -1,12 +1,10 @@
 package threadstest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -75,148 +73,6 @@ type snapshot struct {
 	StatusMessage   string  `json:"statusMessage"`
 }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(io.LimitReader(r.Body, 32<<20))
-	s.mu.Lock()
-	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.Query(), Header: r.Header.Clone(), Body: body})
-	f := s.takeFault(r)
-	s.mu.Unlock()
-
-	if f != nil {
-		if f.Stall != nil {
-			select {
-			case <-f.Stall:
-			case <-r.Context().Done():
-				return
-			}
-		}
-		if f.Reset {
-			reset(w)
-			return
-		}
-		if f.ActThenReset {
-			// The /v1 routes act too (a run starts and streams to its end).
-			if !s.serveV1(httptest.NewRecorder(), r, body) && s.authorize(httptest.NewRecorder(), r) {
-				s.route(httptest.NewRecorder(), r, body)
-			}
-			reset(w)
-			return
-		}
-		if f.Status != 0 {
-			for k, vs := range f.Header {
-				w.Header()[k] = vs
-			}
-			w.WriteHeader(f.Status)
-			io.WriteString(w, f.Body)
-			return
-		}
-	}
-	if s.serveStorageHost(w, r, body) { // the presigned upload URL: no key (extra.go)
-		return
-	}
-	if s.serveV1(w, r, body) { // the /v1 routes: their own guards (v1.go)
-		return
-	}
-	if !s.authorize(w, r) {
-		return
-	}
-	s.route(w, r, body)
-}
-
-// authorize checks the key and answers the refusal itself.
-func (s *Server) authorize(w http.ResponseWriter, r *http.Request) bool {
-	if s.cfg.keyHeader == "" {
-		scheme, key, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-		if ok && strings.EqualFold(scheme, "Bearer") && key == s.APIKey {
-			return true
-		}
-		frameworkError(w, http.StatusUnauthorized, "Unauthorized", "Invalid or missing API key")
-		return false
-	}
-	// The live guards: the key header first (a guard that says no is 403),
-	// then the bearer guard, which takes any Authorization for a session
-	// token.
-	if r.Header.Get(s.cfg.keyHeader) != s.APIKey {
-		forbidden(w)
-		return false
-	}
-	if auth := r.Header.Get("Authorization"); auth != "" {
-		if len(auth) < 7 || !strings.EqualFold(auth[:7], "bearer ") {
-			frameworkError(w, http.StatusUnauthorized, "Unauthorized", "Invalid Authorization header format")
-		} else {
-			frameworkError(w, http.StatusUnauthorized, "Unauthorized", "Invalid bearer token")
-		}
-		return false
-	}
-	return true
-}
-
-// route dispatches on escaped segments, so an id holding "/" or ".." stays
-// one segment.
-func (s *Server) route(w http.ResponseWriter, r *http.Request, body []byte) {
-	raw := strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
-	segs := make([]string, len(raw))
-	for i, seg := range raw {
-		v, err := url.PathUnescape(seg)
-		if err != nil {
-			v = seg
-		}
-		segs[i] = v
-	}
-	m := r.Method
-	switch {
-	case len(segs) == 1 && segs[0] == "projects" && m == http.MethodGet:
-		s.project(w)
-	case len(segs) == 1 && segs[0] == "threads" && m == http.MethodGet && !s.cfg.noSpecList:
-		s.list(w, r)
-	case len(segs) == 3 && segs[0] == "threads" && segs[1] == "project" && m == http.MethodGet:
-		if segs[2] != s.ProjectID {
-			forbidden(w)
-			return
-		}
-		s.list(w, r)
-	case len(segs) == 1 && segs[0] == "threads" && m == http.MethodPost:
-		s.create(w, body)
-	case len(segs) == 2 && segs[0] == "threads" && segs[1] == "advance" && m == http.MethodPost:
-		s.deprecated(w, r, "")
-	case len(segs) == 2 && segs[0] == "threads" && segs[1] == "advancestream" && m == http.MethodPost:
-		s.advance(w, r, body, "")
-	case len(segs) == 2 && segs[0] == "threads" && m == http.MethodGet:
-		s.get(w, r, segs[1])
-	case len(segs) == 3 && segs[0] == "threads" && segs[2] == "advance" && m == http.MethodPost:
-		if s.lookup(w, segs[1]) != nil {
-			s.deprecated(w, r, segs[1])
-		}
-	case len(segs) == 3 && segs[0] == "threads" && segs[2] == "advancestream" && m == http.MethodPost:
-		s.advance(w, r, body, segs[1])
-	case len(segs) == 3 && segs[0] == "threads" && segs[2] == "cancel" && m == http.MethodPost:
-		s.cancel(w, segs[1])
-	case len(segs) == 2 && segs[0] == "threads" && m == http.MethodPut:
-		s.update(w, segs[1], body)
-	case len(segs) == 2 && segs[0] == "threads" && m == http.MethodDelete:
-		s.deleteThread(w, segs[1])
-	case len(segs) == 3 && segs[0] == "threads" && segs[2] == "generate-name" && m == http.MethodPost:
-		s.generateName(w, r, segs[1])
-	case len(segs) == 3 && segs[0] == "threads" && segs[2] == "messages" && m == http.MethodGet:
-		s.listMessages(w, r, segs[1])
-	case len(segs) == 3 && segs[0] == "threads" && segs[2] == "messages" && m == http.MethodPost:
-		s.addMessage(w, segs[1], body)
-	case len(segs) == 4 && segs[0] == "threads" && segs[2] == "messages" && m == http.MethodDelete:
-		s.deleteMessage(w, segs[1], segs[3])
-	case len(segs) == 5 && segs[0] == "threads" && segs[2] == "messages" && segs[4] == "suggestions" && m == http.MethodGet:
-		s.suggestions(w, r, segs[1], segs[3])
-	case len(segs) == 5 && segs[0] == "threads" && segs[2] == "messages" && segs[4] == "suggestions" && m == http.MethodPost:
-		s.generateSuggestions(w, r, segs[1], segs[3], body)
-	case len(segs) == 5 && segs[0] == "threads" && segs[2] == "messages" && segs[4] == "component-state" && m == http.MethodPut:
-		s.componentState(w, r, segs[1], segs[3], body)
-	default:
-		if s.routeExtra(w, r, segs, body) { // storage, audio, keys, MCP tokens, registry (extra.go)
-			return
-		}
-		frameworkError(w, http.StatusNotFound, "Not Found", fmt.Sprintf("Cannot %s %s", m, r.URL.Path))
-	}
-}
-
 func now() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z") }
 
 const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -245,8 +101,8 @@ func (s *Server) project(w http.ResponseWriter) {
 
 // list answers both list routes: newest first, filtered on contextKey as
 // live (none lists the threads without one).
-func (s *Server) list(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
+func (s *Server) list(c *call) {
+	q := c.r.URL.Query()
 	offset, _ := strconv.Atoi(q.Get("offset"))
 	offset = max(offset, 0)
 	var limit *int // nil: "limit":null and no limit, as live for limit=abc
@@ -257,33 +113,33 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 		limit = &n
 	}
 	key := q.Get("contextKey")
-	s.mu.Lock()
-	var match []thread
-	for i := len(s.order) - 1; i >= 0; i-- {
-		t := s.threads[s.order[i]]
-		if t.ContextKey == key {
-			match = append(match, *t)
+	s.answer(c.w, http.StatusOK, func() any {
+		var match []*thread
+		for i := len(s.order) - 1; i >= 0; i-- {
+			if t := s.threads[s.order[i]]; t.ContextKey == key {
+				match = append(match, t)
+			}
 		}
-	}
-	s.mu.Unlock()
-	page := []thread{}
-	if offset < len(match) {
-		end := len(match)
-		if limit != nil {
-			end = min(end, offset+max(*limit, 0))
+		page := []*thread{}
+		if offset < len(match) {
+			end := len(match)
+			if limit != nil {
+				end = min(end, offset+max(*limit, 0))
+			}
+			page = match[offset:end]
 		}
-		page = match[offset:end]
-	}
-	writeJSON(w, http.StatusOK, struct {
-		Total  int      `json:"total"`
-		Offset int      `json:"offset"`
-		Limit  *int     `json:"limit"`
-		Count  int      `json:"count"`
-		Items  []thread `json:"items"`
-	}{len(match), offset, limit, len(page), page})
+		return struct {
+			Total  int       `json:"total"`
+			Offset int       `json:"offset"`
+			Limit  *int      `json:"limit"`
+			Count  int       `json:"count"`
+			Items  []*thread `json:"items"`
+		}{len(match), offset, limit, len(page), page}
+	})
 }
 
-func (s *Server) create(w http.ResponseWriter, body []byte) {
+func (s *Server) create(c *call) {
+	w, body := c.w, c.body
 	var in struct {
 		ProjectID  any            `json:"projectId"`
 		Name       string         `json:"name"`
@@ -294,17 +150,7 @@ func (s *Server) create(w http.ResponseWriter, body []byte) {
 		frameworkError(w, http.StatusBadRequest, "Bad Request", "Unexpected end of JSON input")
 		return
 	}
-	pid, ok := in.ProjectID.(string)
-	if !ok {
-		frameworkErrorList(w, http.StatusBadRequest, "Bad Request", []string{"projectId must be a string"})
-		return
-	}
-	if pid != s.ProjectID {
-		if s.cfg.foreignCreate500 {
-			internalError(w)
-		} else {
-			forbidden(w)
-		}
+	if !s.ownProject(w, in.ProjectID, s.cfg.foreignCreate500) {
 		return
 	}
 	s.mu.Lock()
@@ -319,6 +165,24 @@ func (s *Server) create(w http.ResponseWriter, body []byte) {
 	writeJSON(w, http.StatusCreated, out)
 }
 
+// ownProject checks a body's projectId, and answers the refusal itself:
+// 400 unless it is a string, 403 (or 500, as live for a create) for
+// another project's.
+func (s *Server) ownProject(w http.ResponseWriter, v any, foreign500 bool) bool {
+	pid, ok := v.(string)
+	switch {
+	case !ok:
+		frameworkErrorList(w, http.StatusBadRequest, "Bad Request", []string{"projectId must be a string"})
+	case pid != s.ProjectID && foreign500:
+		internalError(w)
+	case pid != s.ProjectID:
+		forbidden(w)
+	default:
+		return true
+	}
+	return false
+}
+
 // lookup finds a thread of the key's project or answers 403, as the live
 // thread guard does for an unknown id.
 func (s *Server) lookup(w http.ResponseWriter, id string) *thread {
@@ -331,38 +195,42 @@ func (s *Server) lookup(w http.ResponseWriter, id string) *thread {
 	return t
 }
 
-func (s *Server) get(w http.ResponseWriter, r *http.Request, id string) {
-	t := s.lookup(w, id)
-	if t == nil {
-		return
-	}
-	q := r.URL.Query()
-	if q.Has("includeInternal") && q.Get("includeInternal") != "true" {
-		frameworkError(w, http.StatusBadRequest, "Bad Request", "includeInternal is deprecated, if passed, it can only be `true`")
+func (s *Server) get(c *call) {
+	t := c.thread
+	if !includeInternalOK(c) {
 		return
 	}
 	s.mu.Lock()
-	out := struct {
-		thread
-		Messages []message `json:"messages"`
-	}{*t, append([]message{}, t.messages...)}
+	ctxKey := t.ContextKey
 	s.mu.Unlock()
-	if key := q.Get("contextKey"); key != "" && key != out.ContextKey {
-		problem(w, http.StatusNotFound, map[string]any{
-			"type": "https://docs.tambo.co/reference/problems/not-found", "status": 404,
-			"title": "Not Found", "detail": "Thread not found", "instance": r.URL.RequestURI(),
-		})
+	if key := c.r.URL.Query().Get("contextKey"); key != "" && key != ctxKey {
+		notFound(c.w, c.r, "Thread not found")
 		return
 	}
-	out.ContextKey = ""
-	writeJSON(w, http.StatusOK, out)
+	s.answer(c.w, http.StatusOK, func() any {
+		out := struct {
+			thread
+			Messages []message `json:"messages"`
+		}{*t, append([]message{}, t.messages...)}
+		out.ContextKey = ""
+		return out
+	})
 }
 
-func (s *Server) cancel(w http.ResponseWriter, id string) {
-	t := s.lookup(w, id)
-	if t == nil {
-		return
+// includeInternalOK answers the 400 of the routes that read messages for
+// an includeInternal other than "true", and reports whether there was
+// none.
+func includeInternalOK(c *call) bool {
+	q := c.r.URL.Query()
+	if q.Has("includeInternal") && q.Get("includeInternal") != "true" {
+		frameworkError(c.w, http.StatusBadRequest, "Bad Request", "includeInternal is deprecated, if passed, it can only be `true`")
+		return false
 	}
+	return true
+}
+
+func (s *Server) cancel(c *call) {
+	w, t := c.w, c.thread
 	s.mu.Lock()
 	stopGeneration(t)
 	t.run = nil
@@ -371,19 +239,23 @@ func (s *Server) cancel(w http.ResponseWriter, id string) {
 	if n := len(t.messages); n > 0 && t.messages[n-1].Role == "assistant" {
 		t.messages[n-1].IsCancelled = true
 	}
-	out := *t
+	out := encodeJSON(t)
 	s.mu.Unlock()
 	if empty && s.cfg.cancelEmpty500 {
 		internalError(w)
 		return
 	}
-	writeJSON(w, http.StatusCreated, out)
+	writeBody(w, http.StatusCreated, out)
 }
 
-func (s *Server) deprecated(w http.ResponseWriter, r *http.Request, id string) {
+// deprecated answers the two /advance routes: 410, after the thread check
+// on POST /threads/{id}/advance.
+func (s *Server) deprecated(c *call) {
+	w, r := c.w, c.r
+	byID := c.thread != nil
 	s.mu.Lock()
 	advice, detail := s.migrateNew, "The non-streaming /advance endpoint has been deprecated. Please use /advancestream instead."
-	if id != "" {
+	if byID {
 		advice, detail = s.migrateByID, "The non-streaming /:id/advance endpoint has been deprecated. Please use /:id/advancestream instead."
 	}
 	s.mu.Unlock()
@@ -400,11 +272,36 @@ func (s *Server) deprecated(w http.ResponseWriter, r *http.Request, id string) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	writeBody(w, status, encodeJSON(v))
+}
+
+// encodeJSON encodes v as the service does: no HTML escaping (as
+// JSON.stringify), and a final newline.
+func encodeJSON(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	return b.Bytes()
+}
+
+// writeBody sends an encoded JSON answer.
+func writeBody(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false) // as JSON.stringify
-	enc.Encode(v)
+	w.Write(body)
+}
+
+// answer sends what build returns, encoded while s.mu is held. Stored
+// state goes out this way: a run writes its reply (text, blocks,
+// isCancelled) as it streams, and a handler changes a message's component
+// state in place, both under s.mu; an answer encoded after the unlock
+// would read them while they change (issue 30's race).
+func (s *Server) answer(w http.ResponseWriter, status int, build func() any) {
+	s.mu.Lock()
+	body := encodeJSON(build())
+	s.mu.Unlock()
+	writeBody(w, status, body)
 }
 
 func problem(w http.ResponseWriter, status int, body map[string]any) {

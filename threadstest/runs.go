@@ -11,10 +11,14 @@ package threadstest
 // an assistant message with parallel tool calls keeps only the last
 // tool_use block.
 //
-// Not copied: the model's retries and their seconds of silence; a cancel
-// that the service ends with RUN_FINISHED (here a cancel always ends with
-// RUN_ERROR CANCELLED); the delta a disconnect loses (here the stored text
-// is what was sent); the server-side (MCP) tools and thread auto-naming.
+// A cancel by DELETE ends the stream with RUN_ERROR CANCELLED, or, with
+// WithCancelledRunsFinished, RUN_FINISHED with the text message open and
+// one delta less stored (captures 22-29).
+//
+// Not copied: the model's retries and their seconds of silence; the
+// timing of a cancel (live, the stream ends when the model's next chunk
+// would come); the delta a disconnect loses (here the stored text is what
+// was sent); the server-side (MCP) tools and thread auto-naming.
 
 import (
 	"bytes"
@@ -24,7 +28,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // RunScript shapes the next /v1 run. Queue one with [Server.PushRunScript];
@@ -93,6 +96,23 @@ type RunScript struct {
 	// server's throttle ([WithThrottle], [WithLiveHabits]): none by
 	// default, 50ms with the live habits.
 	Pace time.Duration
+	// CancelEnd is how this run's stream ends when a DELETE
+	// /v1/threads/{id}/runs/{runId} cancels it, from any connection:
+	// "RUN_ERROR", one RUN_ERROR CANCELLED with no TEXT_MESSAGE_END and
+	// the streamed text stored, as the service did in 6 of 7 tries
+	// (captures 22-25); or "RUN_FINISHED", while the text message is
+	// still open, the text stored without the last delta streamed, as it
+	// did in 1 of 7 (captures 26-29: the stream alone does not tell the
+	// cancel). Either way the thread says lastRunCancelled, the reply
+	// isCancelled, and the stored text has no trailing white space. ""
+	// (or any other value) is the server's choice: "RUN_FINISHED" with
+	// [WithCancelledRunsFinished] (and [WithLiveHabits]), else "RUN_ERROR".
+	CancelEnd string
+	// WithoutServiceArguments keeps the service's two arguments out of
+	// this run's tool calls whatever the server's options
+	// ([WithServiceToolArguments], [WithLiveHabits]), except in a call
+	// that sets their values.
+	WithoutServiceArguments bool
 }
 
 // RunToolCall is a client tool call that a [RunScript] makes the model ask
@@ -105,6 +125,14 @@ type RunToolCall struct {
 	// Arguments are sent as the call's JSON arguments, in pieces
 	// (TOOL_CALL_ARGS), then whole in tambo.run.awaiting_input.
 	Arguments map[string]any
+	// StatusMessage and CompletionStatusMessage are the values the model
+	// gives the service's two arguments, "_tambo_statusMessage" and
+	// "_tambo_completionStatusMessage", which then come first in the
+	// call's arguments (see [WithServiceToolArguments]). Setting either
+	// sends both, whatever the options; with the option on, one left
+	// empty is the user's text.
+	StatusMessage           string
+	CompletionStatusMessage string
 }
 
 // RunComponent is a component that a [RunScript] makes the model render.
@@ -246,6 +274,9 @@ type v1Run struct {
 	end    *runEnd       // how it ended; nil while it runs
 	reply  *v1Message    // the assistant message being streamed, if any
 	deltas []string      // what reply's text block has received
+	// finishOnCancel: a cancel by DELETE ends the stream RUN_FINISHED and
+	// keeps one delta less (WithCancelledRunsFinished, RunScript.CancelEnd).
+	finishOnCancel bool
 }
 
 // v1PendingCall is a client tool call awaiting its result.
@@ -270,6 +301,9 @@ type runEnd struct {
 	kind    endKind
 	err     RunError
 	pending []v1PendingCall
+	// byRequest: cancelled by DELETE .../runs/{runId}, not by a
+	// disconnect.
+	byRequest bool
 }
 
 func runInternalError(cause string) RunError { return RunError{Cause: cause} }
@@ -332,10 +366,28 @@ func (s *Server) endRunLocked(t *v1Thread, run *v1Run, e runEnd) bool {
 		t.LastRunCancelled = true
 		if run.reply != nil {
 			run.reply.IsCancelled = true
+			if e.byRequest {
+				run.keepCancelledText()
+			}
 		}
 	}
 	close(run.stop)
 	return true
+}
+
+// keepCancelledText stores the text of a run cancelled by DELETE as the
+// service does: without trailing white space (25), and without the last
+// delta streamed when the stream ends RUN_FINISHED (29). s.mu is held.
+func (run *v1Run) keepCancelledText() {
+	deltas := run.deltas
+	if run.finishOnCancel && len(deltas) > 0 {
+		deltas = deltas[:len(deltas)-1]
+	}
+	if text := strings.TrimRight(strings.Join(deltas, ""), " \n"); text != "" {
+		setText(run.reply, text)
+	} else if len(run.deltas) > 0 {
+		setText(run.reply, " ")
+	}
 }
 
 // setText replaces the text of m's first text block.
@@ -348,74 +400,109 @@ func setText(m *v1Message, text string) {
 	}
 }
 
-// v1Run serves POST /v1/threads/runs (t nil: the thread is created) and
+// v1Run serves POST /v1/threads/runs (c.t nil: the thread is created) and
 // POST /v1/threads/{id}/runs.
-func (s *Server) v1Run(w http.ResponseWriter, r *http.Request, body []byte, t *v1Thread, ctxKey string) {
+func (s *Server) v1Run(c *call) {
+	w := c.w
 	var in RunRequest
-	json.Unmarshal(body, &in) // serveV1 refused a body that is not JSON
+	json.Unmarshal(c.body, &in) // serveV1 refused a body that is not JSON
 	if msgs := validateRun(&in); len(msgs) > 0 {
 		v1ErrorList(w, http.StatusBadRequest, "Bad Request", msgs)
 		return
 	}
-	create := t == nil
+	t, create := c.t, c.t == nil
 	if create {
 		// The service creates the thread before it looks at the run, so a
 		// run refused below leaves it behind (75, 128).
-		meta := in.ThreadMetadata
-		var initial []RunMessage
-		if in.Thread != nil {
-			if meta == nil {
-				meta = in.Thread.Metadata
-			}
-			initial = in.Thread.InitialMessages
-		}
-		s.mu.Lock()
-		ts := now()
-		t = &v1Thread{ID: s.newID("thr_"), UserKey: ctxKey, RunStatus: "idle", Metadata: meta, CreatedAt: ts, UpdatedAt: ts}
-		for _, m := range initial {
-			t.messages = append(t.messages, &v1Message{ID: s.newID("msg_"), Role: m.Role, Content: contentMaps(m.Content), CreatedAt: ts})
-		}
-		s.v1.threads[t.ID] = t
-		s.v1.order = append(s.v1.order, t.ID)
-		s.mu.Unlock()
+		t = s.createRunThread(&in, c.user)
 	}
 	if in.Message == nil {
-		writeJSON(w, http.StatusInternalServerError, map[string]any{"statusCode": 500, "message": "Internal server error"})
+		internalError(w)
 		return
 	}
-
 	s.mu.Lock()
+	if refuse := s.runRefusalLocked(t, &in); refuse != nil {
+		s.mu.Unlock()
+		refuse(w)
+		return
+	}
+	rs := s.startRunLocked(t, &in)
+	s.mu.Unlock()
+
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	if create {
+		h.Set("X-Thread-Id", t.ID)
+	}
+	h.Set("X-Run-Id", rs.run.id)
+	w.WriteHeader(http.StatusCreated)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush() // the headers go before the first event, as live
+	}
+	rs.w, rs.r = w, c.r
+	rs.play()
+}
+
+// createRunThread stores the thread of POST /v1/threads/runs with its
+// metadata and initial messages.
+func (s *Server) createRunThread(in *RunRequest, ctxKey string) *v1Thread {
+	meta := in.ThreadMetadata
+	var initial []RunMessage
+	if in.Thread != nil {
+		if meta == nil {
+			meta = in.Thread.Metadata
+		}
+		initial = in.Thread.InitialMessages
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.newV1ThreadLocked(ctxKey, meta)
+	for _, m := range initial {
+		t.messages = append(t.messages, &v1Message{ID: s.newID("msg_"), Role: m.Role, Content: contentMaps(m.Content), CreatedAt: t.CreatedAt})
+	}
+	return t
+}
+
+// toolResults are the tool results a run's message carries, in order,
+// and each one's text.
+func toolResults(m *RunMessage) (ids []string, texts map[string]string) {
+	texts = map[string]string{}
+	for _, c := range m.Content {
+		if c.Type == "tool_result" {
+			ids = append(ids, c.ToolUseID)
+			texts[c.ToolUseID] = RunMessage{Content: c.Content}.Text()
+		}
+	}
+	return ids, texts
+}
+
+// runRefusalLocked returns the answer to a run the service refuses
+// before it starts (a run already active, a previousRunId that is not the
+// last completed run, tool results missing or extra), or nil. s.mu is
+// held.
+func (s *Server) runRefusalLocked(t *v1Thread, in *RunRequest) func(http.ResponseWriter) {
+	problem := func(status int, code, title, detail string, extra func(*v1Problem)) func(http.ResponseWriter) {
+		return func(w http.ResponseWriter) { s.v1Problem(w, status, code, title, detail, extra) }
+	}
 	if t.active != nil {
 		cur := t.active.id
-		s.mu.Unlock()
-		s.v1Problem(w, http.StatusConflict, "concurrent_run", "Concurrent Run", "A run is already active on thread "+t.ID, func(p *v1Problem) {
+		return problem(http.StatusConflict, "concurrent_run", "Concurrent Run", "A run is already active on thread "+t.ID, func(p *v1Problem) {
 			p.ThreadID, p.CurrentRunID = t.ID, cur
 		})
-		return
 	}
 	last := t.LastCompletedRunID
 	switch {
 	case in.PreviousRunID == "" && last != "":
-		s.mu.Unlock()
-		s.v1Problem(w, 400, "invalid_previous_run", "Invalid Previous Run", "previousRunId is required when continuing a thread with existing messages", nil)
-		return
+		return problem(400, "invalid_previous_run", "Invalid Previous Run", "previousRunId is required when continuing a thread with existing messages", nil)
 	case in.PreviousRunID != "" && in.PreviousRunID != last:
 		if last == "" {
 			last = "(none)"
 		}
-		s.mu.Unlock()
-		s.v1Problem(w, 400, "invalid_previous_run", "Invalid Previous Run",
+		return problem(400, "invalid_previous_run", "Invalid Previous Run",
 			fmt.Sprintf("previousRunId %s does not match last completed run %s", in.PreviousRunID, last), nil)
-		return
 	}
-	var resultIDs []string
-	results := map[string]string{}
-	for _, c := range in.Message.Content {
-		if c.Type == "tool_result" {
-			resultIDs = append(resultIDs, c.ToolUseID)
-			results[c.ToolUseID] = RunMessage{Content: c.Content}.Text()
-		}
-	}
+	resultIDs, _ := toolResults(in.Message)
 	var missing, extra []string
 	for _, p := range t.pending {
 		if !slices.Contains(resultIDs, p.id) {
@@ -429,20 +516,21 @@ func (s *Server) v1Run(w http.ResponseWriter, r *http.Request, body []byte, t *v
 	}
 	switch {
 	case len(missing) > 0:
-		s.mu.Unlock()
-		s.v1Problem(w, 400, "invalid_tool_result", "Invalid Tool Result", "Missing tool results for pending tool calls: "+strings.Join(missing, ", "), func(p *v1Problem) {
+		return problem(400, "invalid_tool_result", "Invalid Tool Result", "Missing tool results for pending tool calls: "+strings.Join(missing, ", "), func(p *v1Problem) {
 			p.Code, p.Missing = "MISSING_RESULTS", missing
 		})
-		return
 	case len(extra) > 0:
-		s.mu.Unlock()
-		s.v1Problem(w, 400, "invalid_tool_result", "Invalid Tool Result", "Tool results provided for unknown tool calls: "+strings.Join(extra, ", "), func(p *v1Problem) {
+		return problem(400, "invalid_tool_result", "Invalid Tool Result", "Tool results provided for unknown tool calls: "+strings.Join(extra, ", "), func(p *v1Problem) {
 			p.Code, p.Extra = "EXTRA_RESULTS", extra
 		})
-		return
 	}
+	return nil
+}
 
-	// The run starts: its messages are stored, the thread streams.
+// startRunLocked starts a run on t: the thread streams, the message is
+// stored, the next script is taken and the run's events are planned. s.mu
+// is held.
+func (s *Server) startRunLocked(t *v1Thread, in *RunRequest) *runStream {
 	run := &v1Run{id: s.newID("run_"), stop: make(chan struct{})}
 	t.active, t.pending, t.PendingToolCallIDs = run, nil, nil
 	t.RunStatus, t.CurrentRunID, t.StatusMessage = "streaming", run.id, "Streaming response..."
@@ -470,26 +558,30 @@ func (s *Server) v1Run(w http.ResponseWriter, r *http.Request, body []byte, t *v
 		// unknown block type) fails after RUN_STARTED (77, 79).
 		sc.Error, sc.ErrorAfter = &RunError{}, 0
 	}
+	run.finishOnCancel = sc.CancelEnd == "RUN_FINISHED" || (sc.CancelEnd != "RUN_ERROR" && s.cfg.cancelFinishes)
 	pace := s.throttle
-	plan := s.planRun(sc, &in, resultIDs, results)
-	s.mu.Unlock()
 	if sc.Pace > 0 {
 		pace = sc.Pace
 	}
+	return &runStream{s: s, t: t, run: run, sc: sc, pace: pace, plan: s.planRun(sc, in)}
+}
 
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	if create {
-		h.Set("X-Thread-Id", t.ID)
+// v1Cancel serves DELETE /v1/threads/{id}/runs/{runId}: 200 while the run
+// is active, else 404. The thread shows the cancel before the answer.
+func (s *Server) v1Cancel(c *call) {
+	t, runID := c.t, c.arg(1)
+	s.mu.Lock()
+	run := t.active
+	ok := run != nil && run.id == runID && s.endRunLocked(t, run, runEnd{kind: endCancelled, byRequest: true})
+	s.mu.Unlock()
+	if !ok {
+		v1Error(c.w, http.StatusNotFound, "Not Found", fmt.Sprintf("Run %s not found on thread %s", runID, t.ID))
+		return
 	}
-	h.Set("X-Run-Id", run.id)
-	w.WriteHeader(http.StatusCreated)
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush() // the headers go before the first event, as live
-	}
-	rs := &runStream{s: s, w: w, r: r, t: t, run: run, sc: sc, pace: pace}
-	rs.play(plan)
+	writeJSON(c.w, http.StatusOK, struct {
+		RunID  string `json:"runId"`
+		Status string `json:"status"`
+	}{runID, "cancelled"})
 }
 
 // validateRun is the service's class-validator pass over a run body.
@@ -547,491 +639,6 @@ func contentMaps(cs []RunContent) []block {
 		out = append(out, m)
 	}
 	return out
-}
-
-// runPlan is what a run streams, decided when it starts.
-type runPlan struct {
-	text      []string // the deltas of the reply
-	textFirst bool     // the text comes before the tool calls, in one turn
-	calls     []RunToolCall
-	component *RunComponent
-}
-
-// planRun decides a run's events from its script and request; s.mu held.
-func (s *Server) planRun(sc RunScript, in *RunRequest, resultIDs []string, results map[string]string) runPlan {
-	var p runPlan
-	userText := in.Message.Text()
-	reply := sc.Text
-	switch {
-	case len(sc.Deltas) > 0:
-		p.text = sc.Deltas
-	case reply != "":
-		p.text = words(reply)
-	}
-	for _, c := range sc.ToolCalls {
-		if c.ID == "" {
-			s.toolCalls++
-			c.ID = fmt.Sprintf("call_%d", s.toolCalls)
-		}
-		p.calls = append(p.calls, c)
-	}
-	if sc.Component != nil {
-		comp := *sc.Component
-		if comp.Props == nil {
-			for _, oc := range in.AvailableComponents {
-				if oc.Name == comp.Name {
-					comp.Props = argumentsFor(oc.PropsSchema, userText)
-				}
-			}
-		}
-		p.component = &comp
-		if p.text == nil {
-			p.text = words("The tool said: Component was rendered.")
-		}
-	}
-	scripted := p.text != nil || len(p.calls) > 0 || p.component != nil
-	switch {
-	case scripted:
-		p.textFirst = len(p.calls) > 0 && p.text != nil
-	case len(resultIDs) > 0:
-		var rs []string
-		for _, id := range resultIDs {
-			rs = append(rs, results[id])
-		}
-		p.text = words("The tool said: " + strings.Join(rs, "; ") + ".")
-	case len(in.Tools) > 0 && userText != "":
-		s.toolCalls++
-		tl := in.Tools[0]
-		p.calls = []RunToolCall{{ID: fmt.Sprintf("call_%d", s.toolCalls), Name: tl.Name, Arguments: argumentsFor(tl.InputSchema, userText)}}
-	default:
-		p.text = words("You said: " + userText)
-	}
-	return p
-}
-
-// argumentsFor sets each property of a JSON Schema object to a value of
-// its type, as the default model does.
-func argumentsFor(schema json.RawMessage, text string) map[string]any {
-	var sch struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	json.Unmarshal(schema, &sch)
-	args := map[string]any{}
-	for name, ps := range sch.Properties {
-		args[name] = defaultArgument(OfferedParameter{Name: name, Schema: ps}, text)
-	}
-	return args
-}
-
-// words splits text into the deltas of a reply: one per word, each with
-// its trailing space.
-func words(text string) []string {
-	if text == "" {
-		return nil
-	}
-	return strings.SplitAfter(text, " ")
-}
-
-// runEvent is one AG-UI event, its fields in the wire's order.
-type runEvent struct {
-	Type            string `json:"type"`
-	ThreadID        string `json:"threadId,omitempty"`
-	RunID           string `json:"runId,omitempty"`
-	MessageID       string `json:"messageId,omitempty"`
-	Role            string `json:"role,omitempty"`
-	ToolCallID      string `json:"toolCallId,omitempty"`
-	ToolCallName    string `json:"toolCallName,omitempty"`
-	ParentMessageID string `json:"parentMessageId,omitempty"`
-	Delta           string `json:"delta,omitempty"`
-	Name            string `json:"name,omitempty"`
-	Value           any    `json:"value,omitempty"`
-	Message         string `json:"message,omitempty"`
-	Code            string `json:"code,omitempty"`
-	Category        string `json:"category,omitempty"`
-	IsRetryable     *bool  `json:"isRetryable,omitempty"`
-	Status          int    `json:"status,omitempty"`
-	Timestamp       int64  `json:"timestamp"`
-}
-
-// runStream writes one run's events with its script's faults and pacing.
-type runStream struct {
-	s    *Server
-	w    http.ResponseWriter
-	r    *http.Request
-	t    *v1Thread
-	run  *v1Run
-	sc   RunScript
-	pace time.Duration
-	sent int  // events sent after RUN_STARTED
-	done bool // the stream has ended (its last event written, or cut)
-}
-
-// play streams the plan and ends the run.
-func (rs *runStream) play(p runPlan) {
-	s, t, run := rs.s, rs.t, rs.run
-	if !rs.emit(runEvent{Type: "RUN_STARTED", ThreadID: t.ID, RunID: run.id}, false) {
-		return
-	}
-	// The reply message is stored from the start, with its " " text.
-	s.mu.Lock()
-	if run.end == nil {
-		run.reply = &v1Message{ID: s.newID("msg_"), Role: "assistant", Content: []block{{"type": "text", "text": " "}}, CreatedAt: now()}
-		t.messages = append(t.messages, run.reply)
-	}
-	replyID := ""
-	if run.reply != nil {
-		replyID = run.reply.ID
-	}
-	s.mu.Unlock()
-
-	if p.component != nil {
-		if !rs.component(replyID, *p.component) {
-			return
-		}
-		// The text after a component is the model's second answer, a new
-		// message (87, 88).
-		s.mu.Lock()
-		if run.end == nil {
-			run.reply = &v1Message{ID: s.newID("msg_"), Role: "assistant", Content: []block{{"type": "text", "text": " "}}, CreatedAt: now()}
-			run.deltas = nil
-			t.messages = append(t.messages, run.reply)
-			replyID = run.reply.ID
-		}
-		s.mu.Unlock()
-	}
-	textOpen := false
-	if p.text != nil && (p.textFirst || len(p.calls) == 0) {
-		if !rs.emit(runEvent{Type: "TEXT_MESSAGE_START", MessageID: replyID, Role: "assistant"}, true) {
-			return
-		}
-		for _, d := range p.text {
-			if !rs.emit(runEvent{Type: "TEXT_MESSAGE_CONTENT", MessageID: replyID, Delta: d}, true) {
-				return
-			}
-		}
-		textOpen = true
-	}
-	var pending []v1PendingCall
-	if len(p.calls) > 0 {
-		parent := ""
-		if textOpen {
-			parent = s.tempID() // a temporary id, not the msg_ id (52)
-		}
-		for _, c := range p.calls {
-			args, _ := json.Marshal(c.Arguments)
-			if c.Arguments == nil {
-				args = []byte("{}")
-			}
-			if !rs.emit(runEvent{Type: "TOOL_CALL_START", ToolCallID: c.ID, ToolCallName: c.Name, ParentMessageID: parent}, true) {
-				return
-			}
-			for _, piece := range pieces(string(args), 4) {
-				if !rs.emit(runEvent{Type: "TOOL_CALL_ARGS", ToolCallID: c.ID, Delta: piece}, true) {
-					return
-				}
-			}
-			if !rs.emit(runEvent{Type: "TOOL_CALL_END", ToolCallID: c.ID}, true) {
-				return
-			}
-			pending = append(pending, v1PendingCall{id: c.ID, name: c.Name, args: string(args)})
-			s.mu.Lock()
-			if run.end == nil {
-				// The stored message keeps only the last call's tool_use
-				// block, as live (130, 135).
-				var input any
-				json.Unmarshal(args, &input)
-				run.reply.Content = []block{run.reply.Content[0], {"type": "tool_use", "id": c.ID, "name": c.Name, "input": input}}
-			}
-			s.mu.Unlock()
-		}
-	}
-	if textOpen {
-		if !rs.emit(runEvent{Type: "TEXT_MESSAGE_END", MessageID: replyID}, true) {
-			return
-		}
-	}
-	if len(pending) > 0 {
-		type wirePending struct {
-			ToolCallID string `json:"toolCallId"`
-			ToolName   string `json:"toolName"`
-			Arguments  string `json:"arguments"`
-		}
-		list := make([]wirePending, len(pending))
-		for i, pc := range pending {
-			list[i] = wirePending{pc.id, pc.name, pc.args}
-		}
-		if !rs.emit(runEvent{Type: "CUSTOM", Name: "tambo.run.awaiting_input", Value: map[string]any{"pendingToolCalls": list}}, true) {
-			return
-		}
-	}
-	// The end: recorded first, so that a GET after the last event sees it.
-	e := runEnd{kind: endFinished}
-	if len(pending) > 0 {
-		e = runEnd{kind: endAwaiting, pending: pending}
-	}
-	if !rs.check() {
-		return
-	}
-	s.mu.Lock()
-	ended := s.endRunLocked(t, run, e)
-	s.mu.Unlock()
-	if !ended {
-		rs.stopped()
-		return
-	}
-	rs.write(runEvent{Type: "RUN_FINISHED", ThreadID: t.ID, RunID: run.id})
-}
-
-// component streams a component's events.
-func (rs *runStream) component(msgID string, c RunComponent) bool {
-	s, run := rs.s, rs.run
-	id := s.tempID()
-	if !rs.emit(runEvent{Type: "CUSTOM", Name: "tambo.component.start", Value: struct {
-		MessageID     string `json:"messageId"`
-		ComponentID   string `json:"componentId"`
-		ComponentName string `json:"componentName"`
-	}{msgID, id, c.Name}}, true) {
-		return false
-	}
-	names := make([]string, 0, len(c.Props))
-	for k := range c.Props {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	status := map[string]string{}
-	type op struct {
-		Op    string `json:"op"`
-		Path  string `json:"path"`
-		Value any    `json:"value"`
-	}
-	delta := func(o op) bool {
-		st := make(map[string]string, len(status))
-		for k, v := range status {
-			st[k] = v
-		}
-		return rs.emit(runEvent{Type: "CUSTOM", Name: "tambo.component.props_delta", Value: struct {
-			ComponentID     string            `json:"componentId"`
-			Operations      []op              `json:"operations"`
-			StreamingStatus map[string]string `json:"streamingStatus"`
-		}{id, []op{o}, st}}, true)
-	}
-	for i, name := range names {
-		if i > 0 {
-			status[names[i-1]] = "done"
-		}
-		path := "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
-		v := c.Props[name]
-		status[name] = "started"
-		if str, ok := v.(string); ok && utf8.RuneCountInString(str) > 1 {
-			half := pieces(str, 2)[0]
-			if !delta(op{"add", path, half}) {
-				return false
-			}
-			status[name] = "streaming"
-			if !delta(op{"replace", path, str}) {
-				return false
-			}
-			continue
-		}
-		if !delta(op{"add", path, v}) {
-			return false
-		}
-	}
-	props := c.Props
-	if props == nil {
-		props = map[string]any{}
-	}
-	if !rs.emit(runEvent{Type: "CUSTOM", Name: "tambo.component.end", Value: struct {
-		ComponentID string         `json:"componentId"`
-		FinalProps  map[string]any `json:"finalProps"`
-	}{id, props}}, true) {
-		return false
-	}
-	s.mu.Lock()
-	if run.end == nil {
-		run.reply.Content = append(run.reply.Content, map[string]any{"type": "component", "id": id, "name": c.Name, "props": props, "state": map[string]any{}})
-	}
-	s.mu.Unlock()
-	return true
-}
-
-// tempID is a temporary id as the service gives components and tool-call
-// parents: "message-" and 21 characters.
-func (s *Server) tempID() string {
-	const abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	b := make([]byte, 21)
-	for i := range b {
-		b[i] = abc[s.rng.IntN(len(abc))]
-	}
-	return "message-" + string(b)
-}
-
-// pieces cuts s into at most n pieces of about equal length, on rune
-// boundaries.
-func pieces(s string, n int) []string {
-	rs := []rune(s)
-	if len(rs) == 0 {
-		return nil
-	}
-	size := (len(rs) + n - 1) / n
-	var out []string
-	for i := 0; i < len(rs); i += size {
-		out = append(out, string(rs[i:min(i+size, len(rs))]))
-	}
-	return out
-}
-
-// emit sends one event after the pacing, unless the run must stop first;
-// counted events are those after RUN_STARTED, where the script's faults
-// apply. It returns false when the stream has ended.
-func (rs *runStream) emit(ev runEvent, counted bool) bool {
-	if rs.done {
-		return false
-	}
-	if counted {
-		if rs.pace > 0 {
-			tm := time.NewTimer(rs.pace)
-			select {
-			case <-tm.C:
-			case <-rs.run.stop:
-				tm.Stop()
-			case <-rs.r.Context().Done():
-				tm.Stop()
-			}
-		}
-		sc := rs.sc
-		if sc.Hold != nil && rs.sent == sc.HoldAfter {
-			if sc.OnHold != nil {
-				sc.OnHold()
-			}
-			select {
-			case <-sc.Hold:
-			case <-rs.run.stop:
-			case <-rs.r.Context().Done():
-			}
-		}
-		if !rs.check() {
-			return false
-		}
-		if sc.Drop && rs.sent == sc.DropAfter {
-			rs.s.mu.Lock()
-			rs.s.endRunLocked(rs.t, rs.run, runEnd{kind: endCancelled})
-			rs.s.mu.Unlock()
-			rs.done = true
-			reset(rs.w)
-			return false
-		}
-		if sc.Error != nil && rs.sent == sc.ErrorAfter {
-			rs.s.mu.Lock()
-			ended := rs.s.endRunLocked(rs.t, rs.run, runEnd{kind: endFailed, err: *sc.Error})
-			rs.s.mu.Unlock()
-			if ended {
-				rs.failed(*sc.Error)
-			} else {
-				rs.stopped()
-			}
-			return false
-		}
-		rs.sent++
-	} else if !rs.check() {
-		return false
-	}
-	if ev.Type == "TEXT_MESSAGE_CONTENT" {
-		// Stored before it is sent, so that a client that reacts to the
-		// delta (a cancel, a GET) sees it on the thread.
-		rs.s.mu.Lock()
-		if run := rs.run; run.end == nil && run.reply != nil {
-			run.deltas = append(run.deltas, ev.Delta)
-			setText(run.reply, strings.Join(run.deltas, ""))
-		}
-		rs.s.mu.Unlock()
-	}
-	return rs.write(ev)
-}
-
-// check ends the stream when the run was ended from outside or the client
-// went away (the run then ends cancelled, as live); it returns false then.
-func (rs *runStream) check() bool {
-	if rs.r.Context().Err() != nil {
-		rs.s.mu.Lock()
-		rs.s.endRunLocked(rs.t, rs.run, runEnd{kind: endCancelled})
-		rs.s.mu.Unlock()
-		rs.done = true
-		return false
-	}
-	select {
-	case <-rs.run.stop:
-		rs.stopped()
-		return false
-	default:
-		return true
-	}
-}
-
-// stopped writes the end of a run ended from outside: a cancel's single
-// RUN_ERROR CANCELLED, or a failure's pair.
-func (rs *runStream) stopped() {
-	rs.s.mu.Lock()
-	e := *rs.run.end
-	rs.s.mu.Unlock()
-	switch e.kind {
-	case endCancelled:
-		rs.write(runEvent{Type: "RUN_ERROR", Message: "Run cancelled", Code: "CANCELLED"})
-	case endFailed:
-		rs.failed(e.err)
-	}
-	rs.done = true
-}
-
-// failed writes a failure's RUN_ERROR twice, as the service does.
-func (rs *runStream) failed(e RunError) {
-	e = e.filled()
-	retry := e.Retryable
-	for range 2 {
-		rs.write(runEvent{Type: "RUN_ERROR", Message: e.Message, Code: e.Code, Category: e.Category, IsRetryable: &retry, Status: e.Status})
-	}
-	rs.done = true
-}
-
-// write sends one event as its own chunk.
-func (rs *runStream) write(ev runEvent) bool {
-	ev.Timestamp = time.Now().UnixMilli()
-	var b bytes.Buffer
-	b.WriteString("data: ")
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // as JSON.stringify
-	enc.Encode(ev)           // ends with a newline
-	b.WriteString("\n")
-	if _, err := rs.w.Write(b.Bytes()); err != nil {
-		rs.s.mu.Lock()
-		rs.s.endRunLocked(rs.t, rs.run, runEnd{kind: endCancelled})
-		rs.s.mu.Unlock()
-		rs.done = true
-		return false
-	}
-	if f, ok := rs.w.(http.Flusher); ok {
-		f.Flush()
-	}
-	return true
-}
-
-// v1Cancel serves DELETE /v1/threads/{id}/runs/{runId}: 200 while the run
-// is active, else 404. The thread shows the cancel before the answer.
-func (s *Server) v1Cancel(w http.ResponseWriter, t *v1Thread, runID string) {
-	s.mu.Lock()
-	run := t.active
-	ok := run != nil && run.id == runID && s.endRunLocked(t, run, runEnd{kind: endCancelled})
-	s.mu.Unlock()
-	if !ok {
-		v1Error(w, http.StatusNotFound, "Not Found", fmt.Sprintf("Run %s not found on thread %s", runID, t.ID))
-		return
-	}
-	writeJSON(w, http.StatusOK, struct {
-		RunID  string `json:"runId"`
-		Status string `json:"status"`
-	}{runID, "cancelled"})
 }
 
 // block is a stored content block. It is sent with its keys in the

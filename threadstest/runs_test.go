@@ -401,7 +401,7 @@ func TestRunConcurrentAndCancel(t *testing.T) {
 	assert.True(t, th.LastRunCancelled)
 	assert.Equal(t, s.RunID(), th.LastCompletedRunID)
 	assert.True(t, th.Messages[1].IsCancelled)
-	assert.Equal(t, "word0 word1 ", th.Messages[1].Text())
+	assert.Equal(t, "word0 word1", th.Messages[1].Text(), "stored without its trailing space, as live (25)")
 
 	err = u.Cancel(ctx, s.ThreadID(), s.RunID())
 	require.ErrorAs(t, err, &p)
@@ -502,7 +502,8 @@ func TestRunCancelByClose(t *testing.T) {
 }
 
 // A paced run (the live habits' 50ms, or RunScript.Pace) gives a cancel
-// something to cancel: cancelled after two deltas, the run keeps them.
+// something to cancel: cancelled after two deltas, the run keeps the
+// first (the live habits' cancel, captures 26-29).
 func TestRunPacedCancel(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
@@ -528,7 +529,10 @@ func TestRunPacedCancel(t *testing.T) {
 		assert.Equal(t, 150*time.Millisecond, time.Since(start))
 		th, err := u.GetThread(ctx, s.ThreadID())
 		require.NoError(t, err)
-		assert.Equal(t, "You said: ", th.Messages[1].Text())
+		// With the live habits the cancel ends RUN_FINISHED and the
+		// service keeps one delta less than it streamed (26-29).
+		assert.Equal(t, "You", th.Messages[1].Text())
+		assert.True(t, th.LastRunCancelled)
 
 		// Without the live habits the same run is not paced.
 		fast := threadstest.NewServer(t, threadstest.WithoutListener())
@@ -634,4 +638,56 @@ func TestRunFaults(t *testing.T) {
 	page, err := u.ListThreads(ctx, nil)
 	require.NoError(t, err)
 	assert.Len(t, page.Threads, 2, "the reset run created its thread")
+}
+
+// A user's test written the obvious way (issue 30): a held run, left at
+// its first delta by breaking out of All, and the thread read at once,
+// while the fake's handler is still winding the run down. Under -race this
+// reported a data race inside the fake (the run's end writing the reply
+// that the GET was encoding). The variants leave the run held, released
+// right after the break, and not held at all (the run goes on writing
+// deltas while the GET encodes).
+func TestRunLeftAtFirstDeltaThenRead(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"held", "released", "unheld"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			for range 20 {
+				leaveAtFirstDeltaThenRead(t, mode)
+			}
+		})
+	}
+}
+
+func leaveAtFirstDeltaThenRead(t *testing.T, mode string) {
+	ctx := context.Background()
+	srv := threadstest.NewServer(t)
+	hold := make(chan struct{})
+	sc := threadstest.RunScript{Text: strings.Repeat("word ", 200)}
+	if mode != "unheld" {
+		sc.Hold, sc.HoldAfter = hold, 2
+	}
+	srv.PushRunScript(sc)
+	u := runs.New(srv.Client()).ForUser("user-1")
+	s, err := u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("hi")}}})
+	require.NoError(t, err)
+	for ev, err := range s.All() {
+		require.NoError(t, err)
+		if _, ok := ev.(runs.TextMessageContent); ok {
+			break
+		}
+	}
+	if mode == "released" {
+		close(hold)
+	}
+	th, err := u.GetThread(ctx, s.ThreadID())
+	require.NoError(t, err)
+	require.Len(t, th.Messages, 2)
+	assert.Equal(t, "hi", th.Messages[0].Text())
+	msgs, err := u.ListMessages(ctx, s.ThreadID(), &runs.ListMessagesParams{})
+	require.NoError(t, err)
+	assert.Len(t, msgs.Messages, 2)
+	if mode == "held" {
+		close(hold)
+	}
 }

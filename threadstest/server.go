@@ -89,8 +89,15 @@
 // the spec does not say: the key in x-api-key only, no GET /threads (404
 // "Cannot GET /threads"), 500 when cancelling a thread without messages
 // (the thread is cancelled all the same), 500 when creating a thread in
-// another project, and a 50 ms pause between two streamed snapshots (by
-// default the fake streams as fast as the client reads).
+// another project, a 50 ms pause between two streamed snapshots (by
+// default the fake streams as fast as the client reads); on /v1, the
+// service's own tool arguments in every tool call
+// ([WithServiceToolArguments]), pages that start at their cursor's item
+// ([WithOverlappingPages]: with limit=1 a listing never moves on) and a
+// run cancelled by DELETE that ends RUN_FINISHED
+// ([WithCancelledRunsFinished]); a 500 for an unknown registry name, 200
+// false for deleting an unknown API key, and 200 the project for deleting
+// any provider key.
 //
 // # The /v1 API
 //
@@ -105,22 +112,34 @@
 // The recorded refusals are copied: 400 invalid_previous_run and
 // invalid_tool_result, 409 concurrent_run naming the active run, a
 // failure's RUN_ERROR sent twice, a cancel by DELETE (200, then 404) or by
-// disconnect ending the run with one RUN_ERROR CANCELLED. Runs are paced
-// like streams: not at all by default, 50ms per event with the live habits.
+// disconnect ending the run with one RUN_ERROR CANCELLED and no
+// TEXT_MESSAGE_END (see [RunScript].CancelEnd for the RUN_FINISHED the
+// service also sends), a failed JSON Patch's multi-line detail. The token
+// exchange follows the project's OAuth validation mode
+// ([WithOAuthValidation]). Runs are paced like streams: not at all by
+// default, 50ms per event with the live habits.
 //
 // # The rest of a project key's routes
 //
-// As the service's OpenAPI document describes them (no capture exists):
-// POST /storage/presign (201 an upload URL on the fake's own storage host,
-// which refuses a request carrying the API key, and an attachment:// URI;
-// [Server.Upload] returns what was uploaded), POST /audio/transcribe (201
-// plain text "transcript of <file name> (<n> bytes)"), GET /projects/{id}
-// (403 for another project), GET /projects/{id}/api-keys and
-// /provider-keys, DELETE /projects/{id}/api-key/{keyId} and
-// /provider-key/{keyId} (one fake key of each kind), POST
-// /auth/mcp/access-token (a 15-minute token; {} with
-// [WithoutMCPServers]), and GET /registry/{name} (message-thread-full
-// only; 404 otherwise).
+// As the service's OpenAPI document describes them, and its captures where
+// they exist: POST /storage/presign (201 an upload URL on the fake's own
+// storage host, which refuses a request carrying the API key, and an
+// attachment:// URI; [Server.Upload] returns what was uploaded; 503 with
+// [WithoutStorage]), POST /audio/transcribe (201 plain text "transcript
+// of <file name> (<n> bytes)"), GET /projects/{id} (403 for another
+// project), GET /projects/{id}/api-keys and /provider-keys, DELETE
+// /projects/{id}/api-key/{keyId} (200 true) and /provider-key/{keyId}
+// (200 the project), one fake key of each kind, an unknown one 404
+// (see the live habits), POST /auth/mcp/access-token (a 15-minute token;
+// {} with [WithoutMCPServers]), and GET /registry/{name}
+// (message-thread-full and control-bar; 404 otherwise, see the live
+// habits).
+//
+// # Safe for concurrent use
+//
+// Any number of clients may use one server at once, and leave a stream,
+// cancel a run or read a thread at any moment: every answer built from
+// what the server stores is encoded while its lock is held.
 //
 // # Not copied
 //
@@ -138,6 +157,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -172,7 +192,7 @@ type Server struct {
 	order       []string // thread ids, oldest first
 	faults      []*Fault
 	scripts     []Script
-	requests    []Request
+	log         requestLog // what Requests returns (request.go)
 	throttle    time.Duration
 	migrateByID string
 	migrateNew  string
@@ -193,6 +213,12 @@ type config struct {
 	addr             string // WithAddr; "" means a free loopback port
 	noListener       bool   // WithoutListener
 	noMCP            bool   // WithoutMCPServers
+	noStorage        bool   // WithoutStorage
+	oauth            string // WithOAuthValidation
+	serviceArgs      bool   // WithServiceToolArguments
+	overlapPages     bool   // WithOverlappingPages
+	cancelFinishes   bool   // WithCancelledRunsFinished
+	liveSmallRoutes  bool   // the registry's 500, the key deletes' 200s (live habits only)
 }
 
 // An Option configures a [Server]; pass options to [NewServer] or [Start].
@@ -248,13 +274,89 @@ func WithCancelEmptyThread500() Option {
 // empty object, no token ([threads.ErrNoMCPServers] for the client).
 func WithoutMCPServers() Option { return option(func(c *config) { c.noMCP = true }) }
 
+// WithoutStorage makes the server answer as the service does where its
+// file storage (S3) is not configured: POST /storage/presign, once its
+// body passes the checks, is 503 {"message":"Storage is not configured.
+// S3 credentials are required.","error":"Service Unavailable",
+// "statusCode":503}.
+func WithoutStorage() Option { return option(func(c *config) { c.noStorage = true }) }
+
+// The OAuth validation modes the fake knows ([WithOAuthValidation]).
+const (
+	// OAuthValidationNone reads the subject token without verifying it, as
+	// in the captures: a JWT's iss and sub make the end user
+	// "oauth:user:<issuer host>:<sub>"; any other token is accepted too,
+	// as the opaque subject "opaque:<SHA-256 hex of the token>" (capture
+	// 35), the end user "oauth:user:opaque:<hex>".
+	OAuthValidationNone = "none"
+	// OAuthValidationAsymmetricAuto verifies the subject token against its
+	// issuer's OpenID configuration, the mode the service started its
+	// projects in. The fake reaches no issuer, so every exchange is 401
+	// {"message":"Invalid OAuth subject token","statusCode":401}, as live
+	// answered where the issuer was out of reach (v1-api.md section 1).
+	OAuthValidationAsymmetricAuto = "asymmetric_auto"
+)
+
+// WithOAuthValidation sets the project's OAuth validation mode, which
+// decides the subject tokens that the token exchange, POST /oauth/token,
+// accepts: [OAuthValidationNone] or [OAuthValidationAsymmetricAuto] (the
+// service's names). Without it the fake reads a JWT's iss and sub as
+// OAuthValidationNone does and refuses any other subject token with the
+// 401. A mode the fake does not know ("symmetric", "asymmetric_manual")
+// verifies, as OAuthValidationAsymmetricAuto does.
+func WithOAuthValidation(mode string) Option {
+	return option(func(c *config) { c.oauth = mode })
+}
+
+// WithServiceToolArguments makes the /v1 runs' tool calls carry the two
+// arguments the service adds to every client tool's schema, which a model
+// that fills every required argument (as strict mode makes it) sends back
+// and the service forwards untouched (captures 01-03): the call's
+// arguments begin with "_tambo_statusMessage" and
+// "_tambo_completionStatusMessage", strings, in TOOL_CALL_ARGS, in
+// tambo.run.awaiting_input and in the stored tool_use input. The values
+// are [RunToolCall]'s StatusMessage and CompletionStatusMessage; the
+// default model fills them as any string (with the user's text); see
+// [RunTool.ModelSchema]. A client that checks a call's arguments against
+// its own schema must take them out. [WithLiveHabits] turns it on;
+// [RunScript].WithoutServiceArguments turns it off for one run.
+func WithServiceToolArguments() Option { return option(func(c *config) { c.serviceArgs = true }) }
+
+// WithOverlappingPages makes the /v1 listings of messages in ascending
+// order and of suggestions page as the service does (captures 08-21): a
+// page starts at the item its cursor names, not after it. Each page then
+// repeats the previous page's last item; with limit=1 every page answers
+// the same item, the same nextCursor and hasMore true, so a client that
+// only follows nextCursor never ends. A larger limit does reach the end
+// (captures 12-16). Thread listings and descending messages page as
+// without it. [WithLiveHabits] turns it on.
+func WithOverlappingPages() Option { return option(func(c *config) { c.overlapPages = true }) }
+
+// WithCancelledRunsFinished makes a /v1 run cancelled by DELETE
+// /v1/threads/{id}/runs/{runId} (from any connection) end its stream as
+// the service sometimes does (captures 26-29): RUN_FINISHED, with the text
+// message left open (no TEXT_MESSAGE_END), while the thread says
+// lastRunCancelled and the message isCancelled; and the stored text lacks
+// the last delta that was streamed. Without it such a run ends with one
+// RUN_ERROR CANCELLED, its streamed text stored (captures 22-25).
+// [WithLiveHabits] turns it on; [RunScript].CancelEnd overrides it for
+// one run.
+func WithCancelledRunsFinished() Option { return option(func(c *config) { c.cancelFinishes = true }) }
+
 // WithLiveHabits configures the server like the live deployment: the key in
 // x-api-key only ("Authorization: Bearer <key>" alone is 403 Forbidden
 // resource, both headers are 401 Invalid bearer token), no GET /threads
 // ([WithoutSpecListRoute]), 500 on cancelling a thread without messages
 // ([WithCancelEmptyThread500]), 500 on creating a thread with another
-// project's id, and the live pacing of streams: 50ms between two snapshots
-// ([WithThrottle]). Options after it may change each of these.
+// project's id, the live pacing of streams: 50ms between two snapshots
+// ([WithThrottle]); on /v1, the service's own tool arguments
+// ([WithServiceToolArguments]), overlapping pages
+// ([WithOverlappingPages]) and a cancelled run that ends RUN_FINISHED
+// ([WithCancelledRunsFinished]); and the small routes' answers (captures
+// 30, 32, 33): GET /registry/{name} of an unknown name is 500 Internal
+// server error, deleting an unknown API key is 200 false, and deleting a
+// provider key answers 200 the project whether or not the key existed.
+// Options after it may change each of these but the last.
 func WithLiveHabits() Option {
 	return option(func(c *config) {
 		c.keyHeader = "x-api-key"
@@ -262,6 +364,10 @@ func WithLiveHabits() Option {
 		c.cancelEmpty500 = true
 		c.foreignCreate500 = true
 		c.throttle = 50 * time.Millisecond
+		c.serviceArgs = true
+		c.overlapPages = true
+		c.cancelFinishes = true
+		c.liveSmallRoutes = true
 	})
 }
 
@@ -292,6 +398,7 @@ func Start(opts ...Option) *Server {
 		throttle:    cfg.throttle,
 		migrateByID: "POST /:id/advancestream",
 		migrateNew:  "POST /advancestream",
+		v1:          v1Store{threads: map[string]*v1Thread{}, tokens: map[string]string{}},
 	}
 	if cfg.noListener {
 		if cfg.addr != "" {
@@ -378,27 +485,44 @@ func (s *Server) SetMigrateTo(byID, create string) {
 	s.mu.Unlock()
 }
 
-// Requests returns a copy of every request the server received, in order,
-// including those a [Fault] answered and those refused for their key.
+// Requests returns a copy of the requests the server received, in order,
+// including those a [Fault] answered and those refused for their key
+// (these without their body, which the server reads and drops). The log
+// keeps the most recent 10,000 requests, and no more than 64 MiB of their
+// bodies, headers and paths together: past either bound the oldest
+// requests are forgotten, by Requests and [Server.Count] alike.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]Request, len(s.requests))
-	for i, r := range s.requests {
+	out := make([]Request, len(s.log.reqs))
+	for i, r := range s.log.reqs {
 		r.Header = r.Header.Clone()
+		r.Query = cloneValues(r.Query)
 		r.Body = append([]byte(nil), r.Body...)
+		if s.log.reqs[i].Body == nil {
+			r.Body = nil
+		}
 		out[i] = r
 	}
 	return out
 }
 
-// Count returns how many requests had the method and the escaped path
-// (such as "/threads/thr_AbCdEfGh.123456/advancestream"), faults included.
+func cloneValues(v url.Values) url.Values {
+	out := make(url.Values, len(v))
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
+}
+
+// Count returns how many of the requests in the log ([Server.Requests])
+// had the method and the escaped path (such as
+// "/threads/thr_AbCdEfGh.123456/advancestream"), faults included.
 func (s *Server) Count(method, path string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
-	for _, r := range s.requests {
+	for _, r := range s.log.reqs {
 		if r.Method == method && r.Path == path {
 			n++
 		}

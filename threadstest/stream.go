@@ -1,7 +1,6 @@
 package threadstest
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -99,34 +98,24 @@ type toolRun struct {
 	results []string // the tool results received so far
 }
 
-func (s *Server) advance(w http.ResponseWriter, r *http.Request, body []byte, id string) {
+// advance answers POST /threads/advancestream and POST
+// /threads/{id}/advancestream: 201 and a stream of snapshots, any failure
+// in-band, then "data: DONE".
+func (s *Server) advance(c *call) {
+	w, r := c.w, c.r
 	var in AdvanceRequest
-	if err := json.Unmarshal(body, &in); err != nil {
+	if err := json.Unmarshal(c.body, &in); err != nil {
 		frameworkError(w, http.StatusBadRequest, "Bad Request", "Unexpected end of JSON input")
 		return
 	}
 	var t *thread
-	if id != "" {
-		if t = s.lookup(w, id); t == nil {
+	if len(c.args) > 0 {
+		if t = s.lookup(w, c.arg(0)); t == nil {
 			return
 		}
 	}
 	msg := in.MessageToAppend
-	isToolResult := msg != nil && msg.Role == "tool" && msg.ToolCallID != ""
-
-	// A tool result on a thread with a scripted conversation continues it;
-	// anything else takes the next script.
-	s.mu.Lock()
-	var sc Script
-	var run *toolRun
-	if t != nil && t.run != nil && isToolResult {
-		run = t.run
-	} else if len(s.scripts) > 0 {
-		sc, s.scripts = s.scripts[0], s.scripts[1:]
-	}
-	throttle := s.throttle
-	s.mu.Unlock()
-
+	sc, run, throttle := s.takeScript(t, msg)
 	if sc.FirstByte != nil {
 		select {
 		case <-sc.FirstByte:
@@ -144,8 +133,50 @@ func (s *Server) advance(w http.ResponseWriter, r *http.Request, body []byte, id
 		st.line("error: Error in streaming response")
 		return
 	}
-
 	s.mu.Lock()
+	t, ok := s.startGenerationLocked(&in, t)
+	if !ok {
+		s.mu.Unlock()
+		st.line("error: Error in streaming response")
+		return
+	}
+	cancel := t.cancel
+	replies, call := planReply(t, run, sc, &in)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		t.running = false
+		if t.cancel == cancel {
+			t.cancel = nil
+		}
+		s.mu.Unlock()
+	}()
+	st.cancel = cancel
+	s.streamReply(st, t, run, replies, call)
+}
+
+// takeScript picks what shapes an advance: a tool result on a thread with
+// a scripted conversation continues it (run); anything else takes the
+// next script.
+func (s *Server) takeScript(t *thread, msg *SentMessage) (sc Script, run *toolRun, throttle time.Duration) {
+	isToolResult := msg != nil && msg.Role == "tool" && msg.ToolCallID != ""
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t != nil && t.run != nil && isToolResult {
+		run = t.run
+	} else if len(s.scripts) > 0 {
+		sc, s.scripts = s.scripts[0], s.scripts[1:]
+	}
+	return sc, run, s.throttle
+}
+
+// startGenerationLocked stores the request's message on t (a new thread
+// when t is nil) and marks t generating, with a new cancel channel. It
+// returns false, changing nothing, where the live service fails the
+// stream in-band: a thread already generating, a contextKey mismatch.
+// s.mu is held.
+func (s *Server) startGenerationLocked(in *AdvanceRequest, t *thread) (*thread, bool) {
+	msg := in.MessageToAppend
 	if t == nil {
 		ts := now()
 		t = &thread{ID: s.newID("thr_"), ProjectID: s.ProjectID, ContextKey: in.ContextKey, GenerationStage: "IDLE", CreatedAt: ts, UpdatedAt: ts}
@@ -153,12 +184,9 @@ func (s *Server) advance(w http.ResponseWriter, r *http.Request, body []byte, id
 		s.order = append(s.order, t.ID)
 	}
 	if t.running || (in.ContextKey != "" && in.ContextKey != t.ContextKey) {
-		s.mu.Unlock()
-		st.line("error: Error in streaming response")
-		return
+		return t, false
 	}
-	cancel := make(chan struct{})
-	t.running, t.cancel = true, cancel
+	t.running, t.cancel = true, make(chan struct{})
 	content := msg.Content
 	if content == nil {
 		content = []SentPart{}
@@ -175,63 +203,59 @@ func (s *Server) advance(w http.ResponseWriter, r *http.Request, body []byte, id
 		}
 	}
 	t.GenerationStage, t.StatusMessage = "STREAMING_RESPONSE", "Streaming response..."
-	userText := msg.Text()
+	return t, true
+}
 
-	// Decide what to stream: text replies, then at most one tool call.
-	var replies []string
-	var call *ScriptedToolCall
+// planReply decides what an advance streams: text replies, then at most
+// one tool call (nil replies with a script's Snapshots). s.mu is held.
+func planReply(t *thread, run *toolRun, sc Script, in *AdvanceRequest) ([]string, *ScriptedToolCall) {
+	msg := in.MessageToAppend
+	userText := msg.Text()
 	switch {
 	case run != nil:
 		run.results = append(run.results, userText)
 		if run.next < len(run.script.ToolCalls) {
-			call = &run.script.ToolCalls[run.next]
 			run.next++
-		} else {
-			t.run = nil
-			replies = run.script.Replies
-			if len(replies) == 0 {
-				replies = []string{"The tool returned: " + strings.Join(run.results, "; ")}
-			}
+			return nil, &run.script.ToolCalls[run.next-1]
 		}
+		t.run = nil
+		if len(run.script.Replies) > 0 {
+			return run.script.Replies, nil
+		}
+		return []string{"The tool returned: " + strings.Join(run.results, "; ")}, nil
 	case len(sc.ToolCalls) > 0:
 		t.run = &toolRun{script: sc, next: 1}
-		call = &sc.ToolCalls[0]
+		return nil, &sc.ToolCalls[0]
 	case len(sc.Snapshots) > 0:
 		t.run = nil
-	default:
-		t.run = nil
-		replies = sc.Replies
-		if len(replies) == 0 {
-			if msg.Role == "tool" {
-				replies = []string{"The tool returned: " + userText}
-			} else {
-				replies = []string{"You said: " + userText}
-			}
-		}
-		if msg.Role == "user" && len(in.ClientTools) > 0 {
-			// The default model calls the first client tool, every
-			// parameter set to a value of its type (a string: the user's
-			// text), in place of the last reply.
-			ct := in.ClientTools[0]
-			args := map[string]any{}
-			for _, p := range ct.Parameters {
-				args[p.Name] = defaultArgument(p, userText)
-			}
-			call = &ScriptedToolCall{Name: ct.Name, Arguments: args}
-			replies = replies[:len(replies)-1]
+		return nil, nil
+	}
+	t.run = nil
+	replies := sc.Replies
+	if len(replies) == 0 {
+		if msg.Role == "tool" {
+			replies = []string{"The tool returned: " + userText}
+		} else {
+			replies = []string{"You said: " + userText}
 		}
 	}
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		t.running = false
-		if t.cancel == cancel {
-			t.cancel = nil
+	if msg.Role == "user" && len(in.ClientTools) > 0 {
+		// The default model calls the first client tool, every parameter
+		// set to a value of its type (a string: the user's text), in
+		// place of the last reply.
+		ct := in.ClientTools[0]
+		args := map[string]any{}
+		for _, p := range ct.Parameters {
+			args[p.Name] = defaultArgument(p, userText)
 		}
-		s.mu.Unlock()
-	}()
-	st.cancel = cancel
+		return replies[:len(replies)-1], &ScriptedToolCall{Name: ct.Name, Arguments: args}
+	}
+	return replies, nil
+}
 
+// streamReply streams what planReply decided, with the script's faults.
+func (s *Server) streamReply(st *streamer, t *thread, run *toolRun, replies []string, call *ScriptedToolCall) {
+	sc := st.sc
 	if sc.Error && sc.ErrorAfter == 0 {
 		st.line("error: Error in streaming response")
 		s.finishThread(t, "ERROR", "")
@@ -463,17 +487,21 @@ func (st *streamer) send(snap snapshot) bool {
 }
 
 func (st *streamer) write(snap snapshot) {
-	var b bytes.Buffer
-	b.WriteString("data: ")
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // as JSON.stringify
-	enc.Encode(snap)         // ends with a newline
-	b.WriteString("\n")
-	st.w.Write(b.Bytes())
-	if f, ok := st.w.(http.Flusher); ok {
+	writeData(st.w, snap)
+	st.sent++
+}
+
+// writeData sends v as one server-sent event, "data: <JSON>", and
+// flushes it.
+func writeData(w http.ResponseWriter, v any) error {
+	b := append([]byte("data: "), encodeJSON(v)...) // ends with a newline
+	if _, err := w.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	if f, ok := w.(http.Flusher); ok {
 		f.Flush()
 	}
-	st.sent++
+	return nil
 }
 
 // defaultArgument is the value the default model passes for p: the first

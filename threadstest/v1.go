@@ -10,18 +10,23 @@ package threadstest
 //
 // Runs and their event streams are in runs.go.
 //
-// Not copied: the cursor precision faults (pages here never repeat an item
-// and cursors always advance; runs' tests fake those faults themselves).
+// Paging: a page follows the item its cursor names, as the spec says;
+// with WithOverlappingPages, an ascending page of messages or suggestions
+// starts at that item, as the service does (captures 08-21).
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // v1Store holds the /v1 state; s.mu guards it.
@@ -100,171 +105,6 @@ func (s *Server) v1Problem(w http.ResponseWriter, status int, code, title, detai
 	writeJSON(w, status, p)
 }
 
-// serveV1 answers the /v1 routes and POST /oauth/token; it reports
-// whether the request was one of them.
-func (s *Server) serveV1(w http.ResponseWriter, r *http.Request, body []byte) bool {
-	p := r.URL.EscapedPath()
-	if p != "/oauth/token" && p != "/v1" && !strings.HasPrefix(p, "/v1/") {
-		return false
-	}
-	// ApiKeyGuard, whatever header the spec's routes read the key from.
-	if r.Header.Get("X-Api-Key") != s.APIKey {
-		v1Forbidden(w)
-		return true
-	}
-	s.mu.Lock()
-	if s.v1.threads == nil {
-		s.v1.threads, s.v1.tokens = map[string]*v1Thread{}, map[string]string{}
-	}
-	s.mu.Unlock()
-	if p == "/oauth/token" {
-		if r.Method != http.MethodPost {
-			v1Error(w, http.StatusNotFound, "Not Found", fmt.Sprintf("Cannot %s %s", r.Method, r.URL.Path))
-			return true
-		}
-		s.v1Token(w, r, body)
-		return true
-	}
-	// BearerTokenGuard: an Authorization header must carry a token this
-	// server issued.
-	bearer := ""
-	if auth := r.Header.Get("Authorization"); auth != "" {
-		scheme, tok, _ := strings.Cut(auth, " ")
-		s.mu.Lock()
-		ctxKey, ok := s.v1.tokens[tok]
-		s.mu.Unlock()
-		if !strings.EqualFold(scheme, "Bearer") || !ok {
-			v1Error(w, http.StatusUnauthorized, "Unauthorized", "Invalid bearer token")
-			return true
-		}
-		bearer = ctxKey
-	}
-	segs := strings.Split(strings.TrimPrefix(p, "/v1/"), "/")
-	for i, seg := range segs {
-		if v, err := url.PathUnescape(seg); err == nil {
-			segs[i] = v
-		}
-	}
-	m, n := r.Method, len(segs)
-	notFound := func() {
-		v1Error(w, http.StatusNotFound, "Not Found", fmt.Sprintf("Cannot %s %s", m, r.URL.Path))
-	}
-	if segs[0] != "threads" {
-		notFound()
-		return true
-	}
-	// Where each route reads the user key (v1-api.md section 1).
-	var bodyKey struct {
-		UserKey *string `json:"userKey"`
-		Thread  *struct {
-			UserKey *string `json:"userKey"`
-		} `json:"thread"`
-	}
-	inBody := m == http.MethodPost
-	if inBody && len(body) > 0 {
-		if err := json.Unmarshal(body, &bodyKey); err != nil {
-			v1Error(w, http.StatusBadRequest, "Bad Request", "Unexpected token in JSON at position 0")
-			return true
-		}
-	}
-	createRun := n == 2 && segs[1] == "runs" && m == http.MethodPost
-	var key *string
-	if createRun {
-		// POST /v1/threads/runs reads thread.userKey only; the top-level
-		// userKey that the official TypeScript SDK's types allow is
-		// refused by the service's validation.
-		if bodyKey.UserKey != nil {
-			v1ErrorList(w, http.StatusBadRequest, "Bad Request", []string{"property userKey should not exist"})
-			return true
-		}
-		if bodyKey.Thread != nil {
-			key = bodyKey.Thread.UserKey
-		}
-	} else if inBody {
-		key = bodyKey.UserKey
-	} else if q := r.URL.Query(); q.Has("userKey") {
-		k := q.Get("userKey")
-		key = &k
-	}
-	known := (n == 1 && (m == http.MethodGet || m == http.MethodPost)) ||
-		(n == 2 && (m == http.MethodGet || m == http.MethodPatch || m == http.MethodDelete)) ||
-		(n == 3 && segs[2] == "messages" && m == http.MethodGet) ||
-		(n == 4 && segs[2] == "messages" && m == http.MethodGet) ||
-		(n == 5 && segs[2] == "components" && segs[4] == "state" && m == http.MethodPost) ||
-		(n == 5 && segs[2] == "messages" && segs[4] == "suggestions" && (m == http.MethodGet || m == http.MethodPost)) ||
-		createRun ||
-		(n == 3 && segs[2] == "runs" && m == http.MethodPost) ||
-		(n == 4 && segs[2] == "runs" && m == http.MethodDelete)
-	if !known {
-		notFound()
-		return true
-	}
-	ctxKey, ok := v1Identity(w, key, bearer)
-	if !ok {
-		return true
-	}
-	if createRun {
-		s.v1Run(w, r, body, nil, ctxKey)
-		return true
-	}
-	if n == 1 {
-		if m == http.MethodGet {
-			s.v1ListThreads(w, r, ctxKey)
-		} else {
-			s.v1CreateThread(w, body, ctxKey)
-		}
-		return true
-	}
-	t := s.v1Lookup(w, segs[1], ctxKey)
-	if t == nil {
-		return true
-	}
-	switch {
-	case n == 2 && m == http.MethodGet:
-		s.mu.Lock()
-		out := struct {
-			v1Thread
-			Messages []*v1Message `json:"messages"`
-		}{*t, append([]*v1Message{}, t.messages...)}
-		s.mu.Unlock()
-		writeJSON(w, http.StatusOK, out)
-	case n == 2 && m == http.MethodPatch:
-		s.v1UpdateThread(w, t, body)
-	case n == 2 && m == http.MethodDelete:
-		s.mu.Lock()
-		delete(s.v1.threads, t.ID)
-		s.v1.order = slices.DeleteFunc(s.v1.order, func(id string) bool { return id == t.ID })
-		if t.active != nil {
-			// Allowed while a run streams (126); the run then fails (125).
-			s.endRunLocked(t, t.active, runEnd{kind: endFailed, err: runInternalError("Thread was deleted")})
-		}
-		s.mu.Unlock()
-		w.WriteHeader(http.StatusNoContent)
-	case n == 3 && segs[2] == "runs":
-		s.v1Run(w, r, body, t, ctxKey)
-	case n == 4 && segs[2] == "runs":
-		s.v1Cancel(w, t, segs[3])
-	case n == 3:
-		s.v1ListMessages(w, r, t)
-	case n == 4:
-		s.mu.Lock()
-		msg := t.message(segs[3])
-		s.mu.Unlock()
-		if msg == nil {
-			v1Error(w, http.StatusNotFound, "Not Found", fmt.Sprintf("Message %s not found in thread %s", segs[3], t.ID))
-			return true
-		}
-		writeJSON(w, http.StatusOK, msg)
-	case n == 5 && segs[2] == "components":
-		s.v1ComponentState(w, t, segs[3], body)
-	case n == 5 && m == http.MethodGet:
-		s.v1ListSuggestions(w, r, t, segs[3])
-	default:
-		s.v1GenerateSuggestions(w, t, segs[3], body)
-	}
-	return true
-}
-
 // v1Identity applies the rule of exactly one context identifier.
 func v1Identity(w http.ResponseWriter, key *string, bearer string) (string, bool) {
 	const msg = "V1 APIs require exactly one context identifier: provide either userKey (query/body) or an OAuth bearer token with a context key (received %s)."
@@ -305,9 +145,9 @@ func (t *v1Thread) message(id string) *v1Message {
 	return nil
 }
 
-// v1Token is the RFC 8693 token exchange, with the project's OAuth
-// validation off (as in the captures): the subject token's iss and sub are
-// read, not verified. It takes a form or a JSON body.
+// v1Token is the RFC 8693 token exchange, POST /oauth/token, in the
+// project's OAuth validation mode (WithOAuthValidation). It takes a form
+// or a JSON body.
 func (s *Server) v1Token(w http.ResponseWriter, r *http.Request, body []byte) {
 	in := map[string]string{}
 	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
@@ -322,13 +162,16 @@ func (s *Server) v1Token(w http.ResponseWriter, r *http.Request, body []byte) {
 		v1Error(w, http.StatusBadRequest, "Bad Request", "Unsupported grant_type or subject_token_type")
 		return
 	}
-	ctxKey, ok := subjectContext(in["subject_token"])
+	sub, ctxKey, ok := s.subjectContext(in["subject_token"])
 	if !ok {
-		writeJSON(w, http.StatusUnauthorized, map[string]any{"message": "Invalid OAuth subject token", "statusCode": 401})
+		writeJSON(w, http.StatusUnauthorized, struct {
+			Message    string `json:"message"`
+			StatusCode int    `json:"statusCode"`
+		}{"Invalid OAuth subject token", 401})
 		return
 	}
 	s.mu.Lock()
-	tok := fmt.Sprintf("eyJhbGciOiJIUzI1NiJ9.fake%016x%016x.c2lnbmF0dXJl", s.rng.Uint64(), s.rng.Uint64())
+	tok := s.accessTokenLocked(sub)
 	s.v1.tokens[tok] = ctxKey
 	s.mu.Unlock()
 	writeJSON(w, http.StatusCreated, struct {
@@ -339,26 +182,78 @@ func (s *Server) v1Token(w http.ResponseWriter, r *http.Request, body []byte) {
 	}{tok, "Bearer", 3600, "urn:ietf:params:oauth:token-type:access_token"})
 }
 
-// subjectContext reads a JWT's iss and sub into the service's context key
-// "oauth:user:<issuer host>:<sub>".
-func subjectContext(jwt string) (string, bool) {
+// accessTokenLocked issues a token shaped as the service's: an HS256 JWT
+// whose claims are the subject's sub and original_iss, iss the project,
+// aud "tambo" and an hour's lifetime (64, 35); its signature is random,
+// as the fake checks a token by looking it up. s.mu is held.
+func (s *Server) accessTokenLocked(sub subject) string {
+	ts := time.Now().Unix()
+	claims, _ := json.Marshal(struct {
+		Sub         string `json:"sub"`
+		Iss         string `json:"iss"`
+		Aud         string `json:"aud"`
+		Iat         int64  `json:"iat"`
+		Exp         int64  `json:"exp"`
+		OriginalIss string `json:"original_iss,omitempty"`
+	}{sub.sub, s.ProjectID, "tambo", ts, ts + 3600, sub.iss})
+	sig := make([]byte, 32)
+	for i := range sig {
+		sig[i] = byte(s.rng.Uint32())
+	}
+	enc := base64.RawURLEncoding
+	return "eyJhbGciOiJIUzI1NiJ9." + enc.EncodeToString(claims) + "." + enc.EncodeToString(sig)
+}
+
+// subject is what the exchange reads of a subject token.
+type subject struct{ sub, iss string }
+
+// subjectContext reads the subject token as the OAuth validation mode
+// says: its subject and the service's context key, or false (the 401).
+func (s *Server) subjectContext(token string) (subject, string, bool) {
+	sub, ok := jwtSubject(token)
+	switch s.cfg.oauth {
+	case "":
+		// The fake's default: a JWT read as in mode none, anything else
+		// refused.
+	case OAuthValidationNone:
+		if !ok && token != "" {
+			// An opaque token: its sub is "opaque:<SHA-256 hex>", and with
+			// no issuer the context key is the service's legacy form (35).
+			sum := sha256.Sum256([]byte(token))
+			sub, ok = subject{sub: "opaque:" + hex.EncodeToString(sum[:])}, true
+		}
+	default:
+		// A verifying mode: the issuer's keys are out of the fake's reach.
+		return subject{}, "", false
+	}
+	if !ok {
+		return subject{}, "", false
+	}
+	if sub.iss == "" {
+		return sub, "oauth:user:" + sub.sub, true
+	}
+	host := sub.iss
+	if u, err := url.Parse(sub.iss); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	return sub, "oauth:user:" + host + ":" + sub.sub, true
+}
+
+// jwtSubject reads a JWT's iss and sub, unverified.
+func jwtSubject(jwt string) (subject, bool) {
 	parts := strings.Split(jwt, ".")
 	if len(parts) != 3 {
-		return "", false
+		return subject{}, false
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
 	if err != nil {
-		return "", false
+		return subject{}, false
 	}
 	var claims struct{ Iss, Sub string }
 	if json.Unmarshal(raw, &claims) != nil || claims.Sub == "" || claims.Iss == "" {
-		return "", false
+		return subject{}, false
 	}
-	host := claims.Iss
-	if u, err := url.Parse(claims.Iss); err == nil && u.Host != "" {
-		host = u.Host
-	}
-	return "oauth:user:" + host + ":" + claims.Sub, true
+	return subject{sub: claims.Sub, iss: claims.Iss}, true
 }
 
 // v1Limit reads ?limit= as the service's class-validator does.
@@ -382,65 +277,100 @@ func v1Limit(w http.ResponseWriter, q url.Values, def int) (int, bool) {
 	return 0, false
 }
 
-// cursorOf is the service's cursor: base64url of {"createdAt","id"}.
-func cursorOf(createdAt, id string) string {
-	b, _ := json.Marshal(struct {
-		CreatedAt string `json:"createdAt"`
-		ID        string `json:"id"`
-	}{createdAt, id})
+// v1Cursor is what a /v1 cursor holds: base64url of {"createdAt","id"},
+// plus "messageId" for a suggestion's.
+type v1Cursor struct {
+	CreatedAt string `json:"createdAt"`
+	ID        string `json:"id"`
+	MessageID string `json:"messageId,omitempty"`
+}
+
+func (c v1Cursor) String() string {
+	b, _ := json.Marshal(c)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// afterCursor returns the index after the item the cursor names in ids,
-// or false when the cursor is not one of this list's.
-func afterCursor(cursor string, ids []string) (int, bool) {
-	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	if err != nil {
-		return 0, false
-	}
-	var c struct{ ID string }
-	if json.Unmarshal(raw, &c) != nil {
-		return 0, false
-	}
-	i := slices.Index(ids, c.ID)
-	return i + 1, i >= 0
+func parseCursor(s string) (v1Cursor, bool) {
+	var c v1Cursor
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	return c, err == nil && json.Unmarshal(raw, &c) == nil
 }
 
-func (s *Server) v1ListThreads(w http.ResponseWriter, r *http.Request, ctxKey string) {
-	q := r.URL.Query()
-	limit, ok := v1Limit(w, q, 20)
+// v1Page is one page of a /v1 list: from the item after the cursor's
+// (overlap: from the cursor's own item), limit items, and the cursor of
+// the page's last item when more follow.
+type v1Page[T any] struct {
+	Items      []T
+	NextCursor string
+	HasMore    bool
+}
+
+// pageOf cuts the page of list that starts after index at (at -1: at the
+// start), as the service does: overlapping pages start at the cursor's
+// item itself.
+func pageOf[T any](list []T, at, limit int, overlap bool, cursor func(T) v1Cursor) v1Page[T] {
+	start := at + 1
+	if overlap && at >= 0 {
+		start = at
+	}
+	end := min(start+limit, len(list))
+	p := v1Page[T]{Items: append([]T{}, list[start:end]...), HasMore: end < len(list)}
+	if p.HasMore {
+		p.NextCursor = cursor(list[end-1]).String()
+	}
+	return p
+}
+
+// cursorIndex returns the index of the item the ?cursor= names (-1 when
+// there is none), or answers "Invalid cursor" for one that is not of ids.
+func cursorIndex(w http.ResponseWriter, q url.Values, ids []string) (int, bool) {
+	c := q.Get("cursor")
+	if c == "" {
+		return -1, true
+	}
+	cur, ok := parseCursor(c)
+	i := slices.Index(ids, cur.ID)
+	if !ok || i < 0 {
+		v1Error(w, http.StatusBadRequest, "Bad Request", "Invalid cursor")
+		return 0, false
+	}
+	return i, true
+}
+
+func threadCursor(t *v1Thread) v1Cursor   { return v1Cursor{CreatedAt: t.CreatedAt, ID: t.ID} }
+func messageCursor(m *v1Message) v1Cursor { return v1Cursor{CreatedAt: m.CreatedAt, ID: m.ID} }
+
+func (s *Server) v1ListThreads(c *call) {
+	q := c.r.URL.Query()
+	limit, ok := v1Limit(c.w, q, 20)
 	if !ok {
 		return
 	}
 	s.mu.Lock()
-	var list []v1Thread // newest first
+	var list []*v1Thread // newest first
 	var ids []string
 	for i := len(s.v1.order) - 1; i >= 0; i-- {
-		if t := s.v1.threads[s.v1.order[i]]; t.UserKey == ctxKey {
-			list, ids = append(list, *t), append(ids, t.ID)
+		if t := s.v1.threads[s.v1.order[i]]; t.UserKey == c.user {
+			list, ids = append(list, t), append(ids, t.ID)
 		}
 	}
 	s.mu.Unlock()
-	start := 0
-	if c := q.Get("cursor"); c != "" {
-		if start, ok = afterCursor(c, ids); !ok {
-			v1Error(w, http.StatusBadRequest, "Bad Request", "Invalid cursor")
-			return
-		}
+	at, ok := cursorIndex(c.w, q, ids)
+	if !ok {
+		return
 	}
-	end := min(start+limit, len(list))
-	out := struct {
-		Threads    []v1Thread `json:"threads"`
-		NextCursor string     `json:"nextCursor,omitempty"`
-		HasMore    bool       `json:"hasMore"`
-	}{Threads: append([]v1Thread{}, list[start:end]...), HasMore: end < len(list)}
-	if out.HasMore {
-		out.NextCursor = cursorOf(list[end-1].CreatedAt, list[end-1].ID)
-	}
-	writeJSON(w, http.StatusOK, out)
+	p := pageOf(list, at, limit, false, threadCursor)
+	s.answer(c.w, http.StatusOK, func() any {
+		return struct {
+			Threads    []*v1Thread `json:"threads"`
+			NextCursor string      `json:"nextCursor,omitempty"`
+			HasMore    bool        `json:"hasMore"`
+		}{p.Items, p.NextCursor, p.HasMore}
+	})
 }
 
-func (s *Server) v1CreateThread(w http.ResponseWriter, body []byte, ctxKey string) {
+func (s *Server) v1CreateThread(c *call) {
+	w := c.w
 	var in struct {
 		Metadata        map[string]any `json:"metadata"`
 		InitialMessages []struct {
@@ -449,7 +379,7 @@ func (s *Server) v1CreateThread(w http.ResponseWriter, body []byte, ctxKey strin
 			Metadata map[string]any `json:"metadata"`
 		} `json:"initialMessages"`
 	}
-	if len(body) > 0 && json.Unmarshal(body, &in) != nil {
+	if len(c.body) > 0 && json.Unmarshal(c.body, &in) != nil {
 		v1ErrorList(w, http.StatusBadRequest, "Bad Request", []string{"metadata must be an object"})
 		return
 	}
@@ -465,25 +395,40 @@ func (s *Server) v1CreateThread(w http.ResponseWriter, body []byte, ctxKey strin
 			return
 		}
 	}
-	s.mu.Lock()
-	ts := now()
-	t := &v1Thread{ID: s.newID("thr_"), UserKey: ctxKey, RunStatus: "idle", Metadata: in.Metadata, CreatedAt: ts, UpdatedAt: ts}
-	for _, m := range in.InitialMessages {
-		t.messages = append(t.messages, &v1Message{ID: s.newID("msg_"), Role: m.Role, Content: m.Content, CreatedAt: ts, Metadata: m.Metadata})
-	}
-	s.v1.threads[t.ID] = t
-	s.v1.order = append(s.v1.order, t.ID)
-	out := *t
-	s.mu.Unlock()
-	writeJSON(w, http.StatusCreated, out)
+	s.answer(w, http.StatusCreated, func() any {
+		t := s.newV1ThreadLocked(c.user, in.Metadata)
+		for _, m := range in.InitialMessages {
+			t.messages = append(t.messages, &v1Message{ID: s.newID("msg_"), Role: m.Role, Content: m.Content, CreatedAt: t.CreatedAt, Metadata: m.Metadata})
+		}
+		return t
+	})
 }
 
-func (s *Server) v1UpdateThread(w http.ResponseWriter, t *v1Thread, body []byte) {
+// newV1ThreadLocked stores a new thread of the end user; s.mu is held.
+func (s *Server) newV1ThreadLocked(ctxKey string, meta map[string]any) *v1Thread {
+	ts := now()
+	t := &v1Thread{ID: s.newID("thr_"), UserKey: ctxKey, RunStatus: "idle", Metadata: meta, CreatedAt: ts, UpdatedAt: ts}
+	s.v1.threads[t.ID] = t
+	s.v1.order = append(s.v1.order, t.ID)
+	return t
+}
+
+func (s *Server) v1GetThread(c *call) {
+	s.answer(c.w, http.StatusOK, func() any {
+		return struct {
+			*v1Thread
+			Messages []*v1Message `json:"messages"`
+		}{c.t, append([]*v1Message{}, c.t.messages...)}
+	})
+}
+
+func (s *Server) v1UpdateThread(c *call) {
+	w, t := c.w, c.t
 	var in struct {
 		Name     json.RawMessage `json:"name"`
 		Metadata json.RawMessage `json:"metadata"`
 	}
-	json.Unmarshal(body, &in)
+	json.Unmarshal(c.body, &in)
 	var name *string
 	if len(in.Name) > 0 {
 		if json.Unmarshal(in.Name, &name) != nil {
@@ -498,21 +443,53 @@ func (s *Server) v1UpdateThread(w http.ResponseWriter, t *v1Thread, body []byte)
 			return
 		}
 	}
-	s.mu.Lock()
-	if name != nil {
-		t.Name = *name
-	}
-	if meta != nil {
-		t.Metadata = meta // replaced, not merged, as live
-	}
-	t.UpdatedAt = now()
-	out := *t
-	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, out)
+	s.answer(w, http.StatusOK, func() any {
+		if name != nil {
+			t.Name = *name
+		}
+		if meta != nil {
+			t.Metadata = meta // replaced, not merged, as live
+		}
+		t.UpdatedAt = now()
+		return t
+	})
 }
 
-func (s *Server) v1ListMessages(w http.ResponseWriter, r *http.Request, t *v1Thread) {
-	q := r.URL.Query()
+func (s *Server) v1DeleteThread(c *call) {
+	t := c.t
+	s.mu.Lock()
+	delete(s.v1.threads, t.ID)
+	s.v1.order = slices.DeleteFunc(s.v1.order, func(id string) bool { return id == t.ID })
+	if t.active != nil {
+		// Allowed while a run streams (126); the run then fails (125).
+		s.endRunLocked(t, t.active, runEnd{kind: endFailed, err: runInternalError("Thread was deleted")})
+	}
+	s.mu.Unlock()
+	c.w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) v1GetMessage(c *call) {
+	s.mu.Lock()
+	msg := c.t.message(c.arg(1))
+	var body []byte
+	if msg != nil {
+		body = encodeJSON(msg)
+	}
+	s.mu.Unlock()
+	if msg == nil {
+		v1MessageNotFound(c.w, c.t.ID, c.arg(1))
+		return
+	}
+	writeBody(c.w, http.StatusOK, body)
+}
+
+func v1MessageNotFound(w http.ResponseWriter, threadID, msgID string) {
+	v1Error(w, http.StatusNotFound, "Not Found", fmt.Sprintf("Message %s not found in thread %s", msgID, threadID))
+}
+
+func (s *Server) v1ListMessages(c *call) {
+	w, t := c.w, c.t
+	q := c.r.URL.Query()
 	limit, ok := v1Limit(w, q, 50)
 	if !ok {
 		return
@@ -535,112 +512,115 @@ func (s *Server) v1ListMessages(w http.ResponseWriter, r *http.Request, t *v1Thr
 	for i, m := range list {
 		ids[i] = m.ID
 	}
-	start := 0
-	if c := q.Get("cursor"); c != "" {
-		if start, ok = afterCursor(c, ids); !ok {
-			v1Error(w, http.StatusBadRequest, "Bad Request", "Invalid cursor")
-			return
-		}
+	at, ok := cursorIndex(w, q, ids)
+	if !ok {
+		return
 	}
-	end := min(start+limit, len(list))
-	out := struct {
-		Messages   []*v1Message `json:"messages"`
-		NextCursor string       `json:"nextCursor,omitempty"`
-		HasMore    bool         `json:"hasMore"`
-	}{Messages: list[start:end], HasMore: end < len(list)}
-	if out.HasMore {
-		out.NextCursor = cursorOf(list[end-1].CreatedAt, list[end-1].ID)
-	}
-	writeJSON(w, http.StatusOK, out)
+	p := pageOf(list, at, limit, s.cfg.overlapPages && order == "asc", messageCursor)
+	s.answer(w, http.StatusOK, func() any {
+		return struct {
+			Messages   []*v1Message `json:"messages"`
+			NextCursor string       `json:"nextCursor,omitempty"`
+			HasMore    bool         `json:"hasMore"`
+		}{p.Items, p.NextCursor, p.HasMore}
+	})
 }
 
 // v1ComponentState replaces or patches the state of a component part.
-func (s *Server) v1ComponentState(w http.ResponseWriter, t *v1Thread, compID string, body []byte) {
+// The state is kept as the JSON it was sent in, so that a failed patch's
+// detail shows it in its own key order, as live (91, 92).
+func (s *Server) v1ComponentState(c *call) {
+	w, t, compID := c.w, c.t, c.arg(1)
 	var in struct {
-		State json.RawMessage `json:"state"`
-		Patch json.RawMessage `json:"patch"`
+		State json.RawMessage   `json:"state"`
+		Patch []json.RawMessage `json:"patch"`
 	}
-	json.Unmarshal(body, &in)
-	hasState, hasPatch := len(in.State) > 0 && string(in.State) != "null", len(in.Patch) > 0 && string(in.Patch) != "null"
-	var ops []map[string]any
-	if hasPatch {
-		if json.Unmarshal(in.Patch, &ops) != nil {
+	if err := json.Unmarshal(c.body, &in); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Field == "patch" {
 			v1ErrorList(w, http.StatusBadRequest, "Bad Request", []string{"patch must be an array"})
 			return
 		}
-		for i, op := range ops {
-			if !slices.Contains([]string{"add", "remove", "replace", "move", "copy", "test"}, fmt.Sprint(op["op"])) {
-				v1ErrorList(w, http.StatusBadRequest, "Bad Request", []string{fmt.Sprintf("patch.%d.op must be one of the following values: ", i)})
-				return
-			}
+	}
+	ops, ok := patchOps(w, in.Patch)
+	if !ok || !s.v1StateAllowed(w, t, compID, in.State, in.Patch) {
+		return
+	}
+	var next json.RawMessage
+	if in.Patch == nil {
+		var obj any
+		if json.Unmarshal(in.State, &obj) != nil {
+			v1ErrorList(w, http.StatusBadRequest, "Bad Request", []string{"state must be an object"})
+			return
 		}
-	}
-	ids := func(p *v1Problem) { p.ThreadID, p.ComponentID = t.ID, compID }
-	s.mu.Lock()
-	active := t.active != nil
-	s.mu.Unlock()
-	if active {
-		s.v1Problem(w, 409, "run_active", "Run Active", "Cannot update component state while a run is active", func(p *v1Problem) {
-			p.ThreadID, p.RunStatus = t.ID, "streaming"
-		})
-		return
-	}
-	switch {
-	case hasState && hasPatch:
-		s.v1Problem(w, 400, "validation_error", "Validation Error", "Provide either 'state' or 'patch', not both", ids)
-		return
-	case !hasState && !hasPatch:
-		s.v1Problem(w, 400, "validation_error", "Validation Error", "Either 'state' or 'patch' must be provided", ids)
-		return
-	case hasPatch && len(ops) == 0:
-		s.v1Problem(w, 400, "validation_error", "Validation Error", "'patch' must not be empty", ids)
-		return
-	}
-	var next any
-	if hasState && json.Unmarshal(in.State, &next) != nil {
-		v1ErrorList(w, http.StatusBadRequest, "Bad Request", []string{"state must be an object"})
-		return
+		next = compactJSON(in.State)
 	}
 	s.mu.Lock()
-	var part map[string]any
-	for _, m := range t.messages {
-		for _, c := range m.Content {
-			if c["type"] == "component" && c["id"] == compID {
-				part = c
-			}
-		}
-	}
+	part := t.component(compID)
 	if part == nil {
 		s.mu.Unlock()
 		v1Error(w, http.StatusNotFound, "Not Found", fmt.Sprintf("Component %s not found in thread %s", compID, t.ID))
 		return
 	}
-	tree := part["state"]
-	if hasPatch {
-		cur, _ := json.Marshal(tree)
-		json.Unmarshal(cur, &next) // a deep copy: a failed patch changes nothing
-		for i, op := range ops {
-			var err error
-			if next, err = applyOp(next, op); err != nil {
-				s.mu.Unlock()
-				name := "OPERATION_PATH_UNRESOLVABLE"
-				if op["op"] == "test" {
-					name = "TEST_OPERATION_FAILED"
-				}
-				s.v1Problem(w, 400, "invalid_json_patch", "Invalid JSON Patch", "Invalid JSON Patch: "+err.Error(), func(p *v1Problem) {
-					p.Errors = map[string]any{"name": name, "index": i, "operation": op, "tree": tree}
-				})
-				return
-			}
+	if next == nil {
+		tree := stateJSON(part["state"])
+		var perr *patchError
+		if next, perr = patchState(tree, in.Patch, ops); perr != nil {
+			s.mu.Unlock()
+			s.v1Problem(w, 400, "invalid_json_patch", "Invalid JSON Patch", perr.detail(), func(p *v1Problem) { p.Errors = perr })
+			return
 		}
 	}
 	part["state"] = next
 	s.mu.Unlock()
-	writeJSON(w, http.StatusCreated, map[string]any{"state": next})
+	writeJSON(w, http.StatusCreated, struct {
+		State json.RawMessage `json:"state"`
+	}{next})
 }
 
-func (s *Server) v1ListSuggestions(w http.ResponseWriter, r *http.Request, t *v1Thread, msgID string) {
-	q := r.URL.Query()
+// v1StateAllowed answers the refusals of a component state update that
+// come before the component is looked up: a run in progress, and state
+// and patch both or neither.
+func (s *Server) v1StateAllowed(w http.ResponseWriter, t *v1Thread, compID string, state json.RawMessage, patch []json.RawMessage) bool {
+	hasState := len(state) > 0 && string(state) != "null"
+	s.mu.Lock()
+	active := t.active != nil
+	s.mu.Unlock()
+	ids := func(p *v1Problem) { p.ThreadID, p.ComponentID = t.ID, compID }
+	switch {
+	case active:
+		s.v1Problem(w, 409, "run_active", "Run Active", "Cannot update component state while a run is active", func(p *v1Problem) {
+			p.ThreadID, p.RunStatus = t.ID, "streaming"
+		})
+	case hasState && patch != nil:
+		s.v1Problem(w, 400, "validation_error", "Validation Error", "Provide either 'state' or 'patch', not both", ids)
+	case !hasState && patch == nil:
+		s.v1Problem(w, 400, "validation_error", "Validation Error", "Either 'state' or 'patch' must be provided", ids)
+	case patch != nil && len(patch) == 0:
+		s.v1Problem(w, 400, "validation_error", "Validation Error", "'patch' must not be empty", ids)
+	default:
+		return true
+	}
+	return false
+}
+
+// component returns the thread's component block with the id, or nil;
+// s.mu is held.
+func (t *v1Thread) component(id string) block {
+	var part block
+	for _, m := range t.messages {
+		for _, b := range m.Content {
+			if b["type"] == "component" && b["id"] == id {
+				part = b
+			}
+		}
+	}
+	return part
+}
+
+func (s *Server) v1ListSuggestions(c *call) {
+	w, t, msgID := c.w, c.t, c.arg(1)
+	q := c.r.URL.Query()
 	limit, ok := v1Limit(w, q, 10)
 	if !ok {
 		return
@@ -650,14 +630,13 @@ func (s *Server) v1ListSuggestions(w http.ResponseWriter, r *http.Request, t *v1
 	exists := t.message(msgID) != nil
 	s.mu.Unlock()
 	if !exists {
-		v1Error(w, http.StatusNotFound, "Not Found", fmt.Sprintf("Message %s not found in thread %s", msgID, t.ID))
+		v1MessageNotFound(w, t.ID, msgID)
 		return
 	}
-	start := 0
-	if c := q.Get("cursor"); c != "" {
-		raw, err := base64.RawURLEncoding.DecodeString(c)
-		var cur struct{ ID, MessageID string }
-		if err != nil || json.Unmarshal(raw, &cur) != nil {
+	at := -1
+	if cs := q.Get("cursor"); cs != "" {
+		cur, ok := parseCursor(cs)
+		if !ok {
 			s.v1Problem(w, 400, "invalid_cursor", "Invalid Cursor", "Invalid pagination cursor", nil)
 			return
 		}
@@ -665,35 +644,28 @@ func (s *Server) v1ListSuggestions(w http.ResponseWriter, r *http.Request, t *v1
 			s.v1Problem(w, 400, "invalid_cursor", "Invalid Cursor", "Cursor does not belong to this message", nil)
 			return
 		}
-		start = 1 + slices.IndexFunc(list, func(sg v1Suggestion) bool { return sg.ID == cur.ID })
+		at = slices.IndexFunc(list, func(sg v1Suggestion) bool { return sg.ID == cur.ID })
 	}
-	end := min(start+limit, len(list))
-	out := struct {
+	p := pageOf(list, at, limit, s.cfg.overlapPages, func(sg v1Suggestion) v1Cursor {
+		return v1Cursor{CreatedAt: sg.CreatedAt, ID: sg.ID, MessageID: msgID}
+	})
+	writeJSON(w, http.StatusOK, struct {
 		Suggestions []v1Suggestion `json:"suggestions"`
 		NextCursor  string         `json:"nextCursor,omitempty"`
 		HasMore     bool           `json:"hasMore"`
-	}{Suggestions: list[start:end], HasMore: end < len(list)}
-	if out.HasMore {
-		last := list[end-1]
-		b, _ := json.Marshal(struct {
-			CreatedAt string `json:"createdAt"`
-			ID        string `json:"id"`
-			MessageID string `json:"messageId"`
-		}{last.CreatedAt, last.ID, msgID})
-		out.NextCursor = base64.RawURLEncoding.EncodeToString(b)
-	}
-	writeJSON(w, http.StatusOK, out)
+	}{p.Items, p.NextCursor, p.HasMore})
 }
 
 // v1SuggestionTitles are the fake model's suggestions, in order.
 var v1SuggestionTitles = [...]string{"First idea", "Second idea", "Third idea", "Fourth idea", "Fifth idea",
 	"Sixth idea", "Seventh idea", "Eighth idea", "Ninth idea", "Tenth idea"}
 
-func (s *Server) v1GenerateSuggestions(w http.ResponseWriter, t *v1Thread, msgID string, body []byte) {
+func (s *Server) v1GenerateSuggestions(c *call) {
+	w, t, msgID := c.w, c.t, c.arg(1)
 	var in struct {
 		MaxSuggestions *float64 `json:"maxSuggestions"`
 	}
-	json.Unmarshal(body, &in)
+	json.Unmarshal(c.body, &in)
 	n := 3
 	if in.MaxSuggestions != nil {
 		switch m := *in.MaxSuggestions; {
@@ -709,7 +681,7 @@ func (s *Server) v1GenerateSuggestions(w http.ResponseWriter, t *v1Thread, msgID
 	s.mu.Lock()
 	if t.message(msgID) == nil {
 		s.mu.Unlock()
-		v1Error(w, http.StatusNotFound, "Not Found", fmt.Sprintf("Message %s not found in thread %s", msgID, t.ID))
+		v1MessageNotFound(w, t.ID, msgID)
 		return
 	}
 	ts := now()

@@ -1,8 +1,13 @@
 package threadstest
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -175,4 +180,94 @@ func escape(ts []string) []string {
 		out[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
 	}
 	return out
+}
+
+// patchOps decodes a JSON Patch's operations, or answers the validation
+// refusals the service sends for them.
+func patchOps(w http.ResponseWriter, raw []json.RawMessage) ([]map[string]any, bool) {
+	ops := make([]map[string]any, len(raw))
+	for i, r := range raw {
+		if json.Unmarshal(r, &ops[i]) != nil || ops[i] == nil {
+			v1ErrorList(w, http.StatusBadRequest, "Bad Request", []string{"patch must be an array"})
+			return nil, false
+		}
+	}
+	for i, op := range ops {
+		if !slices.Contains([]string{"add", "remove", "replace", "move", "copy", "test"}, fmt.Sprint(op["op"])) {
+			v1ErrorList(w, http.StatusBadRequest, "Bad Request", []string{fmt.Sprintf("patch.%d.op must be one of the following values: ", i)})
+			return nil, false
+		}
+	}
+	return ops, true
+}
+
+// patchError is a failed JSON Patch as the service reports it: the
+// problem's errors member, and its multi-line detail.
+type patchError struct {
+	Name      string          `json:"name"`
+	Index     int             `json:"index"`
+	Operation json.RawMessage `json:"operation"`
+	Tree      json.RawMessage `json:"tree"`
+	err       error
+}
+
+// detail is the problem's detail as live sends it (91, 92): the message,
+// then each member on its own line, the operation and the tree as
+// JSON.stringify(v, null, 2) writes them.
+func (e *patchError) detail() string {
+	return fmt.Sprintf("Invalid JSON Patch: %s\nname: %s\nindex: %d\noperation: %s\ntree: %s",
+		e.err, e.Name, e.Index, indentJSON(e.Operation), indentJSON(e.Tree))
+}
+
+// patchState applies ops (raw: the operations as sent) to the state tree
+// and returns the new state, or the failure of the first operation that
+// fails; tree is not changed.
+func patchState(tree json.RawMessage, raw []json.RawMessage, ops []map[string]any) (json.RawMessage, *patchError) {
+	var doc any
+	json.Unmarshal(tree, &doc) // a deep copy: a failed patch changes nothing
+	cur := tree
+	for i, op := range ops {
+		if i > 0 {
+			cur, _ = json.Marshal(doc) // the tree the failing operation saw
+		}
+		var err error
+		if doc, err = applyOp(doc, op); err != nil {
+			name := "OPERATION_PATH_UNRESOLVABLE"
+			if op["op"] == "test" {
+				name = "TEST_OPERATION_FAILED"
+			}
+			return nil, &patchError{Name: name, Index: i, Operation: compactJSON(raw[i]), Tree: cur, err: err}
+		}
+	}
+	next, _ := json.Marshal(doc)
+	return next, nil
+}
+
+// stateJSON is a component's stored state as JSON: kept as sent, or
+// encoded (a state the fake made, or one of an initial message).
+func stateJSON(v any) json.RawMessage {
+	if raw, ok := v.(json.RawMessage); ok {
+		return raw
+	}
+	if v == nil {
+		return json.RawMessage("{}")
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
+
+func compactJSON(raw []byte) json.RawMessage {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return json.RawMessage(raw)
+	}
+	return b.Bytes()
+}
+
+func indentJSON(raw []byte) string {
+	var b bytes.Buffer
+	if json.Indent(&b, raw, "", "  ") != nil {
+		return string(raw)
+	}
+	return b.String()
 }

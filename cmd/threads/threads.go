@@ -45,7 +45,7 @@ var listCmd = &command{
 		defer stop()
 		if cl.bool("all") {
 			items := []threads.Thread{}
-			for t, err := range client.Threads.All(ctx, params) {
+			for t, err := range client.Threads.All(ctx, params, allBound()) {
 				if err != nil {
 					return fail(e, err)
 				}

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 
@@ -80,7 +81,12 @@ func run(ctx context.Context, out io.Writer) error {
 	var client *threads.Client
 	user := os.Getenv("THREADS_USER_KEY")
 	if os.Getenv(threads.EnvBaseURL) != "" {
-		c, err := threads.NewClient()
+		// An HTTP client of our own, whose idle keep-alive connections
+		// are closed when run returns: the process (or a test under
+		// goleak) is left with no connection open.
+		hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		defer hc.CloseIdleConnections()
+		c, err := threads.NewClient(threads.WithHTTPClient(hc))
 		if err != nil {
 			return err
 		}

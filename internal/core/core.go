@@ -45,6 +45,11 @@ type Call struct {
 	// following its advice (the /v1 routes have none).
 	NoMigrate bool
 
+	// FinalStatus, when not 0, is a failure status that is the route's
+	// answer rather than a passing fault (the registry's 500 for an
+	// unknown name): an attempt answered with it is not retried.
+	FinalStatus int
+
 	// Secrets are removed, besides the API key, from the call's error
 	// before anyone sees it (the observer's End comes before Do returns)
 	// and from a decode error's excerpt: what the call sends that a
@@ -117,8 +122,8 @@ type Conn interface {
 	Redact(s string, extra ...string) string
 
 	// FollowUpOptions returns opts (a []threads.RequestOption) without the
-	// options meant for the caller's one call (WithResponseHeader,
-	// WithResponseInto), for a request the SDK makes on the caller's
+	// options meant for the caller's one call (WithResponseInto), for a
+	// request the SDK makes on the caller's
 	// behalf after it (a run's cancel): that request must not overwrite
 	// what the call wrote there.
 	FollowUpOptions(opts any) any
