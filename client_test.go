@@ -142,6 +142,17 @@ func TestBaseURLPrefix(t *testing.T) {
 	}
 }
 
+// BaseURL gives the base URL as configured, the prefix a companion
+// package derives an endpoint from; "" for a nil client.
+func TestBaseURL(t *testing.T) {
+	t.Parallel()
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL("https://api.example.com/v2/"), threads.WithAPIKey(testKey))
+	require.NoError(t, err)
+	assert.Equal(t, "https://api.example.com/v2/", c.BaseURL())
+	var nilClient *threads.Client
+	assert.Empty(t, nilClient.BaseURL())
+}
+
 func TestKeyNeverPrinted(t *testing.T) {
 	t.Parallel()
 	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL("http://127.0.0.1:1"), threads.WithAPIKey(testKey), threads.WithMaxRetries(0))

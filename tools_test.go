@@ -441,3 +441,47 @@ func TestNewToolIgnoresServiceStatusArguments(t *testing.T) {
 	require.ErrorIs(t, err, threads.ErrToolArguments)
 	assert.Contains(t, err.Error(), `there is no parameter "_tambo_other"`)
 }
+
+// ToolResultText's rule, part by part: text as it is, a text resource
+// inline, a blob by its decoded size only, a URI alone; attributes
+// escaped; a part no tool result carries refused, naming it.
+func TestToolResultText(t *testing.T) {
+	t.Parallel()
+	got, err := threads.ToolResultText([]threads.ContentPart{
+		threads.TextPart("a\nb"),
+		threads.ResourcePart(threads.Resource{URI: `file:///"x"&<y>`, Text: "t"}),
+		threads.BlobPart("", "image/png", make([]byte, 1000)),
+		threads.ResourcePart(threads.Resource{URI: "https://example.com/doc"}),
+	})
+	require.NoError(t, err)
+	assert.Equal(t, "a\nb\n"+`<resource uri="file:///&#34;x&#34;&amp;&lt;y&gt;">t</resource>`+"\n"+
+		`<resource mimeType="image/png" bytes="1000"/>`+"\n"+`<resource uri="https://example.com/doc"/>`, got)
+
+	got, err = threads.ToolResultText(nil)
+	require.NoError(t, err)
+	assert.Empty(t, got)
+	_, err = threads.ToolResultText([]threads.ContentPart{{Type: threads.ContentPartTypeResource}})
+	assert.EqualError(t, err, "part 1 of the tool's result is a resource part without a resource")
+	_, err = threads.ToolResultText([]threads.ContentPart{threads.TextPart("x"), {Type: "video\x1b[2J"}})
+	assert.ErrorContains(t, err, `part 2 of the tool's result is a "video" part`, "the escape sequence is left out")
+}
+
+// NewPartsTool checks and decodes its arguments as NewTool does, and is
+// refused (not a panic) with an unusable Args or a nil function.
+func TestNewPartsTool(t *testing.T) {
+	t.Parallel()
+	tool := threads.NewPartsTool("w", "", func(_ context.Context, a weatherArgs) ([]threads.ContentPart, error) {
+		return []threads.ContentPart{threads.TextPart(a.City)}, nil
+	})
+	require.NoError(t, tool.Err())
+	require.Len(t, tool.Parameters, 1)
+	_, err := tool.CallParts(context.Background(), threads.ToolCall{Name: "w", Arguments: map[string]any{"town": "x"}})
+	assert.ErrorIs(t, err, threads.ErrToolArguments)
+	parts, err := tool.CallParts(context.Background(), threads.ToolCall{Name: "w", Arguments: map[string]any{"city": "Oslo"}})
+	require.NoError(t, err)
+	assert.Equal(t, []threads.ContentPart{threads.TextPart("Oslo")}, parts)
+
+	bad := threads.NewPartsTool("b", "", func(context.Context, int) ([]threads.ContentPart, error) { return nil, nil })
+	assert.ErrorContains(t, bad.Err(), "NewPartsTool: Args must be a struct")
+	assert.ErrorContains(t, threads.NewPartsTool[weatherArgs]("n", "", nil).Err(), "NewPartsTool: nil function")
+}
