@@ -30,6 +30,7 @@ type assembly struct {
 	byReason   map[string]*reasonState
 	pendReason *reasonState
 	curReason  *reasonState // the block unnamed reasoning text goes to
+	chunking   bool         // the last event was a REASONING_MESSAGE_CHUNK
 	openMsg    string
 }
 
@@ -225,22 +226,37 @@ func (a *assembly) message(id, role string, at time.Time) {
 	a.claimReasoning(id)
 }
 
-// other records what the events that stream has no case for say: the
-// reasoning, the end of a message and a message's parent.
+// other records what the events say that stream's apply has no case for:
+// the reasoning, the end of a message and a message's parent. It sees
+// every event, since any but a chunk ends a run of
+// REASONING_MESSAGE_CHUNKs (as AG-UI's client reads them).
 func (a *assembly) other(e Event) {
+	chunking := a.chunking
+	a.chunking = false
 	switch e := e.(type) {
 	case ReasoningMessageStart:
-		r := a.reasonFor(e.MessageID)
-		a.reasonPart(r)
+		a.reasonPart(a.reasonFor(e.MessageID))
 	case ReasoningMessageContent:
 		r := a.curReason
-		if e.MessageID != "" || r == nil {
-			r = a.reasonFor(e.MessageID)
+		if e.Type == EventReasoningMessageChunk {
+			// A chunk continues the run of chunks it follows, unless it
+			// names another message; else it opens a block.
+			a.chunking = true
+			if !chunking || r == nil || (e.MessageID != "" && e.MessageID != r.msgID) {
+				r = a.reasonFor(e.MessageID)
+				a.reasonPart(r)
+			}
+		} else {
+			if e.MessageID != "" || r == nil {
+				r = a.reasonFor(e.MessageID)
+			}
+			// Text after a block's end (or with none started) opens one.
+			if r != nil && (len(r.parts) == 0 || !r.open) {
+				a.reasonPart(r)
+			}
 		}
-		// A chunk of another block, or text after a block's end, opens a
-		// block (AG-UI's REASONING_MESSAGE_CHUNK opens and closes its own).
-		if r != nil && (len(r.parts) == 0 || !r.open || (e.Type == EventReasoningMessageChunk && r != a.curReason)) {
-			a.reasonPart(r)
+		if r != nil {
+			a.curReason = r
 		}
 		a.reasonText(r, e.Delta)
 	case ReasoningMessageEnd:

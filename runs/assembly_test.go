@@ -88,7 +88,8 @@ func TestReasoningAttribution(t *testing.T) {
 }
 
 // Named reasoning (REASONING_*) goes to its id; a chunk of another id
-// starts a block, a chunk without an id continues the last chunk's, and
+// starts a block, a chunk without an id continues the last chunk's, any
+// other event ends a run of chunks (as AG-UI's client reads them), and
 // content after a block's end opens a new one.
 func TestReasoningNamedBlocks(t *testing.T) {
 	t.Parallel()
@@ -98,13 +99,14 @@ func TestReasoningNamedBlocks(t *testing.T) {
 	r := collectBody(t, sseRun(
 		msg(EventReasoningMessageStart, "a", ""), msg(EventReasoningMessageContent, "a", "a1"), msg(EventReasoningMessageEnd, "a", ""),
 		msg(EventReasoningMessageChunk, "b", "b1"), msg(EventReasoningMessageChunk, "", "+"),
-		msg(EventReasoningMessageChunk, "a", "a2"),
+		msg(EventReasoningMessageChunk, "a", "a2"), msg(EventReasoningMessageChunk, "a", "+"),
+		`{"type":"STEP_STARTED","stepName":"s"}`, msg(EventReasoningMessageChunk, "a", "a3"),
 		msg(EventReasoningMessageChunk, "b", "b2"),
 		msg(EventReasoningMessageEnd, "b", ""), msg(EventReasoningMessageContent, "b", "b3"),
 		textStart("a"), textDelta("a", "reply"),
 	))
 	want := []Reasoning{
-		{MessageID: "a", Parts: []string{"a1", "a2"}},
+		{MessageID: "a", Parts: []string{"a1", "a2+", "a3"}},
 		{MessageID: "b", Parts: []string{"b1+", "b2", "b3"}},
 	}
 	if !reflect.DeepEqual(r.Reasoning, want) {

@@ -297,7 +297,8 @@ type ReasoningMessageStart struct {
 // THINKING_TEXT_MESSAGE_CONTENT (no message id: the block the last
 // [ReasoningMessageStart] opened), REASONING_MESSAGE_CONTENT, or
 // REASONING_MESSAGE_CHUNK, AG-UI's shorthand that opens and closes its
-// block itself (a chunk of a new MessageID starts a new block; its
+// block itself: a run of chunks is one block, and a chunk that names
+// another message, or follows any other event, starts the next (its
 // MessageID may be empty: the previous chunk's).
 type ReasoningMessageContent struct {
 	// Type is [EventThinkingTextMessageContent],

@@ -310,6 +310,7 @@ func (s *Stream) stopTimer() {
 // terminal event ends the stream here (Next still delivers it).
 func (s *Stream) apply(e Event) Event {
 	a := &s.acc
+	a.other(e) // reasoning, message ends and parents: assembly.go
 	switch e := e.(type) {
 	case TextMessageContent:
 		a.text(e.MessageID, e.Delta)
@@ -358,8 +359,6 @@ func (s *Stream) apply(e Event) Event {
 		s.mu.Unlock()
 		s.end(OutcomeFailed, f)
 		return e
-	default:
-		a.other(e) // reasoning, message ends and parents: assembly.go
 	}
 	return e
 }
