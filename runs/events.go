@@ -109,15 +109,22 @@ type RunStarted struct {
 type RunFinished struct {
 	ThreadID, RunID string
 	Timestamp       time.Time
+	// Ending is what an AG-UI RUN_FINISHED says beyond the end (AG-UI
+	// 0.0.57 and 1.0): nil when the event says nothing more, as the
+	// service's never does. (A pointer, so that RunFinished stays
+	// comparable.)
+	Ending *RunEnding
+}
+
+// RunEnding is AG-UI's outcome and result of a [RunFinished].
+type RunEnding struct {
 	// Interrupts are set when the run ended paused for a person's input:
-	// AG-UI's outcome {"type": "interrupt", "interrupts": [...]} (AG-UI
-	// 0.0.57 and 1.0); the next run answers them by id. The service does
-	// not send them (its client tool calls pause with [AwaitingInput]),
-	// and the stream's [Outcome] is then still OutcomeFinished. An
-	// outcome that does not decode is left out: the run did finish.
+	// AG-UI's outcome {"type": "interrupt", "interrupts": [...]}; the
+	// next run answers them by id. The stream's [Outcome] is then still
+	// OutcomeFinished. An outcome that does not decode is left out: the
+	// run did finish.
 	Interrupts []Interrupt
-	// Result is AG-UI's optional "result" (JSON as sent), nil when absent
-	// or null. The service sends none.
+	// Result is AG-UI's "result", JSON as sent; nil when absent or null.
 	Result json.RawMessage
 }
 
@@ -790,14 +797,18 @@ func typed(w wireEvent, data []byte) (Event, error) {
 // cannot read must not turn into a failure.
 func runFinished(w wireEvent, ts time.Time) RunFinished {
 	e := RunFinished{ThreadID: w.ThreadID, RunID: w.RunID, Timestamp: ts}
+	var end RunEnding
 	if len(w.Outcome) > 0 {
 		var o wireOutcome
 		if jsonx.Unmarshal(w.Outcome, &o) == nil && o.Type == "interrupt" && len(o.Interrupts) > 0 {
-			e.Interrupts = o.Interrupts
+			end.Interrupts = o.Interrupts
 		}
 	}
 	if len(w.Result) > 0 && string(w.Result) != "null" {
-		e.Result = json.RawMessage(bytes.Clone(w.Result))
+		end.Result = json.RawMessage(bytes.Clone(w.Result))
+	}
+	if end.Interrupts != nil || end.Result != nil {
+		e.Ending = &end
 	}
 	return e
 }

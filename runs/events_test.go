@@ -231,7 +231,7 @@ func TestReplaySubagentsAndInterrupt(t *testing.T) {
 	wantInt := []Interrupt{{ID: "int_1", Reason: "tool_call", Message: "Send the email?", ToolCallID: "call_7",
 		ResponseSchema: map[string]any{"type": "object", "properties": map[string]any{"approved": map[string]any{"type": "boolean"}}},
 		ExpiresAt:      "2026-11-30T12:00:00Z", Metadata: map[string]any{"risk": "low"}}}
-	if !reflect.DeepEqual(end.Interrupts, wantInt) || string(end.Result) != `{"ok":false}` || end.RunID != "run_Sub4gent.d4e5f6" {
+	if end.Ending == nil || !reflect.DeepEqual(end.Ending.Interrupts, wantInt) || string(end.Ending.Result) != `{"ok":false}` || end.RunID != "run_Sub4gent.d4e5f6" {
 		t.Errorf("RUN_FINISHED %#v", end)
 	}
 	if r.Messages[0].Text() != "Found it." {
@@ -261,7 +261,7 @@ func TestDecodeLenientOnProposals(t *testing.T) {
 		`{"type":"RUN_FINISHED","runId":"r","outcome":null}`,
 	} {
 		e, err := decodeEvent([]byte(doc))
-		if f, ok := e.(RunFinished); err != nil || !ok || f.RunID != "r" || f.Interrupts != nil || f.Result != nil {
+		if f, ok := e.(RunFinished); err != nil || !ok || f.RunID != "r" || f.Ending != nil {
 			t.Errorf("%s: %#v, %v", doc, e, err)
 		}
 	}
