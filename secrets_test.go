@@ -497,6 +497,7 @@ func secretValues(t testing.TB, key, tok string) map[string]any {
 		new(threadstest.OfferedParameter), new(threadstest.RunScript), new(threadstest.RunToolCall),
 		new(threadstest.RunComponent), new(threadstest.RunError), new(threadstest.RunRequest), new(threadstest.RunMessage),
 		new(threadstest.RunContent), new(threadstest.RunTool), new(threadstest.OfferedComponent),
+		new(threadstest.RunReasoning), new(threadstest.ReasoningNames),
 	}
 	for _, v := range model {
 		fill(reflect.ValueOf(v).Elem(), "text", token, 0)

@@ -2,6 +2,7 @@ package runs
 
 import (
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -17,6 +18,20 @@ type assembly struct {
 	pending    []PendingToolCall
 	retained   int64
 	incomplete bool
+
+	// reasons is the run's reasoning, kept apart from the messages' text:
+	// one entry per message id, in the order the first of its reasoning
+	// came. The service's THINKING_* events name no message: their
+	// reasoning goes to the assistant message open at the time (openMsg,
+	// between TEXT_MESSAGE_START and _END), else waits in pendReason for
+	// the next message the run starts, which claims it (the order the
+	// service sends them in: a model reasons, then writes).
+	reasons    []*reasonState
+	byReason   map[string]*reasonState
+	pendReason *reasonState
+	curReason  *reasonState // the block unnamed reasoning text goes to
+	chunking   bool         // the last event was a REASONING_MESSAGE_CHUNK
+	openMsg    string
 }
 
 type msgState struct {
@@ -24,7 +39,35 @@ type msgState struct {
 	created  time.Time
 	text     []byte
 	comps    []int
+	parent   string // tambo.message.parent's
 }
+
+// reasonState is the reasoning of one message: its blocks' text.
+type reasonState struct {
+	msgID string
+	parts [][]byte
+	open  bool // the last block has not ended
+}
+
+// Reasoning is the model's reasoning for one message of a run, as its
+// reasoning events streamed it ([ReasoningMessageStart] and the rest). It
+// is never part of the message's text.
+type Reasoning struct {
+	// MessageID is the message the reasoning belongs to. The service's
+	// THINKING_* events name none: the stream gives their reasoning to
+	// the assistant message being written when it came, else to the next
+	// message the run starts (the service sends a message's reasoning
+	// before its text); it is "" for reasoning no message followed (a
+	// model that reasoned, then only called a tool). REASONING_* events
+	// name theirs (in AG-UI, the reasoning's own id).
+	MessageID string
+	// Parts are the blocks of reasoning text (a start's deltas joined, or
+	// a run of chunks'), in order: a model may reason more than once.
+	Parts []string
+}
+
+// Text returns the reasoning's parts joined by blank lines.
+func (r Reasoning) Text() string { return strings.Join(r.Parts, "\n\n") }
 
 type callState struct {
 	id, name, parent string
@@ -179,6 +222,169 @@ func (a *assembly) message(id, role string, at time.Time) {
 			m.created = at
 		}
 	}
+	a.openMsg = id
+	a.claimReasoning(id)
+}
+
+// other records what the events say that stream's apply has no case for:
+// the reasoning, the end of a message and a message's parent. It sees
+// every event, since any but a chunk ends a run of
+// REASONING_MESSAGE_CHUNKs (as AG-UI's client reads them).
+func (a *assembly) other(e Event) {
+	chunking := a.chunking
+	a.chunking = false
+	switch e := e.(type) {
+	case ReasoningMessageStart:
+		a.reasonPart(a.reasonFor(e.MessageID))
+	case ReasoningMessageContent:
+		r := a.curReason
+		if e.Type == EventReasoningMessageChunk {
+			// A chunk continues the run of chunks it follows, unless it
+			// names another message; else it opens a block.
+			a.chunking = true
+			if !chunking || r == nil || (e.MessageID != "" && e.MessageID != r.msgID) {
+				r = a.reasonFor(e.MessageID)
+				a.reasonPart(r)
+			}
+		} else {
+			if e.MessageID != "" || r == nil {
+				r = a.reasonFor(e.MessageID)
+			}
+			// Text after a block's end (or with none started) opens one.
+			if r != nil && (len(r.parts) == 0 || !r.open) {
+				a.reasonPart(r)
+			}
+		}
+		if r != nil {
+			a.curReason = r
+		}
+		a.reasonText(r, e.Delta)
+	case ReasoningMessageEnd:
+		if r := a.curReason; r != nil {
+			r.open = false
+		}
+		a.curReason = nil
+	case TextMessageEnd:
+		if a.openMsg == e.MessageID {
+			a.openMsg = ""
+		}
+	case MessageParent:
+		if e.MessageID == "" {
+			return
+		}
+		if m := a.msg(e.MessageID, string(RoleAssistant)); m != nil && m.parent != e.ParentMessageID && a.spend(int64(len(e.ParentMessageID))) {
+			m.parent = e.ParentMessageID
+		}
+	}
+}
+
+// reasonFor returns the reasoning of message id; for "", of the message
+// open now, else the reasoning that waits for the next message. nil when
+// over the bounds.
+func (a *assembly) reasonFor(id string) *reasonState {
+	if id == "" {
+		if a.openMsg == "" {
+			if a.pendReason == nil {
+				a.pendReason = a.newReason("")
+			}
+			return a.pendReason
+		}
+		id = a.openMsg
+	}
+	if r, ok := a.byReason[id]; ok {
+		return r
+	}
+	r := a.newReason(id)
+	if r != nil {
+		if a.byReason == nil {
+			a.byReason = make(map[string]*reasonState, 2)
+		}
+		a.byReason[id] = r
+	}
+	return r
+}
+
+func (a *assembly) newReason(id string) *reasonState {
+	if len(a.reasons) >= maxItems || !a.spend(int64(len(id)+64)) {
+		a.incomplete = true
+		return nil
+	}
+	r := &reasonState{msgID: id}
+	a.reasons = append(a.reasons, r)
+	return r
+}
+
+// reasonPart opens a block of r and makes it the current one.
+func (a *assembly) reasonPart(r *reasonState) {
+	if r == nil {
+		a.curReason = nil
+		return
+	}
+	if len(r.parts) >= maxItems || !a.spend(24) {
+		a.incomplete = true
+		a.curReason = nil
+		return
+	}
+	r.parts = append(r.parts, nil)
+	r.open = true
+	a.curReason = r
+}
+
+func (a *assembly) reasonText(r *reasonState, delta string) {
+	if r == nil || len(r.parts) == 0 || !a.spend(int64(len(delta))) {
+		return
+	}
+	last := &r.parts[len(r.parts)-1]
+	*last = append(*last, delta...)
+}
+
+// claimReasoning gives the reasoning that waits for a message to message
+// id, which the run starts now.
+func (a *assembly) claimReasoning(id string) {
+	p := a.pendReason
+	if p == nil || id == "" {
+		return
+	}
+	a.pendReason = nil
+	r, ok := a.byReason[id]
+	if !ok {
+		p.msgID = id
+		if a.byReason == nil {
+			a.byReason = make(map[string]*reasonState, 2)
+		}
+		a.byReason[id] = p
+		return
+	}
+	// The message has reasoning already (its text resumed after a
+	// provider's tool): the blocks join it, and p stays empty.
+	for _, part := range p.parts {
+		if len(r.parts) >= maxItems {
+			a.incomplete = true
+			break
+		}
+		r.parts = append(r.parts, part)
+	}
+	r.open = p.open
+	p.parts = nil
+	if a.curReason == p {
+		a.curReason = r
+	}
+}
+
+// reasoning returns copies of the run's reasoning for a Result.
+func (a *assembly) reasoning() []Reasoning {
+	var out []Reasoning
+	for _, r := range a.reasons {
+		if len(r.parts) == 0 {
+			continue
+		}
+		parts := make([]string, len(r.parts))
+		for i, p := range r.parts {
+			parts[i] = string(p)
+		}
+		out = append(out, Reasoning{MessageID: r.msgID, Parts: parts})
+	}
+	return out
 }
 
 func (a *assembly) text(id, delta string) {
@@ -249,6 +455,7 @@ func (a *assembly) component(id, name, msgID string) {
 	if m := a.msg(msgID, string(RoleAssistant)); m != nil && len(m.comps) < maxItems {
 		m.comps = append(m.comps, i)
 	}
+	a.claimReasoning(msgID)
 }
 
 // patch applies a props_delta's operations. One that does not apply

@@ -74,23 +74,30 @@ func decodeFast(sc *jsonscan.Scanner, data string) (ev Event, ok bool) {
 			raw, ok := sc.Skip() // checked by the jsonx decode of the CUSTOM value
 			w.Value = jsontext.Value(bytesOf(raw))
 			return ok
+		case "title":
+			return sc.Once(17) && jsonscan.Str(sc, nil, &w.Title)
+		case "subtype":
+			return sc.Once(18) && jsonscan.Str(sc, nil, &w.Subtype)
+		case "entityId":
+			return sc.Once(19) && jsonscan.Str(sc, nil, &w.EntityID)
+		case "encryptedValue":
+			return sc.Once(20) && jsonscan.Str(sc, nil, &w.EncryptedValue)
 		}
-		return false
+		return false // RUN_FINISHED's outcome and result among them
 	}) {
 		return nil, false
 	}
 	if !sc.End() {
 		return nil, false
 	}
-	switch w.Type {
-	case EventRunStarted, EventRunFinished, EventRunError, EventTextMessageStart, EventTextMessageContent,
-		EventTextMessageEnd, EventToolCallStart, EventToolCallArgs, EventToolCallEnd, EventCustom:
-	default:
-		return nil, false // an unknown type is kept raw
+	typ, kind := knownType(w.Type)
+	if kind != typeFlat {
+		return nil, false // an unknown type is kept raw; a subagent's is decoded whole
 	}
+	w.Type = typ
 	if w.Type == EventCustom {
 		switch w.Name {
-		case CustomAwaitingInput, CustomComponentStart, CustomPropsDelta, CustomComponentEnd:
+		case CustomAwaitingInput, CustomComponentStart, CustomPropsDelta, CustomComponentEnd, CustomMessageParent:
 		default:
 			return nil, false // kept raw, after the whole event is checked
 		}

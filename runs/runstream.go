@@ -265,6 +265,7 @@ func (s *Stream) nextRun(next *Stream) bool {
 // event ends the stream (Next still delivers it).
 func (s *Stream) apply(e Event) (stream.Verdict, error) {
 	a := &s.acc
+	a.other(e) // reasoning, message ends and parents: assembly.go
 	switch e := e.(type) {
 	case TextMessageContent:
 		a.text(e.MessageID, e.Delta)
@@ -600,8 +601,12 @@ type Result struct {
 	// started: ID (the stored msg_… id), Role, CreatedAt (the
 	// TEXT_MESSAGE_START time), and Content: a text part with the
 	// message's streamed text, when it had any, then a component part
-	// (ID, Name, Props) per component rendered in it.
+	// (ID, Name, Props) per component rendered in it; ParentMessageID
+	// when tambo.message.parent named one.
 	Messages []Message
+	// Reasoning is the model's reasoning, per message, kept apart from
+	// the messages' text (which never includes it).
+	Reasoning []Reasoning
 	// ToolCalls are the client tool calls the run made, in order, with
 	// their arguments as the model wrote them (JSON text).
 	ToolCalls []ToolCall
@@ -638,7 +643,7 @@ func (s *Stream) result() *Result {
 	r.Incomplete = a.incomplete
 	r.PendingToolCalls = append([]PendingToolCall(nil), a.pending...)
 	for _, m := range a.msgs {
-		msg := Message{ID: m.id, Role: Role(m.role), CreatedAt: m.created}
+		msg := Message{ID: m.id, Role: Role(m.role), CreatedAt: m.created, ParentMessageID: m.parent}
 		if len(m.text) > 0 {
 			msg.Content = append(msg.Content, Text(string(m.text)))
 		}
@@ -647,6 +652,7 @@ func (s *Stream) result() *Result {
 		}
 		r.Messages = append(r.Messages, msg)
 	}
+	r.Reasoning = a.reasoning()
 	for _, c := range a.calls {
 		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: c.id, Name: c.name, Arguments: string(c.args), ParentMessageID: c.parent})
 	}

@@ -207,7 +207,8 @@ var v1RunCmd = &command{
 to stderr. No tool is run: a run that pauses for client tools ends with
 "pending tool call: ID NAME ARGUMENTS" lines on stdout (exit 0); answer them
 with the SDK (runs.ToolResult). On an existing thread the message continues
-its last completed run (--previous-run, default the thread's). A run that
+its last completed run (--previous-run, default the thread's). The model's
+reasoning is not shown unless --reasoning asks for it (on stderr). A run that
 fails says why on stderr and exits 1; one cancelled (v1-cancel, another
 client) says so on stderr and exits 3; Ctrl-C cancels it and exits 130.`,
 	example: `  threads v1-run --user-key user-1 --new "hello"
@@ -217,6 +218,7 @@ client) says so on stderr and exits 3; Ctrl-C cancels it and exits 130.`,
 		fs.Bool("new", false, "create a thread for the message")
 		fs.String("previous-run", "", "the run this one continues (default: the thread's last completed run)")
 		fs.Bool("json", false, "one JSON object per line (see \"threads help json\")")
+		fs.Bool("reasoning", false, "also print the model's reasoning: to stderr, or as \"reasoning\" lines with --json")
 	},
 	run: func(e *env, cl *call) int {
 		want := 2
@@ -270,7 +272,14 @@ client) says so on stderr and exits 3; Ctrl-C cancels it and exits 130.`,
 			return v1Fail(e, err)
 		}
 		defer st.Close()
-		js := cl.bool("json")
+		js, reasoning := cl.bool("json"), cl.bool("reasoning")
+		reasonMid := false // the reasoning printed to stderr ended mid-line
+		endReasoning := func() {
+			if reasonMid {
+				fmt.Fprintln(e.stderr)
+				reasonMid = false
+			}
+		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetEscapeHTML(false)
 		var werr error
@@ -304,12 +313,22 @@ client) says so on stderr and exits 3; Ctrl-C cancels it and exits 130.`,
 					}
 				}
 			case runs.TextMessageContent:
+				endReasoning()
 				if js {
 					out(runLine{Kind: "text", MessageID: ev.MessageID, Delta: ev.Delta})
 				} else {
 					fmt.Fprint(e.stdout, termTextKeepNewlines(ev.Delta))
 					midLine = !strings.HasSuffix(ev.Delta, "\n")
 				}
+			case runs.ReasoningMessageContent:
+				if reasoning && js {
+					out(runLine{Kind: "reasoning", MessageID: ev.MessageID, Delta: ev.Delta})
+				} else if reasoning {
+					fmt.Fprint(e.stderr, termTextKeepNewlines(ev.Delta))
+					reasonMid = !strings.HasSuffix(ev.Delta, "\n")
+				}
+			case runs.ReasoningMessageEnd:
+				endReasoning()
 			case runs.ComponentEnd:
 				name := names[ev.ComponentID]
 				if js {
@@ -339,6 +358,7 @@ client) says so on stderr and exits 3; Ctrl-C cancels it and exits 130.`,
 			out(l)
 		} else {
 			newline()
+			endReasoning()
 		}
 		if serr != nil {
 			return v1Fail(e, serr)
@@ -668,6 +688,8 @@ v1-messages --json, v1-messages --all --json: one message per line (NDJSON):
 v1-run --json: one object per line; "kind" says which:
   start      threadId, runId
   text       messageId, delta         (the reply's text is the deltas joined)
+  reasoning  messageId, delta         (--reasoning: the model's reasoning; no
+             messageId under the service's THINKING_* names)
   component  componentId, name, props (the final props)
   tool_call  toolCallId, toolName, arguments (JSON text): a pending call
   end        threadId, runId, outcome (finished, awaiting_tools, cancelled,
