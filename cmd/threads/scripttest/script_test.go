@@ -144,7 +144,7 @@ func TestScripts(t *testing.T) {
 			e.Setenv("PATH", bin+string(filepath.ListSeparator)+e.Getenv("PATH"))
 			e.Values[fakeKey{}] = &fakeHolder{}
 			// Nothing from the developer's environment leaks in.
-			for _, v := range []string{threads.EnvBaseURL, threads.EnvAPIKey, threads.EnvAPIKeyHeader, "THREADS_PROJECT_ID"} {
+			for _, v := range []string{threads.EnvBaseURL, threads.EnvAPIKey, threads.EnvAPIKeyHeader, "THREADS_PROJECT_ID", "THREADS_FAKE"} {
 				e.Setenv(v, "")
 			}
 			return nil
