@@ -56,7 +56,7 @@ func (c *Client) AllSuggestions(ctx context.Context, threadID, messageID string,
 		if err != nil {
 			return nil, "", false, err
 		}
-		return pg.Suggestions, pg.NextCursor, pg.HasMore, nil
+		return pg.Items, pg.NextCursor, pg.HasMore, nil
 	}, func(s Suggestion) string { return s.ID })
 }
 

@@ -64,7 +64,7 @@ func (c *Client) AllThreads(ctx context.Context, params *ListThreadsParams, opts
 		if err != nil {
 			return nil, "", false, err
 		}
-		return pg.Threads, pg.NextCursor, pg.HasMore, nil
+		return pg.Items, pg.NextCursor, pg.HasMore, nil
 	}, func(t Thread) string { return t.ID })
 }
 

@@ -660,7 +660,7 @@ func TestRunToolsTwoCallsStoredAsObserved(t *testing.T) {
 	page, err := c.ListMessages(context.Background(), res.ThreadID, nil)
 	require.NoError(t, err)
 	var uses, results []string
-	for _, m := range page.Messages {
+	for _, m := range page.Items {
 		for _, part := range m.Content {
 			switch part.Type {
 			case runs.ContentToolUse:

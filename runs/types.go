@@ -220,7 +220,7 @@ type PatchOp struct {
 
 // ThreadPage is one page of [Client.ListThreads], newest first.
 type ThreadPage struct {
-	Threads []Thread `json:"threads"`
+	Items []Thread `json:"threads"`
 	// NextCursor is the cursor of the next page; empty when HasMore is
 	// false.
 	NextCursor string `json:"nextCursor,omitzero"`
@@ -229,7 +229,7 @@ type ThreadPage struct {
 
 // MessagePage is one page of [Client.ListMessages].
 type MessagePage struct {
-	Messages   []Message `json:"messages"`
+	Items      []Message `json:"messages"`
 	NextCursor string    `json:"nextCursor,omitzero"`
 	HasMore    bool      `json:"hasMore"`
 }
@@ -237,9 +237,9 @@ type MessagePage struct {
 // SuggestionPage is one page of [Client.ListSuggestions], and the answer of
 // [Client.GenerateSuggestions].
 type SuggestionPage struct {
-	Suggestions []Suggestion `json:"suggestions"`
-	NextCursor  string       `json:"nextCursor,omitzero"`
-	HasMore     bool         `json:"hasMore"`
+	Items      []Suggestion `json:"suggestions"`
+	NextCursor string       `json:"nextCursor,omitzero"`
+	HasMore    bool         `json:"hasMore"`
 }
 
 // AccessToken is an end-user token from [Client.ExchangeToken]. Its Token

@@ -234,13 +234,13 @@ func TestRunToolPauseAndContinue(t *testing.T) {
 
 	page, err := u.ListMessages(ctx, res.ThreadID, nil)
 	require.NoError(t, err)
-	require.Len(t, page.Messages, 4)
-	result := page.Messages[2]
+	require.Len(t, page.Items, 4)
+	result := page.Items[2]
 	assert.Equal(t, runs.RoleAssistant, result.Role)
 	require.Len(t, result.Content, 1)
 	assert.Equal(t, runs.ContentToolResult, result.Content[0].Type)
 	assert.Equal(t, call.ToolCallID, result.Content[0].ToolUseID)
-	assert.Equal(t, "The tool said: 18°C and cloudy.", page.Messages[3].Text())
+	assert.Equal(t, "The tool said: 18°C and cloudy.", page.Items[3].Text())
 	th, err = u.GetThread(ctx, res.ThreadID)
 	require.NoError(t, err)
 	assert.Empty(t, th.PendingToolCallIDs)
@@ -585,12 +585,12 @@ func TestRunComponent(t *testing.T) {
 
 	page, err := u.ListMessages(ctx, s.ThreadID(), nil)
 	require.NoError(t, err)
-	require.Len(t, page.Messages, 3)
-	block := page.Messages[1].Content[1]
+	require.Len(t, page.Items, 3)
+	block := page.Items[1].Content[1]
 	assert.Equal(t, runs.ContentComponent, block.Type)
 	assert.Equal(t, compID, block.ID)
 	assert.Equal(t, want, block.Props)
-	assert.Equal(t, "The tool said: Component was rendered.", page.Messages[2].Text())
+	assert.Equal(t, "The tool said: Component was rendered.", page.Items[2].Text())
 	state, err := u.SetComponentState(ctx, s.ThreadID(), compID, map[string]any{"expanded": true})
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{"expanded": true}, state)
@@ -637,7 +637,7 @@ func TestRunFaults(t *testing.T) {
 	assert.Equal(t, 3, srv.Count("POST", "/v1/threads/runs"), "not re-sent")
 	page, err := u.ListThreads(ctx, nil)
 	require.NoError(t, err)
-	assert.Len(t, page.Threads, 2, "the reset run created its thread")
+	assert.Len(t, page.Items, 2, "the reset run created its thread")
 }
 
 // A user's test written the obvious way (issue 30): a held run, left at
@@ -686,7 +686,7 @@ func leaveAtFirstDeltaThenRead(t *testing.T, mode string) {
 	assert.Equal(t, "hi", th.Messages[0].Text())
 	msgs, err := u.ListMessages(ctx, s.ThreadID(), &runs.ListMessagesParams{})
 	require.NoError(t, err)
-	assert.Len(t, msgs.Messages, 2)
+	assert.Len(t, msgs.Items, 2)
 	if mode == "held" {
 		close(hold)
 	}
