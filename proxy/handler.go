@@ -128,7 +128,7 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 		return nil, h.cfg.err
 	}
 	for i, t := range h.cfg.tools {
-		if _, err := runs.ToolDefinition(t); err != nil {
+		if _, err := runs.DefineTool(t); err != nil {
 			return nil, fmt.Errorf("proxy: New: tools[%d]: %w", i, err)
 		}
 		if t.Call == nil {

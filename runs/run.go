@@ -31,9 +31,9 @@ type RunParams struct {
 	// [ErrRunActive]. It cannot be combined with
 	// PreviousRunID, nor used with CreateAndRun (a new thread has no runs).
 	AfterLastRun bool
-	// Tools are the client tools the model may call; a call pauses the
+	// ToolDefinitions are the client tools the model may call; a call pauses the
 	// run (OutcomeAwaitingTools).
-	Tools []Tool
+	ToolDefinitions []ToolDefinition
 	// AvailableComponents are the components the model may render.
 	AvailableComponents []AvailableComponent
 	// ToolChoice is sent as given ("auto", "none", "required" or
@@ -57,9 +57,9 @@ type CreateRunParams struct {
 	InitialMessages []InitialMessage
 }
 
-// Tool is a client tool offered to the model. InputSchema (a JSON Schema
+// ToolDefinition is a client tool offered to the model. InputSchema (a JSON Schema
 // object) is required by the service.
-type Tool struct {
+type ToolDefinition struct {
 	Name         string `json:"name"`
 	Description  string `json:"description"`
 	InputSchema  any    `json:"inputSchema"`
@@ -80,7 +80,7 @@ type runBody struct {
 	UserKey             string               `json:"userKey,omitzero"`
 	Thread              *runThread           `json:"thread,omitzero"`
 	PreviousRunID       string               `json:"previousRunId,omitzero"`
-	Tools               []Tool               `json:"tools,omitzero"`
+	Tools               []ToolDefinition     `json:"tools,omitzero"`
 	AvailableComponents []AvailableComponent `json:"availableComponents,omitzero"`
 	ToolChoice          any                  `json:"toolChoice,omitzero"`
 	Model               string               `json:"model,omitzero"`
@@ -104,7 +104,7 @@ func (p RunParams) body(op string) (*runBody, error) {
 	return &runBody{
 		Message:             runMessage{Role: RoleUser, Content: p.Content, Metadata: p.MessageMetadata, AdditionalContext: p.AdditionalContext},
 		PreviousRunID:       p.PreviousRunID,
-		Tools:               p.Tools,
+		Tools:               p.ToolDefinitions,
 		AvailableComponents: p.AvailableComponents,
 		ToolChoice:          p.ToolChoice,
 		Model:               p.Model,

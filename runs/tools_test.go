@@ -585,8 +585,8 @@ func TestRunToolsLeavesCallersOwnTools(t *testing.T) {
 	})
 	ran := false
 	ts, err := client(t, sc.srv.URL).RunTools(t.Context(), "thr_script", runs.RunParams{
-		Content: []runs.Content{runs.Text("hi")},
-		Tools:   []runs.Tool{{Name: "mine", Description: "the caller's", InputSchema: map[string]any{"type": "object"}}},
+		Content:         []runs.Content{runs.Text("hi")},
+		ToolDefinitions: []runs.ToolDefinition{{Name: "mine", Description: "the caller's", InputSchema: map[string]any{"type": "object"}}},
 	}, runs.ToolRunner{Tools: []threads.Tool{weatherTool(func(string) (string, error) { ran = true; return "", nil })}})
 	require.NoError(t, err)
 	res, err := ts.Collect()

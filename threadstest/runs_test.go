@@ -20,7 +20,7 @@ import (
 	"github.com/threadsapi/threads-go/threadstest"
 )
 
-var weatherTool = runs.Tool{Name: "get_weather", Description: "Get the weather for a city",
+var weatherTool = runs.ToolDefinition{Name: "get_weather", Description: "Get the weather for a city",
 	InputSchema: map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}, "required": []string{"city"}}}
 
 // rawRun posts a run body and returns the response and its events, each a
@@ -176,7 +176,7 @@ func TestRunToolPauseAndContinue(t *testing.T) {
 	srv := threadstest.NewServer(t)
 	u := runs.New(srv.Client()).ForUser("user-1")
 	s, err := u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{
-		Content: []runs.Content{runs.Text("Paris")}, Tools: []runs.Tool{weatherTool}}})
+		Content: []runs.Content{runs.Text("Paris")}, ToolDefinitions: []runs.ToolDefinition{weatherTool}}})
 	require.NoError(t, err)
 	var seen []string
 	for ev, err := range s.All() {
@@ -207,7 +207,7 @@ func TestRunToolPauseAndContinue(t *testing.T) {
 	assert.Equal(t, map[string]any{"city": "Paris"}, reply[1].Input)
 
 	next := func(content ...runs.Content) (*runs.Stream, error) {
-		return u.Run(ctx, res.ThreadID, runs.RunParams{PreviousRunID: res.RunID, Tools: []runs.Tool{weatherTool}, Content: content})
+		return u.Run(ctx, res.ThreadID, runs.RunParams{PreviousRunID: res.RunID, ToolDefinitions: []runs.ToolDefinition{weatherTool}, Content: content})
 	}
 	var p *threads.Problem
 	_, err = next(runs.Text("never mind"))
