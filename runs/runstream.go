@@ -609,7 +609,7 @@ type Result struct {
 	Reasoning []Reasoning
 	// ToolCalls are the client tool calls the run made, in order, with
 	// their arguments as the model wrote them (JSON text).
-	ToolCalls []ToolCall
+	ToolCalls []StreamedToolCall
 	// PendingToolCalls, for OutcomeAwaitingTools, are the calls whose
 	// results the next run must carry.
 	PendingToolCalls []PendingToolCall
@@ -620,8 +620,8 @@ type Result struct {
 	Incomplete bool
 }
 
-// ToolCall is a client tool call as the run streamed it.
-type ToolCall struct {
+// StreamedToolCall is a client tool call as the run streamed it.
+type StreamedToolCall struct {
 	ID, Name string
 	// Arguments is the JSON text of the arguments (the TOOL_CALL_ARGS
 	// deltas joined).
@@ -654,7 +654,7 @@ func (s *Stream) result() *Result {
 	}
 	r.Reasoning = a.reasoning()
 	for _, c := range a.calls {
-		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: c.id, Name: c.name, Arguments: string(c.args), ParentMessageID: c.parent})
+		r.ToolCalls = append(r.ToolCalls, StreamedToolCall{ID: c.id, Name: c.name, Arguments: string(c.args), ParentMessageID: c.parent})
 	}
 	return r
 }
