@@ -169,7 +169,8 @@ func (h *Handler) runEnded(ctx context.Context, user User, err error) {
 	h.log.WarnContext(ctx, "proxy: server-side tools stopped; their calls are answered with errors in the next run", "error", err)
 	results := make([]runs.Content, len(pending))
 	for i, c := range pending {
-		results[i] = runs.ToolResult(c.ToolCallID, "not run: "+cut(err.Error(), 1000), true)
+		results[i] = runs.ToolResult(c.ToolCallID, "not run: "+cut(err.Error(), 1000))
+		results[i].IsError = true
 	}
 	h.keepPending(ctx, pendingKey(user, threadID, runID), results)
 }

@@ -139,7 +139,7 @@ func TestLiveV1ToolRoundTrip(t *testing.T) {
 	var results []runs.Content
 	for _, c := range res.PendingToolCalls {
 		assert.Equal(t, "get_weather", c.ToolName)
-		results = append(results, runs.ToolResult(c.ToolCallID, "18°C and cloudy", false))
+		results = append(results, runs.ToolResult(c.ToolCallID, "18°C and cloudy"))
 	}
 	s, err = u.Run(ctx, th.ID, runs.RunParams{PreviousRunID: res.RunID, ToolDefinitions: tools, Content: results})
 	require.NoError(t, err)

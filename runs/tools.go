@@ -681,7 +681,8 @@ spawn:
 	s.answer = make([]Content, 0, len(calls))
 	for _, r := range results {
 		r.Round = s.rounds
-		part := ToolResult(r.ToolCallID, r.Text, r.IsError)
+		part := ToolResult(r.ToolCallID, r.Text)
+		part.IsError = r.IsError
 		if r.content != nil {
 			part.Content = *r.content
 		}

@@ -154,9 +154,10 @@ func Text(text string) Content { return Content{Type: ContentText, Text: text} }
 func ResourcePart(r Resource) Content { return Content{Type: ContentResource, Resource: &r} }
 
 // ToolResult returns the part that answers the client tool call callID
-// with text; isError marks a failed call.
-func ToolResult(callID, text string, isError bool) Content {
-	return Content{Type: ContentToolResult, ToolUseID: callID, Content: []Content{Text(text)}, IsError: isError}
+// with text, as [threads.ToolResult] builds the answer on the spec's
+// routes. Set the part's IsError to mark a failed call.
+func ToolResult(callID, text string) Content {
+	return Content{Type: ContentToolResult, ToolUseID: callID, Content: []Content{Text(text)}}
 }
 
 // Resource is a resource part's payload: a URI, inline text or a base64

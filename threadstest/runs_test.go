@@ -216,15 +216,15 @@ func TestRunToolPauseAndContinue(t *testing.T) {
 	assert.Equal(t, "Missing tool results for pending tool calls: "+call.ToolCallID, p.Detail)
 	assert.Equal(t, "MISSING_RESULTS", p.Code)
 	assert.JSONEq(t, `["`+call.ToolCallID+`"]`, string(p.Extensions["missingToolCallIds"]))
-	_, err = next(runs.ToolResult("call_unknown", "x", false))
+	_, err = next(runs.ToolResult("call_unknown", "x"))
 	require.ErrorAs(t, err, &p)
 	assert.Equal(t, "MISSING_RESULTS", p.Code)
-	_, err = next(runs.ToolResult(call.ToolCallID, "sunny", false), runs.ToolResult("call_unknown", "x", false))
+	_, err = next(runs.ToolResult(call.ToolCallID, "sunny"), runs.ToolResult("call_unknown", "x"))
 	require.ErrorAs(t, err, &p)
 	assert.Equal(t, "EXTRA_RESULTS", p.Code)
 	assert.Equal(t, "Tool results provided for unknown tool calls: call_unknown", p.Detail)
 
-	s, err = next(runs.ToolResult(call.ToolCallID, "18°C and cloudy", false))
+	s, err = next(runs.ToolResult(call.ToolCallID, "18°C and cloudy"))
 	require.NoError(t, err)
 	res2, err := s.Collect()
 	require.NoError(t, err)
@@ -295,10 +295,11 @@ func TestRunScriptTextAndParallelCalls(t *testing.T) {
 	assert.Equal(t, "Let me check.", res.Messages[0].Text())
 
 	// Both results are needed (131, 132).
-	_, err = u.Run(ctx, res.ThreadID, runs.RunParams{PreviousRunID: res.RunID, Content: []runs.Content{runs.ToolResult("call_a", "sunny", false)}})
+	_, err = u.Run(ctx, res.ThreadID, runs.RunParams{PreviousRunID: res.RunID, Content: []runs.Content{runs.ToolResult("call_a", "sunny")}})
 	assert.ErrorIs(t, err, runs.ErrInvalidToolResult)
-	s, err = u.Run(ctx, res.ThreadID, runs.RunParams{PreviousRunID: res.RunID, Content: []runs.Content{
-		runs.ToolResult("call_a", "sunny", false), runs.ToolResult(res.PendingToolCalls[1].ToolCallID, "rainy", true)}})
+	rainy := runs.ToolResult(res.PendingToolCalls[1].ToolCallID, "rainy")
+	rainy.IsError = true
+	s, err = u.Run(ctx, res.ThreadID, runs.RunParams{PreviousRunID: res.RunID, Content: []runs.Content{runs.ToolResult("call_a", "sunny"), rainy}})
 	require.NoError(t, err)
 	res2, err := s.Collect()
 	require.NoError(t, err)

@@ -81,7 +81,7 @@ func run(ctx context.Context) error {
 		var results []runs.Content
 		for _, call := range pending {
 			fmt.Printf("(the model calls %s %s; this program answers)\n", call.ToolName, call.Arguments)
-			results = append(results, runs.ToolResult(call.ToolCallID, "18°C and cloudy", false))
+			results = append(results, runs.ToolResult(call.ToolCallID, "18°C and cloudy"))
 		}
 		s, err = user.Run(ctx, threadID, runs.RunParams{PreviousRunID: s.RunID(), ToolDefinitions: params.ToolDefinitions, Content: results})
 		if err != nil {
