@@ -312,7 +312,7 @@ func TestRunError(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	srv := threadstest.NewServer(t)
-	srv.PushRunScript(threadstest.RunScript{Text: "partial answer here", ErrorAfter: 3, Error: &threadstest.RunError{Cause: "Unknown error"}})
+	srv.PushRunScript(threadstest.RunScript{Text: "partial answer here", ErrorAfter: 3, Error: &threadstest.RunFailure{Cause: "Unknown error"}})
 	resp, evs, _ := rawRun(t, srv, "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"x"}]},"thread":{"userKey":"user-1"}}`)
 	assert.Equal(t, 201, resp.StatusCode)
 	assert.Equal(t, []string{"RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CONTENT", "RUN_ERROR", "RUN_ERROR"}, types(evs))
@@ -329,7 +329,7 @@ func TestRunError(t *testing.T) {
 	assert.Equal(t, " ", th.Messages[1].Text())
 
 	// Through the client: one error, a 400 from the provider (121).
-	srv.PushRunScript(threadstest.RunScript{Error: &threadstest.RunError{Code: "LLM_CLIENT_ERROR", Message: "fake bad request", Status: 400}})
+	srv.PushRunScript(threadstest.RunScript{Error: &threadstest.RunFailure{Code: "LLM_CLIENT_ERROR", Message: "fake bad request", Status: 400}})
 	s, err := u.Run(ctx, th.ID, runs.RunParams{PreviousRunID: th.LastCompletedRunID, Content: []runs.Content{runs.Text("again")}})
 	require.NoError(t, err)
 	n := 0
