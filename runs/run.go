@@ -31,8 +31,10 @@ type RunParams struct {
 	// [ErrRunActive]. It cannot be combined with
 	// PreviousRunID, nor used with CreateAndRun (a new thread has no runs).
 	AfterLastRun bool
-	// ToolDefinitions are the client tools the model may call; a call pauses the
-	// run (OutcomeAwaitingTools).
+	// ToolDefinitions declare the client tools that the caller answers
+	// itself: the model may call them, and a call pauses the run
+	// (OutcomeAwaitingTools). The tools this process runs for you are
+	// [ToolRunner.Tools] ([threads.Tool] values), declared beside these.
 	ToolDefinitions []ToolDefinition
 	// AvailableComponents are the components the model may render.
 	AvailableComponents []AvailableComponent
@@ -57,8 +59,11 @@ type CreateRunParams struct {
 	InitialMessages []InitialMessage
 }
 
-// ToolDefinition is a client tool offered to the model. InputSchema (a JSON Schema
-// object) is required by the service.
+// ToolDefinition is a client tool as /v1 declares it to the model (its
+// wire definition), not a tool that runs: a runnable tool is a
+// [threads.Tool], which [DefineTool] turns into a ToolDefinition and
+// [ToolRunner] runs. InputSchema (a JSON Schema object) is required by the
+// service.
 type ToolDefinition struct {
 	Name         string `json:"name"`
 	Description  string `json:"description"`

@@ -31,7 +31,8 @@ import (
 // (the tool's inputSchema: see [DefineTool]); its MaxCalls as maxCalls.
 type ToolRunner struct {
 	// Tools are the tools this process runs. Names must be unique, also
-	// among RunParams.Tools (the tools the caller answers itself).
+	// among RunParams.ToolDefinitions (the tools the caller answers
+	// itself).
 	Tools []threads.Tool
 	// MaxRounds bounds how many pauses the runner answers (each pause has
 	// one or more calls); 0 means 10. One more pause ends the stream with
@@ -293,11 +294,12 @@ func objectSchema(params []threads.ToolParameter) (map[string]any, error) {
 // part in a tool_result). A tool with an InputSchema is declared with it
 // as it is ([DefineTool]).
 //
-// r.Tools are declared beside params.Tools. A pause that includes a call
-// of a params.Tools tool (one the caller answers itself) is not answered:
-// the stream ends cleanly there, with [OutcomeAwaitingTools] and the
-// calls in Result.PendingToolCalls, for the caller to answer all of them
-// in one run (the service refuses a continuation that answers only some).
+// r.Tools are declared beside params.ToolDefinitions. A pause that
+// includes a call of a params.ToolDefinitions tool (one the caller answers
+// itself) is not answered: the stream ends cleanly there, with
+// [OutcomeAwaitingTools] and the calls in Result.PendingToolCalls, for the
+// caller to answer all of them in one run (the service refuses a
+// continuation that answers only some).
 //
 // What the model reads when a call goes wrong, instead of a crash or a
 // stream error: a tool that returns an error or panics, a call of a tool
@@ -385,7 +387,7 @@ func (c *Client) runTools(ctx context.Context, threadID string, params *CreateRu
 	return ts, nil
 }
 
-// setup checks the tools and declares them in p.Tools.
+// setup checks the tools and declares them in p.ToolDefinitions.
 func (ts *ToolStream) setup(op string, p *RunParams, r ToolRunner) error {
 	switch {
 	case ts.maxRounds < 0:

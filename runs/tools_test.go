@@ -576,7 +576,7 @@ func TestRunToolsRefusesHugeCallID(t *testing.T) {
 	assert.Len(t, bodies, 1)
 }
 
-// A pause that calls a tool the caller declared itself (RunParams.Tools)
+// A pause that calls a tool the caller declared itself (RunParams.ToolDefinitions)
 // ends the stream cleanly, unanswered, for the caller.
 func TestRunToolsLeavesCallersOwnTools(t *testing.T) {
 	t.Parallel()

@@ -70,7 +70,7 @@ func TestCapturedServiceToolArguments(t *testing.T) {
 
 // The default model fills the service's two arguments as any string, with
 // the user's text, as a strict model fills every required argument; the
-// schema it reads (RunTool.ModelSchema) requires them. Without the option,
+// schema it reads (RunToolDefinition.ModelSchema) requires them. Without the option,
 // or with RunScript.WithoutServiceArguments, a call has only the tool's
 // own arguments.
 func TestServiceToolArgumentsDefaultModel(t *testing.T) {

@@ -317,8 +317,8 @@ func WithOAuthValidation(mode string) Option {
 // tambo.run.awaiting_input and in the stored tool_use input. The values
 // are [RunToolCall]'s StatusMessage and CompletionStatusMessage; the
 // default model fills them as any string (with the user's text); see
-// [RunToolDefinition.ModelSchema]. A client that checks a call's arguments against
-// its own schema must take them out. [WithLiveHabits] turns it on;
+// [RunToolDefinition.ModelSchema]. A client that checks a call's
+// arguments against its own schema must take them out. [WithLiveHabits] turns it on;
 // [RunScript].WithoutServiceArguments turns it off for one run.
 func WithServiceToolArguments() Option { return option(func(c *config) { c.serviceArgs = true }) }
 
