@@ -93,7 +93,8 @@ func (o Outcome) String() string {
 //
 // A Stream is not safe for concurrent use, except Close, Cancel, Outcome,
 // ThreadID and RunID, which may be called from any goroutine, also while
-// Next blocks.
+// Next blocks. Its counterpart on the spec's routes is [threads.Stream],
+// the snapshots of one reply.
 type Stream struct {
 	// eng is the connection and its state: Next, Close, the idle timer, the
 	// drain after the run's end, the observer's hooks (internal/stream).
@@ -620,7 +621,9 @@ type Result struct {
 	Incomplete bool
 }
 
-// StreamedToolCall is a client tool call as the run streamed it.
+// StreamedToolCall is a client tool call as the run streamed it. It is
+// not [threads.ToolCall], what a tool's Call receives in both API
+// generations (arguments decoded, the status lines apart).
 type StreamedToolCall struct {
 	ID, Name string
 	// Arguments is the JSON text of the arguments (the TOOL_CALL_ARGS

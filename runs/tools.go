@@ -134,7 +134,8 @@ func (ToolRunResult) isEvent() {}
 // more after [ToolRunner.MaxRounds] answered pauses. That pause is not
 // answered: the thread keeps its pending calls, which the caller may still
 // answer with [Client.Run] ([ToolResult] parts, PreviousRunID RunID) or
-// leave. It matches [threads.ErrToolRounds].
+// leave. It matches [threads.ErrToolRounds]. Its counterpart on the
+// spec's routes is [threads.ToolRoundsError].
 type ToolRoundsError struct {
 	Max             int
 	ThreadID, RunID string
