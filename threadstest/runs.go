@@ -157,7 +157,9 @@ type RunComponent struct {
 // RunFailure is how a scripted run fails. The zero RunFailure is what the
 // service sends when the model fails after its retries: code
 // INTERNAL_ERROR, "An internal error occurred", category server_error,
-// status 500.
+// status 500. A client of package runs reads it as a runs.RunFailedError
+// from the stream and as the thread's runs.RunError, whose Message is
+// Cause.
 type RunFailure struct {
 	// Code is the RUN_ERROR's code (default INTERNAL_ERROR), also the
 	// thread's lastRunError.code.
@@ -230,7 +232,8 @@ type RunContent struct {
 	IsError   bool            `json:"isError,omitempty"`
 }
 
-// RunToolDefinition is a client tool a run offers to the model.
+// RunToolDefinition is a client tool a run offers to the model: the wire
+// definition, runs.ToolDefinition as the fake received it.
 type RunToolDefinition struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`

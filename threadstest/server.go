@@ -230,7 +230,8 @@ type Option struct{ apply func(*config) }
 func option(f func(*config)) Option { return Option{apply: f} }
 
 // WithAPIKey sets the key the server accepts (default "test-key"). The
-// server's [Server.Client] sends it.
+// server's [Server.Client] sends it; another client sends it with
+// [threads.WithAPIKey].
 func WithAPIKey(key string) Option { return option(func(c *config) { c.key = key }) }
 
 // WithAPIKeyHeader makes the server read the key from "name: <key>"
