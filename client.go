@@ -18,6 +18,7 @@ const Version = "0.1.0"
 // and share it: a Client is safe for concurrent use, keeps no goroutine of
 // its own, and needs no closing (idle connections belong to its
 // http.Client's Transport, by default [http.DefaultTransport]).
+// Its /v1 counterpart, runs.Client, is made from a Client (runs.New).
 type Client struct {
 	// Threads creates, lists, reads, updates, deletes, names, advances and
 	// cancels threads, and runs client-side tools (RunStream).

@@ -495,8 +495,8 @@ func secretValues(t testing.TB, key, tok string) map[string]any {
 		new(threadstest.AdvanceRequest), new(threadstest.OfferedTool), new(threadstest.SentPart), new(threadstest.Fault),
 		new(threadstest.SentMessage), new(threadstest.Request), new(threadstest.Script), new(threadstest.ScriptedToolCall),
 		new(threadstest.OfferedParameter), new(threadstest.RunScript), new(threadstest.RunToolCall),
-		new(threadstest.RunComponent), new(threadstest.RunError), new(threadstest.RunRequest), new(threadstest.RunMessage),
-		new(threadstest.RunContent), new(threadstest.RunTool), new(threadstest.OfferedComponent),
+		new(threadstest.RunComponent), new(threadstest.RunFailure), new(threadstest.RunRequest), new(threadstest.RunMessage),
+		new(threadstest.RunContent), new(threadstest.RunToolDefinition), new(threadstest.OfferedComponent),
 		new(threadstest.RunReasoning), new(threadstest.ReasoningNames),
 	}
 	for _, v := range model {

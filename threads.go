@@ -40,6 +40,7 @@ func UserMessage(text string) MessageRequest {
 
 // ToolResult returns the answer to a client tool call: a tool message that
 // carries the call's id (the message's ToolCallID) and the result as text.
+// On /v1, runs.ToolResult builds the answer the same way, as a part.
 func ToolResult(toolCallID, text string) MessageRequest {
 	return MessageRequest{Role: RoleTool, ToolCallID: toolCallID, Content: []ContentPart{{Type: ContentPartTypeText, Text: text}}}
 }

@@ -162,7 +162,8 @@ type AdvanceResponse struct {
 	MCPAccessToken Token `json:"mcpAccessToken,omitempty,omitzero"`
 }
 
-// AvailableComponent is a UI component the model may render.
+// AvailableComponent is a UI component the model may render. Its /v1
+// counterpart is runs.AvailableComponent, described by JSON Schemas.
 type AvailableComponent struct {
 	// Name names the component.
 	Name string `json:"name"`
@@ -260,7 +261,8 @@ type ContentPart struct {
 // may send values not listed here, and they decode as is.
 type ContentPartType string
 
-// CreateThreadParams is the body of [ThreadsService.Create].
+// CreateThreadParams is the body of [ThreadsService.Create]. Its /v1
+// counterpart is runs.CreateThreadParams.
 type CreateThreadParams struct {
 	// ProjectID is the project to create the thread in; the live service requires it.
 	// [ProjectsService.Current] returns the API key's project.
@@ -279,7 +281,8 @@ type CreateThreadParams struct {
 
 // GenerateSuggestionsParams is the body of
 // [MessagesService.GenerateSuggestions]; its zero value asks for the
-// service's default.
+// service's default. Its /v1 counterpart is
+// runs.GenerateSuggestionsParams.
 type GenerateSuggestionsParams struct {
 	// MaxSuggestions asks for at most this many suggestions, 1 to 10; 0 leaves it to the
 	// service (3).
@@ -311,8 +314,9 @@ type InputAudio struct {
 	Format string `json:"format"`
 }
 
-// Message is one entry of a thread. In a stream, each snapshot carries
-// the whole message so far; [Message.Text] returns its text.
+// Message is one entry of a thread. In a stream, each snapshot carries the
+// whole message so far; [Message.Text] returns its text. Its /v1
+// counterpart is runs.Message, made of runs.Content parts.
 type Message struct {
 	// ID is the message's id, such as msg_aB3dE9xZ.1f2e3d. It is empty in the
 	// synthetic snapshot the service sends for a cancelled thread.
@@ -454,7 +458,8 @@ type Project struct {
 	AllowSystemPromptOverride bool `json:"allowSystemPromptOverride,omitempty,omitzero"`
 }
 
-// Resource is the payload of a resource [ContentPart].
+// Resource is the payload of a resource [ContentPart]. Its /v1 counterpart
+// is runs.Resource.
 type Resource struct {
 	// URI is the resource's URI.
 	URI string `json:"uri,omitempty,omitzero"`
@@ -479,12 +484,15 @@ type Resource struct {
 }
 
 // Role says who wrote a message. It is open: the service may send values
-// not listed here, and they decode as is.
+// not listed here, and they decode as is. Its /v1 counterpart is
+// runs.Role, which has no tool role (/v1 lists a tool result as an
+// assistant message).
 type Role string
 
-// Suggestion is a follow-up the model proposes after a message: the
-// answer to [MessagesService.Suggestions] and
-// [MessagesService.GenerateSuggestions].
+// Suggestion is a follow-up the model proposes after a message: the answer
+// to [MessagesService.Suggestions] and
+// [MessagesService.GenerateSuggestions]. Its /v1 counterpart is
+// runs.Suggestion.
 type Suggestion struct {
 	// ID is the suggestion's id.
 	ID string `json:"id"`
@@ -508,7 +516,9 @@ type Suggestion struct {
 
 // Thread is a conversation: the answer to [ThreadsService.Create],
 // [ThreadsService.Update], [ThreadsService.GenerateName] and
-// [ThreadsService.Cancel], and the items of a [ThreadPage].
+// [ThreadsService.Cancel], and the items of a [ThreadPage]. Its /v1
+// counterpart is runs.Thread: one end user's thread, with the state of its
+// runs.
 type Thread struct {
 	// ID is the thread's id, such as thr_aB3dE9xZ.1f2e3d (it contains a dot).
 	ID string `json:"id"`
@@ -541,7 +551,8 @@ type Thread struct {
 }
 
 // ThreadPage is one page of [ThreadsService.List]: the list envelope
-// {items, total, offset, limit, count}.
+// {items, total, offset, limit, count}. Its /v1 counterpart is
+// runs.ThreadPage, which pages by cursor; both hold the page in Items.
 type ThreadPage struct {
 	// Items holds the page's threads, newest first.
 	Items []Thread `json:"items"`
@@ -562,6 +573,7 @@ type ThreadPage struct {
 
 // ThreadWithMessages is a [Thread] with its messages, oldest first: the
 // answer to [ThreadsService.Get]. The service leaves system messages out.
+// Its /v1 counterpart is runs.ThreadWithMessages.
 type ThreadWithMessages struct {
 	// ID is the thread's id, such as thr_aB3dE9xZ.1f2e3d (it contains a dot).
 	ID string `json:"id"`
@@ -654,7 +666,8 @@ type UpdateComponentStateParams struct {
 }
 
 // UpdateThreadParams is the body of [ThreadsService.Update]. A field left
-// empty is not sent, and the service keeps its current value.
+// empty is not sent, and the service keeps its current value. Its /v1
+// counterpart is runs.UpdateThreadParams.
 type UpdateThreadParams struct {
 	// ProjectID is the thread's project; the live service requires it, as on create.
 	// [ProjectsService.Current] returns the API key's project.

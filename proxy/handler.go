@@ -128,7 +128,7 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 		return nil, h.cfg.err
 	}
 	for i, t := range h.cfg.tools {
-		if _, err := runs.ToolDefinition(t); err != nil {
+		if _, err := runs.DefineTool(t); err != nil {
 			return nil, fmt.Errorf("proxy: New: tools[%d]: %w", i, err)
 		}
 		if t.Call == nil {
@@ -227,7 +227,8 @@ func WithPendingTTL(d time.Duration) Option {
 
 // WithLogger sets where the Handler logs: failures of the service or of
 // the backend (warn and error), and at debug level each request that the
-// browser ended (a closed tab is not a failure). Default: no logging.
+// browser ended (a closed tab is not a failure). Default: no logging. The
+// client's own lines are [threads.WithLogger]'s.
 func WithLogger(l *slog.Logger) Option {
 	return option(func(c *config) { c.logger = l })
 }

@@ -77,7 +77,8 @@ func (h *Handler) callTools(ctx context.Context, calls []runs.PendingToolCall) [
 		wg.Go(func() {
 			defer func() { <-sem }()
 			text, isErr := h.callTool(ctx, c)
-			out[i] = runs.ToolResult(c.ToolCallID, cut(text, share), isErr)
+			out[i] = runs.ToolResult(c.ToolCallID, cut(text, share))
+			out[i].IsError = isErr
 		})
 	}
 	wg.Wait()

@@ -25,7 +25,8 @@ import (
 // [threads.RequestOption]s ([threads.WithHeader],
 // [threads.WithRequestTimeout], [threads.WithMaxRetries]...). The API key
 // always travels in x-api-key on /v1, whatever [threads.WithAPIKeyHeader]
-// says. A Client is safe for concurrent use.
+// says. A Client is safe for concurrent use. Its counterpart on the spec's
+// routes is the [threads.Client] it is made from.
 type Client struct {
 	conn    core.Conn
 	err     error // why New could not link to the *threads.Client

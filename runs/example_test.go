@@ -31,7 +31,7 @@ func Example() {
 	}
 	// Another end user sees none of them.
 	page, _ := alice.ForUser("bob").ListThreads(ctx, nil)
-	fmt.Println(len(page.Threads))
+	fmt.Println(len(page.Items))
 	// Output:
 	// alice idle travel
 	// alice idle billing

@@ -31,9 +31,11 @@ type RunParams struct {
 	// [ErrRunActive]. It cannot be combined with
 	// PreviousRunID, nor used with CreateAndRun (a new thread has no runs).
 	AfterLastRun bool
-	// Tools are the client tools the model may call; a call pauses the
-	// run (OutcomeAwaitingTools).
-	Tools []Tool
+	// ToolDefinitions declare the client tools that the caller answers
+	// itself: the model may call them, and a call pauses the run
+	// (OutcomeAwaitingTools). The tools this process runs for you are
+	// [ToolRunner.Tools] ([threads.Tool] values), declared beside these.
+	ToolDefinitions []ToolDefinition
 	// AvailableComponents are the components the model may render.
 	AvailableComponents []AvailableComponent
 	// ToolChoice is sent as given ("auto", "none", "required" or
@@ -57,9 +59,12 @@ type CreateRunParams struct {
 	InitialMessages []InitialMessage
 }
 
-// Tool is a client tool offered to the model. InputSchema (a JSON Schema
-// object) is required by the service.
-type Tool struct {
+// ToolDefinition is a client tool as /v1 declares it to the model (its
+// wire definition), not a tool that runs: a runnable tool is a
+// [threads.Tool], which [DefineTool] turns into a ToolDefinition and
+// [ToolRunner] runs. InputSchema (a JSON Schema object) is required by the
+// service.
+type ToolDefinition struct {
 	Name         string `json:"name"`
 	Description  string `json:"description"`
 	InputSchema  any    `json:"inputSchema"`
@@ -80,7 +85,7 @@ type runBody struct {
 	UserKey             string               `json:"userKey,omitzero"`
 	Thread              *runThread           `json:"thread,omitzero"`
 	PreviousRunID       string               `json:"previousRunId,omitzero"`
-	Tools               []Tool               `json:"tools,omitzero"`
+	Tools               []ToolDefinition     `json:"tools,omitzero"`
 	AvailableComponents []AvailableComponent `json:"availableComponents,omitzero"`
 	ToolChoice          any                  `json:"toolChoice,omitzero"`
 	Model               string               `json:"model,omitzero"`
@@ -104,7 +109,7 @@ func (p RunParams) body(op string) (*runBody, error) {
 	return &runBody{
 		Message:             runMessage{Role: RoleUser, Content: p.Content, Metadata: p.MessageMetadata, AdditionalContext: p.AdditionalContext},
 		PreviousRunID:       p.PreviousRunID,
-		Tools:               p.Tools,
+		Tools:               p.ToolDefinitions,
 		AvailableComponents: p.AvailableComponents,
 		ToolChoice:          p.ToolChoice,
 		Model:               p.Model,

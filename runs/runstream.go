@@ -93,7 +93,8 @@ func (o Outcome) String() string {
 //
 // A Stream is not safe for concurrent use, except Close, Cancel, Outcome,
 // ThreadID and RunID, which may be called from any goroutine, also while
-// Next blocks.
+// Next blocks. Its counterpart on the spec's routes is [threads.Stream],
+// the snapshots of one reply.
 type Stream struct {
 	// eng is the connection and its state: Next, Close, the idle timer, the
 	// drain after the run's end, the observer's hooks (internal/stream).
@@ -609,7 +610,7 @@ type Result struct {
 	Reasoning []Reasoning
 	// ToolCalls are the client tool calls the run made, in order, with
 	// their arguments as the model wrote them (JSON text).
-	ToolCalls []ToolCall
+	ToolCalls []StreamedToolCall
 	// PendingToolCalls, for OutcomeAwaitingTools, are the calls whose
 	// results the next run must carry.
 	PendingToolCalls []PendingToolCall
@@ -620,8 +621,10 @@ type Result struct {
 	Incomplete bool
 }
 
-// ToolCall is a client tool call as the run streamed it.
-type ToolCall struct {
+// StreamedToolCall is a client tool call as the run streamed it. It is
+// not [threads.ToolCall], what a tool's Call receives in both API
+// generations (arguments decoded, the status lines apart).
+type StreamedToolCall struct {
 	ID, Name string
 	// Arguments is the JSON text of the arguments (the TOOL_CALL_ARGS
 	// deltas joined).
@@ -654,7 +657,7 @@ func (s *Stream) result() *Result {
 	}
 	r.Reasoning = a.reasoning()
 	for _, c := range a.calls {
-		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: c.id, Name: c.name, Arguments: string(c.args), ParentMessageID: c.parent})
+		r.ToolCalls = append(r.ToolCalls, StreamedToolCall{ID: c.id, Name: c.name, Arguments: string(c.args), ParentMessageID: c.parent})
 	}
 	return r
 }

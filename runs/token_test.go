@@ -68,7 +68,7 @@ func TestBearerCaptures(t *testing.T) {
 		t.Errorf("65: %+v", th)
 	}
 	pg, err := c.ListThreads(context.Background(), nil)
-	if err != nil || len(pg.Threads) != 1 || pg.Threads[0].ID != "thr_iqsRbR.78dff7" {
+	if err != nil || len(pg.Items) != 1 || pg.Items[0].ID != "thr_iqsRbR.78dff7" {
 		t.Errorf("66: %+v %v", pg, err)
 	}
 	if _, err := c.GetThread(context.Background(), "thr_IIxXswsg.445172"); !errors.Is(err, threads.ErrForbidden) {

@@ -176,7 +176,7 @@ type ticketArgs struct {
 func TestToolDefinitionGolden(t *testing.T) {
 	t.Parallel()
 	tool := threads.NewTool("file_ticket", "File a ticket", func(context.Context, ticketArgs) (string, error) { return "", nil })
-	def, err := runs.ToolDefinition(tool)
+	def, err := runs.DefineTool(tool)
 	require.NoError(t, err)
 	spec := threads.ClientTool{Name: tool.Name, Description: tool.Description, Parameters: tool.Parameters}
 	card := runs.NewComponent[weatherCard]("WeatherCard", "Shows the weather for a city")
@@ -422,7 +422,7 @@ func TestRunToolsInputSchemaAgainstFake(t *testing.T) {
 		{threads.Tool{Name: "both", Call: func(context.Context, threads.ToolCall) (string, error) { return "", nil }, InputSchema: schema,
 			Parameters: []threads.ToolParameter{{Name: "q", Type: "string"}}}, `runs: tool "both" sets both Parameters and InputSchema; set one`},
 	} {
-		_, err := runs.ToolDefinition(tc.tool)
+		_, err := runs.DefineTool(tc.tool)
 		assert.ErrorContains(t, err, tc.want)
 		_, err = c.CreateAndRunTools(t.Context(), runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("x")}}},
 			runs.ToolRunner{Tools: []threads.Tool{tc.tool}})
