@@ -197,6 +197,10 @@ type ClientTool struct {
 // snapshots also use it to show a tool call while its arguments arrive:
 // ToolCallRequest then holds partial values and ToolCallID may be empty.
 type ComponentDecision struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// ComponentName names the chosen component; empty when there is none.
 	ComponentName string `json:"componentName,omitempty,omitzero"`
 
@@ -240,6 +244,10 @@ type ComponentDecision struct {
 // ContentPart is one part of a message's content. Type says which
 // payload is set: Text, ImageURL, InputAudio or Resource.
 type ContentPart struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// Type says which payload the part holds.
 	Type ContentPartType `json:"type"`
 
@@ -295,6 +303,10 @@ type GenerationStage string
 
 // ImageURL is the payload of an image_url [ContentPart].
 type ImageURL struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// URL is the image's URL (or a data URL); it must not be empty.
 	URL string `json:"url"`
 
@@ -304,6 +316,10 @@ type ImageURL struct {
 
 // InputAudio is the payload of an input_audio [ContentPart].
 type InputAudio struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// Data is the base64-encoded audio; it must not be empty.
 	Data string `json:"data"`
 
@@ -314,6 +330,10 @@ type InputAudio struct {
 // Message is one entry of a thread. In a stream, each snapshot carries
 // the whole message so far; [Message.Text] returns its text.
 type Message struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// ID is the message's id, such as msg_aB3dE9xZ.1f2e3d. It is empty in the
 	// synthetic snapshot the service sends for a cancelled thread.
 	ID string `json:"id"`
@@ -423,6 +443,10 @@ type MessageRequest struct {
 // [ProjectsService.Current]. Threads are created in and listed per
 // project; [CreateThreadParams].ProjectID takes its ID.
 type Project struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// ID is the project's id, such as p_DSr8JxVP.57a223.
 	ID string `json:"id"`
 
@@ -456,6 +480,10 @@ type Project struct {
 
 // Resource is the payload of a resource [ContentPart].
 type Resource struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// URI is the resource's URI.
 	URI string `json:"uri,omitempty,omitzero"`
 
@@ -486,6 +514,10 @@ type Role string
 // answer to [MessagesService.Suggestions] and
 // [MessagesService.GenerateSuggestions].
 type Suggestion struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// ID is the suggestion's id.
 	ID string `json:"id"`
 
@@ -510,6 +542,10 @@ type Suggestion struct {
 // [ThreadsService.Update], [ThreadsService.GenerateName] and
 // [ThreadsService.Cancel], and the items of a [ThreadPage].
 type Thread struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// ID is the thread's id, such as thr_aB3dE9xZ.1f2e3d (it contains a dot).
 	ID string `json:"id"`
 
@@ -543,6 +579,10 @@ type Thread struct {
 // ThreadPage is one page of [ThreadsService.List]: the list envelope
 // {items, total, offset, limit, count}.
 type ThreadPage struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// Items holds the page's threads, newest first.
 	Items []Thread `json:"items"`
 
@@ -563,6 +603,10 @@ type ThreadPage struct {
 // ThreadWithMessages is a [Thread] with its messages, oldest first: the
 // answer to [ThreadsService.Get]. The service leaves system messages out.
 type ThreadWithMessages struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// ID is the thread's id, such as thr_aB3dE9xZ.1f2e3d (it contains a dot).
 	ID string `json:"id"`
 
@@ -598,6 +642,10 @@ type ThreadWithMessages struct {
 
 // ToolCallParameter is one argument of a [ToolCallRequest].
 type ToolCallParameter struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// ParameterName names the parameter.
 	ParameterName string `json:"parameterName"`
 
@@ -608,6 +656,10 @@ type ToolCallParameter struct {
 // ToolCallRequest is a tool the model asks to have run. Its arguments
 // come as name/value pairs, not as an object.
 type ToolCallRequest struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// ToolName names the tool, as declared in [ClientTool].Name.
 	ToolName string `json:"toolName"`
 

@@ -52,6 +52,10 @@ const (
 
 // Thread is a /v1 thread: one end user's conversation.
 type Thread struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	ID   string `json:"id"`
 	Name string `json:"name,omitzero"`
 	// UserKey is the thread's end user: the user key it was created with,
@@ -87,12 +91,20 @@ type ThreadWithMessages struct {
 // RunError is how the last run of a thread failed. Message is the
 // service's internal message (more precise than the stream's event).
 type RunError struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	Code    string `json:"code,omitzero"`
 	Message string `json:"message"`
 }
 
 // Message is one message of a thread.
 type Message struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	ID      string    `json:"id"`
 	Role    Role      `json:"role"`
 	Content []Content `json:"content"`
@@ -134,6 +146,10 @@ func (m Message) Text() string {
 // Build the parts a caller sends with [Text], [ResourcePart] and
 // [ToolResult].
 type Content struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	Type      ContentType    `json:"type"`
 	Text      string         `json:"text,omitzero"`
 	Resource  *Resource      `json:"resource,omitzero"`
@@ -162,6 +178,10 @@ func ToolResult(callID, text string, isError bool) Content {
 // Resource is a resource part's payload: a URI, inline text or a base64
 // blob, with its MIME type.
 type Resource struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	URI         string               `json:"uri,omitzero"`
 	Name        string               `json:"name,omitzero"`
 	Description string               `json:"description,omitzero"`
@@ -173,6 +193,10 @@ type Resource struct {
 
 // ResourceAnnotations are a resource's MCP annotations.
 type ResourceAnnotations struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	Audience []string `json:"audience,omitzero"`
 	Priority float64  `json:"priority,omitzero"`
 }
@@ -199,6 +223,10 @@ type AvailableComponent struct {
 // Suggestion is a follow-up the service proposes for a message.
 // Description repeats DetailedSuggestion.
 type Suggestion struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	ID                 string            `json:"id"`
 	MessageID          string            `json:"messageId"`
 	Title              string            `json:"title"`
@@ -220,6 +248,10 @@ type PatchOp struct {
 
 // ThreadPage is one page of [Client.ListThreads], newest first.
 type ThreadPage struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	Threads []Thread `json:"threads"`
 	// NextCursor is the cursor of the next page; empty when HasMore is
 	// false.
@@ -229,6 +261,10 @@ type ThreadPage struct {
 
 // MessagePage is one page of [Client.ListMessages].
 type MessagePage struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	Messages   []Message `json:"messages"`
 	NextCursor string    `json:"nextCursor,omitzero"`
 	HasMore    bool      `json:"hasMore"`
@@ -237,6 +273,10 @@ type MessagePage struct {
 // SuggestionPage is one page of [Client.ListSuggestions], and the answer of
 // [Client.GenerateSuggestions].
 type SuggestionPage struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	Suggestions []Suggestion `json:"suggestions"`
 	NextCursor  string       `json:"nextCursor,omitzero"`
 	HasMore     bool         `json:"hasMore"`

@@ -100,6 +100,7 @@ type Limits struct {
 	MaxEventSize    int           // one stream event's bytes
 	IdleTimeout     time.Duration // a stream's longest silence; 0: none
 	Logger          *slog.Logger  // nil: no logging
+	KeepRaw         bool          // a JSON answer's values record their bytes (threads.WithRawJSON)
 }
 
 // Conn is a *threads.Client seen from package runs.
