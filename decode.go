@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/threadsapi/threads-go/internal/core"
 	"github.com/threadsapi/threads-go/internal/jsonscan"
 	"github.com/threadsapi/threads-go/internal/jsonx"
 	"github.com/threadsapi/threads-go/internal/termtext"
@@ -154,10 +155,7 @@ func isEventStream(resp *http.Response) bool {
 
 // drainClose reads a little of a body that is dropped, so that a short
 // tail does not cost the connection, and closes it.
-func drainClose(body io.ReadCloser) {
-	_, _ = io.CopyN(io.Discard, body, 4<<10)
-	body.Close()
-}
+func drainClose(body io.ReadCloser) { core.DrainClose(body) }
 
 // shownHeader is a header value the server sent (a Content-Type) as an
 // error may show it: redacted, one printable line, bounded.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -196,4 +197,84 @@ func join(kind jsontext.Kind, parts []part) []byte {
 		out = append(out, p.val...)
 	}
 	return append(out, end)
+}
+
+// AddMembers returns doc with the members of extra (a JSON object) added
+// at the end of every object of doc that does not have them already,
+// except inside the members whose name free reports true (free-form maps,
+// whose members are data, not fields), which are copied as they are.
+func AddMembers(doc, extra []byte, free func(name string) bool) ([]byte, error) {
+	add, kind, err := split(extra)
+	if err != nil || kind != '{' {
+		return nil, errors.New("the members to add are not a JSON object")
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(doc), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	var out bytes.Buffer
+	enc := jsontext.NewEncoder(&out, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	type level struct {
+		object bool
+		names  map[string]bool
+	}
+	var stack []level
+	for {
+		kind := dec.PeekKind()
+		if kind == 0 {
+			if _, err := dec.ReadToken(); err != io.EOF {
+				return nil, fmt.Errorf("the body is not valid JSON: %s", Describe(err))
+			}
+			return bytes.TrimRight(out.Bytes(), "\n"), nil
+		}
+		top := len(stack) - 1
+		inObject := top >= 0 && stack[top].object
+		_, n := dec.StackIndex(dec.StackDepth())
+		if inObject && kind == '"' && n%2 == 0 {
+			// A member's name: a free-form member is copied whole.
+			tok, err := dec.ReadToken()
+			if err != nil {
+				return nil, fmt.Errorf("the body is not valid JSON: %s", Describe(err))
+			}
+			name := tok.String()
+			stack[top].names[name] = true
+			if err := enc.WriteToken(jsontext.String(name)); err != nil {
+				return nil, err
+			}
+			if free(name) {
+				v, err := dec.ReadValue()
+				if err != nil {
+					return nil, fmt.Errorf("the body is not valid JSON: %s", Describe(err))
+				}
+				if err := enc.WriteValue(v); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return nil, fmt.Errorf("the body is not valid JSON: %s", Describe(err))
+		}
+		switch kind {
+		case '{':
+			stack = append(stack, level{object: true, names: map[string]bool{}})
+		case '[':
+			stack = append(stack, level{})
+		case '}':
+			for _, p := range add {
+				if !stack[top].names[p.name] {
+					if err := enc.WriteToken(jsontext.String(p.name)); err != nil {
+						return nil, err
+					}
+					if err := enc.WriteValue(p.val); err != nil {
+						return nil, err
+					}
+				}
+			}
+			stack = stack[:top]
+		case ']':
+			stack = stack[:top]
+		}
+		if err := enc.WriteToken(tok); err != nil {
+			return nil, err
+		}
+	}
 }

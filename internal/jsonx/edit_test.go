@@ -56,3 +56,23 @@ func TestSetAndDeleteKeepTheRestAsSent(t *testing.T) {
 		t.Error("deleting the document: no error")
 	}
 }
+
+func TestAddMembersToEveryObjectButFreeForm(t *testing.T) {
+	t.Parallel()
+	doc := `{"id":"t","metadata":{"a":{"b":1}},"items":[{"x":1,"new":0},[{}]],"s":"{}"}` + "\n"
+	got, err := AddMembers([]byte(doc), []byte(`{"new":{"n":[1]},"z":null}`), func(name string) bool { return name == "metadata" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"id":"t","metadata":{"a":{"b":1}},"items":[{"x":1,"new":0,"z":null},[{"new":{"n":[1]},"z":null}]],"s":"{}","new":{"n":[1]},"z":null}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	got, err = AddMembers([]byte(`[1,"a"]`), []byte(`{"new":1}`), func(string) bool { return false })
+	if err != nil || string(got) != `[1,"a"]` {
+		t.Errorf("no object: %s, %v", got, err)
+	}
+	if _, err := AddMembers([]byte(`{"a":`), []byte(`{"new":1}`), func(string) bool { return false }); err == nil {
+		t.Error("invalid JSON: no error")
+	}
+}
