@@ -1,6 +1,7 @@
 package route
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -20,7 +21,8 @@ import (
 // template is its path, every segment escaped as EscapeSegment escapes an
 // id, and it has no values.
 //
-// It refuses, before anything is sent: a method that is not an HTTP
+// Its errors do not repeat the path (the caller names the call). It
+// refuses, before anything is sent: a method that is not an HTTP
 // method's name in upper case; a path that does not start with "/", starts
 // with "//" (another host), or holds a fragment; an empty segment ("//",
 // a trailing "/"); a segment that is a dot segment or holds an encoded
@@ -33,15 +35,15 @@ func Literal(method, path string, templates []string) (r Route, known bool, q ur
 	p, rawQuery, _ := strings.Cut(path, "?")
 	switch {
 	case !strings.HasPrefix(p, "/"):
-		return Route{}, false, nil, fmt.Errorf("path %q does not start with /: give a path under the base URL, not a URL", clip(path))
+		return Route{}, false, nil, errors.New("the path does not start with /: give a path under the base URL, not a URL")
 	case strings.HasPrefix(p, "//"):
-		return Route{}, false, nil, fmt.Errorf("path %q names a host", clip(path))
+		return Route{}, false, nil, errors.New("the path names a host")
 	case strings.Contains(path, "#"):
-		return Route{}, false, nil, fmt.Errorf("path %q holds a fragment", clip(path))
+		return Route{}, false, nil, errors.New("the path holds a fragment")
 	}
 	if rawQuery != "" {
 		if q, err = url.ParseQuery(rawQuery); err != nil {
-			return Route{}, false, nil, fmt.Errorf("the query of %q: %v", clip(path), err)
+			return Route{}, false, nil, fmt.Errorf("the query: %v", err)
 		}
 	}
 	raw := strings.Split(p[1:], "/")
@@ -50,18 +52,18 @@ func Literal(method, path string, templates []string) (r Route, known bool, q ur
 		l := strings.ToLower(seg)
 		switch {
 		case seg == "":
-			return Route{}, false, nil, fmt.Errorf("path %q has an empty segment", clip(path))
+			return Route{}, false, nil, errors.New("the path has an empty segment")
 		case dotSegment(seg):
-			return Route{}, false, nil, fmt.Errorf("path %q has a dot segment", clip(path))
+			return Route{}, false, nil, errors.New("the path has a dot segment")
 		case strings.Contains(l, "%2f") || strings.Contains(l, "%5c") || strings.Contains(seg, `\`):
-			return Route{}, false, nil, fmt.Errorf("path %q has an encoded separator", clip(path))
+			return Route{}, false, nil, errors.New("the path has an encoded separator")
 		}
 		un, err := url.PathUnescape(seg)
 		if err != nil {
-			return Route{}, false, nil, fmt.Errorf("path %q: %v", clip(path), err)
+			return Route{}, false, nil, fmt.Errorf("the path: %v", err)
 		}
 		if err := CheckID("path segment", un); err != nil {
-			return Route{}, false, nil, fmt.Errorf("path %q: %w", clip(path), err)
+			return Route{}, false, nil, err
 		}
 		segs[i] = un
 	}
