@@ -34,8 +34,8 @@ type Client struct {
 	err     error // why New could not link to the *threads.Client
 	userKey string
 	token   threads.Token
-	src     *tokenSource    // ForTokenSource's; nil: none
-	helpers []contextHelper // WithContextHelper's (run.go); copied on write
+	src     *tokenSource // ForTokenSource's; nil: none
+	helpers *helperList  // WithContextHelper's (run.go); never changed once set
 }
 
 // New returns a Client that sends its calls through c's request path.

@@ -128,6 +128,11 @@ type contextHelper struct {
 	fn   ContextHelper
 }
 
+// helperList is a Client's context helpers, in order. A Client holds it by
+// pointer (a Client stays comparable) and never changes it: adding one
+// makes a new list.
+type helperList struct{ list []contextHelper }
+
 // WithContextHelper returns a copy of the Client whose runs ([Client.Run],
 // [Client.CreateAndRun] and the runs of the tool runner) each carry, in
 // their message's additionalContext, the member name set to fn's value, as
@@ -141,24 +146,27 @@ type contextHelper struct {
 // fn's error). The Client it is called on is not changed.
 func (c *Client) WithContextHelper(name string, fn ContextHelper) *Client {
 	cp := *c
-	hs := make([]contextHelper, 0, len(c.helpers)+1)
-	for _, h := range c.helpers {
-		if h.name != name {
-			hs = append(hs, h)
+	var hs []contextHelper
+	if c.helpers != nil {
+		hs = make([]contextHelper, 0, len(c.helpers.list)+1)
+		for _, h := range c.helpers.list {
+			if h.name != name {
+				hs = append(hs, h)
+			}
 		}
 	}
-	cp.helpers = append(hs, contextHelper{name: name, fn: fn})
+	cp.helpers = &helperList{list: append(hs, contextHelper{name: name, fn: fn})}
 	return &cp
 }
 
 // addContext runs the Client's context helpers into b's additionalContext
 // (a new map: the caller's stays as it was).
 func (c *Client) addContext(ctx context.Context, op string, b *runBody) error {
-	if len(c.helpers) == 0 {
+	if c.helpers == nil {
 		return nil
 	}
-	merged := make(map[string]any, len(c.helpers)+len(b.Message.AdditionalContext))
-	for i, h := range c.helpers {
+	merged := make(map[string]any, len(c.helpers.list)+len(b.Message.AdditionalContext))
+	for i, h := range c.helpers.list {
 		switch {
 		case h.name == "":
 			return fmt.Errorf("%s: context helper %d has no name", op, i+1)
