@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"reflect"
@@ -176,5 +177,32 @@ func TestRawJSONRoundTripEveryAnswer(t *testing.T) {
 		"threads.InputAudio", "threads.Resource", "threads.ComponentDecision", "threads.ToolCallRequest",
 		"threads.ToolCallParameter", "threads.Suggestion"} {
 		assert.True(t, seen[typ], "no answer held a %s", typ)
+	}
+}
+
+// BenchmarkGetRawJSON is BenchmarkGet's call with and without WithRawJSON:
+// what recording every value's bytes costs a Get of 50 messages.
+func BenchmarkGetRawJSON(b *testing.B) {
+	srv := getServer(b)
+	defer srv.Close()
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey(testKey))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, raw := range []bool{false, true} {
+		var opts []threads.RequestOption
+		if raw {
+			opts = append(opts, threads.WithRawJSON())
+		}
+		b.Run(fmt.Sprintf("raw=%v", raw), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				t, err := c.Threads.Get(ctx, "thr_iSp004Xf.f4a5d7", opts...)
+				if err != nil || len(t.Messages) != 50 || (raw && t.Messages[49].RawJSON() == nil) {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
