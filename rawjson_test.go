@@ -1,15 +1,10 @@
 package threads_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"reflect"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -20,33 +15,6 @@ import (
 	"github.com/threadsapi/threads-go/internal/jsonx/rawcheck"
 	"github.com/threadsapi/threads-go/threadstest"
 )
-
-// lastBody is a middleware that keeps the bytes of the last 2xx JSON
-// answer as the client received them.
-type lastBody struct {
-	mu   sync.Mutex
-	body []byte
-}
-
-func (l *lastBody) middleware(req *http.Request, next threads.MiddlewareNext) (*http.Response, error) {
-	resp, err := next(req)
-	if err != nil || resp.StatusCode/100 != 2 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
-		return resp, err
-	}
-	b, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(b))
-	l.mu.Lock()
-	l.body = b
-	l.mu.Unlock()
-	return resp, err
-}
-
-func (l *lastBody) get() []byte {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return bytes.TrimSpace(l.body)
-}
 
 // rawExtra are the members the server adds to every object it answers,
 // and what each value must give in ExtraFields.
@@ -73,49 +41,19 @@ var unmodeled = map[string][]string{
 func TestRawJSONRoundTripEveryAnswer(t *testing.T) {
 	t.Parallel()
 	srv := threadstest.NewServer(t, threadstest.WithAPIKey(testKey), threadstest.WithExtraMembers(rawExtra))
-	var last lastBody
-	c := srv.Client(threads.WithRawJSON(), threads.WithMiddleware(last.middleware))
+	var body rawcheck.Body
+	c := srv.Client(threads.WithRawJSON(), threads.WithMiddleware(body.Middleware))
 	plain := srv.Client()
 	ctx := context.Background()
 	seen := map[string]bool{}
-
-	// check checks v, the answer of name; same, when not nil, reads the
-	// same answer without WithRawJSON.
+	checker := rawcheck.Checker{T: t, Body: &body, Extra: rawExtraJSON, Unmodeled: unmodeled, Seen: seen}
 	check := func(name string, v any, same func() any) {
 		t.Helper()
-		body := last.get()
-		got := 0
-		rawcheck.Visit(v, func(path, typ string, r rawcheck.Recorder) {
-			got++
-			seen[typ] = true
-			raw := r.RawJSON()
-			assert.True(t, bytes.Contains(body, raw) && len(raw) > 1, "%s %s (%s): RawJSON %s is not part of the answer", name, path, typ, raw)
-			if path == "" {
-				assert.Equal(t, string(body), string(raw), "%s: RawJSON is not the answer's body", name)
-			}
-			extra := r.ExtraFields()
-			for _, m := range unmodeled[typ+" "+name] {
-				assert.Contains(t, extra, m, "%s %s (%s)", name, path, typ)
-				delete(extra, m)
-			}
-			assert.Equal(t, rawExtraJSON, extra, "%s %s (%s)", name, path, typ)
-		})
-		assert.NotZero(t, got, "%s: no value recorded its JSON", name)
-		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice {
-			// An array answer: its elements' bytes, in order, are the body.
-			var elems []string
-			for i := range rv.Len() {
-				elems = append(elems, string(rv.Index(i).Interface().(rawcheck.Recorder).RawJSON()))
-			}
-			assert.Equal(t, string(body), "["+strings.Join(elems, ",")+"]", "%s: the elements' RawJSON", name)
-		}
+		var plain any
 		if same != nil {
-			want, err := json.Marshal(same())
-			require.NoError(t, err)
-			gotJSON, err := json.Marshal(v)
-			require.NoError(t, err)
-			assert.JSONEq(t, string(want), string(gotJSON), "%s: the fields differ from a decode without WithRawJSON", name)
+			plain = same()
 		}
+		checker.Check(name, v, plain)
 	}
 	must := func(v any, err error) any {
 		t.Helper()

@@ -163,9 +163,6 @@ func (s *tokenSource) token(ctx context.Context) (string, error) {
 	if strings.TrimSpace(tok) == "" {
 		return "", fmt.Errorf("%w; the token source gave an empty token", ErrIdentity)
 	}
-	if !validToken(tok) {
-		return "", fmt.Errorf("%w; the token source gave a token with characters a header cannot carry", ErrIdentity)
-	}
 	s.mu.Lock()
 	if s.last[(s.next+len(s.last)-1)%len(s.last)] != tok {
 		s.last[s.next] = tok
@@ -185,15 +182,4 @@ func (s *tokenSource) given(extra []string) []string {
 		}
 	}
 	return extra
-}
-
-// validToken reports whether tok can travel in a header: no control
-// characters but tab.
-func validToken(tok string) bool {
-	for i := 0; i < len(tok); i++ {
-		if c := tok[i]; (c < ' ' && c != '\t') || c == 0x7f {
-			return false
-		}
-	}
-	return true
 }
