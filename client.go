@@ -210,8 +210,8 @@ func (s *ThreadsService) c() *Client {
 // Client.Do, which this Do refuses them for.
 //
 // body is sent as JSON: nil sends none; a []byte or json.RawMessage is
-// sent as it is, byte for byte; anything else is encoded with
-// encoding/json. [WithJSONSet], [WithJSONDelete] and [WithRequestBody]
+// sent as it is, byte for byte; an io.Reader is refused (pass its bytes);
+// anything else is encoded with encoding/json. [WithJSONSet], [WithJSONDelete] and [WithRequestBody]
 // change it as they change any call's. out receives the 2xx answer: nil
 // drops it; a *json.RawMessage takes its bytes; anything else is decoded
 // from JSON as the methods decode theirs (within [WithMaxResponseSize];
@@ -266,6 +266,8 @@ func (c *Client) genericCall(method, path string, body any) (core.Call, error) {
 		if len(b) > 0 {
 			cl.Raw = append([]byte{}, b...)
 		}
+	case io.Reader:
+		return core.Call{}, fmt.Errorf("threads: Do(%s %.80q): the body is an io.Reader: pass its bytes (a []byte is sent as it is)", method, shown)
 	default:
 		cl.Body = body
 	}

@@ -638,6 +638,8 @@ func TestDoChecksThePath(t *testing.T) {
 	}
 	err := c.Do(context.Background(), "get", "/threads", nil, nil)
 	assert.ErrorContains(t, err, "not an HTTP method")
+	err = c.Do(context.Background(), "POST", "/threads", strings.NewReader("{}"), nil)
+	assert.ErrorContains(t, err, "the body is an io.Reader")
 	assert.Empty(t, srv.Requests())
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -348,6 +349,8 @@ func (c *Client) genericCall(method, path string, body any) (call, error) {
 		k.raw = append([]byte{}, b...)
 	case []byte:
 		k.raw = append([]byte{}, b...)
+	case io.Reader:
+		return call{}, fmt.Errorf("runs: Do(%s %.80q): the body is an io.Reader: pass its bytes (a []byte is sent as it is)", method, shown)
 	default:
 		if k.raw, err = json.Marshal(body); err != nil {
 			return call{}, fmt.Errorf("%s: encoding the body: %w", k.op(), err)
