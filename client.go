@@ -121,6 +121,19 @@ func (c *Client) String() string {
 	return "threads.Client" + c.cfg.String()
 }
 
+// BaseURL returns the base URL the client calls (WithBaseURL or
+// $THREADS_BASE_URL), the prefix of every route: a companion package
+// derives a service endpoint from it, such as the MCP endpoint
+// <BaseURL>/mcp (package github.com/threadsapi/threads-go/mcp). It holds
+// no credentials (NewClient refuses a URL with user information); "" for
+// a nil Client.
+func (c *Client) BaseURL() string {
+	if c == nil || c.base == nil {
+		return ""
+	}
+	return c.base.String()
+}
+
 // GoString is String, for %#v.
 func (c *Client) GoString() string { return c.String() }
 

@@ -39,7 +39,7 @@ func TestNewClientErrors(t *testing.T) {
 		{"no host", []threads.ClientOption{threads.WithAPIKey("k"), threads.WithBaseURL("https:///x")}, "no host"},
 		{"userinfo", []threads.ClientOption{threads.WithAPIKey("k"), threads.WithBaseURL("https://u:p@example.com")}, "credentials"},
 		{"negative retries", []threads.ClientOption{threads.WithMaxRetries(-1)}, "WithMaxRetries(-1)"},
-		{"retry wait order", []threads.ClientOption{threads.WithRetryWait(2, 1)}, "min <= max"},
+		{"retry wait order", []threads.ClientOption{threads.WithRetryWait(2, 1)}, "need 0 <= minWait <= maxWait"},
 		{"bad header name", []threads.ClientOption{threads.WithHeader("bad name", "v")}, "not a valid header name"},
 		{"reserved header", []threads.ClientOption{threads.WithHeader("authorization", "x")}, "sets this header itself"},
 		{"header value", []threads.ClientOption{threads.WithHeader("X-A", "a\r\nb")}, "cannot carry"},
@@ -141,6 +141,17 @@ func TestBaseURLPrefix(t *testing.T) {
 	for _, r := range srv.requests() {
 		assert.Equal(t, "/api/threads/thr_1.a", r.Path)
 	}
+}
+
+// BaseURL gives the base URL as configured, the prefix a companion
+// package derives an endpoint from; "" for a nil client.
+func TestBaseURL(t *testing.T) {
+	t.Parallel()
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL("https://api.example.com/v2/"), threads.WithAPIKey(testKey))
+	require.NoError(t, err)
+	assert.Equal(t, "https://api.example.com/v2/", c.BaseURL())
+	var nilClient *threads.Client
+	assert.Empty(t, nilClient.BaseURL())
 }
 
 func TestKeyNeverPrinted(t *testing.T) {

@@ -549,33 +549,26 @@ func ExampleWithQuery() {
 	// another key: true
 }
 
-// ExampleWithResponseHeader reads a successful call's response headers (a
-// failed call's are in Problem.Header). For a stream they are there as soon
-// as the stream is returned.
-func ExampleWithResponseHeader() {
+// ExampleWithResponseInto_stream reads a stream's answer (status and
+// headers) as soon as the stream is returned, before its events; a failed
+// call's are in Problem.Header.
+func ExampleWithResponseInto_stream() {
 	srv := threadstest.Start()
 	defer srv.Close()
 	client := srv.Client()
 	ctx := context.Background()
 
-	var h http.Header
-	if _, err := client.Projects.Current(ctx, threads.WithResponseHeader(&h)); err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(h.Get("Content-Type"))
-
+	var resp *http.Response
 	stream, err := client.Threads.CreateAndAdvanceStream(ctx, threads.AdvanceParams{Message: threads.UserMessage("hi")},
-		threads.WithResponseHeader(&h))
+		threads.WithResponseInto(&resp))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer stream.Close()
-	fmt.Println(h.Get("Content-Type"))
+	fmt.Println(resp.StatusCode, resp.Header.Get("Content-Type"))
 	// Output:
-	// application/json; charset=utf-8
-	// text/event-stream
+	// 201 text/event-stream
 }
 
 // ExampleWithMiddleware logs each attempt's method, path and status. It
@@ -952,6 +945,55 @@ func ExampleMessagesService_UpdateComponentState() {
 	}
 	fmt.Println(m.ComponentState["expanded"])
 	// Output: true
+}
+
+// RunStream answers the model's tool calls with Go functions until the
+// reply completes. Here the fake service scripts the call a model would
+// make.
+func ExampleThreadsService_RunStream() {
+	srv := threadstest.Start()
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+
+	type WeatherArgs struct {
+		City string `json:"city" description:"City name"`
+	}
+	weather := threads.NewTool("get_weather", "Current weather for a city",
+		func(ctx context.Context, a WeatherArgs) (string, error) {
+			return "22°C and sunny in " + a.City, nil
+		})
+
+	thread, err := client.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	srv.PushScript(threadstest.Script{ToolCalls: []threadstest.ScriptedToolCall{
+		{Name: "get_weather", Arguments: map[string]any{"city": "Lisbon"}},
+	}})
+	stream, err := client.Threads.RunStream(ctx, thread.ID,
+		threads.AdvanceParams{Message: threads.UserMessage("Weather in Lisbon?")},
+		[]threads.Tool{weather})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	msgs, err := stream.Collect()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, m := range msgs {
+		if req := m.ToolCallRequest; req != nil {
+			fmt.Printf("%s asked for %s\n", m.Role, req.ToolName)
+			continue
+		}
+		fmt.Printf("%s: %s\n", m.Role, m.Text())
+	}
+	// Output:
+	// assistant asked for get_weather
+	// assistant: The tool returned: 22°C and sunny in Lisbon
 }
 
 // A field the service added after this release: with WithRawJSON every

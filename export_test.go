@@ -14,7 +14,7 @@ func NewStreamFrom(body io.Reader, opts ...RequestOption) *Stream {
 	if err := cfg.applyRequest(opts); err != nil {
 		panic(err)
 	}
-	return newStream(context.Background(), io.NopCloser(body), &cfg)
+	return newStream(context.Background(), io.NopCloser(body), &cfg, nil)
 }
 
 // DecodeProblem is the decoder every non-2xx answer goes through (for the

@@ -41,7 +41,7 @@ func WithCancelOnClose() RequestOption {
 }
 
 // leaving is a stream's WithCancelOnClose hook, shared with Close (so it
-// lives in the streamConn, under its own lock).
+// is a pointer of the Stream's, under its own lock).
 type leaving struct {
 	mu     sync.Mutex
 	cancel func(threadID string) // nil: nothing to do (off, done, or sent)
@@ -71,14 +71,14 @@ func (l *leaving) done() {
 // leave runs the hook once, if it is armed and err is not the service's
 // own stream error.
 func (s *Stream) leave(err error) {
-	if s.streamConn == nil {
+	if s.leaving == nil {
 		return
 	}
 	if se := (*StreamError)(nil); errors.As(err, &se) {
 		s.leaving.done()
 		return
 	}
-	l := &s.leaving
+	l := s.leaving
 	l.mu.Lock()
 	fn, id := l.cancel, l.thread
 	l.cancel = nil
@@ -96,11 +96,11 @@ func (c *Client) cancelOnLeave(s *Stream, opts []RequestOption, cl core.Call) {
 	if cl.Route.Template != epAdvanceStream.template && cl.Route.Template != epCreateAdvanceStream.template {
 		return // a migrated deprecated Advance reads its stream to the end itself
 	}
-	// The cancel must not write the call's WithResponseHeader or
-	// WithResponseInto destinations: leave the call-only options out.
+	// The cancel must not write the call's WithResponseInto destination:
+	// leave the call-only options out.
 	keep := withoutCallOnly(opts)
-	parent := context.WithoutCancel(s.ctx)
-	l := &s.leaving
+	parent := context.WithoutCancel(s.eng.Context())
+	l := s.leaving
 	l.thread = cl.Route.Values["id"]
 	l.cancel = func(id string) {
 		ctx, cancel := context.WithTimeout(parent, cancelTimeout)
@@ -110,8 +110,8 @@ func (c *Client) cancelOnLeave(s *Stream, opts []RequestOption, cl core.Call) {
 }
 
 // withoutCallOnly returns opts without the call-only options
-// (WithResponseHeader, WithResponseInto): for a request made on the
-// caller's behalf after its call, which must not write their destinations.
+// (WithResponseInto): for a request made on the caller's behalf after its
+// call, which must not write their destinations.
 func withoutCallOnly(opts []RequestOption) []RequestOption {
 	keep := make([]RequestOption, 0, len(opts))
 	for _, o := range opts {

@@ -45,8 +45,9 @@ func WithMiddleware(mws ...Middleware) RequestOption {
 	})
 }
 
-// WithResponseInto stores the final 2xx *http.Response of the call in *dst:
-// its status, headers, request and protocol. Its Body is [http.NoBody]: the
+// WithResponseInto stores the final 2xx *http.Response of the call in *dst
+// (for a stream, as soon as the stream is returned): its status, headers
+// (rate limits, a request id), request and protocol. Its Body is [http.NoBody]: the
 // SDK reads the body itself (a JSON call decodes it; a stream owns it and
 // releases it with the [Stream]). Its Request is a copy without secrets:
 // the credential headers (the API key's, Authorization) read
@@ -56,7 +57,8 @@ func WithMiddleware(mws ...Middleware) RequestOption {
 // call leaves *dst alone when no 2xx arrived (once one did, *dst is
 // written even if its body then fails to decode):
 // [*Problem] carries the status and headers. It is for a single call only:
-// [NewClient] refuses it, as it does [WithResponseHeader].
+// [NewClient] refuses it with an error naming it, since the client's
+// calls, concurrent ones included, would all write the one *dst.
 func WithResponseInto(dst **http.Response) RequestOption {
 	return requestOption{name: "WithResponseInto", callOnly: true, fn: func(c *config) error {
 		if dst == nil {

@@ -29,7 +29,7 @@ func (c *Client) migrate(ctx context.Context, cfg *config, cl core.Call, r route
 		return nil, p
 	}
 	to := move.Route(r.Values)
-	p.deprecation = &Deprecation{From: r.String(), To: to.String(), MigrateTo: advice, Problem: p}
+	p.deprecation = &Deprecation{From: r.String(), To: to.String(), MigrateTo: advice}
 	if !follow {
 		p.migration = "WithoutAutoMigrate"
 		return nil, p
@@ -40,7 +40,7 @@ func (c *Client) migrate(ctx context.Context, cfg *config, cl core.Call, r route
 	}
 	if !ok2xx(resp.StatusCode) {
 		p2 := decodeProblem(resp, to.Method, pathOf(to), cfg.apiKey.get())
-		if p2.Status == http.StatusGone && p2.Code == CodeEndpointDeprecated {
+		if p2.Status == http.StatusGone && p2.Code == codeEndpointDeprecated {
 			p.migration = "the replacement " + to.String() + " answered 410 too"
 			return nil, p
 		}

@@ -49,7 +49,6 @@ func TestAdvanceMigratesAndRemembers(t *testing.T) {
 	assert.Equal(t, "POST /threads/"+th.ID+"/advance", moves[0].From)
 	assert.Equal(t, "POST /threads/"+th.ID+"/advancestream", moves[0].To)
 	assert.Equal(t, "POST /:id/advancestream", moves[0].MigrateTo)
-	assert.ErrorIs(t, moves[0].Problem, threads.ErrEndpointDeprecated)
 	warns := 0
 	for _, r := range logs.recs {
 		if r.Level == slog.LevelWarn {

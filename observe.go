@@ -122,6 +122,17 @@ type CallEnd struct {
 	Err      error         // nil: success (a stream: DONE, or closed by the caller)
 	Status   int           // the final answer's status; 0 when none came
 	Duration time.Duration // from StartCall to the end
+	// ThreadID and RunID are the thread and the /v1 run the call was
+	// about, as far as the SDK knows them without reading a body: the ids
+	// in the route's path ({id}, {threadId}, {runId}), else the 2xx
+	// answer's X-Thread-Id and X-Run-Id headers (a /v1 run stream sends
+	// them: CreateAndRun's new thread, every run's id). Empty when
+	// unknown: a spec route that creates its thread (Create,
+	// CreateAndAdvanceStream) names it only in its body. An id longer than
+	// 128 bytes, with a character other than a letter, digit, '_', '-',
+	// '.' or ':', or that holds the API key or a token, is left empty.
+	// Never a user key: /v1 sends it in the query or the body.
+	ThreadID, RunID string
 	// For streams: the snapshots delivered, the time from the call's
 	// start to the first one (0: none came), RunStream's tool rounds, and
 	// whether the caller left before the end (Close or its context).
@@ -163,6 +174,9 @@ type callObs struct {
 	queue      []func()
 	delivering bool
 	ended      bool // End is queued or delivered: nothing more is
+	// threadID and runID are CallEnd's (see shownID): set from the route
+	// at the start, from the answer's headers under mu.
+	threadID, runID string
 }
 
 type obsKey struct{}
@@ -184,7 +198,50 @@ func (c *Client) startObs(ctx context.Context, cfg *config, cl core.Call) (conte
 		return ctx, nil
 	}
 	o := &callObs{o: co, secrets: callSecrets(cfg, cl), start: time.Now()}
+	o.threadID = o.shownID(cl.Route.Values["id"] + cl.Route.Values["threadId"]) // a route has one or neither
+	o.runID = o.shownID(cl.Route.Values["runId"])
 	return context.WithValue(octx, obsKey{}, o), o
+}
+
+// maxShownID bounds an id that CallEnd shows.
+const maxShownID = 128
+
+// shownID is id as CallEnd shows it: "" unless it looks like an id (the
+// service's are "thr_…", "run_…"): at most maxShownID bytes of letters,
+// digits and "_-.:", holding none of the call's secrets. The ids come
+// from the caller or a server's headers, and a span or a metric label
+// must not carry text, a secret or an unbounded value.
+func (o *callObs) shownID(id string) string {
+	if id == "" || len(id) > maxShownID {
+		return ""
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.' || r == ':') {
+			return ""
+		}
+	}
+	for _, s := range o.secrets {
+		if s != "" && redact.Contains(id, s) {
+			return ""
+		}
+	}
+	return id
+}
+
+// answered notes the ids a 2xx answer's headers name (a /v1 run's
+// X-Thread-Id and X-Run-Id) where the route's path named none.
+func (o *callObs) answered(h http.Header) {
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.threadID == "" {
+		o.threadID = o.shownID(h.Get("X-Thread-Id"))
+	}
+	if o.runID == "" {
+		o.runID = o.shownID(h.Get("X-Run-Id"))
+	}
 }
 
 func obsFrom(ctx context.Context) *callObs {
@@ -272,16 +329,9 @@ func (o *callObs) event() {
 	}
 }
 
-func (o *callObs) toolRound() {
-	if o == nil {
-		return
-	}
-	n := o.rounds.Add(1)
-	o.observe(CallEvent{Kind: EventToolRound, Round: int(n)})
-}
-
-// observation is a call's observation as package runs sees it (through
-// core.Answer.Observe); o may be nil.
+// observation is a call's observation as the stream engine
+// (internal/stream) and package runs (through core.Answer.Observe) see it;
+// o may be nil.
 type observation struct{ o *callObs }
 
 func (x observation) Event() { x.o.event() }
@@ -290,8 +340,9 @@ func (x observation) End(err error) {
 	x.o.end(err)
 }
 
-// ToolRound reports round n of a /v1 tool stream, whose rounds are calls
-// of their own: the call carries round n's results.
+// ToolRound reports round n: of RunStream, whose rounds are all this call
+// (the stream engine counts them), or of a /v1 tool stream, whose rounds
+// are calls of their own (the call carries round n's results).
 func (x observation) ToolRound(n int) {
 	if x.o == nil || n < 1 {
 		return
@@ -325,6 +376,7 @@ func (o *callObs) end(err error) {
 	}
 	e := CallEnd{
 		Err: err, Status: status, Duration: time.Since(o.start),
+		ThreadID: o.threadID, RunID: o.runID,
 		Events: int(o.events.Load()), FirstEvent: time.Duration(o.first.Load()),
 		ToolRounds: int(o.rounds.Load()), Left: o.left.Load(),
 	}

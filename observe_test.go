@@ -362,3 +362,53 @@ func TestObserverPanicClosesTheAnswer(t *testing.T) {
 	}()
 	assert.True(t, tr.closed.Load(), "the answer's body was left open")
 }
+
+// CallEnd names the thread and run a call was about: the route's ids,
+// else the answer's X-Thread-Id and X-Run-Id; an id that is not one (too
+// long, with other characters, or holding the key) is left empty.
+func TestObserverCallEndIDs(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Thread-Id", r.Header.Get("X-Test-Thread"))
+		w.Header().Set("X-Run-Id", r.Header.Get("X-Test-Run"))
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"thr_1","projectId":"p_1"}`)
+	}))
+	t.Cleanup(srv.Close)
+	obs := &logObserver{}
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL),
+		threads.WithAPIKey(testKey), threads.WithObserver(obs))
+	require.NoError(t, err)
+	ctx := context.Background()
+	long := "thr_" + strings.Repeat("x", 124) // 128 bytes: the bound
+	for _, tc := range []struct {
+		path, hThread, hRun string // the thread id in the path ("" for /projects), the headers
+		thread, run         string // CallEnd's
+	}{
+		{"thr_aB3dE9xZ.1f2e3d", "", "", "thr_aB3dE9xZ.1f2e3d", ""},
+		{"thr_path.1", "thr_header.2", "run_r.3", "thr_path.1", "run_r.3"}, // the path's thread wins
+		{"", "thr_header.2", "run_r.3", "thr_header.2", "run_r.3"},
+		{"", "oauth:user:idp.example.com:alice", "", "oauth:user:idp.example.com:alice", ""},
+		{"thr_" + testKey, "", "run_" + testKey, "", ""},
+		{"", "thr with space", "run_r/3", "", ""},
+		{"", "thr_ünï", "run_é", "", ""},
+		{long, "", "", long, ""},
+		{long + "x", long + "x", "", "", ""},
+	} {
+		obs.mu.Lock()
+		obs.ends = nil
+		obs.mu.Unlock()
+		opts := []threads.RequestOption{threads.WithHeader("X-Test-Thread", tc.hThread), threads.WithHeader("X-Test-Run", tc.hRun)}
+		if tc.path != "" {
+			_, err = c.Threads.Get(ctx, tc.path, opts...)
+		} else {
+			_, err = c.Projects.Current(ctx, opts...)
+		}
+		require.NoError(t, err)
+		obs.mu.Lock()
+		require.Len(t, obs.ends, 1)
+		assert.Equal(t, tc.thread, obs.ends[0].ThreadID, "%+v", tc)
+		assert.Equal(t, tc.run, obs.ends[0].RunID, "%+v", tc)
+		obs.mu.Unlock()
+	}
+}

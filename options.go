@@ -46,7 +46,7 @@ const (
 // only, so passing one to a single call does not compile.
 //
 // Every [RequestOption] is also a [ClientOption]: given to [NewClient] it sets
-// the client's default for every call. The exception is [WithResponseHeader],
+// the client's default for every call. The exception is [WithResponseInto],
 // which only makes sense for one call: NewClient refuses it with an error.
 type ClientOption interface {
 	applyClient(*config) error
@@ -80,8 +80,8 @@ type requestOption struct {
 	name string
 	fn   func(*config) error
 	// callOnly: the option is meant for one call and NewClient refuses it
-	// (WithResponseHeader: a client's calls would all write one header
-	// map, concurrently). Every RequestOption is a ClientOption by design,
+	// (WithResponseInto: a client's calls would all write one
+	// destination, concurrently). Every RequestOption is a ClientOption by design,
 	// so the refusal cannot happen at compile time.
 	callOnly bool
 }
@@ -115,7 +115,6 @@ type config struct {
 	apiKeyHeader    string // canonical header name; "" means Authorization: Bearer
 	apiKeyHeaderSet bool
 	query           url.Values
-	respHeader      *http.Header
 	respInto        **http.Response
 	middleware      []Middleware
 	observer        Observer
@@ -273,13 +272,14 @@ func WithMaxRetries(n int) RequestOption {
 }
 
 // WithRetryWait sets the backoff range between attempts (default 500ms to
-// 8s). max also caps the waits that Retry-After and Retry-After-Ms ask for.
-func WithRetryWait(min, max time.Duration) RequestOption {
+// 8s). maxWait also caps the waits that Retry-After and Retry-After-Ms ask
+// for.
+func WithRetryWait(minWait, maxWait time.Duration) RequestOption {
 	return newRequestOption("WithRetryWait", func(c *config) error {
-		if min < 0 || max < min {
-			return fmt.Errorf("threads: WithRetryWait(%v, %v): need 0 <= min <= max", min, max)
+		if minWait < 0 || maxWait < minWait {
+			return fmt.Errorf("threads: WithRetryWait(%v, %v): need 0 <= minWait <= maxWait", minWait, maxWait)
 		}
-		c.retryWaitMin, c.retryWaitMax = min, max
+		c.retryWaitMin, c.retryWaitMax = minWait, maxWait
 		return nil
 	})
 }
@@ -409,24 +409,6 @@ func WithContextKey(key string) RequestOption {
 		c.query = q
 		return nil
 	})
-}
-
-// WithResponseHeader stores the headers of the call's final 2xx response in
-// *dst (for a stream, as soon as the stream is returned), so a caller can read
-// rate limits or a request id. A call that failed before a 2xx answer
-// leaves *dst alone: its [*Problem] carries the headers in Problem.Header.
-// Once a 2xx arrived *dst is written, also when its body then fails to
-// decode (the request id is worth having then). It is for a single
-// call only: [NewClient] refuses it with an error naming it, since the
-// client's calls, concurrent ones included, would all write the one *dst.
-func WithResponseHeader(dst *http.Header) RequestOption {
-	return requestOption{name: "WithResponseHeader", callOnly: true, fn: func(c *config) error {
-		if dst == nil {
-			return errors.New("threads: WithResponseHeader: nil destination")
-		}
-		c.respHeader = dst
-		return nil
-	}}
 }
 
 // WithLogger makes the client log through l: one debug line per attempt and

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -105,7 +106,7 @@ func TestOptionMisuse(t *testing.T) {
 		{threads.WithAPIKeyHeader("Host"), "sets this header itself"},
 		{threads.WithAPIKeyHeader("content-type"), "sets this header itself"},
 		{threads.WithQuery("", "v"), "WithQuery: empty parameter name"},
-		{threads.WithResponseHeader(nil), "nil destination"},
+		{threads.WithResponseInto(nil), "WithResponseInto: nil destination"},
 		{nil, "option 0 is nil"},
 	} {
 		_, err := c.Threads.Get(context.Background(), "thr_1.a", tc.opt)
@@ -134,19 +135,19 @@ func TestNewClientErrorsHideURLSecrets(t *testing.T) {
 	}
 }
 
-// TestWithQueryAndResponseHeader: an extra query parameter reaches the
+// TestWithQueryAndResponseInto: an extra query parameter reaches the
 // service, and the 2xx answer's headers reach the caller.
-func TestWithQueryAndResponseHeader(t *testing.T) {
+func TestWithQueryAndResponseInto(t *testing.T) {
 	t.Parallel()
 	rec := newRecorder(t, http.StatusOK, http.Header{"X-Ratelimit-Remaining": {"41"}}, threadJSON)
 	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(rec.URL), threads.WithAPIKey("sk-key-123456"))
 	require.NoError(t, err)
-	var h http.Header
-	_, err = c.Threads.Get(context.Background(), "thr_1.a", threads.WithQuery("contextKey", "user 7"), threads.WithResponseHeader(&h))
+	var resp *http.Response
+	_, err = c.Threads.Get(context.Background(), "thr_1.a", threads.WithQuery("contextKey", "user 7"), threads.WithResponseInto(&resp))
 	require.NoError(t, err)
 	_, u := rec.last()
 	assert.Equal(t, "/threads/thr_1.a?contextKey=user+7", u)
-	assert.Equal(t, "41", h.Get("X-Ratelimit-Remaining"))
+	assert.Equal(t, "41", resp.Header.Get("X-Ratelimit-Remaining"))
 }
 
 // TestProblemHeader: a caller who turned retries off reads Retry-After from
@@ -231,4 +232,84 @@ func TestHeadersTheSDKSetsAreRefused(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), threads.EnvAPIKeyHeader)
 	assert.Contains(t, err.Error(), "sets this header itself")
+}
+
+// WithContextKey sends the thread's context key as the contextKey query
+// value, once, replacing an earlier one; an empty key is refused before
+// anything is sent.
+func TestWithContextKey(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var queries []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		queries = append(queries, r.URL.RawQuery)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"id":"thr_1","messages":[]}`))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey("sk_ctxkey_test_1"))
+	require.NoError(t, err)
+	ctx := context.Background()
+
+	_, err = c.Threads.Get(ctx, "thr_1", threads.WithContextKey("user 42"))
+	require.NoError(t, err)
+	_, err = c.Threads.Get(ctx, "thr_1", threads.WithQuery("contextKey", "old"), threads.WithContextKey("new"))
+	require.NoError(t, err)
+	_, err = c.Threads.Get(ctx, "thr_1", threads.WithContextKey(""))
+	assert.ErrorContains(t, err, "WithContextKey")
+
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{"contextKey=user+42", "contextKey=new"}, queries)
+}
+
+// WithResponseInto writes into one caller-owned destination: given to
+// NewClient, every concurrent call of the client would write that one
+// pointer (a data race under -race with a few concurrent calls). NewClient
+// refuses it, naming the option; on a single call it keeps working, also
+// with many calls at once, each writing its own answer.
+func TestNewClientRefusesCallOnlyOptions(t *testing.T) {
+	t.Parallel()
+	var into *http.Response
+	_, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL("http://127.0.0.1:1"),
+		threads.WithAPIKey(testKey), threads.WithResponseInto(&into))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "WithResponseInto")
+	assert.NotContains(t, err.Error(), testKey)
+
+	var n sync.Mutex
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Lock()
+		calls++
+		id := strconv.Itoa(calls)
+		n.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Call", id)
+		_, _ = w.Write([]byte(`{"id":"thr_1.a"}`))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey(testKey))
+	require.NoError(t, err)
+	const workers = 8
+	answers := make([]*http.Response, workers)
+	var wg sync.WaitGroup
+	for i := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := c.Threads.Get(context.Background(), "thr_1.a", threads.WithResponseInto(&answers[i]))
+			assert.NoError(t, err)
+		}()
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for _, r := range answers {
+		if assert.NotNil(t, r) {
+			seen[r.Header.Get("X-Call")] = true
+		}
+	}
+	assert.Len(t, seen, workers, "each call got its own answer's headers")
 }

@@ -31,8 +31,9 @@ var (
 	ErrServer             = errors.New("threads: server error")        // 5xx
 )
 
-// CodeEndpointDeprecated is the problem code of a removed endpoint.
-const CodeEndpointDeprecated = "ENDPOINT_DEPRECATED"
+// codeEndpointDeprecated is the problem code of a removed endpoint; a
+// caller matches it with errors.Is(err, ErrEndpointDeprecated).
+const codeEndpointDeprecated = "ENDPOINT_DEPRECATED"
 
 // maxProblemBody caps how much of an error body is read and kept.
 const maxProblemBody = 64 << 10
@@ -150,7 +151,7 @@ func (p *Problem) Is(target error) bool {
 	case ErrConflict:
 		return p.Status == http.StatusConflict
 	case ErrEndpointDeprecated:
-		return p.Code == CodeEndpointDeprecated
+		return p.Code == codeEndpointDeprecated
 	case ErrRateLimited:
 		return p.Status == http.StatusTooManyRequests
 	case ErrServer:
@@ -169,7 +170,7 @@ func migrateTo(p *Problem) string {
 // advises. ok is false for any other problem. To is empty when the advice
 // could not be resolved into a route on the client's base URL.
 func (p *Problem) Deprecation() (d Deprecation, ok bool) {
-	if p == nil || p.Code != CodeEndpointDeprecated {
+	if p == nil || p.Code != codeEndpointDeprecated {
 		return Deprecation{}, false
 	}
 	if p.deprecation != nil {
@@ -179,15 +180,17 @@ func (p *Problem) Deprecation() (d Deprecation, ok bool) {
 	if p.Method != "" {
 		from = p.Method + " " + p.Path
 	}
-	return Deprecation{From: from, MigrateTo: migrateTo(p), Problem: p}, true
+	return Deprecation{From: from, MigrateTo: migrateTo(p)}, true
 }
 
-// Deprecation describes one endpoint move advised by the service.
+// Deprecation describes one endpoint move advised by the service. The 410
+// itself is the [*Problem] whose [Problem.Deprecation] it is; a
+// [WithDeprecationHandler] handler that needs the 410's headers or body
+// gets that Problem from the call's error with [WithoutAutoMigrate].
 type Deprecation struct {
-	From      string   // "POST /threads/thr_1.a/advance": the call answered 410
-	To        string   // "POST /threads/thr_1.a/advancestream": the resolved replacement
-	MigrateTo string   // details.migrateToEndpoint exactly as sent
-	Problem   *Problem // the 410 itself
+	From      string // "POST /threads/thr_1.a/advance": the call answered 410
+	To        string // "POST /threads/thr_1.a/advancestream": the resolved replacement
+	MigrateTo string // details.migrateToEndpoint exactly as sent
 }
 
 // decodeProblem builds the Problem for a non-2xx response, reading at most

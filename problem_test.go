@@ -141,7 +141,7 @@ func TestProblemNilAndSentinels(t *testing.T) {
 		assert.NotErrorIs(t, p, threads.ErrEndpointDeprecated, status)
 	}
 	assert.NotErrorIs(t, &threads.Problem{Status: 501}, threads.ErrNotFound)
-	assert.ErrorIs(t, &threads.Problem{Status: 410, Code: threads.CodeEndpointDeprecated}, threads.ErrEndpointDeprecated)
+	assert.ErrorIs(t, &threads.Problem{Status: 410, Code: "ENDPOINT_DEPRECATED"}, threads.ErrEndpointDeprecated)
 }
 
 func TestProblemRedactsKey(t *testing.T) {

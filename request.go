@@ -59,8 +59,8 @@ func (c *Client) settings(opts []RequestOption) (*config, error) {
 
 // exchange makes one call and returns its 2xx response, whose body the
 // caller closes, with the call's settings. A call that reads a stream
-// (cl.Stream) fails unless the answer is text/event-stream. The response's
-// headers go to WithResponseHeader's destination.
+// (cl.Stream) fails unless the answer is text/event-stream. The response
+// goes to WithResponseInto's destination.
 func (c *Client) exchange(ctx context.Context, opts []RequestOption, cl core.Call) (*http.Response, *config, error) {
 	resp, cfg, o, err := c.exchangeObserved(ctx, opts, cl)
 	if err != nil {
@@ -96,9 +96,7 @@ func (c *Client) exchangeObserved(ctx context.Context, opts []RequestOption, cl 
 		o.end(err)
 		return nil, nil, nil, err
 	}
-	if cfg.respHeader != nil {
-		*cfg.respHeader = resp.Header.Clone()
-	}
+	o.answered(resp.Header)
 	if cfg.respInto != nil {
 		*cfg.respInto = answerCopy(resp, func(s string) string { return clean(s) })
 	}
@@ -148,8 +146,7 @@ func (c *Client) doStream(ctx context.Context, opts []RequestOption, cl core.Cal
 	if err != nil {
 		return nil, err
 	}
-	s := newStream(ctx, resp.Body, cfg)
-	s.obs = o
+	s := newStream(ctx, resp.Body, cfg, o)
 	if cfg.cancelOnLeave {
 		c.cancelOnLeave(s, opts, cl)
 	}
@@ -208,7 +205,7 @@ func (c *Client) do(ctx context.Context, cfg *config, cl core.Call) (*http.Respo
 	// Only the service's removal notice migrates: a 410 with its code. The
 	// code on any other status (a 500 that says ENDPOINT_DEPRECATED) is
 	// not advice.
-	if cl.NoMigrate || p.Status != http.StatusGone || p.Code != CodeEndpointDeprecated {
+	if cl.NoMigrate || p.Status != http.StatusGone || p.Code != codeEndpointDeprecated {
 		return nil, p
 	}
 

@@ -507,6 +507,7 @@ func secretValues(t testing.TB, key, tok string) map[string]any {
 		new(threadstest.OfferedParameter), new(threadstest.RunScript), new(threadstest.RunToolCall),
 		new(threadstest.RunComponent), new(threadstest.RunError), new(threadstest.RunRequest), new(threadstest.RunMessage),
 		new(threadstest.RunContent), new(threadstest.RunTool), new(threadstest.OfferedComponent),
+		new(threadstest.RunReasoning), new(threadstest.ReasoningNames),
 	}
 	for _, v := range model {
 		fill(reflect.ValueOf(v).Elem(), "text", token, 0)
@@ -536,7 +537,7 @@ func secretValues(t testing.TB, key, tok string) map[string]any {
 	resp.Body = readCloser(body)
 	p := threads.DecodeProblem(resp, http.MethodGet, "/threads/"+key, key)
 	out["threads.Problem"] = p
-	out["threads.Deprecation"] = &threads.Deprecation{From: "GET /threads/x", To: "GET /threads/y", Problem: p}
+	out["threads.Deprecation"] = &threads.Deprecation{From: "GET /threads/x", To: "GET /threads/y"}
 
 	sse := "data: {\"responseMessageDto\":{\"id\":\"m1\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}," +
 		"\"generationStage\":\"STREAMING_RESPONSE\",\"mcpAccessToken\":\"" + tok + "\"}\n\nerror: " + key + " " + tok + "\n\n"

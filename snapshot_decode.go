@@ -4,21 +4,18 @@ package threads
 // of times: the service's snapshot (AdvanceResponse). Every snapshot
 // repeats the whole message so far, so a reply of n snapshots is O(n²)
 // bytes of JSON; JSON v2's reflection over it was 62% of the stream's CPU.
-// This decoder does less per snapshot:
+// This decoder does less per snapshot, on internal/jsonscan's scanner (the
+// one JSON reader of the hand-written decoders):
 //
 //   - A string without escapes is not copied: it is a substring of the
 //     event's data, which go-sse allocated for this event alone and never
 //     touches again (internal/sse). The message's strings then keep that
 //     event's data alive, which decodedCost already counts in full.
-//   - The text a snapshot repeats is compared, not re-read: a string that
-//     starts with the last long string decoded (the previous snapshot's
-//     text, or the same text a moment ago in content[0].text before
-//     component.message) is checked only past that prefix (a vectorised
-//     compare, then the new bytes).
-//   - An escaped string that extends the last escaped one is unescaped
-//     only in its new part, appended to the bytes of the last one (an
-//     append-only buffer: the strings already handed out are prefixes of
-//     it that no append touches).
+//   - The text a snapshot repeats is compared, not re-read, and an escaped
+//     string that extends the last one is unescaped only in its new part
+//     (jsonscan.Hints): the previous snapshot's text, or the same text a
+//     moment ago in content[0].text before component.message, costs only
+//     what it adds.
 //
 // It decodes only what it is sure of: the members the service sends, with
 // the JSON kinds it sends, each name once and spelled exactly. Anything
@@ -33,11 +30,8 @@ package threads
 // what the fuzzer makes.
 
 import (
-	"strings"
 	"time"
 	"unsafe"
-
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/threadsapi/threads-go/internal/jsonscan"
 	"github.com/threadsapi/threads-go/internal/jsonx"
@@ -46,359 +40,203 @@ import (
 // snapshotDecoder decodes snapshots; it keeps the hints of the last ones
 // (see the file comment). Its zero value is ready to use.
 type snapshotDecoder struct {
-	data string
-	i    int
+	sc    jsonscan.Scanner
+	hints jsonscan.Hints
 	// extra is decodedCost's charge for the structure decoded so far (its
 	// containers and values), so that len(data)+extra equals
 	// decodedCost(data) once the whole snapshot is decoded.
 	extra  int64
 	budget int64
-
-	last    string // the last long plain string decoded (a substring of an event)
-	escRaw  string // the last escaped string, quoted, as sent (a substring of an event)
-	escStr  string // its unescaped value: arena[:len(escStr)]
-	arena   []byte
-	scratch []byte
 }
-
-// minHint is the length from which a string is remembered as a hint:
-// shorter ones cost little to check again.
-const minHint = 32
 
 // decode decodes data into ev, which must be zero, and returns decodedCost
 // of data; ok is false when it gave up, leaving ev in an unspecified state.
 // budget bounds what values decoded by jsonx may cost.
 func (d *snapshotDecoder) decode(data string, ev *AdvanceResponse, budget int64) (cost int64, ok bool) {
-	d.data, d.i, d.extra, d.budget = data, 0, 0, budget
-	ok = d.response(ev)
-	d.ws()
-	ok = ok && d.i == len(d.data)
-	d.data = ""
+	d.sc.Reset(data)
+	d.extra, d.budget = 0, budget
+	ok = d.response(ev) && d.sc.End()
+	d.sc.Reset("")
 	return int64(len(data)) + d.extra, ok
 }
 
 func (d *snapshotDecoder) response(ev *AdvanceResponse) bool {
-	if !d.openObject() {
-		return false
-	}
-	var seen uint64
-	for first := true; ; first = false {
-		name, done, ok := d.member(first)
-		if !ok || done {
-			return ok
-		}
+	return d.object(func(name string) bool {
 		switch name {
 		case "responseMessageDto":
-			if !(once(&seen, 0) && d.message(&ev.Message)) {
-				return false
-			}
+			return d.sc.Once(0) && d.message(&ev.Message)
 		case "generationStage":
-			if !(once(&seen, 1) && str(d, &ev.GenerationStage)) {
-				return false
-			}
+			return d.sc.Once(1) && str(d, &ev.GenerationStage)
 		case "statusMessage":
-			if !(once(&seen, 2) && str(d, &ev.StatusMessage)) {
-				return false
-			}
+			return d.sc.Once(2) && str(d, &ev.StatusMessage)
 		case "mcpAccessToken":
-			if !(once(&seen, 3) && d.delegate(&ev.MCPAccessToken)) {
-				return false
-			}
-		default:
-			return false
+			return d.sc.Once(3) && d.delegate(&ev.MCPAccessToken)
 		}
-	}
-}
-
-func once(seen *uint64, bit uint) bool {
-	if *seen&(1<<bit) != 0 {
-		return false // a repeated name: jsonx's merge rules apply
-	}
-	*seen |= 1 << bit
-	return true
+		return false
+	})
 }
 
 func (d *snapshotDecoder) message(m *Message) bool {
-	if d.null() {
+	if d.sc.Null() {
 		return true
 	}
-	if !d.openObject() {
-		return false
-	}
-	var seen uint64
-	for first := true; ; first = false {
-		name, done, ok := d.member(first)
-		if !ok || done {
-			return ok
-		}
+	return d.object(func(name string) bool {
 		switch name {
 		case "id":
-			if !(once(&seen, 0) && str(d, &m.ID)) {
-				return false
-			}
+			return d.sc.Once(0) && str(d, &m.ID)
 		case "threadId":
-			if !(once(&seen, 1) && str(d, &m.ThreadID)) {
-				return false
-			}
+			return d.sc.Once(1) && str(d, &m.ThreadID)
 		case "parentMessageId":
-			if !(once(&seen, 2) && str(d, &m.ParentMessageID)) {
-				return false
-			}
+			return d.sc.Once(2) && str(d, &m.ParentMessageID)
 		case "role":
-			if !(once(&seen, 3) && str(d, &m.Role)) {
-				return false
-			}
+			return d.sc.Once(3) && str(d, &m.Role)
 		case "content":
-			if !(once(&seen, 4) && d.content(&m.Content)) {
-				return false
-			}
+			return d.sc.Once(4) && d.content(&m.Content)
 		case "tool_call_id":
-			if !(once(&seen, 5) && str(d, &m.ToolCallID)) {
-				return false
-			}
+			return d.sc.Once(5) && str(d, &m.ToolCallID)
 		case "toolCallRequest":
-			if !(once(&seen, 6) && d.delegate(&m.ToolCallRequest)) {
-				return false
-			}
+			return d.sc.Once(6) && d.delegate(&m.ToolCallRequest)
 		case "actionType":
-			if !(once(&seen, 7) && str(d, &m.ActionType)) {
-				return false
-			}
+			return d.sc.Once(7) && str(d, &m.ActionType)
 		case "component":
-			if !(once(&seen, 8) && d.component(&m.Component)) {
-				return false
-			}
+			return d.sc.Once(8) && d.component(&m.Component)
 		case "componentState":
-			if !(once(&seen, 9) && d.anyMap(&m.ComponentState)) {
-				return false
-			}
+			return d.sc.Once(9) && d.anyMap(&m.ComponentState)
 		case "metadata":
-			if !(once(&seen, 10) && d.anyMap(&m.Metadata)) {
-				return false
-			}
+			return d.sc.Once(10) && d.anyMap(&m.Metadata)
 		case "additionalContext":
-			if !(once(&seen, 11) && d.anyMap(&m.AdditionalContext)) {
-				return false
-			}
+			return d.sc.Once(11) && d.anyMap(&m.AdditionalContext)
 		case "error":
-			if !(once(&seen, 12) && str(d, &m.Error)) {
-				return false
-			}
+			return d.sc.Once(12) && str(d, &m.Error)
 		case "isCancelled":
-			if !(once(&seen, 13) && d.boolean(&m.IsCancelled)) {
-				return false
-			}
+			return d.sc.Once(13) && jsonscan.Boolean(&d.sc, &m.IsCancelled)
 		case "reasoning":
-			if !(once(&seen, 14) && d.strings(&m.Reasoning)) {
-				return false
-			}
+			return d.sc.Once(14) && d.strings(&m.Reasoning)
 		case "reasoningDurationMS":
-			if !(once(&seen, 15) && d.delegate(&m.ReasoningDurationMS)) {
-				return false
-			}
+			return d.sc.Once(15) && d.delegate(&m.ReasoningDurationMS)
 		case "createdAt":
-			if !(once(&seen, 16) && d.time(&m.CreatedAt)) {
-				return false
-			}
-		default:
-			return false
+			return d.sc.Once(16) && d.time(&m.CreatedAt)
 		}
-	}
+		return false
+	})
 }
 
 func (d *snapshotDecoder) content(parts *[]ContentPart) bool {
-	if d.null() {
+	if d.sc.Null() {
 		return true
 	}
 	*parts = make([]ContentPart, 0, 1)
 	return d.array(func() bool {
 		*parts = append(*parts, ContentPart{})
 		p := &(*parts)[len(*parts)-1]
-		if d.null() {
+		if d.sc.Null() {
 			return true
 		}
-		if !d.openObject() {
-			return false
-		}
-		var seen uint64
-		for first := true; ; first = false {
-			name, done, ok := d.member(first)
-			if !ok || done {
-				return ok
-			}
+		return d.object(func(name string) bool {
 			switch name {
 			case "type":
-				if !(once(&seen, 0) && str(d, &p.Type)) {
-					return false
-				}
+				return d.sc.Once(0) && str(d, &p.Type)
 			case "text":
-				if !(once(&seen, 1) && str(d, &p.Text)) {
-					return false
-				}
+				return d.sc.Once(1) && str(d, &p.Text)
 			case "image_url":
-				if !(once(&seen, 2) && d.delegate(&p.ImageURL)) {
-					return false
-				}
+				return d.sc.Once(2) && d.delegate(&p.ImageURL)
 			case "input_audio":
-				if !(once(&seen, 3) && d.delegate(&p.InputAudio)) {
-					return false
-				}
+				return d.sc.Once(3) && d.delegate(&p.InputAudio)
 			case "resource":
-				if !(once(&seen, 4) && d.delegate(&p.Resource)) {
-					return false
-				}
-			default:
-				return false
+				return d.sc.Once(4) && d.delegate(&p.Resource)
 			}
-		}
+			return false
+		})
 	})
 }
 
 func (d *snapshotDecoder) component(c **ComponentDecision) bool {
-	if d.null() {
+	if d.sc.Null() {
 		return true
 	}
 	cd := new(ComponentDecision)
 	*c = cd
-	if !d.openObject() {
-		return false
-	}
-	var seen uint64
-	for first := true; ; first = false {
-		name, done, ok := d.member(first)
-		if !ok || done {
-			return ok
-		}
+	return d.object(func(name string) bool {
 		switch name {
 		case "componentName":
-			if !(once(&seen, 0) && str(d, &cd.ComponentName)) {
-				return false
-			}
+			return d.sc.Once(0) && str(d, &cd.ComponentName)
 		case "props":
-			if !(once(&seen, 1) && d.anyMap(&cd.Props)) {
-				return false
-			}
+			return d.sc.Once(1) && d.anyMap(&cd.Props)
 		case "message":
-			if !(once(&seen, 2) && str(d, &cd.Message)) {
-				return false
-			}
+			return d.sc.Once(2) && str(d, &cd.Message)
 		case "componentState":
-			if !(once(&seen, 3) && d.anyMap(&cd.ComponentState)) {
-				return false
-			}
+			return d.sc.Once(3) && d.anyMap(&cd.ComponentState)
 		case "statusMessage":
-			if !(once(&seen, 4) && str(d, &cd.StatusMessage)) {
-				return false
-			}
+			return d.sc.Once(4) && str(d, &cd.StatusMessage)
 		case "completionStatusMessage":
-			if !(once(&seen, 5) && str(d, &cd.CompletionStatusMessage)) {
-				return false
-			}
+			return d.sc.Once(5) && str(d, &cd.CompletionStatusMessage)
 		case "toolCallRequest":
-			if !(once(&seen, 6) && d.delegate(&cd.ToolCallRequest)) {
-				return false
-			}
+			return d.sc.Once(6) && d.delegate(&cd.ToolCallRequest)
 		case "toolCallId":
-			if !(once(&seen, 7) && str(d, &cd.ToolCallID)) {
-				return false
-			}
+			return d.sc.Once(7) && str(d, &cd.ToolCallID)
 		case "role":
-			if !(once(&seen, 8) && str(d, &cd.Role)) {
-				return false
-			}
+			return d.sc.Once(8) && str(d, &cd.Role)
 		case "id":
-			if !(once(&seen, 9) && str(d, &cd.ID)) {
-				return false
-			}
+			return d.sc.Once(9) && str(d, &cd.ID)
 		case "componentId":
-			if !(once(&seen, 10) && str(d, &cd.ComponentID)) {
-				return false
-			}
+			return d.sc.Once(10) && str(d, &cd.ComponentID)
 		case "parentMessageId":
-			if !(once(&seen, 11) && str(d, &cd.ParentMessageID)) {
-				return false
-			}
+			return d.sc.Once(11) && str(d, &cd.ParentMessageID)
 		case "reasoningDurationMS":
-			if !(once(&seen, 12) && d.delegate(&cd.ReasoningDurationMS)) {
-				return false
-			}
-		default:
-			return false
+			return d.sc.Once(12) && d.delegate(&cd.ReasoningDurationMS)
 		}
-	}
-}
-
-// openObject consumes the '{' of an object.
-func (d *snapshotDecoder) openObject() bool {
-	d.ws()
-	if !d.eat('{') {
 		return false
-	}
-	d.extra += costContainer
-	return d.extra <= d.budget // else the whole-value path refuses it, before decoding
+	})
 }
 
-// member reads up to the next member's value and returns its name; done
-// reports the object's end instead.
-func (d *snapshotDecoder) member(first bool) (name string, done, ok bool) {
-	d.ws()
-	if d.eat('}') {
-		return "", true, true
+// object decodes an object as jsonscan's Object does, charging its
+// container, colons and commas as decodedCost does.
+func (d *snapshotDecoder) object(member func(name string) bool) bool {
+	d.extra += costContainer
+	if d.extra > d.budget {
+		return false // the whole-value path refuses it, before decoding
 	}
-	if !first {
-		if !d.eat(',') {
-			return "", false, false
+	first := true
+	return d.sc.Object(func(name string) bool {
+		d.extra += costValue // the ':'
+		if !first {
+			d.extra += costValue // the ','
 		}
-		d.extra += costValue
-		d.ws()
-	}
-	name, ok = d.string()
-	if !ok {
-		return "", false, false
-	}
-	d.ws()
-	if !d.eat(':') {
-		return "", false, false
-	}
-	d.extra += costValue
-	d.ws()
-	return name, false, true
+		first = false
+		return member(name)
+	})
 }
 
 // array decodes an array whose elements elem decodes.
 func (d *snapshotDecoder) array(elem func() bool) bool {
-	d.ws()
-	if !d.eat('[') {
+	if !d.sc.OpenArray() {
 		return false
 	}
 	d.extra += costContainer
 	if d.extra > d.budget {
 		return false
 	}
-	d.ws()
-	if d.eat(']') {
-		return true
-	}
-	for {
-		d.ws()
+	for first := true; ; first = false {
+		done, ok := d.sc.Element(first)
+		if !ok || done {
+			return ok
+		}
+		if !first {
+			d.extra += costValue
+		}
 		if !elem() {
 			return false
 		}
-		d.ws()
-		if d.eat(',') {
-			d.extra += costValue
-			continue
-		}
-		return d.eat(']')
 	}
 }
 
 // anyMap decodes null and {} itself and any other value with jsonx.
 func (d *snapshotDecoder) anyMap(m *map[string]any) bool {
-	if d.null() {
+	if d.sc.Null() {
 		return true
 	}
-	if d.empty('{', '}') {
+	if d.sc.Empty('{') {
+		d.extra += costContainer
 		*m = map[string]any{}
 		return true
 	}
@@ -407,105 +245,49 @@ func (d *snapshotDecoder) anyMap(m *map[string]any) bool {
 
 // strings decodes null and [] itself and any other value with jsonx.
 func (d *snapshotDecoder) strings(s *[]string) bool {
-	if d.null() {
+	if d.sc.Null() {
 		return true
 	}
-	if d.empty('[', ']') {
+	if d.sc.Empty('[') {
+		d.extra += costContainer
 		*s = []string{}
 		return true
 	}
 	return d.delegate(s)
 }
 
-// empty decodes an empty object or array.
-func (d *snapshotDecoder) empty(open, close byte) bool {
-	j := d.i
-	if j >= len(d.data) || d.data[j] != open {
-		return false
-	}
-	j++
-	for j < len(d.data) && isSpace(d.data[j]) {
-		j++
-	}
-	if j >= len(d.data) || d.data[j] != close {
-		return false
-	}
-	d.i = j + 1
-	d.extra += costContainer
-	return true
-}
-
-func (d *snapshotDecoder) boolean(b *bool) bool {
-	switch {
-	case strings.HasPrefix(d.data[d.i:], "true"):
-		*b = true
-		d.i += 4
-	case strings.HasPrefix(d.data[d.i:], "false"):
-		*b = false
-		d.i += 5
-	default:
-		return d.null()
-	}
-	return d.delimited()
-}
-
 // time decodes as jsonx's tolerant time does: null leaves t as it is, an
 // RFC 3339 string is parsed, and any other string is the zero time.
 func (d *snapshotDecoder) time(t *time.Time) bool {
-	if d.null() {
+	if d.sc.Null() {
 		return true
 	}
-	start := d.i
-	s, ok := d.string()
+	start := d.sc.Pos()
+	s, ok := d.sc.HintedString(&d.hints)
 	if !ok {
 		return false
 	}
-	if raw := d.data[start:d.i]; raw[1:len(raw)-1] == s {
+	if raw := d.sc.Since(start); raw[1:len(raw)-1] == s {
 		// The quoted literal as sent (no escapes) is what UnmarshalJSON takes.
 		if t.UnmarshalJSON(unsafe.Slice(unsafe.StringData(raw), len(raw))) != nil {
 			*t = time.Time{}
 		}
 		return true
 	}
-	d.i = start
+	d.sc.Rewind(start)
 	return d.delegate(t) // escapes in a time: rare, and jsonx knows them
 }
 
-// str decodes a string, or null as the zero value.
+// str decodes a string (with the decoder's hints), or null as the zero
+// value.
 func str[T ~string](d *snapshotDecoder, p *T) bool {
-	if d.null() {
-		return true
-	}
-	s, ok := d.string()
-	*p = T(s)
-	return ok
-}
-
-// null consumes a null literal.
-func (d *snapshotDecoder) null() bool {
-	if strings.HasPrefix(d.data[d.i:], "null") {
-		d.i += 4
-		return d.delimited()
-	}
-	return false
-}
-
-// delimited reports whether a literal just read ends there (not "nullx").
-func (d *snapshotDecoder) delimited() bool {
-	if d.i == len(d.data) {
-		return true
-	}
-	switch c := d.data[d.i]; c {
-	case ',', '}', ']', ' ', '\t', '\n', '\r':
-		return true
-	}
-	return false
+	return jsonscan.Str(&d.sc, &d.hints, p)
 }
 
 // delegate decodes the next value into v with jsonx, as the whole-value
 // decode would decode it into that zero field.
 func (d *snapshotDecoder) delegate(v any) bool {
-	raw, ok := d.skip()
+	raw, ok := d.sc.Skip()
 	if !ok {
 		return false
 	}
@@ -516,101 +298,4 @@ func (d *snapshotDecoder) delegate(v any) bool {
 	}
 	d.extra += cost
 	return jsonx.Unmarshal(b, v) == nil
-}
-
-// skip returns the next value, finding only its extent (jsonx checks it).
-func (d *snapshotDecoder) skip() (string, bool) {
-	start := d.i
-	end, ok := jsonscan.SkipValue(d.data, d.i)
-	d.i = end
-	return d.data[start:end], ok
-}
-
-// string decodes a JSON string at d.i.
-func (d *snapshotDecoder) string() (string, bool) {
-	if d.i >= len(d.data) || d.data[d.i] != '"' {
-		return "", false
-	}
-	start := d.i + 1
-	from := start
-	if l := d.last; l != "" && strings.HasPrefix(d.data[start:], l) {
-		from += len(l) // checked when it was decoded: plain, whole runes
-	}
-	q := strings.IndexByte(d.data[from:], '"')
-	if q < 0 {
-		return "", false
-	}
-	end := from + q
-	if tail := d.data[from:end]; strings.IndexByte(tail, '\\') < 0 && jsonscan.Plain(tail) {
-		s := d.data[start:end]
-		d.i = end + 1
-		if len(s) >= minHint {
-			d.last = s
-		}
-		return s, true
-	}
-	return d.escaped(start)
-}
-
-// escaped decodes a string with escapes (or bytes plain does not pass)
-// whose content starts at start.
-func (d *snapshotDecoder) escaped(start int) (string, bool) {
-	end := jsonscan.StringEnd(d.data, start)
-	if end == len(d.data) {
-		return "", false
-	}
-	raw := d.data[start-1 : end+1]
-	d.i = end + 1
-	if raw == d.escRaw {
-		return d.escStr, true
-	}
-	// The new string extends the last one: unescape only its new part.
-	// The last one's content ends with a whole character or escape, unless
-	// its last escape is half of a surrogate pair that the new part may
-	// complete.
-	if p := d.escRaw; len(p) > 2 && strings.HasPrefix(raw, p[:len(p)-1]) && !highSurrogateEnd(p[:len(p)-1]) {
-		d.scratch = append(append(d.scratch[:0], '"'), raw[len(p)-1:]...)
-		b, err := jsontext.AppendUnquote(d.arena[:len(d.escStr)], d.scratch)
-		if err != nil {
-			return "", false
-		}
-		d.arena = b
-	} else {
-		b, err := jsontext.AppendUnquote(nil, raw)
-		if err != nil {
-			return "", false
-		}
-		d.arena = b
-	}
-	d.escRaw = raw
-	d.escStr = unsafe.String(unsafe.SliceData(d.arena), len(d.arena))
-	if len(d.arena) == 0 {
-		d.escStr = ""
-	}
-	return d.escStr, true
-}
-
-// highSurrogateEnd reports whether s may end with a \uD800-\uDBFF escape.
-func highSurrogateEnd(s string) bool {
-	if len(s) < 6 {
-		return false
-	}
-	e := s[len(s)-6:]
-	return e[0] == '\\' && e[1] == 'u' && (e[2] == 'd' || e[2] == 'D') && strings.IndexByte("89abAB", e[3]) >= 0
-}
-
-func (d *snapshotDecoder) ws() {
-	for d.i < len(d.data) && isSpace(d.data[d.i]) {
-		d.i++
-	}
-}
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-func (d *snapshotDecoder) eat(c byte) bool {
-	if d.i < len(d.data) && d.data[d.i] == c {
-		d.i++
-		return true
-	}
-	return false
 }

@@ -7,15 +7,13 @@ import (
 	"io"
 	"iter"
 	"log/slog"
-	"runtime"
 	"strings"
-	"sync"
-	"time"
 	"unsafe"
 
 	"github.com/threadsapi/threads-go/internal/jsonx"
 	"github.com/threadsapi/threads-go/internal/redact"
 	"github.com/threadsapi/threads-go/internal/sse"
+	"github.com/threadsapi/threads-go/internal/stream"
 	"github.com/threadsapi/threads-go/internal/termtext"
 )
 
@@ -103,19 +101,16 @@ func (e StreamEvent) LogValue() slog.Value {
 // from any goroutine, any number of times, also while Next blocks. Only
 // streams returned by the SDK work: a zero Stream ends at once with an error.
 type Stream struct {
-	*streamConn // shared with Close, the idle timer and the cleanup; nil in a zero Stream
+	// eng is the connection and its state: Next, Close, the idle timer, the
+	// drain after DONE, the observer's hooks (internal/stream). The zero
+	// Engine is a zero Stream's.
+	eng stream.Engine
 
-	ctx context.Context
 	cfg *config
-
-	src  *sse.Reader                     // the body's events (go-sse, through internal/sse)
-	next func() (sse.Event, error, bool) // pull form of events, made by the first Next
 
 	dec   snapshotDecoder // decodes s.cur; keeps hints of the last snapshots
 	cur   StreamEvent
-	err   error
 	index int // events decoded so far
-	done  bool
 
 	// The latest snapshot of each message, in first-seen order, at most
 	// maxMessages of them and about maxRetained bytes of memory (counted
@@ -136,25 +131,7 @@ type Stream struct {
 	tokens    [maxTokens]string
 	tokenNext int
 
-	cleanup runtime.Cleanup
-
-	// rounds, when set (by RunStream), continues the stream with further
-	// requests: see nextRound. nil for a plain one-request stream.
-	rounds streamRounds
-
-	obs *callObs // the call's observation (observe.go); nil-safe
-}
-
-// streamRounds continues a Stream with further requests (see
-// Stream.nextRound): the Stream declares what it needs, and a runner of
-// rounds (RunStream's tool runner in tools.go) plugs in, so that the
-// stream never calls up into the code built on it.
-type streamRounds interface {
-	// next returns the next round's stream, given the finished round's last
-	// snapshot; nil when the stream ends cleanly here.
-	next(ctx context.Context, last AdvanceResponse) (*Stream, error)
-	// stop is called when the stream ends or is closed.
-	stop()
+	leaving *leaving // WithCancelOnClose's hook (leave.go), shared with Close; nil in a zero Stream
 }
 
 // Bounds on what a Stream keeps for Messages, and of the tokens it
@@ -166,153 +143,89 @@ const (
 	maxTokenLen = 8 << 10
 )
 
-// streamConn is what Close, the idle timer and the garbage collector's
-// cleanup share with Next. It holds no reference to its Stream, so a
-// dropped Stream can become unreachable while its connection is open.
-type streamConn struct {
-	body io.ReadCloser
-
-	mu      sync.Mutex // guards the fields below
-	closed  bool
-	running bool // Next is inside the parser
-	idle    bool // the idle timer fired
-	timer   *time.Timer
-	stop    func() // ends the pull iterator
-	once    sync.Once
-	leaving leaving // WithCancelOnClose's hook (leave.go)
-}
-
 var errZeroStream = errors.New("threads: Stream not returned by the SDK (zero or nil)")
 
-func newStream(ctx context.Context, body io.ReadCloser, cfg *config) *Stream {
-	s := &Stream{streamConn: &streamConn{body: body}, ctx: ctx, cfg: cfg, byID: make(map[string]int, 2)}
-	s.src = sse.New(body, cfg.maxEventSize)
-	s.cleanup = runtime.AddCleanup(s, (*streamConn).abandon, s.streamConn)
+// newStream reads the snapshots of body; o is the call's observation
+// (nil: nobody observes it), which the stream ends.
+func newStream(ctx context.Context, body io.ReadCloser, cfg *config, o *callObs) *Stream {
+	s := &Stream{cfg: cfg, byID: make(map[string]int, 2), leaving: &leaving{}}
+	stream.Start(&s.eng, ctx, body, (*snapshots)(s), stream.Config{MaxEventSize: cfg.maxEventSize, IdleTimeout: cfg.idleTimeout})
+	if o != nil {
+		s.eng.Observe(observation{o})
+	}
 	return s
 }
 
-func (c *streamConn) idleFired() {
-	c.mu.Lock()
-	c.idle = true
-	c.mu.Unlock()
-	c.closeBody()
-}
+// snapshots is a Stream as the engine sees it: the decoder of its events
+// (internal/stream's Decoder, whose methods a Stream does not show).
+type snapshots Stream
 
-func (c *streamConn) closeBody() {
-	c.once.Do(func() { c.body.Close() })
-}
-
-// abandon releases a Stream that became unreachable without Close.
-func (c *streamConn) abandon() {
-	c.mu.Lock()
-	c.closed = true
-	if c.timer != nil {
-		c.timer.Stop()
+// Decode reads one event: a snapshot, "data: DONE", or the service's
+// "error:" line.
+func (d *snapshots) Decode(ev sse.Event) (stream.Verdict, error) {
+	s := (*Stream)(d)
+	switch {
+	case ev.Type == sse.ErrorEvent:
+		// The filter made this event from the first error line of its
+		// event alone; whatever else that event held is dropped.
+		return stream.Failed, &StreamError{Message: s.clean(ev.Data, maxErrorText)}
+	case ev.Data == "":
+		return stream.Skip, nil // an event without data, such as a lone id: line
+	case ev.Data == "DONE" || ev.Data == "[DONE]":
+		return stream.Last, nil
 	}
-	c.stopParserLocked() // Next cannot be running: the Stream is unreachable
-	c.mu.Unlock()
-	c.closeBody()
+	if err := s.decode(ev.Data); err != nil {
+		return stream.Refused, err
+	}
+	s.leaving.saw(s.cur.Message.ThreadID)
+	return stream.Deliver, nil
+}
+
+// ReadFailure maps a parser or body error to the stream's error.
+func (d *snapshots) ReadFailure(err error) error {
+	if errors.Is(err, sse.ErrTooLarge) {
+		return fmt.Errorf("%w (%d bytes)", ErrEventTooLarge, d.cfg.maxEventSize)
+	}
+	// Read errors come from the transport, not from the server's bytes.
+	return fmt.Errorf("%w: %w", ErrStreamTruncated, err)
+}
+
+// IdleFailure is the error of a stream the idle timer ended.
+func (d *snapshots) IdleFailure() error {
+	return fmt.Errorf("%w: no snapshot for %v", ErrStreamIdle, d.cfg.idleTimeout)
+}
+
+// Ended runs WithCancelOnClose's hook: disarmed at DONE, run when the
+// caller left or the stream failed on the client's side.
+func (d *snapshots) Ended(how stream.End, err error) {
+	if how == stream.Clean {
+		d.leaving.done()
+		return
+	}
+	(*Stream)(d).leave(err)
 }
 
 // Next advances to the next snapshot, which Current then returns. It
 // returns false at the end of the stream or on failure; Err tells which.
 // It blocks until an event's bytes have arrived, and no longer.
 func (s *Stream) Next() bool {
-	if s == nil || s.streamConn == nil {
-		if s != nil && s.err == nil {
-			s.err, s.done = errZeroStream, true
-		}
+	if s == nil {
 		return false
 	}
-	arm := true // the idle clock starts once per Next, not per event read
-	for !s.done {
-		if !s.enter(true, arm) {
-			s.finish(nil)
-			return false
-		}
-		arm = false
-		ev, err, ok := s.next()
-		if s.step(ev, err, ok) {
-			return true
-		}
+	ok := s.eng.Next()
+	if !ok {
+		s.cur = StreamEvent{}
 	}
-	return false
+	return ok
 }
 
-// enter marks the parser as running, unless the stream was closed. pull
-// makes the pull iterator on first use; arm starts the idle clock.
-func (s *Stream) enter(pull, arm bool) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return false
+// engine is s's engine; nil for a nil Stream (whose methods work, as a
+// zero Stream's).
+func (s *Stream) engine() *stream.Engine {
+	if s == nil {
+		return nil
 	}
-	if pull && s.next == nil {
-		s.next, s.stop = iter.Pull2(s.src.All())
-	}
-	s.running = true
-	// The idle clock runs only while the caller waits for a snapshot, not
-	// while it works on the previous one. Events without a snapshot (an id:
-	// line alone, a comment) do not restart it: the idle timeout means "no
-	// snapshot for that long".
-	if d := s.cfg.idleTimeout; d > 0 && arm {
-		if s.timer == nil {
-			s.timer = time.AfterFunc(d, s.idleFired)
-		} else {
-			s.timer.Reset(d)
-		}
-	}
-	return true
-}
-
-// step handles one result of the parser (ok is false when it ended). It
-// reports whether s.cur holds a new snapshot; when the stream is over it
-// has set s.done and s.err.
-func (s *Stream) step(ev sse.Event, err error, ok bool) bool {
-	s.mu.Lock()
-	s.running = false
-	closed, idle := s.closed, s.idle
-	s.mu.Unlock()
-
-	switch {
-	case closed:
-		s.finish(nil)
-	case idle:
-		s.finish(fmt.Errorf("%w: no snapshot for %v", ErrStreamIdle, s.cfg.idleTimeout))
-	case !ok:
-		s.finish(s.readFailure(io.ErrUnexpectedEOF))
-	case err != nil:
-		s.finish(s.readFailure(err))
-	case ev.Type == sse.ErrorEvent:
-		// The filter made this event from the first error line of its
-		// event alone; whatever else that event held is dropped.
-		s.finish(&StreamError{Message: s.clean(ev.Data, maxErrorText)})
-	case ev.Data == "":
-		// An event without data, such as a lone id: line.
-	case ev.Data == "DONE" || ev.Data == "[DONE]":
-		if s.rounds != nil && s.nextRound() {
-			return false // the next round's events follow on this stream
-		}
-		s.finishDone()
-	default:
-		if err := s.decode(ev.Data); err != nil {
-			s.finish(err)
-			return false
-		}
-		s.obs.event()
-		s.leaving.saw(s.cur.Message.ThreadID)
-		s.stopTimer()
-		return true
-	}
-	return false
-}
-
-func (s *Stream) stopTimer() {
-	s.mu.Lock()
-	if s.timer != nil {
-		s.timer.Stop()
-	}
-	s.mu.Unlock()
+	return &s.eng
 }
 
 // decode parses one snapshot into s.cur and computes its delta.
@@ -419,166 +332,6 @@ func blank(s string) bool {
 	return strings.TrimSpace(s) == ""
 }
 
-// readFailure maps a parser or body error to the stream's error.
-func (s *Stream) readFailure(err error) error {
-	if ctxErr := s.ctx.Err(); ctxErr != nil {
-		return ctxErr
-	}
-	if errors.Is(err, sse.ErrTooLarge) {
-		return fmt.Errorf("%w (%d bytes)", ErrEventTooLarge, s.cfg.maxEventSize)
-	}
-	// Read errors come from the transport, not from the server's bytes.
-	return fmt.Errorf("%w: %w", ErrStreamTruncated, err)
-}
-
-// finishDone ends the stream at "data: DONE" without waiting for the
-// server: when the body has not ended yet, it is read to its end (so the
-// connection can be reused) in the background, for at most 100 ms.
-func (s *Stream) finishDone() {
-	s.leaving.done()
-	s.obs.end(nil)
-	s.done, s.err, s.cur = true, nil, StreamEvent{}
-	s.stopParser()
-	s.cleanup.Stop()
-	if s.src.Ended() {
-		s.closeBody() // the body already ended: its connection is free
-		return
-	}
-	c := s.streamConn
-	go func() {
-		drainFor(c.body, c.closeBody)
-		c.closeBody()
-	}()
-}
-
-// drainFor reads what follows a round's "data: DONE" (normally just the end
-// of the chunked body) so that the connection can be reused, but calls
-// stop, which must close r, if that takes longer than 100 ms.
-func drainFor(r io.Reader, stop func()) {
-	t := time.AfterFunc(100*time.Millisecond, stop)
-	defer t.Stop()
-	_, _ = io.CopyN(io.Discard, r, 64<<10)
-}
-
-func (s *Stream) finish(err error) {
-	if err != nil && s.ctx.Err() != nil && errors.Is(err, s.ctx.Err()) {
-		s.obs.leave() // the caller's context ended it
-	}
-	s.done = true
-	s.err = err
-	s.cur = StreamEvent{}
-	s.release()
-	s.leave(err)
-	s.obs.end(err)
-}
-
-// release stops the parser and the timer and closes the body. Next calls
-// it when the stream ends, never while it is inside the parser.
-func (s *Stream) release() {
-	s.stopParser()
-	s.cleanup.Stop()
-	s.closeBody()
-	if s.rounds != nil {
-		s.rounds.stop()
-	}
-}
-
-func (s *Stream) stopParser() {
-	s.mu.Lock()
-	s.closed = true
-	if s.timer != nil {
-		s.timer.Stop()
-	}
-	s.stopParserLocked()
-	s.mu.Unlock()
-}
-
-// stopParserLocked ends the pull iterator. The parser must not be running.
-func (c *streamConn) stopParserLocked() {
-	if c.stop != nil {
-		c.stop()
-		c.stop = nil
-	}
-}
-
-// nextRound is RunStream's hook, called at a round's "data: DONE" (from
-// Next, outside the parser). It drains the finished body and asks s.rounds
-// for the next round with the round's last snapshot; given one, it reads on
-// from that stream's body with a new parser and reports true. It reports
-// false when the stream ends here, cleanly; on failure it has finished s.
-func (s *Stream) nextRound() bool {
-	old := s.body
-	if !s.src.Ended() {
-		drainFor(old, func() { old.Close() })
-	}
-	if end, err := s.pauseIdle(); end {
-		s.finish(err) // no tool runs, nothing is sent
-		return true
-	}
-	last := s.cur.AdvanceResponse
-	s.cur = StreamEvent{} // a round without snapshots has no "last" one
-	next, err := s.rounds.next(s.ctx, last)
-	s.mu.Lock()
-	closed := s.closed
-	if closed || err != nil || next == nil {
-		s.mu.Unlock()
-		if next != nil {
-			next.Close()
-		}
-		switch {
-		case closed:
-			s.finish(nil) // Close was called while the tool ran
-		case err != nil:
-			s.finish(err)
-		}
-		return closed || err != nil
-	}
-	next.cleanup.Stop() // its body is s's now
-	s.body, s.src = next.body, next.src
-	s.stopParserLocked()
-	s.next = nil // Next pulls from the new parser
-	if s.timer != nil {
-		s.timer.Reset(s.cfg.idleTimeout) // the next round's silence counts again
-	}
-	s.mu.Unlock()
-	// The observer's calls come after the lock: an observer may call back
-	// into the stream (Err, Messages) without deadlocking it.
-	next.obs.end(nil) // its events are counted in s's call
-	s.obs.toolRound()
-	old.Close()
-	return true
-}
-
-// pauseIdle stops the idle clock while a round's tool runs and the next
-// round's request is sent. The idle timeout is about the server's
-// silence: the tool's own time is not the server's, and the next
-// request's wait for its headers is bounded by WithRequestTimeout, as the
-// first request's is. The clock is restarted when the next round's body
-// is in place. end reports that the stream is over instead (closed: err
-// nil; the clock already fired: ErrStreamIdle), so that no tool runs and
-// nothing is sent.
-func (s *Stream) pauseIdle() (end bool, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	idle := fmt.Errorf("%w: no snapshot for %v", ErrStreamIdle, s.cfg.idleTimeout)
-	switch {
-	case s.closed:
-		return true, nil
-	case s.idle:
-		return true, idle
-	case s.timer == nil:
-		return false, nil
-	}
-	// Next started the clock (or the last round's swap restarted it), and
-	// only a snapshot or Close stops it, so at a round's DONE a Stop that
-	// finds it not running means that it fired, even if idleFired has not
-	// yet set s.idle.
-	if !s.timer.Stop() {
-		return true, idle
-	}
-	return false, nil
-}
-
 // Current returns the snapshot that the last successful Next read.
 func (s *Stream) Current() StreamEvent {
 	if s == nil {
@@ -596,45 +349,20 @@ func (s *Stream) Current() StreamEvent {
 // 8 KiB each), and an event that fails to decode is not quoted: the error
 // names its index and what did not fit, without its values.
 func (s *Stream) Err() error {
-	if s == nil {
-		return errZeroStream
-	}
-	return s.err
+	return s.engine().Err(errZeroStream)
 }
 
 // Close releases the connection at once; a Next blocked in a read returns
 // false. It is idempotent, safe from any goroutine, and returns nil, also
 // on a nil *Stream (so defer s.Close() may come before the error check).
+// After "data: DONE", Close first reads what the server still sends,
+// normally only the end of the body, for at most 100 ms, so that the
+// connection can be reused (the Next that saw DONE returned at once).
 // Closing does not stop the service's generation, unless the call had
 // [WithCancelOnClose] (Close then waits for that Cancel); otherwise call
 // ThreadsService.Cancel for that.
 func (s *Stream) Close() error {
-	if s == nil || s.streamConn == nil {
-		return nil
-	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return nil
-	}
-	s.closed = true
-	if s.timer != nil {
-		s.timer.Stop()
-	}
-	if !s.running {
-		// Next is not inside the parser, so it can be stopped here;
-		// otherwise Next stops it when its read returns.
-		s.stopParserLocked()
-	}
-	s.mu.Unlock()
-	s.closeBody()
-	if s.rounds != nil {
-		s.rounds.stop() // cancels a tool call in progress
-	}
-	// Not closed before: the stream had not ended, so the caller left it.
-	s.obs.leave()
-	s.leave(nil)
-	s.obs.end(nil)
+	s.engine().Close()
 	return nil
 }
 
@@ -642,45 +370,7 @@ func (s *Stream) Close() error {
 // yielded once, as the last element. Breaking out of the loop, or reaching
 // the end, closes the stream.
 func (s *Stream) All() iter.Seq2[StreamEvent, error] {
-	return func(yield func(StreamEvent, error) bool) {
-		defer s.Close()
-		if s != nil && s.streamConn != nil && s.next == nil && s.rounds == nil { // rounds swap parsers: pull form only
-			s.push(yield)
-		}
-		// Mixed with Next, or after it: continue in pull form.
-		for s.Next() {
-			if !yield(s.Current(), nil) {
-				return
-			}
-		}
-		if err := s.Err(); err != nil {
-			yield(StreamEvent{}, err)
-		}
-	}
-}
-
-// push runs go-sse's iterator directly, without the coroutine that the
-// pull form needs. It returns with s.done set, or when yield said stop.
-func (s *Stream) push(yield func(StreamEvent, error) bool) {
-	if s.done || !s.enter(false, true) {
-		return
-	}
-	for ev, err := range s.src.All() {
-		if s.step(ev, err, true) {
-			if !yield(s.cur, nil) {
-				s.done = true // the caller stopped; Close follows
-				return
-			}
-			if s.done || !s.enter(false, true) {
-				return
-			}
-			continue
-		}
-		if s.done || !s.enter(false, false) {
-			return
-		}
-	}
-	s.step(sse.Event{}, nil, false) // the parser ended without DONE
+	return stream.All(s.engine(), s.Next, s.Current, s.Err)
 }
 
 // maxErrorText caps the text of a stream error, in runes.
@@ -691,7 +381,7 @@ const maxErrorText = 1 << 10
 // sent (which Err's text is cleaned of) and the client's settings, which a
 // plain %v, %+v or %#v would print.
 func (s Stream) Format(f fmt.State, verb rune) {
-	fmt.Fprintf(f, "threads.Stream{events:%d done:%t}", s.index, s.done)
+	fmt.Fprintf(f, "threads.Stream{events:%d done:%t}", s.index, s.eng.Done())
 }
 
 // clean makes server text safe for an error string: every spelling of the
@@ -754,13 +444,6 @@ func (s *Stream) Collect() ([]Message, error) {
 	if s == nil {
 		return nil, errors.New("threads: Collect on a nil *Stream")
 	}
-	if s.streamConn != nil && s.next == nil && s.rounds == nil {
-		// No Next yet: run the parser directly, without the coroutine
-		// that the pull form needs (rounds swap parsers: pull form only).
-		s.push(func(StreamEvent, error) bool { return true })
-	}
-	for s.Next() {
-	}
-	s.Close()
+	s.eng.Collect(s.Next)
 	return s.Messages(), s.Err()
 }

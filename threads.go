@@ -472,8 +472,7 @@ func (c *Client) advance(ctx context.Context, opts []RequestOption, cl core.Call
 	}
 	var out AdvanceResponse
 	if isEventStream(resp) {
-		st := newStream(ctx, resp.Body, cfg)
-		st.obs = o // the stream ends the call's observation
+		st := newStream(ctx, resp.Body, cfg, o) // the stream ends the call's observation
 		err = lastSnapshot(st, &out)
 	} else {
 		defer resp.Body.Close()

@@ -3,16 +3,20 @@ package threads
 import (
 	"cmp"
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	echolib "github.com/threadsapi/threads-go/internal/echo"
 	"github.com/threadsapi/threads-go/internal/redact"
+	"github.com/threadsapi/threads-go/internal/stream"
 	"github.com/threadsapi/threads-go/internal/termtext"
 	"github.com/threadsapi/threads-go/internal/toolcore"
 )
@@ -20,7 +24,9 @@ import (
 // Tool is a client-side tool: a function of this process that the model may
 // call while it writes a reply. Give tools to [ThreadsService.RunStream],
 // which declares them to the service (clientTools) and runs them when the
-// model asks. Build one with [NewTool], or fill in the fields yourself.
+// model asks, or to package runs' tool runner (the same value serves both
+// API generations). Build one with [NewTool], [NewJSONTool] or
+// [NewPartsTool], or fill in the fields yourself.
 type Tool struct {
 	// Name names the tool; the model calls it by this name. It must be
 	// unique among the call's tools and ClientTools.
@@ -29,6 +35,21 @@ type Tool struct {
 	Description string
 	// Parameters describes the arguments, as sent in clientTools[].parameters.
 	Parameters []ToolParameter
+	// InputSchema, in the place of Parameters (set one of them), is the
+	// tool's arguments as one whole JSON Schema object, such as an MCP
+	// tool's inputSchema: any value that encoding/json encodes as a JSON
+	// object (a map[string]any, a [json.RawMessage], a schema type). On
+	// /v1 (package runs) it is sent as the tool's inputSchema as it is. On
+	// the spec's routes it is mapped to Parameters, one per property in
+	// the order the schema encodes them (a map's keys encode sorted), each carrying its property's schema as it is
+	// (the service hands the model that schema) and required when the
+	// schema says so; a schema that parameters cannot express (anyOf,
+	// oneOf, allOf, $ref, a type other than object, a schema for
+	// additionalProperties...) is refused by RunStream before anything is
+	// sent, with an error that names the keyword. The runners check no
+	// arguments against it: Call gets the arguments as the model sent
+	// them (the service's status arguments aside).
+	InputSchema any
 	// MaxCalls asks the service to allow at most this many calls of the
 	// tool in one generation; 0 sends no limit.
 	MaxCalls int
@@ -37,8 +58,113 @@ type Tool struct {
 	// when ctx is done. The string is the result the model reads; an error
 	// is reported to the model as the tool's failure (see RunStream).
 	Call func(ctx context.Context, call ToolCall) (string, error)
+	// CallParts, when set, runs the tool instead of Call, for a result
+	// that is more than one text: content parts, each a text part
+	// ([TextPart]) or a resource part ([ResourcePart], [BlobPart]): inline
+	// text, a base64 blob (an image, a PDF) or a URI, with its MIME type.
+	// On /v1 (package runs) the parts are the tool_result's content as
+	// they are; on the spec's routes, which carry text only, they are
+	// flattened to one text by [ToolResultText]. A part of another type
+	// (an image_url, input_audio or unknown part) is reported to the
+	// model as the tool's failure. It runs as Call does; its error too.
+	// A Tool may set both (NewPartsTool does, its Call returning the
+	// flattened text, for a caller that calls Call itself).
+	CallParts func(ctx context.Context, call ToolCall) ([]ContentPart, error)
 
 	err error // set by NewTool when Args cannot be a tool's arguments
+}
+
+// TextPart returns a text [ContentPart], for a message or a tool's result
+// ([Tool.CallParts]).
+func TextPart(text string) ContentPart { return ContentPart{Type: ContentPartTypeText, Text: text} }
+
+// ResourcePart returns a resource [ContentPart] (its text, its base64
+// blob or its URI, with its MIME type), for a message or a tool's result
+// ([Tool.CallParts]).
+func ResourcePart(r Resource) ContentPart {
+	return ContentPart{Type: ContentPartTypeResource, Resource: &r}
+}
+
+// BlobPart returns a resource [ContentPart] holding data, base64-encoded,
+// with its MIME type (such as image/png) and a URI naming it (may be
+// empty). It is how a tool's result carries an image: the /v1 tool_result
+// takes text and resource parts only.
+func BlobPart(uri, mimeType string, data []byte) ContentPart {
+	return ResourcePart(Resource{URI: uri, MIMEType: mimeType, Blob: base64.StdEncoding.EncodeToString(data)})
+}
+
+// ToolResultText returns a tool's result parts ([Tool.CallParts]) as the
+// one text that the spec's routes send in the tool message (they carry
+// text only), and that package runs reports as a result's text. The rule,
+// part by part, joined with newlines:
+//
+//   - a text part: its text;
+//   - a resource with text: <resource uri="…" mimeType="…">its text</resource>,
+//     as the service itself shows the model a resource on /v1;
+//   - a resource with a blob: <resource uri="…" mimeType="…" bytes="N"/>,
+//     N its decoded size: the data itself is left out;
+//   - a resource with only a URI: <resource uri="…"/>.
+//
+// An attribute is left out when empty; a quote, <, > and & in it are
+// escaped as in XML. It fails for a part that is neither text nor a
+// resource, or a resource part without its Resource, naming the part.
+func ToolResultText(parts []ContentPart) (string, error) {
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		switch p.Type {
+		case ContentPartTypeText:
+			b.WriteString(p.Text)
+		case ContentPartTypeResource:
+			r := p.Resource
+			if r == nil {
+				return "", toolcore.NoResourceError(i)
+			}
+			b.WriteString("<resource")
+			attr(&b, "uri", r.URI)
+			attr(&b, "mimeType", r.MIMEType)
+			switch {
+			case r.Text != "":
+				b.WriteString(">")
+				b.WriteString(r.Text)
+				b.WriteString("</resource>")
+			case r.Blob != "":
+				attr(&b, "bytes", strconv.Itoa(blobSize(r.Blob)))
+				b.WriteString("/>")
+			default:
+				b.WriteString("/>")
+			}
+		default:
+			return "", toolcore.PartError(i, string(p.Type))
+		}
+	}
+	return b.String(), nil
+}
+
+// attr writes name="value" when value is not empty.
+func attr(b *strings.Builder, name, value string) {
+	if value == "" {
+		return
+	}
+	b.WriteString(" " + name + `="`)
+	xml.EscapeText(b, []byte(value)) //nolint:errcheck // a strings.Builder does not fail
+	b.WriteString(`"`)
+}
+
+// blobSize is the decoded size of base64 text (padding and line breaks
+// aside), without decoding it.
+func blobSize(blob string) int {
+	n := 0
+	for i := 0; i < len(blob); i++ {
+		switch blob[i] {
+		case '=', '\n', '\r', ' ':
+		default:
+			n++
+		}
+	}
+	return n * 3 / 4
 }
 
 // ToolCall is one call of a [Tool] that the model asked for.
@@ -142,6 +268,11 @@ func WithMaxToolRounds(n int) RequestOption {
 // sent with the first request only, so that a forced tool is not forced
 // again with every result.
 //
+// A tool that returns content parts ([Tool].CallParts) is answered with
+// their text by [ToolResultText]: the tool message carries text only. A
+// tool with an InputSchema is declared with the parameters it maps to
+// (see [Tool].InputSchema).
+//
 // What the model reads when things go wrong, instead of a crash or a
 // stream error: a tool that returns an error, or panics, is answered with
 // a tool message whose Error field holds the error and whose text is
@@ -231,12 +362,16 @@ func (s *ThreadsService) runStream(ctx context.Context, cfg *config, op, id stri
 	params.ForceToolChoice = ""
 	params.InitialMessages = nil // sent once, with the thread's creation
 	r.params = params
-	st.rounds = r
+	r.st = st
+	st.eng.Continue(r)
 	return st, nil
 }
 
-// toolRunner is RunStream's streamRounds.
+// toolRunner is RunStream's tool rounds: the Continuation of its stream
+// (internal/stream), which knows nothing of tools.
 type toolRunner struct {
+	st *Stream // the stream it continues
+
 	svc    *ThreadsService
 	op     string // RunStream or CreateAndRunStream, for errors
 	id     string // the thread; "" until a created thread's first snapshot
@@ -272,15 +407,15 @@ func (r *toolRunner) setup(p *AdvanceParams, tools []Tool) error {
 			return fmt.Errorf("threads: %s: tools[%d] has no Name", r.op, i)
 		case t.err != nil:
 			return fmt.Errorf("threads: %s: tool %q: %w", r.op, t.Name, t.err)
-		case t.Call == nil:
+		case t.Call == nil && t.CallParts == nil:
 			return fmt.Errorf("threads: %s: tool %q has no Call", r.op, t.Name)
 		case r.tools[t.Name] != nil || slices.ContainsFunc(p.ClientTools, func(c ClientTool) bool { return c.Name == t.Name }):
 			return fmt.Errorf("threads: %s: tool %q is declared twice", r.op, t.Name)
 		}
 		r.tools[t.Name] = t
-		params := t.Parameters
-		if params == nil {
-			params = []ToolParameter{} // the service requires the list
+		params, err := t.parameters()
+		if err != nil {
+			return fmt.Errorf("threads: %s: tool %q: %w", r.op, t.Name, err)
 		}
 		declared = append(declared, ClientTool{Name: t.Name, Description: t.Description, Parameters: params, MaxCalls: t.MaxCalls})
 	}
@@ -293,7 +428,25 @@ func (r *toolRunner) setup(p *AdvanceParams, tools []Tool) error {
 	return nil
 }
 
-func (r *toolRunner) stop() { r.cancel() }
+// Continue answers the tool call that ended a round, if any (the round's
+// last snapshot asks for it), and returns the body of the reply to it; nil
+// when the run is over. It runs from the stream's Next, at the round's
+// "data: DONE".
+func (r *toolRunner) Continue(ctx context.Context) (*stream.Source, error) {
+	// A round without snapshots has no "last" one: the one before it is
+	// not asked again.
+	last := r.st.cur.AdvanceResponse
+	r.st.cur = StreamEvent{}
+	next, err := r.next(ctx, last)
+	if next == nil || err != nil {
+		return nil, err
+	}
+	return next.eng.Detach(), nil // its body is r.st's now
+}
+
+// Stop cancels the context a tool and the next round's request run under:
+// the stream ended or was closed.
+func (r *toolRunner) Stop() { r.cancel() }
 
 func (r *toolRunner) next(ctx context.Context, last AdvanceResponse) (*Stream, error) {
 	m := last.Message
@@ -356,12 +509,47 @@ func (r *toolRunner) errorText(err error) string {
 }
 
 // call runs the tool through the tool core: an unknown tool and a panic
-// (logged with its stack) become errors.
+// (logged with its stack) become errors. A tool's parts are flattened to
+// the tool message's text (ToolResultText); a part that no tool result
+// carries is the tool's failure.
 func (r *toolRunner) call(ctx context.Context, tool *Tool, call ToolCall) (result string, err error) {
 	if tool == nil {
 		return "", toolcore.UnknownTool(call.Name, r.tools, r.external)
 	}
-	return toolcore.Invoke(ctx, r.logger, call.Name, func(ctx context.Context) (string, error) { return tool.Call(ctx, call) })
+	return toolcore.Invoke(ctx, r.logger, call.Name, func(ctx context.Context) (string, error) {
+		if tool.CallParts == nil {
+			return tool.Call(ctx, call)
+		}
+		parts, err := tool.CallParts(ctx, call)
+		if err != nil {
+			return "", err
+		}
+		return ToolResultText(parts)
+	})
+}
+
+// parameters are the clientTools[].parameters the spec's routes declare
+// for t: its Parameters, or its InputSchema mapped to them (the tool
+// core's rule). Never nil: the service requires the list.
+func (t *Tool) parameters() ([]ToolParameter, error) {
+	if t.InputSchema == nil {
+		if t.Parameters == nil {
+			return []ToolParameter{}, nil
+		}
+		return t.Parameters, nil
+	}
+	if len(t.Parameters) > 0 {
+		return nil, errors.New("it sets both Parameters and InputSchema; set one")
+	}
+	core, err := toolcore.ParamsFromSchema(t.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("the spec's routes cannot declare it: %w", err)
+	}
+	params := make([]ToolParameter, 0, len(core))
+	for _, c := range core {
+		params = append(params, toolParameter(c))
+	}
+	return params, nil
 }
 
 // callOf is the call that m (a reply that ends asking for a tool) asks
@@ -408,32 +596,79 @@ func callOf(m Message) ToolCall {
 // the Tool it returns is refused by RunStream, before anything is sent,
 // with an error that says why, and its Call returns that error.
 func NewTool[Args any](name, description string, fn func(ctx context.Context, args Args) (string, error)) Tool {
+	t, decode := newArgsTool[Args]("NewTool", name, description, fn == nil)
+	if t.err != nil {
+		return t
+	}
+	t.Call = func(ctx context.Context, call ToolCall) (string, error) {
+		v, err := decode(call)
+		if err != nil {
+			return "", err
+		}
+		return fn(ctx, v)
+	}
+	return t
+}
+
+// NewPartsTool is [NewTool] for a function whose result is content parts
+// (see [Tool.CallParts]): text parts ([TextPart]) and resource parts
+// ([ResourcePart], and [BlobPart] for an image or other binary data).
+// Arguments, parameters and their checks are NewTool's. On /v1 the parts
+// are the tool_result's content; on the spec's routes they are flattened
+// to one text ([ToolResultText]). The Tool's Call returns that text too.
+func NewPartsTool[Args any](name, description string, fn func(ctx context.Context, args Args) ([]ContentPart, error)) Tool {
+	t, decode := newArgsTool[Args]("NewPartsTool", name, description, fn == nil)
+	if t.err != nil {
+		return t
+	}
+	t.CallParts = func(ctx context.Context, call ToolCall) ([]ContentPart, error) {
+		v, err := decode(call)
+		if err != nil {
+			return nil, err
+		}
+		return fn(ctx, v)
+	}
+	t.Call = func(ctx context.Context, call ToolCall) (string, error) {
+		parts, err := t.CallParts(ctx, call)
+		if err != nil {
+			return "", err
+		}
+		return ToolResultText(parts)
+	}
+	return t
+}
+
+// newArgsTool is the Tool of NewTool and NewPartsTool without its Call:
+// the parameters of Args, and the function that checks and decodes a
+// call's arguments into an Args. A Tool that could not be made has err
+// set and a Call that returns it.
+func newArgsTool[Args any](ctor, name, description string, noFunc bool) (Tool, func(ToolCall) (Args, error)) {
 	t := Tool{Name: name, Description: description}
 	args, err := toolcore.NewArgs(reflect.TypeFor[Args]())
 	switch {
 	case err != nil:
-		t.err = fmt.Errorf("NewTool: %w", err)
-	case fn == nil:
-		t.err = errors.New("NewTool: nil function")
+		t.err = fmt.Errorf("%s: %w", ctor, err)
+	case noFunc:
+		t.err = fmt.Errorf("%s: nil function", ctor)
 	}
 	if t.err != nil {
 		err := t.err
 		t.Call = func(context.Context, ToolCall) (string, error) { return "", err }
-		return t
+		return t, nil
 	}
 	params := args.Params()
 	t.Parameters = make([]ToolParameter, 0, len(params))
 	for _, p := range params {
 		t.Parameters = append(t.Parameters, toolParameter(p))
 	}
-	t.Call = func(ctx context.Context, call ToolCall) (string, error) {
+	return t, func(call ToolCall) (Args, error) {
 		v, err := args.Decode(call.Name, call.Arguments)
 		if err != nil {
-			return "", err
+			var zero Args
+			return zero, err
 		}
-		return fn(ctx, v.Interface().(Args))
+		return v.Interface().(Args), nil
 	}
-	return t
 }
 
 // NewJSONTool is [NewTool] for a function whose result is any value that
@@ -466,7 +701,7 @@ func NewJSONTool[Args, Result any](name, description string, fn func(ctx context
 	})
 }
 
-// Err returns why [NewTool] (or [NewJSONTool]) could not make t: Args is
+// Err returns why [NewTool] (or [NewJSONTool], [NewPartsTool]) could not make t: Args is
 // not a struct or a pointer to one, or the function is nil. It is nil for
 // every usable tool, and for a Tool built by hand. The tool runners
 // ([ThreadsService.RunStream], and package runs') refuse such a tool with

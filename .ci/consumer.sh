@@ -43,4 +43,11 @@ mods=$(go list -mod=mod -m all)
 if grep -q 'rogpeppe/go-internal' <<<"$mods"; then
   echo "go-internal reached the consumer's module graph (the script tests belong in cmd/threads/scripttest)"; exit 1
 fi
+# The MCP support (github.com/threadsapi/threads-go/mcp) is a module of
+# its own: a consumer of package threads alone has no MCP module (neither
+# it nor the MCP Go SDK) in its module graph.
+if grep -q 'modelcontextprotocol\|threads-go/mcp' <<<"$mods"; then
+  echo "an MCP module reached the consumer's module graph (MCP belongs in the mcp module):"
+  grep 'modelcontextprotocol\|threads-go/mcp' <<<"$mods"; exit 1
+fi
 echo "consumer build with -mod=vendor: ok"

@@ -5,11 +5,84 @@
 //
 //	c, err := threads.NewClient(threads.WithObserver(threadsotel.NewObserver()))
 //
-// Attribute names follow the HTTP semantic conventions
-// (http.request.method, http.route, url.path, server.address,
-// server.port, url.scheme, http.response.status_code,
-// http.request.resend_count, error.type). Spans never hold the API key,
-// a token, a request or answer body, or a message's text.
+// # Spans
+//
+// Each call of a [threads.Client] (and of a runs.Client made from it) is
+// one client span named "METHOD route", the route as a template: "GET
+// /threads/{id}", "POST /threads/{id}/advancestream", "POST
+// /v1/threads/runs", "POST /v1/threads/{threadId}/runs". A stream's span
+// ends when the stream does (its end, an error, or Close), not when its
+// headers arrive. The context the call sends with holds the span, so the
+// transport's spans (otelhttp, say) are its children.
+//
+// Attributes set when the span starts:
+//
+//	http.request.method    GET, POST, ...
+//	http.route             the route's template, as in the span's name
+//	url.scheme             http or https
+//	server.address         the base URL's host
+//	server.port            its port (443 or 80 when the URL has none)
+//	threads.stream         true when the answer is an event stream
+//
+// Attributes set when it ends:
+//
+//	http.response.status_code  the final answer's status, when one came
+//	threads.thread.id          the thread the call was about: the route's
+//	                           {id} or {threadId}, else a /v1 run's
+//	                           X-Thread-Id (see threads.CallEnd.ThreadID);
+//	                           absent when unknown
+//	threads.run.id             the /v1 run: the route's {runId}, else the
+//	                           run stream's X-Run-Id; absent when unknown
+//	error.type                 only on failure, one of:
+//	                             "STATUS" or "STATUS CODE" (a *threads.Problem:
+//	                             "404", "410 ENDPOINT_DEPRECATED"),
+//	                             the failed run's code (a *runs.RunFailedError:
+//	                             "INTERNAL_ERROR"; "run_failed" when it has none),
+//	                             canceled, timeout, stream_truncated, stream_idle,
+//	                             event_too_large, stream_failed (the spec
+//	                             stream's error: line), unexpected_response,
+//	                             or the error's Go type ("*url.Error")
+//	threads.run.error.code     a failed /v1 run's code (RUN_ERROR's code)
+//	threads.run.error.category its category (server_error, client_error, ...)
+//
+// and on a stream's span:
+//
+//	threads.stream.outcome     ok: the stream reached its end (DONE; a /v1
+//	                           run's RUN_FINISHED, also one that awaits tool
+//	                           results or was cancelled), or was closed after
+//	                           it; error: it failed (error.type says how);
+//	                           left: the caller closed it, or its context
+//	                           ended, before the end
+//	threads.stream.events      the events delivered (snapshots; AG-UI events)
+//	threads.stream.tool_rounds RunStream's tool rounds (a /v1 tool stream's
+//	                           run: the round whose results it carries)
+//	threads.stream.time_to_first_event_ms  when the first event came
+//
+// A failed call's span has status Error with error.type as its description.
+//
+// Span events:
+//
+//	http.attempt          one per HTTP attempt: http.request.method, url.path
+//	                      (the path sent, ids and all, no query),
+//	                      http.request.resend_count (0, then the retry's
+//	                      number), threads.attempt.duration_ms,
+//	                      http.response.status_code (when an answer came),
+//	                      error.type (a transport failure)
+//	threads.migrated      the call followed the service's 410 advice:
+//	                      threads.migrated.from, threads.migrated.to ("POST
+//	                      /threads/{id}/advance")
+//	threads.first_event   the stream's first event:
+//	                      threads.stream.time_to_first_event_ms
+//	threads.tool_round    RunStream ran a client tool and sends its result
+//	                      (a /v1 tool stream: this run carries the round's
+//	                      results): threads.stream.tool_round, from 1
+//
+// Attribute names follow the HTTP semantic conventions where one exists.
+// Spans never hold the API key, a token, a /v1 user key, a request or
+// answer body, an error's text, or a message's text: ids, codes and
+// categories are the only text from the caller or the server, and each is
+// left off unless it is short (at most 128 bytes for an id, 64 for a code)
+// and made of ASCII letters, digits and "_-." (an id also ":").
 //
 // The package is named threadsotel, not otel, so that it sits beside
 // go.opentelemetry.io/otel in one file without an alias; its import path
@@ -25,6 +98,7 @@ import (
 	"strconv"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/runs"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -162,20 +236,45 @@ func (c *call) End(e threads.CallEnd) {
 			attrs = append(attrs, attribute.Int64("threads.stream.time_to_first_event_ms", e.FirstEvent.Milliseconds()))
 		}
 	}
+	if e.ThreadID != "" {
+		attrs = append(attrs, attribute.String("threads.thread.id", e.ThreadID))
+	}
+	if e.RunID != "" {
+		attrs = append(attrs, attribute.String("threads.run.id", e.RunID))
+	}
 	if e.Err != nil {
-		attrs = append(attrs, attribute.String("error.type", errorType(e.Err)))
+		et := errorType(e.Err)
+		attrs = append(attrs, attribute.String("error.type", et))
+		var rf *runs.RunFailedError
+		if errors.As(e.Err, &rf) {
+			if codeLike(rf.Code) {
+				attrs = append(attrs, attribute.String("threads.run.error.code", rf.Code))
+			}
+			if codeLike(rf.Category) {
+				attrs = append(attrs, attribute.String("threads.run.error.category", rf.Category))
+			}
+		}
 		// The SDK's error text is cleaned of the key and tokens, but may
 		// quote the service's words about the request: only its type and
 		// status go on the span.
-		c.span.SetStatus(codes.Error, errorType(e.Err))
+		c.span.SetStatus(codes.Error, et)
 	}
 	c.span.SetAttributes(attrs...)
 	c.span.End()
 }
 
-// errorType names an error without its text: the problem's status and
-// code, a sentinel's name, or the Go type.
+// errorType names an error without its text: a failed run's code, the
+// problem's status and code, a sentinel's name, or the Go type.
 func errorType(err error) string {
+	var rf *runs.RunFailedError
+	if errors.As(err, &rf) {
+		// Before the sentinels: a failed run also matches
+		// threads.ErrStreamFailed, which says less.
+		if codeLike(rf.Code) {
+			return rf.Code
+		}
+		return "run_failed"
+	}
 	var p *threads.Problem
 	if errors.As(err, &p) {
 		if codeLike(p.Code) {

@@ -157,6 +157,13 @@ func TestRunSpanFigures(t *testing.T) {
 	assert.Equal(t, "POST /v1/threads/{threadId}/runs", spans[1].Name)
 	assert.Equal(t, "error", failed["threads.stream.outcome"])
 	assert.Equal(t, codes.Error, spans[1].Status.Code)
+	// The run's own code, not only "the stream failed".
+	assert.Equal(t, "LLM_CLIENT_ERROR", failed["error.type"])
+	assert.Equal(t, "LLM_CLIENT_ERROR", spans[1].Status.Description)
+	assert.Equal(t, "LLM_CLIENT_ERROR", failed["threads.run.error.code"])
+	assert.Equal(t, "client_error", failed["threads.run.error.category"])
+	assert.NotContains(t, ok, "error.type")
+	assert.NotContains(t, ok, "threads.run.error.code")
 	for _, sp := range spans {
 		assert.NotContains(t, fmt.Sprint(sp.Attributes, sp.Events, sp.Status), "secret")
 		assert.NotContains(t, fmt.Sprint(sp.Attributes, sp.Events, sp.Status), key)
@@ -195,4 +202,46 @@ func TestZeroObserverDoesNotPanic(t *testing.T) {
 		_, err := c.Projects.Current(context.Background())
 		require.NoError(t, err)
 	}
+}
+
+// Spans carry the thread and the run they were about: the route's ids, or
+// a /v1 run stream's X-Thread-Id and X-Run-Id; never the end user's key.
+func TestSpansCarryThreadAndRunIDs(t *testing.T) {
+	c, srv, exp := setup(t)
+	ctx := context.Background()
+	th, err := c.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID})
+	require.NoError(t, err)
+	_, err = c.Threads.Get(ctx, th.ID)
+	require.NoError(t, err)
+
+	const userKey = "user-key-never-traced-77"
+	u := runs.New(c).ForUser(userKey)
+	s, err := u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("hi")}}})
+	require.NoError(t, err)
+	res, err := s.Collect()
+	require.NoError(t, err)
+	s, err = u.Run(ctx, res.ThreadID, runs.RunParams{Content: []runs.Content{runs.Text("again")}, PreviousRunID: res.RunID})
+	require.NoError(t, err)
+	res2, err := s.Collect()
+	require.NoError(t, err)
+	_, err = u.GetThread(ctx, res.ThreadID)
+	require.NoError(t, err)
+	err = u.Cancel(ctx, res.ThreadID, res2.RunID) // ended already: 404, still about that run
+	require.ErrorIs(t, err, threads.ErrNotFound)
+
+	type ids struct{ thread, run any }
+	got := map[string]ids{}
+	for _, sp := range exp.GetSpans() {
+		a := attrs(sp.Attributes)
+		got[sp.Name] = ids{a["threads.thread.id"], a["threads.run.id"]}
+		assert.NotContains(t, fmt.Sprint(sp.Attributes, sp.Events), userKey)
+	}
+	assert.Equal(t, map[string]ids{
+		"POST /threads":                              {nil, nil}, // the new thread's id is in the body only
+		"GET /threads/{id}":                          {th.ID, nil},
+		"POST /v1/threads/runs":                      {res.ThreadID, res.RunID},
+		"POST /v1/threads/{threadId}/runs":           {res.ThreadID, res2.RunID},
+		"GET /v1/threads/{threadId}":                 {res.ThreadID, nil},
+		"DELETE /v1/threads/{threadId}/runs/{runId}": {res.ThreadID, res2.RunID},
+	}, got)
 }

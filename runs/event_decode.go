@@ -23,91 +23,81 @@ import (
 // decodeFast decodes data with sc; ok is false when it gave up.
 func decodeFast(sc *jsonscan.Scanner, data string) (ev Event, ok bool) {
 	sc.Reset(data)
-	if !sc.OpenObject() {
-		return nil, false
-	}
 	var w wireEvent
-	var seen uint32
-	for first := true; ; first = false {
-		name, done, ok := sc.Member(first)
-		if !ok {
-			return nil, false
-		}
-		if done {
-			break
-		}
+	if !sc.Object(func(name string) bool {
 		switch name {
 		case "type":
-			ok = once(&seen, 0) && str(sc, &w.Type)
+			return sc.Once(0) && jsonscan.Str(sc, nil, &w.Type)
 		case "threadId":
-			ok = once(&seen, 1) && str(sc, &w.ThreadID)
+			return sc.Once(1) && jsonscan.Str(sc, nil, &w.ThreadID)
 		case "runId":
-			ok = once(&seen, 2) && str(sc, &w.RunID)
+			return sc.Once(2) && jsonscan.Str(sc, nil, &w.RunID)
 		case "messageId":
-			ok = once(&seen, 3) && str(sc, &w.MessageID)
+			return sc.Once(3) && jsonscan.Str(sc, nil, &w.MessageID)
 		case "role":
-			ok = once(&seen, 4) && str(sc, &w.Role)
+			return sc.Once(4) && jsonscan.Str(sc, nil, &w.Role)
 		case "delta":
-			ok = once(&seen, 5) && str(sc, &w.Delta)
+			return sc.Once(5) && jsonscan.Str(sc, nil, &w.Delta)
 		case "toolCallId":
-			ok = once(&seen, 6) && str(sc, &w.ToolCallID)
+			return sc.Once(6) && jsonscan.Str(sc, nil, &w.ToolCallID)
 		case "toolCallName":
-			ok = once(&seen, 7) && str(sc, &w.ToolCallName)
+			return sc.Once(7) && jsonscan.Str(sc, nil, &w.ToolCallName)
 		case "parentMessageId":
-			ok = once(&seen, 8) && str(sc, &w.ParentMessageID)
+			return sc.Once(8) && jsonscan.Str(sc, nil, &w.ParentMessageID)
 		case "message":
-			ok = once(&seen, 9) && str(sc, &w.Message)
+			return sc.Once(9) && jsonscan.Str(sc, nil, &w.Message)
 		case "code":
-			ok = once(&seen, 10) && str(sc, &w.Code)
+			return sc.Once(10) && jsonscan.Str(sc, nil, &w.Code)
 		case "category":
-			ok = once(&seen, 11) && str(sc, &w.Category)
+			return sc.Once(11) && jsonscan.Str(sc, nil, &w.Category)
 		case "name":
-			ok = once(&seen, 12) && str(sc, &w.Name)
+			return sc.Once(12) && jsonscan.Str(sc, nil, &w.Name)
 		case "isRetryable":
-			ok = once(&seen, 13)
-			if ok && !sc.Null() {
-				w.IsRetryable, ok = sc.Bool()
-			}
+			return sc.Once(13) && jsonscan.Boolean(sc, &w.IsRetryable)
 		case "status":
-			ok = once(&seen, 14)
-			if ok && !sc.Null() {
-				var lit string
-				lit, ok = sc.Number()
-				n, err := strconv.ParseInt(lit, 10, strconv.IntSize)
-				ok = ok && err == nil // a fraction: jsonx's tolerance decides
-				w.Status = int(n)
+			if !sc.Once(14) {
+				return false
 			}
+			if sc.Null() {
+				return true
+			}
+			lit, ok := sc.Number()
+			n, err := strconv.ParseInt(lit, 10, strconv.IntSize)
+			w.Status = int(n)
+			return ok && err == nil // a fraction: jsonx's tolerance decides
 		case "timestamp":
-			ok = once(&seen, 15)
-			if ok && !sc.Null() {
-				w.Timestamp, ok = sc.Float()
-			}
+			return sc.Once(15) && jsonscan.Float64(sc, &w.Timestamp)
 		case "value":
-			ok = once(&seen, 16)
-			if ok {
-				var raw string
-				raw, ok = sc.Skip() // checked by the jsonx decode of the CUSTOM value
-				w.Value = jsontext.Value(bytesOf(raw))
+			if !sc.Once(16) {
+				return false
 			}
-		default:
-			return nil, false
+			raw, ok := sc.Skip() // checked by the jsonx decode of the CUSTOM value
+			w.Value = jsontext.Value(bytesOf(raw))
+			return ok
+		case "title":
+			return sc.Once(17) && jsonscan.Str(sc, nil, &w.Title)
+		case "subtype":
+			return sc.Once(18) && jsonscan.Str(sc, nil, &w.Subtype)
+		case "entityId":
+			return sc.Once(19) && jsonscan.Str(sc, nil, &w.EntityID)
+		case "encryptedValue":
+			return sc.Once(20) && jsonscan.Str(sc, nil, &w.EncryptedValue)
 		}
-		if !ok {
-			return nil, false
-		}
+		return false // RUN_FINISHED's outcome and result among them
+	}) {
+		return nil, false
 	}
 	if !sc.End() {
 		return nil, false
 	}
-	switch w.Type {
-	case EventRunStarted, EventRunFinished, EventRunError, EventTextMessageStart, EventTextMessageContent,
-		EventTextMessageEnd, EventToolCallStart, EventToolCallArgs, EventToolCallEnd, EventCustom:
-	default:
-		return nil, false // an unknown type is kept raw
+	typ, kind := knownType(w.Type)
+	if kind != typeFlat {
+		return nil, false // an unknown type is kept raw; a subagent's is decoded whole
 	}
+	w.Type = typ
 	if w.Type == EventCustom {
 		switch w.Name {
-		case CustomAwaitingInput, CustomComponentStart, CustomPropsDelta, CustomComponentEnd:
+		case CustomAwaitingInput, CustomComponentStart, CustomPropsDelta, CustomComponentEnd, CustomMessageParent:
 		default:
 			return nil, false // kept raw, after the whole event is checked
 		}
@@ -122,22 +112,4 @@ func decodeFast(sc *jsonscan.Scanner, data string) (ev Event, ok bool) {
 		return nil, false
 	}
 	return ev, true
-}
-
-func once(seen *uint32, bit uint) bool {
-	if *seen&(1<<bit) != 0 {
-		return false // a repeated name: jsonx's rules apply
-	}
-	*seen |= 1 << bit
-	return true
-}
-
-// str decodes a string, or null as the zero value.
-func str(sc *jsonscan.Scanner, p *string) bool {
-	if sc.Null() {
-		return true
-	}
-	s, ok := sc.String()
-	*p = s
-	return ok
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/threadsapi/threads-go/internal/jsonscan"
 )
 
-// eventDocs returns the data of every event of every capture, then edge
-// cases.
+// eventDocs returns the data of every event of every capture and replay,
+// then edge cases.
 func eventDocs(t testing.TB) []string {
 	files, err := filepath.Glob(filepath.Join("testdata", "captures", "*.txt"))
 	if err != nil || len(files) == 0 {
@@ -27,7 +27,19 @@ func eventDocs(t testing.TB) []string {
 			}
 		}
 	}
+	docs = append(docs, replayDocs(t)...)
 	return append(docs,
+		`{"type":"THINKING_START","title":"Plan","timestamp":1}`, `{"type":"THINKING_END"}`, `{"type":"REASONING_END","messageId":"m"}`,
+		`{"type":"THINKING_TEXT_MESSAGE_CONTENT","delta":"a \"b\"","delta":"c"}`, `{"type":"REASONING_MESSAGE_CHUNK"}`,
+		`{"type":"REASONING_MESSAGE_START","messageId":"m","role":"reasoning","Title":"x"}`, `{"type":"THINKING_TEXT_MESSAGE_START","title":1}`,
+		`{"type":"REASONING_ENCRYPTED_VALUE","subtype":"tool-call","entityId":"call_1","encryptedValue":"\u0041b"}`,
+		`{"type":"REASONING_ENCRYPTED_VALUE","subtype":null,"entityId":"e","encryptedValue":"v","value":{"x":1}}`,
+		`{"type":"THINKING_TEXT_MESSAGE_CONTENT","delta":"d","outcome":{"type":"interrupt"}}`,
+		`{"type":"RUN_FINISHED","threadId":"t","outcome":{"type":"success"}}`, `{"type":"RUN_FINISHED","result":[1]}`,
+		`{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n"}`, `{"type":"SUBAGENT_ERROR","message":"m","code":"C"}`,
+		`{"type":"CUSTOM","name":"tambo.message.parent","value":{"messageId":"m","parentMessageId":"p"},"timestamp":2}`,
+		`{"type":"CUSTOM","name":"tambo.message.parent","value":{"messageId":"m","parentMessageId":7}}`,
+		`{"type":"CUSTOM","name":"tambo.message.parent"}`,
 		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a \"quoted\"\n line ✓","timestamp":1763769600000}`,
 		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"`+"\xff"+`","timestamp":1}`,
 		`{"type":"TEXT_MESSAGE_CONTENT","delta":"a","delta":"b"}`, `{"type":"TEXT_MESSAGE_CONTENT","Delta":"a"}`,
@@ -93,4 +105,18 @@ func FuzzDecodeFast(f *testing.F) {
 		var sc jsonscan.Scanner
 		checkFast(t, &sc, doc)
 	})
+}
+
+// The events the service sends per token of reasoning, and its parent
+// events, take the fast path.
+func TestDecodeFastTakesServiceReasoning(t *testing.T) {
+	t.Parallel()
+	var sc jsonscan.Scanner
+	for _, name := range []string{"thinking-service.sse", "parent-service.sse", "reasoning-agui.sse"} {
+		for _, line := range strings.Split(string(loadReplay(t, name)), "\n") {
+			if d, ok := strings.CutPrefix(line, "data: "); ok && !checkFast(t, &sc, d) {
+				t.Errorf("%s: decodeFast gave up on %.60s", name, d)
+			}
+		}
+	}
 }

@@ -18,9 +18,13 @@ import (
 // Event is one AG-UI event of a run stream: one of [RunStarted],
 // [TextMessageStart], [TextMessageContent], [TextMessageEnd],
 // [ToolCallStart], [ToolCallArgs], [ToolCallEnd], [AwaitingInput],
-// [ComponentStart], [ComponentPropsDelta], [ComponentEnd], [RunFinished],
-// [RunErrorEvent], or [UnknownEvent] for any other type (the service may
-// add some; they are delivered, not refused). Switch on its dynamic type:
+// [ComponentStart], [ComponentPropsDelta], [ComponentEnd],
+// [MessageParent], the reasoning events ([ReasoningStart],
+// [ReasoningMessageStart], [ReasoningMessageContent],
+// [ReasoningMessageEnd], [ReasoningEnd], [ReasoningEncryptedValue]),
+// [SubagentEvent], [RunFinished], [RunErrorEvent], or [UnknownEvent] for
+// any other type (the service may add some; they are delivered, not
+// refused). Switch on its dynamic type:
 //
 //	switch ev := s.Current().(type) {
 //	case runs.TextMessageContent:
@@ -53,6 +57,39 @@ const (
 	CustomComponentStart = "tambo.component.start"
 	CustomPropsDelta     = "tambo.component.props_delta"
 	CustomComponentEnd   = "tambo.component.end"
+	CustomMessageParent  = "tambo.message.parent"
+)
+
+// The reasoning event types: the names the service sends today (AG-UI
+// before 1.0, which deprecates them)...
+const (
+	EventThinkingStart              = "THINKING_START"
+	EventThinkingEnd                = "THINKING_END"
+	EventThinkingTextMessageStart   = "THINKING_TEXT_MESSAGE_START"
+	EventThinkingTextMessageContent = "THINKING_TEXT_MESSAGE_CONTENT"
+	EventThinkingTextMessageEnd     = "THINKING_TEXT_MESSAGE_END"
+)
+
+// ... and AG-UI's names from 0.0.57 on, the only ones of AG-UI 1.0. Each
+// THINKING_* type has its REASONING_* twin and the same Go type;
+// REASONING_MESSAGE_CHUNK is a [ReasoningMessageContent] too, and
+// REASONING_ENCRYPTED_VALUE has no twin.
+const (
+	EventReasoningStart          = "REASONING_START"
+	EventReasoningMessageStart   = "REASONING_MESSAGE_START"
+	EventReasoningMessageContent = "REASONING_MESSAGE_CONTENT"
+	EventReasoningMessageChunk   = "REASONING_MESSAGE_CHUNK"
+	EventReasoningMessageEnd     = "REASONING_MESSAGE_END"
+	EventReasoningEnd            = "REASONING_END"
+	EventReasoningEncryptedValue = "REASONING_ENCRYPTED_VALUE"
+)
+
+// AG-UI's subagent event types (a proposal for AG-UI 1.x: see
+// [SubagentEvent]).
+const (
+	EventSubagentStarted  = "SUBAGENT_STARTED"
+	EventSubagentFinished = "SUBAGENT_FINISHED"
+	EventSubagentError    = "SUBAGENT_ERROR"
 )
 
 // CodeCancelled is the RUN_ERROR code of a cancelled run (by Cancel, by
@@ -72,6 +109,38 @@ type RunStarted struct {
 type RunFinished struct {
 	ThreadID, RunID string
 	Timestamp       time.Time
+	// Ending is what an AG-UI RUN_FINISHED says beyond the end (AG-UI
+	// 0.0.57 and 1.0): nil when the event says nothing more, as the
+	// service's never does. (A pointer, so that RunFinished stays
+	// comparable.)
+	Ending *RunEnding
+}
+
+// RunEnding is AG-UI's outcome and result of a [RunFinished].
+type RunEnding struct {
+	// Interrupts are set when the run ended paused for a person's input:
+	// AG-UI's outcome {"type": "interrupt", "interrupts": [...]}; the
+	// next run answers them by id. The stream's [Outcome] is then still
+	// OutcomeFinished. An outcome that does not decode is left out: the
+	// run did finish.
+	Interrupts []Interrupt
+	// Result is AG-UI's "result", JSON as sent; nil when absent or null.
+	Result json.RawMessage
+}
+
+// Interrupt is a reason an AG-UI run paused for input ([RunFinished]).
+type Interrupt struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"` // a routing hint ("tool_call", "input_required", ...)
+	// Message is the prompt a person reads.
+	Message string `json:"message"`
+	// ToolCallID binds the interrupt to a tool call of the run.
+	ToolCallID string `json:"toolCallId"`
+	// ResponseSchema is the JSON Schema of the answer it expects.
+	ResponseSchema map[string]any `json:"responseSchema"`
+	// ExpiresAt is an ISO 8601 time, as sent.
+	ExpiresAt string         `json:"expiresAt"`
+	Metadata  map[string]any `json:"metadata"`
 }
 
 // RunErrorEvent ends a run that failed or was cancelled (Code
@@ -174,7 +243,125 @@ type ComponentPropsDelta struct {
 type ComponentEnd struct {
 	ComponentID string
 	FinalProps  map[string]any
-	Timestamp   time.Time
+	// FinalState is the component's final state (finalState), nil when
+	// the service sent none: it sends none today, since a component's
+	// state is not part of what the model writes.
+	FinalState map[string]any
+	Timestamp  time.Time
+}
+
+// MessageParent (CUSTOM tambo.message.parent) says that message
+// MessageID was made while message ParentMessageID was generated (an MCP
+// server's sampling or elicitation, for one). The service sends it before
+// each batch of the child message's events, so it repeats; the stream
+// keeps the parent in Result's message (Message.ParentMessageID).
+type MessageParent struct {
+	MessageID, ParentMessageID string
+	Timestamp                  time.Time
+}
+
+// ReasoningStart opens a phase of the model's reasoning: THINKING_START
+// (Title, when sent) or REASONING_START (MessageID). The service does not
+// send it today: its reasoning comes as [ReasoningMessageStart],
+// [ReasoningMessageContent] and [ReasoningMessageEnd] alone.
+type ReasoningStart struct {
+	// Type is the type as sent, [EventThinkingStart] or
+	// [EventReasoningStart]; EventType returns it ("" reads as
+	// EventReasoningStart).
+	Type      string
+	MessageID string
+	Title     string
+	Timestamp time.Time
+}
+
+// ReasoningEnd closes a phase of reasoning: THINKING_END or REASONING_END
+// (MessageID).
+type ReasoningEnd struct {
+	// Type is [EventThinkingEnd] or [EventReasoningEnd] ("" reads as the
+	// latter).
+	Type      string
+	MessageID string
+	Timestamp time.Time
+}
+
+// ReasoningMessageStart opens one block of the model's reasoning text:
+// THINKING_TEXT_MESSAGE_START, which the service sends today without a
+// message id, or REASONING_MESSAGE_START, whose MessageID is the
+// reasoning's id (in AG-UI, a message of role "reasoning" of its own).
+// Reasoning is never part of the reply's text: [Stream.Text] and
+// [Message.Text] leave it out, and [Result] keeps it apart
+// (Result.Reasoning).
+type ReasoningMessageStart struct {
+	// Type is [EventThinkingTextMessageStart] or
+	// [EventReasoningMessageStart] ("" reads as the latter).
+	Type      string
+	MessageID string
+	Timestamp time.Time
+}
+
+// ReasoningMessageContent is the next piece of reasoning text: appending
+// the deltas in order gives the block's text. It is
+// THINKING_TEXT_MESSAGE_CONTENT (no message id: the block the last
+// [ReasoningMessageStart] opened), REASONING_MESSAGE_CONTENT, or
+// REASONING_MESSAGE_CHUNK, AG-UI's shorthand that opens and closes its
+// block itself: a run of chunks is one block, and a chunk that names
+// another message, or follows any other event, starts the next (its
+// MessageID may be empty: the previous chunk's).
+type ReasoningMessageContent struct {
+	// Type is [EventThinkingTextMessageContent],
+	// [EventReasoningMessageContent] or [EventReasoningMessageChunk] (""
+	// reads as EventReasoningMessageContent).
+	Type             string
+	MessageID, Delta string
+	Timestamp        time.Time
+}
+
+// ReasoningMessageEnd closes a block of reasoning text:
+// THINKING_TEXT_MESSAGE_END or REASONING_MESSAGE_END.
+type ReasoningMessageEnd struct {
+	// Type is [EventThinkingTextMessageEnd] or [EventReasoningMessageEnd]
+	// ("" reads as the latter).
+	Type      string
+	MessageID string
+	Timestamp time.Time
+}
+
+// ReasoningEncryptedValue (REASONING_ENCRYPTED_VALUE, AG-UI 0.0.57 and
+// 1.0) carries the model's reasoning in a form only the agent can read,
+// attached to a message or a tool call, for the agent to get back on a
+// later turn. The service does not send it.
+type ReasoningEncryptedValue struct {
+	// Subtype says what EntityID names: "message" or "tool-call".
+	Subtype, EntityID string
+	// EncryptedValue is opaque: store and send it back as it is.
+	EncryptedValue string
+	Timestamp      time.Time
+}
+
+// SubagentEvent is one of the events AG-UI proposes for nested agents
+// (SUBAGENT_STARTED, SUBAGENT_FINISHED, SUBAGENT_ERROR: an invocation of
+// a subagent started, finished or failed), which no released AG-UI has
+// yet and the service does not send. Since its members may still change,
+// the event is kept whole in Raw, and only what names it is read:
+// SubagentRunID (one invocation), Name (SUBAGENT_STARTED's kind of
+// subagent), Message and Code (SUBAGENT_ERROR's). Read the rest from Raw:
+// description, parentSubagentRunId, parentToolCallId and parentMessageId
+// (started), result and outcome ({"type": "success"} or {"type":
+// "suspended", "interruptIds": [...]}; finished). One whose members do
+// not decode is an [UnknownEvent]. The events a subagent sends in
+// between (its text, tool calls...) name it in a "subagentRunId" member
+// that this version does not read: they are delivered, and their text
+// joins the Result, as any other.
+type SubagentEvent struct {
+	// Type is [EventSubagentStarted], [EventSubagentFinished] or
+	// [EventSubagentError].
+	Type          string
+	SubagentRunID string
+	Name          string
+	Message, Code string
+	Timestamp     time.Time
+	// Raw is the event's JSON, a copy the caller may keep.
+	Raw json.RawMessage
 }
 
 // UnknownEvent is an event of a type (or a CUSTOM name) this version does
@@ -231,23 +418,70 @@ func (ComponentPropsDelta) EventType() string { return EventCustom }
 // [CustomComponentEnd].
 func (ComponentEnd) EventType() string { return EventCustom }
 
+// EventType returns [EventCustom]; the CUSTOM event's name is
+// [CustomMessageParent].
+func (MessageParent) EventType() string { return EventCustom }
+
+// EventType returns the type as sent (e.Type), [EventReasoningStart] when
+// unset.
+func (e ReasoningStart) EventType() string { return or(e.Type, EventReasoningStart) }
+
+// EventType returns the type as sent (e.Type), [EventReasoningEnd] when
+// unset.
+func (e ReasoningEnd) EventType() string { return or(e.Type, EventReasoningEnd) }
+
+// EventType returns the type as sent (e.Type),
+// [EventReasoningMessageStart] when unset.
+func (e ReasoningMessageStart) EventType() string { return or(e.Type, EventReasoningMessageStart) }
+
+// EventType returns the type as sent (e.Type),
+// [EventReasoningMessageContent] when unset.
+func (e ReasoningMessageContent) EventType() string {
+	return or(e.Type, EventReasoningMessageContent)
+}
+
+// EventType returns the type as sent (e.Type), [EventReasoningMessageEnd]
+// when unset.
+func (e ReasoningMessageEnd) EventType() string { return or(e.Type, EventReasoningMessageEnd) }
+
+// EventType returns [EventReasoningEncryptedValue].
+func (ReasoningEncryptedValue) EventType() string { return EventReasoningEncryptedValue }
+
+// EventType returns the type as sent (e.Type).
+func (e SubagentEvent) EventType() string { return e.Type }
+
 // EventType returns the event's "type" as sent.
 func (e UnknownEvent) EventType() string { return e.Type }
 
-func (RunStarted) isEvent()          {}
-func (RunFinished) isEvent()         {}
-func (RunErrorEvent) isEvent()       {}
-func (TextMessageStart) isEvent()    {}
-func (TextMessageContent) isEvent()  {}
-func (TextMessageEnd) isEvent()      {}
-func (ToolCallStart) isEvent()       {}
-func (ToolCallArgs) isEvent()        {}
-func (ToolCallEnd) isEvent()         {}
-func (AwaitingInput) isEvent()       {}
-func (ComponentStart) isEvent()      {}
-func (ComponentPropsDelta) isEvent() {}
-func (ComponentEnd) isEvent()        {}
-func (UnknownEvent) isEvent()        {}
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func (RunStarted) isEvent()              {}
+func (RunFinished) isEvent()             {}
+func (RunErrorEvent) isEvent()           {}
+func (TextMessageStart) isEvent()        {}
+func (TextMessageContent) isEvent()      {}
+func (TextMessageEnd) isEvent()          {}
+func (ToolCallStart) isEvent()           {}
+func (ToolCallArgs) isEvent()            {}
+func (ToolCallEnd) isEvent()             {}
+func (AwaitingInput) isEvent()           {}
+func (ComponentStart) isEvent()          {}
+func (ComponentPropsDelta) isEvent()     {}
+func (ComponentEnd) isEvent()            {}
+func (MessageParent) isEvent()           {}
+func (ReasoningStart) isEvent()          {}
+func (ReasoningEnd) isEvent()            {}
+func (ReasoningMessageStart) isEvent()   {}
+func (ReasoningMessageContent) isEvent() {}
+func (ReasoningMessageEnd) isEvent()     {}
+func (ReasoningEncryptedValue) isEvent() {}
+func (SubagentEvent) isEvent()           {}
+func (UnknownEvent) isEvent()            {}
 
 // ErrRunFailed matches every [*RunFailedError].
 var ErrRunFailed = errors.New("runs: run failed")
@@ -324,9 +558,10 @@ func statusSentinel(status int) error {
 	return nil
 }
 
-// wireEvent is every member the known event types carry. It is decoded
-// only for a known type, whose members have these JSON kinds; other types
-// (AG-UI's STATE_DELTA has an array "delta") are kept raw.
+// wireEvent is every member the known event types carry, but the
+// subagent events' (decodeSubagent). It is decoded only for a known type,
+// whose members have these JSON kinds; other types (AG-UI's STATE_DELTA
+// has an array "delta") are kept raw.
 type wireEvent struct {
 	Type            string         `json:"type"`
 	ThreadID        string         `json:"threadId"`
@@ -345,6 +580,13 @@ type wireEvent struct {
 	Name            string         `json:"name"`
 	Value           jsontext.Value `json:"value"`
 	Timestamp       float64        `json:"timestamp"`
+	Title           string         `json:"title"`
+	Subtype         string         `json:"subtype"`
+	EntityID        string         `json:"entityId"`
+	EncryptedValue  string         `json:"encryptedValue"`
+	// RUN_FINISHED's AG-UI members, of any kind here: see runFinished.
+	Outcome jsontext.Value `json:"outcome"`
+	Result  jsontext.Value `json:"result"`
 }
 
 type wireAwaiting struct {
@@ -363,9 +605,28 @@ type wirePropsDelta struct {
 	StreamingStatus map[string]string `json:"streamingStatus"`
 }
 
+type wireMessageParent struct {
+	MessageID       string `json:"messageId"`
+	ParentMessageID string `json:"parentMessageId"`
+}
+
+type wireOutcome struct {
+	Type       string      `json:"type"`
+	Interrupts []Interrupt `json:"interrupts"`
+}
+
+type wireSubagent struct {
+	SubagentRunID string  `json:"subagentRunId"`
+	Name          string  `json:"name"`
+	Message       string  `json:"message"`
+	Code          string  `json:"code"`
+	Timestamp     float64 `json:"timestamp"`
+}
+
 type wireComponentEnd struct {
 	ComponentID string         `json:"componentId"`
 	FinalProps  map[string]any `json:"finalProps"`
+	FinalState  map[string]any `json:"finalState"`
 }
 
 // errNotEvent is wrapped by decodeEvent's errors: the data is not an
@@ -383,35 +644,80 @@ func millis(ms float64) time.Time {
 
 var typePrefix = []byte(`{"type":"`)
 
+// Kinds of the types knownType returns.
+const (
+	typeUnknown  = iota // kept raw, as an UnknownEvent
+	typeFlat            // decoded from wireEvent, by decodeFast too
+	typeSubagent        // decoded by decodeSubagent alone
+)
+
+// knownType returns the constant of a type this version decodes, and its
+// kind; "" and typeUnknown for any other. It returns nothing of t, so that
+// a caller's string(bytes) conversion needs no allocation.
+func knownType(t string) (string, int) {
+	switch t {
+	case EventTextMessageContent:
+		return EventTextMessageContent, typeFlat
+	case EventToolCallArgs:
+		return EventToolCallArgs, typeFlat
+	case EventCustom:
+		return EventCustom, typeFlat
+	case EventRunStarted:
+		return EventRunStarted, typeFlat
+	case EventRunFinished:
+		return EventRunFinished, typeFlat
+	case EventRunError:
+		return EventRunError, typeFlat
+	case EventTextMessageStart:
+		return EventTextMessageStart, typeFlat
+	case EventTextMessageEnd:
+		return EventTextMessageEnd, typeFlat
+	case EventToolCallStart:
+		return EventToolCallStart, typeFlat
+	case EventToolCallEnd:
+		return EventToolCallEnd, typeFlat
+	case EventThinkingTextMessageContent:
+		return EventThinkingTextMessageContent, typeFlat
+	case EventReasoningMessageContent:
+		return EventReasoningMessageContent, typeFlat
+	case EventReasoningMessageChunk:
+		return EventReasoningMessageChunk, typeFlat
+	case EventThinkingTextMessageStart:
+		return EventThinkingTextMessageStart, typeFlat
+	case EventThinkingTextMessageEnd:
+		return EventThinkingTextMessageEnd, typeFlat
+	case EventReasoningMessageStart:
+		return EventReasoningMessageStart, typeFlat
+	case EventReasoningMessageEnd:
+		return EventReasoningMessageEnd, typeFlat
+	case EventThinkingStart:
+		return EventThinkingStart, typeFlat
+	case EventThinkingEnd:
+		return EventThinkingEnd, typeFlat
+	case EventReasoningStart:
+		return EventReasoningStart, typeFlat
+	case EventReasoningEnd:
+		return EventReasoningEnd, typeFlat
+	case EventReasoningEncryptedValue:
+		return EventReasoningEncryptedValue, typeFlat
+	case EventSubagentStarted:
+		return EventSubagentStarted, typeSubagent
+	case EventSubagentFinished:
+		return EventSubagentFinished, typeSubagent
+	case EventSubagentError:
+		return EventSubagentError, typeSubagent
+	}
+	return "", typeUnknown
+}
+
 // eventType finds the event's type. The service writes it first, so the
 // common case is a prefix check; anything else is decoded properly.
 func eventType(data []byte) (string, error) {
 	if bytes.HasPrefix(data, typePrefix) {
 		rest := data[len(typePrefix):]
 		if i := bytes.IndexByte(rest, '"'); i >= 0 && bytes.IndexByte(rest[:i], '\\') < 0 {
-			// A switch on a conversion does not allocate; each case
-			// returns the constant.
-			switch string(rest[:i]) {
-			case EventTextMessageContent:
-				return EventTextMessageContent, nil
-			case EventToolCallArgs:
-				return EventToolCallArgs, nil
-			case EventCustom:
-				return EventCustom, nil
-			case EventRunStarted:
-				return EventRunStarted, nil
-			case EventRunFinished:
-				return EventRunFinished, nil
-			case EventRunError:
-				return EventRunError, nil
-			case EventTextMessageStart:
-				return EventTextMessageStart, nil
-			case EventTextMessageEnd:
-				return EventTextMessageEnd, nil
-			case EventToolCallStart:
-				return EventToolCallStart, nil
-			case EventToolCallEnd:
-				return EventToolCallEnd, nil
+			if t, kind := knownType(string(rest[:i])); kind != typeUnknown {
+				return t, nil
 			}
 		}
 	}
@@ -431,12 +737,14 @@ func decodeEvent(data []byte) (Event, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (%s)", errNotEvent, jsonx.Describe(err))
 	}
-	switch typ {
-	case EventRunStarted, EventRunFinished, EventRunError, EventTextMessageStart, EventTextMessageContent,
-		EventTextMessageEnd, EventToolCallStart, EventToolCallArgs, EventToolCallEnd, EventCustom:
-	default:
+	known, kind := knownType(typ)
+	switch kind {
+	case typeUnknown:
 		return unknown(typ, "", data), nil
+	case typeSubagent:
+		return decodeSubagent(known, data), nil
 	}
+	typ = known
 	var w wireEvent
 	if err := jsonx.Unmarshal(data, &w); err != nil {
 		return nil, fmt.Errorf("%w: a %s event that does not decode (%s)", errNotEvent, typ, jsonx.Describe(err))
@@ -456,7 +764,7 @@ func typed(w wireEvent, data []byte) (Event, error) {
 	case EventRunStarted:
 		return RunStarted{ThreadID: w.ThreadID, RunID: w.RunID, Timestamp: ts}, nil
 	case EventRunFinished:
-		return RunFinished{ThreadID: w.ThreadID, RunID: w.RunID, Timestamp: ts}, nil
+		return runFinished(w, ts), nil
 	case EventRunError:
 		// Message is cleaned by the stream, which knows the key.
 		return RunErrorEvent{Message: w.Message, Code: w.Code, Category: w.Category, Retryable: w.IsRetryable, Status: w.Status, Timestamp: ts}, nil
@@ -468,8 +776,53 @@ func typed(w wireEvent, data []byte) (Event, error) {
 		return ToolCallStart{ToolCallID: w.ToolCallID, ToolCallName: w.ToolCallName, ParentMessageID: w.ParentMessageID, Timestamp: ts}, nil
 	case EventToolCallEnd:
 		return ToolCallEnd{ToolCallID: w.ToolCallID, Timestamp: ts}, nil
+	case EventThinkingTextMessageContent, EventReasoningMessageContent, EventReasoningMessageChunk:
+		return ReasoningMessageContent{Type: w.Type, MessageID: w.MessageID, Delta: w.Delta, Timestamp: ts}, nil
+	case EventThinkingTextMessageStart, EventReasoningMessageStart:
+		return ReasoningMessageStart{Type: w.Type, MessageID: w.MessageID, Timestamp: ts}, nil
+	case EventThinkingTextMessageEnd, EventReasoningMessageEnd:
+		return ReasoningMessageEnd{Type: w.Type, MessageID: w.MessageID, Timestamp: ts}, nil
+	case EventThinkingStart, EventReasoningStart:
+		return ReasoningStart{Type: w.Type, MessageID: w.MessageID, Title: w.Title, Timestamp: ts}, nil
+	case EventThinkingEnd, EventReasoningEnd:
+		return ReasoningEnd{Type: w.Type, MessageID: w.MessageID, Timestamp: ts}, nil
+	case EventReasoningEncryptedValue:
+		return ReasoningEncryptedValue{Subtype: w.Subtype, EntityID: w.EntityID, EncryptedValue: w.EncryptedValue, Timestamp: ts}, nil
 	}
 	return decodeCustom(w, ts, data)
+}
+
+// runFinished makes a RunFinished. AG-UI's outcome and result are read
+// leniently: RUN_FINISHED ends the run, which a member this version
+// cannot read must not turn into a failure.
+func runFinished(w wireEvent, ts time.Time) RunFinished {
+	e := RunFinished{ThreadID: w.ThreadID, RunID: w.RunID, Timestamp: ts}
+	var end RunEnding
+	if len(w.Outcome) > 0 {
+		var o wireOutcome
+		if jsonx.Unmarshal(w.Outcome, &o) == nil && o.Type == "interrupt" && len(o.Interrupts) > 0 {
+			end.Interrupts = o.Interrupts
+		}
+	}
+	if len(w.Result) > 0 && string(w.Result) != "null" {
+		end.Result = json.RawMessage(bytes.Clone(w.Result))
+	}
+	if end.Interrupts != nil || end.Result != nil {
+		e.Ending = &end
+	}
+	return e
+}
+
+// decodeSubagent decodes a subagent event, or keeps it as an
+// UnknownEvent when its members are not of the kinds it expects (these
+// events are a proposal that may still change).
+func decodeSubagent(typ string, data []byte) Event {
+	var w wireSubagent
+	if jsonx.Unmarshal(data, &w) != nil {
+		return unknown(typ, "", data)
+	}
+	return SubagentEvent{Type: typ, SubagentRunID: w.SubagentRunID, Name: w.Name, Message: w.Message, Code: w.Code,
+		Timestamp: millis(w.Timestamp), Raw: json.RawMessage(bytes.Clone(data))}
 }
 
 func decodeCustom(w wireEvent, ts time.Time, data []byte) (Event, error) {
@@ -501,7 +854,13 @@ func decodeCustom(w wireEvent, ts time.Time, data []byte) (Event, error) {
 		if err := unmarshalValue(w.Value, &v); err != nil {
 			return fail(err)
 		}
-		return ComponentEnd{ComponentID: v.ComponentID, FinalProps: v.FinalProps, Timestamp: ts}, nil
+		return ComponentEnd{ComponentID: v.ComponentID, FinalProps: v.FinalProps, FinalState: v.FinalState, Timestamp: ts}, nil
+	case CustomMessageParent:
+		var v wireMessageParent
+		if err := unmarshalValue(w.Value, &v); err != nil {
+			return fail(err)
+		}
+		return MessageParent{MessageID: v.MessageID, ParentMessageID: v.ParentMessageID, Timestamp: ts}, nil
 	}
 	return unknown(EventCustom, w.Name, data), nil
 }

@@ -281,13 +281,11 @@ func (c *Client) stream(ctx context.Context, opts []threads.RequestOption, k cal
 	}
 	s := newStream(ctx, ans.Resp.Body, limits{maxEventSize: ans.Limits.MaxEventSize, idleTimeout: ans.Limits.IdleTimeout},
 		redact, threadID, h.Get("X-Run-Id"))
-	if ans.Observe != nil {
-		s.obs = ans.Observe
-	}
-	// The cancel must not write the run call's WithResponseHeader or
-	// WithResponseInto destinations: it goes without the call-only options.
+	s.eng.Observe(ans.Observe)
+	// The cancel must not write the run call's WithResponseInto
+	// destination: it goes without the call-only options.
 	follow, _ := c.conn.FollowUpOptions(opts).([]threads.RequestOption)
-	s.cancel = func(ctx context.Context, threadID, runID string) error {
+	s.run.cancel = func(ctx context.Context, threadID, runID string) error {
 		return c.Cancel(ctx, threadID, runID, follow...)
 	}
 	return s, nil

@@ -221,15 +221,13 @@ func TestRunRefusesEmptyContent(t *testing.T) {
 }
 
 // Stream.Cancel sends its DELETE without the run call's call-only options:
-// the caller's WithResponseInto and WithResponseHeader keep the run's
-// answer, not the cancel's.
+// the caller's WithResponseInto keeps the run's answer, not the cancel's.
 func TestStreamCancelKeepsTheCallsResponse(t *testing.T) {
 	t.Parallel()
 	r := newSlowRun(t, cancelled)
 	var resp *http.Response
-	var hdr http.Header
 	s, err := client(t, r.srv.URL).CreateAndRun(context.Background(), runs.CreateRunParams{RunParams: textParams("hi")},
-		threads.WithResponseInto(&resp), threads.WithResponseHeader(&hdr))
+		threads.WithResponseInto(&resp))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,8 +240,8 @@ func TestStreamCancelKeepsTheCallsResponse(t *testing.T) {
 	if resp == nil || resp.Request.Method != http.MethodPost || resp.StatusCode != http.StatusCreated {
 		t.Fatalf("WithResponseInto holds %v, want the run's POST 201", resp)
 	}
-	if hdr.Get("X-Run-Id") == "" {
-		t.Fatalf("WithResponseHeader holds %v, want the run's headers", hdr)
+	if resp.Header.Get("X-Run-Id") == "" {
+		t.Fatalf("WithResponseInto holds the headers %v, want the run's", resp.Header)
 	}
 }
 

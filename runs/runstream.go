@@ -6,16 +6,15 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
 	threads "github.com/threadsapi/threads-go"
-	"github.com/threadsapi/threads-go/internal/core"
 	"github.com/threadsapi/threads-go/internal/jsonscan"
 	"github.com/threadsapi/threads-go/internal/sse"
+	"github.com/threadsapi/threads-go/internal/stream"
 	"github.com/threadsapi/threads-go/internal/termtext"
 )
 
@@ -35,10 +34,18 @@ const (
 	OutcomeAwaitingTools
 	// OutcomeCancelled: the run was cancelled: by [Stream.Cancel] (even
 	// when the service then ended it with RUN_FINISHED), by the DELETE
-	// route from elsewhere (RUN_ERROR CANCELLED), or because this client
-	// closed the connection before the run's end ([Stream.Close], the
-	// context, the idle timeout, a failure to read an event), which makes
-	// the service cancel it.
+	// route from elsewhere ([Client.Cancel], another client), or because
+	// this client closed the connection before the run's end
+	// ([Stream.Close], the context, the idle timeout, a failure to read an
+	// event), which makes the service cancel it.
+	//
+	// A cancel from elsewhere ends the stream with RUN_ERROR CANCELLED, or
+	// sometimes with a plain RUN_FINISHED that comes while a text message
+	// is still open (no TEXT_MESSAGE_END), which a finished run never
+	// sends: both read as cancelled, with no error and no extra request.
+	// Where the stream cannot tell (a cancel that lands after the run's
+	// last message ended, then RUN_FINISHED), the run reads as finished;
+	// the thread says so ([Thread].LastRunCancelled, [Message].IsCancelled).
 	OutcomeCancelled
 	// OutcomeFailed: the run failed (RUN_ERROR); Stream.Err is a
 	// [*RunFailedError].
@@ -88,59 +95,40 @@ func (o Outcome) String() string {
 // ThreadID and RunID, which may be called from any goroutine, also while
 // Next blocks.
 type Stream struct {
-	*streamConn // shared with Close, the idle timer and the cleanup
-
-	ctx    context.Context
+	// eng is the connection and its state: Next, Close, the idle timer, the
+	// drain after the run's end, the observer's hooks (internal/stream).
+	// The zero Engine is a zero Stream's.
+	eng    stream.Engine
+	run    *runState // shared with Close, Cancel, Outcome, ThreadID, RunID; nil in a zero Stream
 	limits limits
 	redact func(s string, extra ...string) string
-	src    *sse.Reader
-	next   func() (sse.Event, error, bool)
 
 	scan  jsonscan.Scanner // decodeFast's
 	cur   Event
-	err   error
-	index int  // events decoded so far
-	done  bool // Next returns false from now on
+	index int      // events decoded so far
+	open  openText // text messages started and not ended
 
 	acc assembly
+}
 
-	// obs reports the events and the end to the call's observer
-	// (threads.WithObserver); never called with mu held.
-	obs core.Observation
-
-	cleanup runtime.Cleanup
+// runState is what the run's end, Cancel, Close and the accessors share,
+// from any goroutine.
+type runState struct {
+	mu       sync.Mutex // guards the fields below
+	threadID string
+	runID    string
+	outcome  Outcome
+	ended    bool // the run's terminal event was read
+	// cancelled: Cancel's DELETE was accepted: the run is reported
+	// cancelled whichever event ends it.
+	cancelled bool
+	cancel    func(ctx context.Context, threadID, runID string) error
 }
 
 // limits are the settings a Stream honours (core.Limits' stream part).
 type limits struct {
 	maxEventSize int
 	idleTimeout  time.Duration
-}
-
-// streamConn is what Close, Cancel, the idle timer and the garbage
-// collector's cleanup share with Next. It holds no reference to its
-// Stream, so a dropped Stream can become unreachable while its connection
-// is open.
-type streamConn struct {
-	body io.ReadCloser
-
-	mu       sync.Mutex // guards the fields below
-	closed   bool       // Close was called or the stream ended
-	running  bool       // Next is inside the parser
-	idle     bool       // the idle timer fired
-	timer    *time.Timer
-	stop     func() // ends the pull iterator
-	once     sync.Once
-	threadID string
-	runID    string
-	outcome  Outcome
-	ended    bool // the run's terminal event was read
-	drain    bool // what follows the terminal event is still to be read (drainNow)
-	draining bool // Next is reading it
-	// cancelled: Cancel's DELETE was accepted: the run is reported
-	// cancelled whichever event ends it.
-	cancelled bool
-	cancel    func(ctx context.Context, threadID, runID string) error
 }
 
 // Default bounds of what a Stream keeps for Collect.
@@ -153,8 +141,9 @@ const (
 var errZeroStream = errors.New("runs: Stream not returned by the SDK (zero or nil)")
 
 // newStream reads a run's events from body. threadID and runID are the
-// response's X-Thread-Id and X-Run-Id, when sent; cancel, when not nil,
-// is what Stream.Cancel calls.
+// response's X-Thread-Id and X-Run-Id, when sent. The caller then sets
+// the call's observation (s.eng.Observe) and what Stream.Cancel calls
+// (s.run.cancel), if any.
 func newStream(ctx context.Context, body io.ReadCloser, l limits, redact func(string, ...string) string, threadID, runID string) *Stream {
 	if l.maxEventSize <= 0 {
 		l.maxEventSize = 16 << 20 // threads' default (WithMaxEventSize)
@@ -162,46 +151,61 @@ func newStream(ctx context.Context, body io.ReadCloser, l limits, redact func(st
 	if redact == nil {
 		redact = func(s string, _ ...string) string { return s }
 	}
-	s := &Stream{streamConn: &streamConn{body: body, threadID: threadID, runID: runID}, ctx: ctx, limits: l, redact: redact, obs: noObservation{}}
-	s.src = sse.New(body, l.maxEventSize)
-	s.cleanup = runtime.AddCleanup(s, (*streamConn).abandon, s.streamConn)
+	s := &Stream{run: &runState{threadID: threadID, runID: runID}, limits: l, redact: redact}
+	stream.Start(&s.eng, ctx, body, (*runEvents)(s), stream.Config{MaxEventSize: l.maxEventSize, IdleTimeout: l.idleTimeout})
 	return s
 }
 
-// noObservation is the observation of a Stream made without one.
-type noObservation struct{}
+// runEvents is a Stream as the engine sees it: the decoder of its events
+// (internal/stream's Decoder, whose methods a Stream does not show).
+type runEvents Stream
 
-func (noObservation) Event()        {}
-func (noObservation) ToolRound(int) {}
-func (noObservation) Leave()        {}
-func (noObservation) End(error)     {}
-
-func (c *streamConn) closeBody() { c.once.Do(func() { c.body.Close() }) }
-
-func (c *streamConn) idleFired() {
-	c.mu.Lock()
-	c.idle = true
-	c.mu.Unlock()
-	c.closeBody()
+// Decode reads one AG-UI event and records what it says.
+func (d *runEvents) Decode(ev sse.Event) (stream.Verdict, error) {
+	s := (*Stream)(d)
+	if ev.Data == "" || ev.Type == sse.ErrorEvent {
+		// An event without data, or an "error:" line, which the /v1
+		// routes never send and the SSE standard ignores.
+		return stream.Skip, nil
+	}
+	e, ok := decodeFast(&s.scan, ev.Data)
+	var err error
+	if !ok {
+		e, err = decodeEvent(bytesOf(ev.Data))
+	}
+	if err != nil {
+		return stream.Refused, fmt.Errorf("%w: event %d: %w", threads.ErrStreamFailed, s.index, err)
+	}
+	s.index++
+	return s.apply(e)
 }
 
-// abandon releases a Stream that became unreachable without Close.
-func (c *streamConn) abandon() {
-	c.mu.Lock()
-	c.closed = true
-	if c.timer != nil {
-		c.timer.Stop()
+// ReadFailure maps a parser or body error to the stream's error.
+func (d *runEvents) ReadFailure(err error) error {
+	if errors.Is(err, sse.ErrTooLarge) {
+		return fmt.Errorf("%w (%d bytes)", threads.ErrEventTooLarge, d.limits.maxEventSize)
 	}
-	c.stopParserLocked()
-	c.mu.Unlock()
-	c.closeBody()
+	return fmt.Errorf("%w: the run's stream ended before RUN_FINISHED or RUN_ERROR: %w", threads.ErrStreamTruncated, err)
 }
 
-func (c *streamConn) stopParserLocked() {
-	if c.stop != nil {
-		c.stop()
-		c.stop = nil
+// IdleFailure is the error of a stream the idle timer ended.
+func (d *runEvents) IdleFailure() error {
+	return fmt.Errorf("%w: no event for %v", threads.ErrStreamIdle, d.limits.idleTimeout)
+}
+
+// Ended records a run left before its end as cancelled: the client closed
+// the connection (Close, the context, the idle timeout, an event it could
+// not read), which makes the service cancel it; or Cancel was accepted.
+func (d *runEvents) Ended(how stream.End, _ error) {
+	if how == stream.Clean {
+		return // the terminal event recorded the outcome (end)
 	}
+	r := d.run
+	r.mu.Lock()
+	if !r.ended && (how == stream.ByClient || r.cancelled) {
+		r.outcome = OutcomeCancelled
+	}
+	r.mu.Unlock()
 }
 
 // Next advances to the next event, which Current then returns. It returns
@@ -212,120 +216,76 @@ func (c *streamConn) stopParserLocked() {
 // nothing but the body's end) for at most 100 ms, so that the connection
 // can be reused.
 func (s *Stream) Next() bool {
-	if s == nil || s.streamConn == nil {
-		if s != nil && s.err == nil {
-			s.err, s.done = errZeroStream, true
-		}
+	if s == nil {
 		return false
 	}
-	arm := true
-	for !s.done {
-		if !s.enter(true, arm) {
-			s.finish(nil, true)
-			return false
-		}
-		arm = false
-		ev, err, ok := s.next()
-		if s.step(ev, err, ok) {
-			return true
-		}
+	ok := s.eng.Next()
+	if !ok {
+		s.cur = nil
 	}
-	s.cur = nil
-	s.drainNow()
-	return false
+	return ok
 }
 
-// enter marks the parser as running, unless the stream was closed. pull
-// makes the pull iterator on first use; arm starts the idle clock.
-func (s *Stream) enter(pull, arm bool) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
+// engine is s's engine; nil for a nil Stream (whose methods work, as a
+// zero Stream's).
+func (s *Stream) engine() *stream.Engine {
+	if s == nil {
+		return nil
+	}
+	return &s.eng
+}
+
+// nextRun makes s read next's run after its own, which ended cleanly: a
+// tool stream's next run, a call of its own whose events follow on s.
+// next's body, ids, observation and cancel hook become s's, and what s kept
+// of its run is dropped (the tool stream took its Result). It reports false
+// when s was closed meanwhile: next's body is then closed, which cancels
+// its run on the service.
+func (s *Stream) nextRun(next *Stream) bool {
+	n := next.run
+	n.mu.Lock()
+	threadID, runID, cancel := n.threadID, n.runID, n.cancel
+	n.mu.Unlock()
+	if !s.eng.Restart(next.eng.Detach()) {
 		return false
 	}
-	if pull && s.next == nil {
-		s.next, s.stop = iter.Pull2(s.src.All())
+	r := s.run
+	r.mu.Lock()
+	if threadID != "" {
+		r.threadID = threadID
 	}
-	s.running = true
-	// The clock runs while the caller waits for an event, not while it
-	// works on the previous one.
-	if d := s.limits.idleTimeout; d > 0 && arm {
-		if s.timer == nil {
-			s.timer = time.AfterFunc(d, s.idleFired)
-		} else {
-			s.timer.Reset(d)
-		}
-	}
+	r.runID, r.cancel = runID, cancel
+	r.outcome, r.ended, r.cancelled = OutcomeUnknown, false, false
+	r.mu.Unlock()
+	s.cur, s.index, s.open, s.acc = nil, 0, openText{}, assembly{}
 	return true
 }
 
-// step handles one result of the parser (ok is false when it ended). It
-// reports whether s.cur holds a new event; when the stream is over it has
-// set s.done and s.err.
-func (s *Stream) step(ev sse.Event, err error, ok bool) bool {
-	s.mu.Lock()
-	s.running = false
-	closed, idle := s.closed, s.idle
-	s.mu.Unlock()
-
-	switch {
-	case closed:
-		s.finish(nil, true)
-	case idle:
-		s.finish(fmt.Errorf("%w: no event for %v", threads.ErrStreamIdle, s.limits.idleTimeout), true)
-	case !ok:
-		s.finish(s.readFailure(io.ErrUnexpectedEOF), false)
-	case err != nil:
-		s.finish(s.readFailure(err), false)
-	case ev.Data == "" || ev.Type == sse.ErrorEvent:
-		// An event without data, or an "error:" line, which the /v1
-		// routes never send and the SSE standard ignores.
-	default:
-		e, ok := decodeFast(&s.scan, ev.Data)
-		if !ok {
-			e, err = decodeEvent(bytesOf(ev.Data))
-		}
-		if err != nil {
-			s.finish(fmt.Errorf("%w: event %d: %w", threads.ErrStreamFailed, s.index, err), true)
-			return false
-		}
-		s.index++
-		s.stopTimer()
-		s.obs.Event()
-		s.cur = s.apply(e)
-		return true
-	}
-	return false
-}
-
-func (s *Stream) stopTimer() {
-	s.mu.Lock()
-	if s.timer != nil {
-		s.timer.Stop()
-	}
-	s.mu.Unlock()
-}
-
-// apply records what e says and returns it as the caller sees it. A
-// terminal event ends the stream here (Next still delivers it).
-func (s *Stream) apply(e Event) Event {
+// apply records what e says and makes it the current event. A terminal
+// event ends the stream (Next still delivers it).
+func (s *Stream) apply(e Event) (stream.Verdict, error) {
 	a := &s.acc
+	a.other(e) // reasoning, message ends and parents: assembly.go
 	switch e := e.(type) {
 	case TextMessageContent:
 		a.text(e.MessageID, e.Delta)
 	case ToolCallArgs:
 		a.args(e.ToolCallID, e.Delta)
 	case RunStarted:
-		s.mu.Lock()
-		if s.threadID == "" {
-			s.threadID = e.ThreadID
+		r := s.run
+		r.mu.Lock()
+		if r.threadID == "" {
+			r.threadID = e.ThreadID
 		}
-		if s.runID == "" {
-			s.runID = e.RunID
+		if r.runID == "" {
+			r.runID = e.RunID
 		}
-		s.mu.Unlock()
+		r.mu.Unlock()
 	case TextMessageStart:
 		a.message(e.MessageID, e.Role, e.Timestamp)
+		s.open.start(e.MessageID)
+	case TextMessageEnd:
+		s.open.end(e.MessageID)
 	case ToolCallStart:
 		a.call(e.ToolCallID, e.ToolCallName, e.ParentMessageID)
 	case AwaitingInput:
@@ -338,126 +298,98 @@ func (s *Stream) apply(e Event) Event {
 	case ComponentPropsDelta:
 		a.patch(e.ComponentID, e.Operations)
 	case ComponentEnd:
-		a.final(e.ComponentID, e.FinalProps)
+		a.final(e.ComponentID, e.FinalProps, e.FinalState)
 	case RunFinished:
+		s.cur = e
 		o := OutcomeFinished
-		if len(a.pending) > 0 {
+		switch {
+		case s.open.any():
+			// A finished run ends every text message it started: this
+			// RUN_FINISHED ends a run cancelled from elsewhere, as the
+			// service sometimes does (captures-turn4 26; its thread then
+			// says lastRunCancelled).
+			o = OutcomeCancelled
+		case len(a.pending) > 0:
 			o = OutcomeAwaitingTools
 		}
-		s.end(o, nil)
+		s.end(o)
+		return stream.DeliverLast, nil
 	case RunErrorEvent:
 		e.Message = s.clean(e.Message)
+		s.cur = e
 		if e.Code == CodeCancelled {
-			s.end(OutcomeCancelled, nil)
-			break
+			s.end(OutcomeCancelled)
+			return stream.DeliverLast, nil
 		}
-		s.mu.Lock()
+		r := s.run
+		r.mu.Lock()
 		// The ids are server text too (X-Run-Id, RUN_STARTED): cleaned like
 		// the message, since Error shows them.
-		f := &RunFailedError{ThreadID: s.clean(s.threadID), RunID: s.clean(s.runID), Message: e.Message, Code: s.clean(e.Code), Category: s.clean(e.Category), Retryable: e.Retryable, Status: e.Status}
-		s.mu.Unlock()
-		s.end(OutcomeFailed, f)
-		return e
+		f := &RunFailedError{ThreadID: s.clean(r.threadID), RunID: s.clean(r.runID), Message: e.Message, Code: s.clean(e.Code), Category: s.clean(e.Category), Retryable: e.Retryable, Status: e.Status}
+		r.mu.Unlock()
+		if s.end(OutcomeFailed) != OutcomeFailed {
+			return stream.DeliverLast, nil // Cancel was accepted: a cancel, not a failure
+		}
+		return stream.DeliverLast, f
 	}
-	return e
+	s.cur = e
+	return stream.Deliver, nil
 }
 
-// end records the run's end and releases the connection, reading what
-// follows (the duplicate RUN_ERROR, the end of the chunked body) in the
-// background for at most 100 ms so that the connection can be reused.
-func (s *Stream) end(o Outcome, failure *RunFailedError) {
-	s.mu.Lock()
-	s.ended = true
-	if s.cancelled {
-		o, failure = OutcomeCancelled, nil
+// end records the run's end, with outcome o unless Cancel was accepted
+// (then cancelled), and returns the outcome recorded.
+func (s *Stream) end(o Outcome) Outcome {
+	r := s.run
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ended = true
+	if r.cancelled {
+		o = OutcomeCancelled
 	}
-	s.outcome = o
-	s.closed = true
-	if s.timer != nil {
-		s.timer.Stop()
-	}
-	s.stopParserLocked() // Next is not inside the parser: apply runs after it
-	s.mu.Unlock()
-	s.done = true
-	if failure != nil {
-		s.err = failure
-		s.obs.End(failure)
-	} else {
-		s.obs.End(nil)
-	}
-	if s.src.Ended() {
-		s.cleanup.Stop()
-		s.closeBody() // the body already ended: its connection is free
-		return
-	}
-	// What follows the terminal event (normally just the end of the body,
-	// or the duplicate RUN_ERROR) is read by the Next that returns false
-	// after it, or in the background by Close: see drain. A goroutine per
-	// stream here was a fifth of the time of a short run's stream.
-	s.mu.Lock()
-	s.drain = true
-	s.mu.Unlock()
+	r.outcome = o
+	return o
 }
 
-// drainNow reads what follows the run's terminal event, for the Next that
-// returns false after it: at most 64 KiB for at most 100 ms (Close, from
-// any goroutine, ends it at once), so that the connection can be reused,
-// then closes the body.
-func (s *Stream) drainNow() {
-	s.mu.Lock()
-	drain := s.drain
-	s.drain, s.draining = false, drain
-	s.mu.Unlock()
-	if drain {
-		s.cleanup.Stop()
-		s.streamConn.drainAndClose()
+// openText is the text messages the run started and has not ended
+// (TEXT_MESSAGE_START without its TEXT_MESSAGE_END), kept as hashes of
+// their ids: at most a few at once (a run streams one message at a time),
+// so that a flood of ids costs nothing. One past that is not kept, so the
+// check can miss a cancel in such a run but never reports one that was
+// not: a finished run ends every message it started.
+type openText struct {
+	ids [4]uint64
+	n   int
+}
+
+func (o *openText) start(id string) {
+	if o.n < len(o.ids) {
+		o.ids[o.n] = idHash(id)
+		o.n++
 	}
 }
 
-func (c *streamConn) drainAndClose() {
-	t := time.AfterFunc(100*time.Millisecond, c.closeBody)
-	defer t.Stop()
-	_, _ = io.CopyN(io.Discard, c.body, 64<<10)
-	c.closeBody()
+func (o *openText) end(id string) {
+	h := idHash(id)
+	for i := range o.ids[:o.n] {
+		if o.ids[i] == h {
+			o.n--
+			o.ids[i] = o.ids[o.n]
+			return
+		}
+	}
 }
 
-// finish ends the stream before the run's end. byClient says the client
-// is the one closing the connection (Close, the context, the idle timeout,
-// an event it could not read): the service then cancels the run.
-func (s *Stream) finish(err error, byClient bool) {
-	// The caller left: Close (err nil) or its context; not the idle
-	// timeout or an unreadable event, which end the stream by the client
-	// too but are failures (CallEnd.Left, as package threads reports it).
-	callerLeft := byClient && err == nil
-	if ctxErr := s.ctx.Err(); ctxErr != nil && err != nil {
-		err, byClient, callerLeft = ctxErr, true, true
-	}
-	s.done, s.err, s.cur = true, err, nil
-	s.mu.Lock()
-	s.closed = true
-	if s.timer != nil {
-		s.timer.Stop()
-	}
-	s.stopParserLocked()
-	left := !s.ended && callerLeft
-	if !s.ended && (byClient || s.cancelled) {
-		s.outcome = OutcomeCancelled
-	}
-	s.mu.Unlock()
-	s.cleanup.Stop()
-	if left {
-		s.obs.Leave()
-	}
-	s.obs.End(err)
-	s.closeBody()
-}
+func (o *openText) any() bool { return o.n > 0 }
 
-// readFailure maps a parser or body error to the stream's error.
-func (s *Stream) readFailure(err error) error {
-	if errors.Is(err, sse.ErrTooLarge) {
-		return fmt.Errorf("%w (%d bytes)", threads.ErrEventTooLarge, s.limits.maxEventSize)
+// idHash is FNV-1a: a server that makes two ids collide can only hide a
+// cancel from the check, which the thread then still tells.
+func idHash(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
 	}
-	return fmt.Errorf("%w: the run's stream ended before RUN_FINISHED or RUN_ERROR: %w", threads.ErrStreamTruncated, err)
+	return h
 }
 
 // clean makes server text safe for an error string: the API key (every
@@ -493,62 +425,15 @@ func (s *Stream) Current() Event {
 	return s.cur
 }
 
-// Err returns why the stream ended: nil after RUN_FINISHED, after a
-// cancelled run's RUN_ERROR, and after Close; a [*RunFailedError] after a
-// failure's RUN_ERROR; the context's error when it ended; or an error
-// matching [threads.ErrStreamTruncated] (the stream ended before the run's
-// end; also io.ErrUnexpectedEOF or the read error),
-// [threads.ErrEventTooLarge], [threads.ErrStreamIdle] or
-// [threads.ErrStreamFailed] (an event that is not an AG-UI event; the
-// error names its index, never its content). No error holds the API key.
-func (s *Stream) Err() error {
-	if s == nil {
-		return errZeroStream
-	}
-	return s.err
-}
-
 // Close releases the connection at once; a Next blocked in a read returns
 // false. Before the run's end this cancels the run on the service, which
-// sees the connection close. It is idempotent, safe from any goroutine,
-// and returns nil, also on a nil *Stream.
+// sees the connection close. After the run's end, unless a Next did, Close
+// first reads what the server still sends (normally only the end of the
+// body) for at most 100 ms, so that the connection can be reused. It is
+// idempotent, safe from any goroutine, and returns nil, also on a nil
+// *Stream.
 func (s *Stream) Close() error {
-	if s == nil || s.streamConn == nil {
-		return nil
-	}
-	s.mu.Lock()
-	if s.closed {
-		drain, draining := s.drain, s.draining
-		s.drain = false
-		s.mu.Unlock()
-		switch {
-		case drain:
-			// The run has ended and no Next read what follows: read it
-			// in the background so that Close returns at once.
-			s.cleanup.Stop()
-			go s.streamConn.drainAndClose()
-		case draining:
-			s.closeBody() // ends Next's drain now
-		}
-		return nil
-	}
-	s.closed = true
-	left := !s.ended
-	if left {
-		s.outcome = OutcomeCancelled
-	}
-	if s.timer != nil {
-		s.timer.Stop()
-	}
-	if !s.running {
-		s.stopParserLocked()
-	}
-	s.mu.Unlock()
-	if left {
-		s.obs.Leave()
-	}
-	s.obs.End(nil)
-	s.closeBody()
+	s.engine().Close()
 	return nil
 }
 
@@ -562,12 +447,13 @@ func (s *Stream) Close() error {
 // from the service (the run ended meanwhile). Other errors are the
 // DELETE's. Safe from any goroutine.
 func (s *Stream) Cancel(ctx context.Context) error {
-	if s == nil || s.streamConn == nil {
+	if s == nil || s.run == nil {
 		return errZeroStream
 	}
-	s.mu.Lock()
-	ended, threadID, runID, cancel := s.ended, s.threadID, s.runID, s.cancel
-	s.mu.Unlock()
+	r := s.run
+	r.mu.Lock()
+	ended, threadID, runID, cancel := r.ended, r.threadID, r.runID, r.cancel
+	r.mu.Unlock()
 	if ended {
 		return nil
 	}
@@ -583,95 +469,76 @@ func (s *Stream) Cancel(ctx context.Context) error {
 		}
 		return err
 	}
-	s.mu.Lock()
-	s.cancelled = true
-	if s.ended {
+	r.mu.Lock()
+	r.cancelled = true
+	if r.ended {
 		// The DELETE found the run active, though the stream had already
 		// read its RUN_FINISHED: the service cancelled it all the same.
-		s.outcome = OutcomeCancelled
+		r.outcome = OutcomeCancelled
 	}
-	s.mu.Unlock()
+	r.mu.Unlock()
 	return nil
+}
+
+// Err returns why the stream ended: nil after RUN_FINISHED, after a
+// cancelled run's RUN_ERROR, and after Close; a [*RunFailedError] after a
+// failure's RUN_ERROR; the context's error when it ended; or an error
+// matching [threads.ErrStreamTruncated] (the stream ended before the run's
+// end; also io.ErrUnexpectedEOF or the read error),
+// [threads.ErrEventTooLarge], [threads.ErrStreamIdle] or
+// [threads.ErrStreamFailed] (an event that is not an AG-UI event; the
+// error names its index, never its content). No error holds the API key.
+func (s *Stream) Err() error {
+	return s.engine().Err(errZeroStream)
 }
 
 // Outcome returns how the run ended, [OutcomeUnknown] until the stream
 // knows. Safe from any goroutine.
 func (s *Stream) Outcome() Outcome {
-	if s == nil || s.streamConn == nil {
+	if s == nil || s.run == nil {
 		return OutcomeUnknown
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.outcome
+	s.run.mu.Lock()
+	defer s.run.mu.Unlock()
+	return s.run.outcome
 }
 
 // ThreadID returns the run's thread: the X-Thread-Id header of a run that
 // created its thread, else the thread the run was started on, else
 // RUN_STARTED's. Safe from any goroutine.
 func (s *Stream) ThreadID() string {
-	if s == nil || s.streamConn == nil {
+	if s == nil || s.run == nil {
 		return ""
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.threadID
+	s.run.mu.Lock()
+	defer s.run.mu.Unlock()
+	return s.run.threadID
 }
 
 // RunID returns the run's id: the X-Run-Id header, else RUN_STARTED's.
 // Safe from any goroutine.
 func (s *Stream) RunID() string {
-	if s == nil || s.streamConn == nil {
+	if s == nil || s.run == nil {
 		return ""
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.runID
+	s.run.mu.Lock()
+	defer s.run.mu.Unlock()
+	return s.run.runID
 }
 
 // All returns an iterator over the stream's events. A failure is yielded
 // once, as the last element, with a nil Event. Breaking out of the loop
 // closes the stream (cancelling the run if it has not ended).
 func (s *Stream) All() iter.Seq2[Event, error] {
-	return func(yield func(Event, error) bool) {
-		defer s.Close()
-		if s != nil && s.streamConn != nil && s.next == nil {
-			if !s.push(yield) {
-				return
-			}
-		}
-		for s.Next() {
-			if !yield(s.Current(), nil) {
-				return
-			}
-		}
-		if err := s.Err(); err != nil {
-			yield(nil, err)
-		}
-	}
+	return stream.All(s.engine(), s.Next, s.Current, s.Err)
 }
 
-// push runs go-sse's iterator directly, without the coroutine that the
-// pull form needs. It reports false when the caller said stop.
-func (s *Stream) push(yield func(Event, error) bool) bool {
-	if s.done || !s.enter(false, true) {
-		return true
-	}
-	for ev, err := range s.src.All() {
-		if s.step(ev, err, true) {
-			if !yield(s.cur, nil) {
-				return false
-			}
-			if s.done || !s.enter(false, true) {
-				return true
-			}
-			continue
-		}
-		if s.done || !s.enter(false, false) {
-			return true
-		}
-	}
-	s.step(sse.Event{}, nil, false)
-	return true
+// Format prints "runs.Stream{events:N done:B outcome:O}" whatever the
+// verb, for the stream and its value alike: its fields hold the events
+// the service sent (which may echo the API key or an end user's token)
+// and the redaction function, which a plain %v, %+v or %#v would print.
+func (s Stream) Format(f fmt.State, verb rune) {
+	fmt.Fprintf(f, "runs.Stream{events:%d done:%t outcome:%s}", s.index, s.eng.Done(), s.Outcome())
 }
 
 // Text returns the text streamed so far for message id (the concatenated
@@ -712,21 +579,21 @@ func (s *Stream) ComponentProps(id string) (map[string]any, bool) {
 // the run produced with the stream's error (as [Stream.Err]). The Result
 // is never nil: after a failure it holds what was read before it.
 func (s *Stream) Collect() (*Result, error) {
-	if s == nil || s.streamConn == nil {
+	if s == nil || s.eng.Zero() {
 		return &Result{}, errZeroStream
 	}
-	if s.next == nil {
-		// No Next yet: run the parser directly, without the coroutine
-		// that the pull form needs.
-		s.push(func(Event, error) bool { return true })
-	}
-	for s.Next() {
-	}
-	s.Close()
+	s.eng.Collect(s.Next)
 	return s.result(), s.Err()
 }
 
 // Result is what a run produced, as its stream told it.
+//
+// After a cancel ([OutcomeCancelled]) it holds what the stream delivered,
+// which may be more than the service stored: the stored message (marked
+// [Message].IsCancelled) can lack the last text delta that was streamed
+// before the cancel took effect (the live service kept "word0 word1" of a
+// stream that delivered "word0 word1 word2 "). Read the thread's messages
+// ([Client.ListMessages]) for what the next run's model will see.
 type Result struct {
 	ThreadID, RunID string
 	Outcome         Outcome
@@ -734,8 +601,12 @@ type Result struct {
 	// started: ID (the stored msg_… id), Role, CreatedAt (the
 	// TEXT_MESSAGE_START time), and Content: a text part with the
 	// message's streamed text, when it had any, then a component part
-	// (ID, Name, Props) per component rendered in it.
+	// (ID, Name, Props) per component rendered in it; ParentMessageID
+	// when tambo.message.parent named one.
 	Messages []Message
+	// Reasoning is the model's reasoning, per message, kept apart from
+	// the messages' text (which never includes it).
+	Reasoning []Reasoning
 	// ToolCalls are the client tool calls the run made, in order, with
 	// their arguments as the model wrote them (JSON text).
 	ToolCalls []ToolCall
@@ -761,208 +632,29 @@ type ToolCall struct {
 }
 
 func (s *Stream) result() *Result {
-	s.mu.Lock()
-	r := &Result{ThreadID: s.threadID, RunID: s.runID, Outcome: s.outcome}
-	s.mu.Unlock()
+	s.run.mu.Lock()
+	r := &Result{ThreadID: s.run.threadID, RunID: s.run.runID, Outcome: s.run.outcome}
+	s.run.mu.Unlock()
 	var f *RunFailedError
-	if errors.As(s.err, &f) && r.Outcome == OutcomeFailed {
+	if errors.As(s.Err(), &f) && r.Outcome == OutcomeFailed {
 		r.Failure = f
 	}
 	a := &s.acc
 	r.Incomplete = a.incomplete
 	r.PendingToolCalls = append([]PendingToolCall(nil), a.pending...)
 	for _, m := range a.msgs {
-		msg := Message{ID: m.id, Role: Role(m.role), CreatedAt: m.created}
+		msg := Message{ID: m.id, Role: Role(m.role), CreatedAt: m.created, ParentMessageID: m.parent}
 		if len(m.text) > 0 {
 			msg.Content = append(msg.Content, Text(string(m.text)))
 		}
 		for _, ci := range m.comps {
-			c := a.comps[ci]
-			props, _ := cloneValue(c.props).(map[string]any)
-			msg.Content = append(msg.Content, Content{Type: ContentComponent, ID: c.id, Name: c.name, Props: props})
+			msg.Content = append(msg.Content, a.comps[ci].content())
 		}
 		r.Messages = append(r.Messages, msg)
 	}
+	r.Reasoning = a.reasoning()
 	for _, c := range a.calls {
 		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: c.id, Name: c.name, Arguments: string(c.args), ParentMessageID: c.parent})
 	}
 	return r
-}
-
-// assembly is what the stream keeps of the run for Collect, Text and
-// ComponentProps, within maxItems per kind and maxRetained bytes.
-type assembly struct {
-	msgs       []*msgState
-	byMsg      map[string]int
-	calls      []*callState
-	byCall     map[string]int
-	comps      []*compState
-	byComp     map[string]int
-	pending    []PendingToolCall
-	retained   int64
-	incomplete bool
-}
-
-type msgState struct {
-	id, role string
-	created  time.Time
-	text     []byte
-	comps    []int
-}
-
-type callState struct {
-	id, name, parent string
-	args             []byte
-}
-
-type compState struct {
-	id, name string
-	props    any
-	cost     int64
-	dropped  bool // over the budget: no longer kept
-}
-
-// spend reserves n bytes of the budget, or marks the assembly incomplete.
-func (a *assembly) spend(n int64) bool {
-	if a.retained+n > maxRetained {
-		a.incomplete = true
-		return false
-	}
-	a.retained += n
-	return true
-}
-
-func (a *assembly) msg(id, role string) *msgState {
-	if i, ok := a.byMsg[id]; ok {
-		return a.msgs[i]
-	}
-	if len(a.msgs) >= maxItems || !a.spend(int64(len(id)+len(role)+64)) {
-		a.incomplete = true
-		return nil
-	}
-	if a.byMsg == nil {
-		a.byMsg = make(map[string]int, 2)
-	}
-	m := &msgState{id: id, role: role}
-	a.byMsg[id] = len(a.msgs)
-	a.msgs = append(a.msgs, m)
-	return m
-}
-
-func (a *assembly) message(id, role string, at time.Time) {
-	if m := a.msg(id, role); m != nil {
-		if m.role == "" {
-			m.role = role
-		}
-		if m.created.IsZero() {
-			m.created = at
-		}
-	}
-}
-
-func (a *assembly) text(id, delta string) {
-	m := a.msg(id, string(RoleAssistant))
-	if m == nil || !a.spend(int64(len(delta))) {
-		return
-	}
-	m.text = append(m.text, delta...)
-}
-
-func (a *assembly) toolCall(id string) *callState {
-	if i, ok := a.byCall[id]; ok {
-		return a.calls[i]
-	}
-	if len(a.calls) >= maxItems || !a.spend(int64(len(id)+64)) {
-		a.incomplete = true
-		return nil
-	}
-	if a.byCall == nil {
-		a.byCall = make(map[string]int, 2)
-	}
-	c := &callState{id: id}
-	a.byCall[id] = len(a.calls)
-	a.calls = append(a.calls, c)
-	return c
-}
-
-func (a *assembly) call(id, name, parent string) {
-	c := a.toolCall(id)
-	if c == nil || !a.spend(int64(len(name)+len(parent))) {
-		return
-	}
-	c.name, c.parent = name, parent
-}
-
-func (a *assembly) args(id, delta string) {
-	c := a.toolCall(id)
-	if c == nil || !a.spend(int64(len(delta))) {
-		return
-	}
-	c.args = append(c.args, delta...)
-}
-
-func (a *assembly) comp(id string) (int, *compState) {
-	if i, ok := a.byComp[id]; ok {
-		return i, a.comps[i]
-	}
-	if len(a.comps) >= maxItems || !a.spend(int64(len(id)+64)) {
-		a.incomplete = true
-		return -1, nil
-	}
-	if a.byComp == nil {
-		a.byComp = make(map[string]int, 2)
-	}
-	c := &compState{id: id, props: map[string]any{}}
-	a.byComp[id] = len(a.comps)
-	a.comps = append(a.comps, c)
-	return len(a.comps) - 1, c
-}
-
-func (a *assembly) component(id, name, msgID string) {
-	i, c := a.comp(id)
-	if c == nil || !a.spend(int64(len(name))) {
-		return
-	}
-	c.name = name
-	if m := a.msg(msgID, string(RoleAssistant)); m != nil && len(m.comps) < maxItems {
-		m.comps = append(m.comps, i)
-	}
-}
-
-func (a *assembly) patch(id string, ops []PatchOp) {
-	_, c := a.comp(id)
-	if c == nil || c.dropped {
-		return
-	}
-	props, delta, _ := applyPatch(c.props, ops)
-	c.props = props
-	a.charge(c, delta)
-}
-
-func (a *assembly) final(id string, props map[string]any) {
-	_, c := a.comp(id)
-	if c == nil {
-		return
-	}
-	// The final props replace what the patches built, and their share of
-	// the budget (a dropped component's share was given back already).
-	a.retained -= c.cost
-	c.cost, c.dropped = 0, false
-	c.props = cloneValue(props)
-	if props == nil {
-		c.props = map[string]any{}
-	}
-	a.charge(c, valueCost(c.props))
-}
-
-// charge adds delta to c's share of the budget; past the budget, c's
-// props are dropped and their share given back.
-func (a *assembly) charge(c *compState, delta int64) {
-	c.cost += delta
-	a.retained += delta
-	if a.retained > maxRetained {
-		a.retained -= c.cost
-		c.cost, c.props, c.dropped = 0, nil, true
-		a.incomplete = true
-	}
 }

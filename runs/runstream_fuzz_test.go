@@ -56,6 +56,9 @@ func FuzzRunStream(f *testing.F) {
 	for _, name := range []string{"26", "39", "47", "52", "53", "61", "87", "121", "123", "129"} {
 		f.Add(loadCapture(f, name).respBody, uint8(7))
 	}
+	for _, name := range []string{"thinking-service.sse", "parent-service.sse", "reasoning-agui.sse", "subagent-interrupt-agui.sse"} {
+		f.Add(loadReplay(f, name), uint8(9)) // events_test.go
+	}
 	f.Add([]byte(`data: {"type":"RUN_ERROR","message":"key `+fuzzKey+`","code":"X","status":503}`+"\n\n"), uint8(3))
 	f.Add([]byte(`data: {"type":"CUSTOM","name":"tambo.component.props_delta","value":{"componentId":"c","operations":[{"op":"add","path":"/a","value":{"b":[1]}},{"op":"move","from":"/a/b","path":"/c"},{"op":"copy","from":"/c","path":"/d"}]}}`+"\n\ndata: {\"type\":\"STATE_DELTA\",\"delta\":[1]}\n\n"), uint8(5))
 	f.Fuzz(func(t *testing.T, data []byte, chunk uint8) {

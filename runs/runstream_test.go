@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -328,6 +331,29 @@ func TestRunCaptureCancelledByDelete(t *testing.T) {
 	}
 }
 
+// A run cancelled from another connection (Client.Cancel, the DELETE
+// route) ends with RUN_ERROR CANCELLED (captures-turn4 22, in testdata as t4_22) or, in 1 of 7
+// tries, with a plain RUN_FINISHED (26); either way without the open text
+// message's TEXT_MESSAGE_END, which a finished run always sends: both are
+// reported cancelled, with no error, and the text streamed (the service
+// stored "word0 word1" for 26: see Result).
+func TestRunCaptureCancelledElsewhere(t *testing.T) {
+	t.Parallel()
+	for _, num := range []string{"t4_22", "t4_26"} {
+		s, _, err := startCapture(t, num)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := s.Collect()
+		if err != nil || s.Outcome() != runs.OutcomeCancelled || r.Outcome != runs.OutcomeCancelled || r.Failure != nil {
+			t.Errorf("%s: err %v, outcome %v, result %v %+v", num, err, s.Outcome(), r.Outcome, r.Failure)
+		}
+		if len(r.Messages) != 1 || r.Messages[0].Text() != "word0 word1 word2 " {
+			t.Errorf("%s: messages %+v", num, r.Messages)
+		}
+	}
+}
+
 // A model connection cut mid-stream is a success for the service (50).
 func TestRunCaptureModelCut(t *testing.T) {
 	t.Parallel()
@@ -432,5 +458,52 @@ func TestCancelCaptures(t *testing.T) {
 	req := srv.Requests()[0]
 	if req.Method != "DELETE" || req.Path != "/v1/threads/thr_2qzYSSu1.200943/runs/run_TCQhGqKm.c09385" || req.Query != "userKey=user-1" {
 		t.Fatalf("%+v", req)
+	}
+}
+
+// serveEvents answers every request with a run stream of events (JSON
+// texts), each flushed, then holds the response until the client leaves.
+func serveEvents(t *testing.T, events ...string) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(201)
+		for _, e := range events {
+			fmt.Fprintf(w, "data: %s\n\n", e)
+		}
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	return srv.URL
+}
+
+// Issue 31: %v of a *runs.Stream printed its fields, the last raw event
+// among them, so a delta that echoes the API key reached a log line. Every
+// verb, of the stream and of its value, prints a summary.
+func TestStreamFormatHidesEvents(t *testing.T) {
+	t.Parallel()
+	url := serveEvents(t, `{"type":"RUN_STARTED","threadId":"thr_1","runId":"run_1"}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":"msg_1","role":"assistant"}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"msg_1","delta":"the key is `+testKey+`"}`)
+	s, err := client(t, url).Run(context.Background(), "thr_1", textParams("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for range 3 {
+		if !s.Next() {
+			t.Fatal(s.Err())
+		}
+	}
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q"} {
+		for _, v := range []any{s, *s} {
+			if got := fmt.Sprintf(verb, v); strings.Contains(got, testKey) || got != "runs.Stream{events:3 done:false outcome:unknown}" {
+				t.Errorf("%s of a %T: %s", verb, v, got)
+			}
+		}
 	}
 }

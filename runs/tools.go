@@ -91,7 +91,9 @@ type ToolRunResult struct {
 	Round                int
 	ToolCallID, ToolName string
 	// Text is the tool_result's text: the tool's result, or for a failure
-	// a short message (see [Client.RunTools]).
+	// a short message (see [Client.RunTools]). For a tool that returned
+	// content parts ([threads.Tool].CallParts), it is their text by
+	// [threads.ToolResultText].
 	Text    string
 	IsError bool
 	// Err is the tool's error (or panic, unknown tool, bad arguments),
@@ -101,6 +103,19 @@ type ToolRunResult struct {
 	// CompletionStatusMessage is the call's status line for once it is
 	// done, as its [ToolRunStart] has it.
 	CompletionStatusMessage string
+
+	content *[]Content // the parts sent (Content); a pointer keeps the struct comparable
+}
+
+// Content returns the tool_result's content as it was sent when the tool
+// returned content parts ([threads.Tool].CallParts): its text and resource
+// parts, as they were. It is nil when the result is Text alone (a text
+// result, or a failure).
+func (r ToolRunResult) Content() []Content {
+	if r.content == nil {
+		return nil
+	}
+	return slices.Clone(*r.content)
 }
 
 // EventType returns [EventToolRunStart]: an event of this process, not of
@@ -213,18 +228,30 @@ func (e *ToolArgumentsError) Is(target error) bool { return target == threads.Er
 
 // ToolDefinition returns t as /v1 declares a client tool: its name,
 // description, maxCalls, and an inputSchema that is one JSON Schema
-// object: "properties" holds each parameter's schema (package threads'
-// [threads.ToolParameter] schema, which carries its type, description and
-// enum values, so that a [threads.NewTool] struct's `description` and
-// `enum` tags reach the model), "required" the required parameters' names.
-// It fails for a [threads.NewTool] that could not be made (Tool.Err) and
-// a tool without a name.
+// object. A tool with an InputSchema ([threads.Tool].InputSchema, such as
+// an MCP tool's) is sent with it as it is. Otherwise the schema is made of
+// its Parameters: "properties" holds each parameter's schema (package
+// threads' [threads.ToolParameter] schema, which carries its type,
+// description and enum values, so that a [threads.NewTool] struct's
+// `description` and `enum` tags reach the model), "required" the required
+// parameters' names. It fails for a [threads.NewTool] that could not be
+// made (Tool.Err), a tool without a name, and a tool that sets both
+// Parameters and InputSchema or whose InputSchema is not a JSON object.
 func ToolDefinition(t threads.Tool) (Tool, error) {
 	if strings.TrimSpace(t.Name) == "" {
 		return Tool{}, errors.New("runs: a tool has no Name")
 	}
 	if err := t.Err(); err != nil {
 		return Tool{}, fmt.Errorf("runs: tool %q: %w", t.Name, err)
+	}
+	if t.InputSchema != nil {
+		if len(t.Parameters) > 0 {
+			return Tool{}, fmt.Errorf("runs: tool %q sets both Parameters and InputSchema; set one", t.Name)
+		}
+		if _, err := toolcore.InputSchemaJSON(t.InputSchema); err != nil {
+			return Tool{}, fmt.Errorf("runs: tool %q: %w", t.Name, err)
+		}
+		return Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, MaxCalls: t.MaxCalls}, nil
 	}
 	schema, err := objectSchema(t.Parameters)
 	if err != nil {
@@ -257,6 +284,14 @@ func objectSchema(params []threads.ToolParameter) (map[string]any, error) {
 // events, until a run ends without a pause. The events of every run, and
 // a [ToolRunStart] and [ToolRunResult] per call, arrive on the one
 // [ToolStream], in order.
+//
+// A tool's result is its text (Call), sent as one text part, or its
+// content parts (a [threads.Tool] with CallParts, such as
+// [threads.NewPartsTool]'s or an MCP tool's): text and resource parts,
+// sent as they are in the tool_result's content ([ToolRunResult.Content]) (an image is a resource
+// part with a base64 blob and its MIME type: the service accepts no other
+// part in a tool_result). A tool with an InputSchema is declared with it
+// as it is ([ToolDefinition]).
 //
 // r.Tools are declared beside params.Tools. A pause that includes a call
 // of a params.Tools tool (one the caller answers itself) is not answered:
@@ -323,7 +358,7 @@ func (c *Client) runTools(ctx context.Context, threadID string, params *CreateRu
 	if create {
 		op = "runs: CreateAndRunTools"
 	}
-	ts := &ToolStream{c: c, opts: opts, threadID: threadID, maxRounds: r.MaxRounds, maxRepeats: r.MaxRepeats, conc: r.Concurrency,
+	ts := &ToolStream{c: c, mu: new(sync.Mutex), opts: opts, threadID: threadID, maxRounds: r.MaxRounds, maxRepeats: r.MaxRepeats, conc: r.Concurrency,
 		logger: c.conn.Logger(opts)}
 	if err := ts.setup(op, &params.RunParams, r); err != nil {
 		return nil, err
@@ -346,7 +381,7 @@ func (c *Client) runTools(ctx context.Context, threadID string, params *CreateRu
 	next := params.RunParams
 	next.ToolChoice, next.MessageMetadata, next.AdditionalContext = nil, nil, nil
 	ts.params = next
-	ts.cur = st
+	ts.st = st
 	return ts, nil
 }
 
@@ -381,7 +416,7 @@ func (ts *ToolStream) setup(op string, p *RunParams, r ToolRunner) error {
 		switch {
 		case err != nil:
 			return fmt.Errorf("%s: tools[%d]: %w", op, i, err)
-		case t.Call == nil:
+		case t.Call == nil && t.CallParts == nil:
 			return fmt.Errorf("%s: tool %q has no Call", op, t.Name)
 		case ts.tools[t.Name] != nil || ts.external[t.Name]:
 			return fmt.Errorf("%s: tool %q is declared twice", op, t.Name)
@@ -412,8 +447,10 @@ type ToolStream struct {
 
 	maxRounds, maxRepeats, conc int
 
-	mu       sync.Mutex // guards cur and threadID for Close, ThreadID, RunID
-	cur      *Stream    // the run being read; nil between runs
+	// st reads the runs, one after another: each run's body in turn, on
+	// the one stream engine (Stream.nextRun), which knows nothing of tools.
+	st       *Stream
+	mu       *sync.Mutex // guards threadID and closing for Close, ThreadID
 	threadID string
 
 	queue   []Event           // runner events to deliver
@@ -462,23 +499,22 @@ func (s *ToolStream) Next() bool {
 			s.continueRun()
 			continue
 		}
-		st := s.current()
-		if st == nil {
-			s.finish(nil)
-			return false
-		}
-		if st.Next() {
-			s.event = st.Current()
+		if s.st.Next() {
+			s.event = s.st.Current()
 			return true
 		}
-		s.afterRun(st)
+		// The run ended (the Next that said so read what followed its
+		// end, so that the connection can be reused), or failed.
+		s.afterRun(s.st)
 	}
 }
 
+// current returns the stream of the runs; nil for a zero ToolStream.
 func (s *ToolStream) current() *Stream {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cur
+	if s == nil {
+		return nil
+	}
+	return s.st
 }
 
 // closedErr is the error for a context that ended: nil when Close ended it.
@@ -493,11 +529,9 @@ func (s *ToolStream) closedErr(err error) error {
 
 // afterRun takes stock of a run that ended: the end, or a pause to answer.
 func (s *ToolStream) afterRun(st *Stream) {
-	st.Close()
 	r := st.result()
-	s.mu.Lock() // RunID reads s.res from any goroutine
 	s.merge(r)
-	s.cur = nil
+	s.mu.Lock() // ThreadID reads it from any goroutine
 	if s.threadID == "" {
 		s.threadID = r.ThreadID
 	}
@@ -647,7 +681,11 @@ spawn:
 	s.answer = make([]Content, 0, len(calls))
 	for _, r := range results {
 		r.Round = s.rounds
-		s.answer = append(s.answer, ToolResult(r.ToolCallID, r.Text, r.IsError))
+		part := ToolResult(r.ToolCallID, r.Text, r.IsError)
+		if r.content != nil {
+			part.Content = *r.content
+		}
+		s.answer = append(s.answer, part)
 		s.queue = append(s.queue, r)
 		s.answered++
 		if errors.Is(r.Err, threads.ErrToolArguments) {
@@ -679,37 +717,119 @@ func toolRunStart(round int, p PendingToolCall) ToolRunStart {
 // call runs one pending call and words its result for the model.
 func (s *ToolStream) call(p PendingToolCall) ToolRunResult {
 	res := ToolRunResult{ToolCallID: p.ToolCallID, ToolName: p.ToolName}
-	text, st, err := s.invoke(p)
+	out, st, err := s.invoke(p)
 	res.CompletionStatusMessage = st.Completion
+	if err == nil && out.parts != nil {
+		var content []Content
+		if res.Text, content, err = partsContent(out.parts); err == nil {
+			res.content = &content
+		}
+	}
 	if err != nil {
 		res.Err, res.IsError, res.Text = err, true, s.errorText(err)
 		return res
 	}
-	res.Text = text
+	if out.parts == nil {
+		res.Text = out.text
+	}
 	return res
+}
+
+// toolOutput is what a tool returned: its text (Call), or its parts
+// (CallParts; never nil then).
+type toolOutput struct {
+	text  string
+	parts []threads.ContentPart
 }
 
 // invoke runs the tool through the tool core: an unknown tool, arguments
 // that are not an object and a panic (logged with its stack) become
 // errors. The service's status arguments are taken out first.
-func (s *ToolStream) invoke(p PendingToolCall) (result string, st toolcore.Status, err error) {
+func (s *ToolStream) invoke(p PendingToolCall) (out toolOutput, st toolcore.Status, err error) {
 	args, err := callArgs(p)
 	if err == nil {
 		st = toolcore.TakeStatus(args)
 	}
 	tool := s.tools[p.ToolName]
 	if tool == nil {
-		return "", st, toolcore.UnknownTool(p.ToolName, s.tools, s.external)
+		return out, st, toolcore.UnknownTool(p.ToolName, s.tools, s.external)
 	}
 	if err != nil {
-		return "", st, err
+		return out, st, err
 	}
 	if err := s.mayStart(); err != nil {
-		return "", st, err
+		return out, st, err
 	}
 	call := threads.ToolCall{ID: p.ToolCallID, Name: p.ToolName, Arguments: args, StatusMessage: st.Message, CompletionStatusMessage: st.Completion}
-	result, err = toolcore.Invoke(s.ctx, s.logger, p.ToolName, func(ctx context.Context) (string, error) { return tool.Call(ctx, call) })
-	return result, st, err
+	out, err = toolcore.Invoke(s.ctx, s.logger, p.ToolName, func(ctx context.Context) (toolOutput, error) {
+		if tool.CallParts == nil {
+			text, err := tool.Call(ctx, call)
+			return toolOutput{text: text}, err
+		}
+		parts, err := tool.CallParts(ctx, call)
+		if parts == nil {
+			parts = []threads.ContentPart{}
+		}
+		return toolOutput{parts: parts}, err
+	})
+	return out, st, err
+}
+
+// partsContent is a tool's parts as the tool_result's content: text parts
+// and resource parts as they are (an empty result is one empty text part,
+// as an empty text result is), with their text by
+// [threads.ToolResultText], which also refuses a part that no tool result
+// carries.
+func partsContent(parts []threads.ContentPart) (string, []Content, error) {
+	text, err := threads.ToolResultText(parts)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(parts) == 0 {
+		return "", []Content{Text("")}, nil
+	}
+	out := make([]Content, 0, len(parts))
+	for _, p := range parts {
+		if p.Type == threads.ContentPartTypeText {
+			out = append(out, Text(p.Text))
+			continue
+		}
+		r := p.Resource // ToolResultText checked it
+		out = append(out, ResourcePart(Resource{URI: r.URI, Name: r.Name, Description: r.Description, MIMEType: r.MIMEType,
+			Text: r.Text, Blob: r.Blob, Annotations: annotations(r.Annotations)}))
+	}
+	return text, out, nil
+}
+
+// annotations reads package threads' resource annotations (a JSON object)
+// as /v1 declares them: audience (a list of roles) and priority.
+func annotations(m map[string]any) *ResourceAnnotations {
+	if len(m) == 0 {
+		return nil
+	}
+	var a ResourceAnnotations
+	switch aud := m["audience"].(type) {
+	case []string:
+		a.Audience = slices.Clone(aud)
+	case []any:
+		for _, v := range aud {
+			if s, ok := v.(string); ok {
+				a.Audience = append(a.Audience, s)
+			}
+		}
+	}
+	switch pr := m["priority"].(type) {
+	case float64:
+		a.Priority = pr
+	case json.Number:
+		a.Priority, _ = pr.Float64()
+	case int:
+		a.Priority = float64(pr)
+	}
+	if a.Audience == nil && a.Priority == 0 {
+		return nil
+	}
+	return &a
 }
 
 // callArgs decodes a pending call's arguments: a JSON object (empty text
@@ -746,30 +866,27 @@ func (s *ToolStream) errorText(err error) string {
 	return echolib.ErrorText(err, echolib.MaxErrorText, func(t string) string { return s.redact(t) })
 }
 
-// continueRun sends the results in a new run.
+// continueRun sends the results in a new run, whose events then follow
+// on s.st. Close, from another goroutine, cancels s.ctx (the request
+// returns) or, once the run has started, closes it (s.st.nextRun refuses
+// it, which cancels it on the service); the next Next then ends s.
 func (s *ToolStream) continueRun() {
 	p := s.params
 	p.Content, p.PreviousRunID, p.AfterLastRun = s.answer, s.prevRun, false
 	s.answer = nil
-	st, err := s.c.Run(s.ctx, s.ThreadID(), p, s.opts...)
+	next, err := s.c.Run(s.ctx, s.ThreadID(), p, s.opts...)
 	if err != nil {
 		s.finish(s.closedErr(err))
 		return
 	}
-	st.obs.ToolRound(s.rounds) // this run carries the round's results
-	s.mu.Lock()
-	s.cur = st
-	closing := s.closing
-	s.mu.Unlock()
-	if closing {
-		st.Close()
-	}
+	next.eng.Observation().ToolRound(s.rounds) // this run carries the round's results
+	s.st.nextRun(next)
 }
 
-// merge adds a run's result to the stream's; s.mu is held. What the
-// stream keeps of all its runs shares one budget, as one run's stream
-// does: maxItems messages and as many tool calls, maxRetained bytes in
-// all. Past it the rest is left out and Incomplete is set.
+// merge adds a run's result to the stream's. What the stream keeps of all
+// its runs shares one budget, as one run's stream does: maxItems messages
+// and as many tool calls, maxRetained bytes in all. Past it the rest is
+// left out and Incomplete is set.
 func (s *ToolStream) merge(r *Result) {
 	a := &s.res
 	if a.ThreadID == "" {
@@ -815,12 +932,7 @@ func messageCost(m Message) int64 {
 func (s *ToolStream) finish(err error) {
 	s.done, s.err = true, err
 	s.calls, s.answer = nil, nil
-	s.mu.Lock()
-	st := s.cur
-	s.mu.Unlock()
-	if st != nil {
-		st.Close()
-	}
+	s.st.Close()
 	s.cancel()
 }
 
@@ -867,12 +979,9 @@ func (s *ToolStream) Close() error {
 	}
 	s.mu.Lock()
 	s.closing = true
-	st := s.cur
 	s.mu.Unlock()
 	s.cancel()
-	if st != nil {
-		st.Close()
-	}
+	s.st.Close()
 	return nil
 }
 
@@ -893,13 +1002,15 @@ func (s *ToolStream) RunID() string {
 	if s == nil || s.c == nil {
 		return ""
 	}
-	s.mu.Lock()
-	st, last := s.cur, s.res.RunID
-	s.mu.Unlock()
-	if st != nil {
-		return st.RunID()
-	}
-	return last
+	return s.st.RunID()
+}
+
+// Format prints "runs.ToolStream{rounds:N done:B}" whatever the verb, for
+// the stream and its value alike: its fields hold the runs' events and
+// results as the service sent them (which may echo the API key or an end
+// user's token), which a plain %v, %+v or %#v would print.
+func (s ToolStream) Format(f fmt.State, verb rune) {
+	fmt.Fprintf(f, "runs.ToolStream{rounds:%d done:%t}", s.rounds, s.done || s.c == nil)
 }
 
 // Rounds returns how many pauses the stream has answered.

@@ -320,3 +320,113 @@ func TestRunToolsAllArgumentChecksFailed(t *testing.T) {
 	assert.Equal(t, runs.OutcomeFinished, res.Outcome)
 	assert.Equal(t, "Sorry, I could not plan it.", text(res))
 }
+
+// runRequests decodes the run bodies the fake received.
+func runRequests(t *testing.T, srv *threadstest.Server) []*threadstest.RunRequest {
+	t.Helper()
+	var out []*threadstest.RunRequest
+	for _, r := range srv.Requests() {
+		if rr, err := r.Run(); err == nil {
+			out = append(out, rr)
+		}
+	}
+	return out
+}
+
+// A tool whose result is content parts, beside one that returns a string,
+// against threadstest: the continuation's tool_result carries the parts
+// as they are (a text, a text resource, an image as a base64 blob with its
+// MIME type), the string tool's carries one text part as before, and the
+// runner's events report both.
+func TestRunToolsPartsToolAgainstFake(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t)
+	srv.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
+		{ID: "call_chart", Name: "chart", Arguments: map[string]any{"city": "Paris"}},
+		{ID: "call_weather", Name: "get_weather", Arguments: map[string]any{"city": "Paris"}},
+	}})
+	srv.PushRunScript(threadstest.RunScript{Text: "Here it is."})
+	chart := threads.NewPartsTool("chart", "A chart of the weather", func(_ context.Context, a weatherArgs) ([]threads.ContentPart, error) {
+		text := threads.ResourcePart(threads.Resource{URI: "file:///notes.txt", MIMEType: "text/plain", Text: "sunny",
+			Annotations: map[string]any{"audience": []any{"user"}, "priority": 0.5}})
+		return []threads.ContentPart{threads.TextPart("The chart of " + a.City), text, threads.BlobPart("chart://paris", "image/png", []byte("PNG"))}, nil
+	})
+	weather := weatherTool(func(city string) (string, error) { return "sunny in " + city, nil })
+	c := runs.New(srv.Client()).ForUser("user-1")
+	ts, err := c.CreateAndRunTools(t.Context(), runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("Paris?")}}},
+		runs.ToolRunner{Tools: []threads.Tool{chart, weather}})
+	require.NoError(t, err)
+	var results []runs.ToolRunResult
+	for ev, err := range ts.All() {
+		require.NoError(t, err)
+		if r, ok := ev.(runs.ToolRunResult); ok {
+			results = append(results, r)
+		}
+	}
+	require.Len(t, results, 2)
+	assert.Equal(t, "The chart of Paris\n"+`<resource uri="file:///notes.txt" mimeType="text/plain">sunny</resource>`+"\n"+
+		`<resource uri="chart://paris" mimeType="image/png" bytes="3"/>`, results[0].Text)
+	require.Len(t, results[0].Content(), 3)
+	assert.Equal(t, "UE5H", results[0].Content()[2].Resource.Blob)
+	assert.Equal(t, "sunny in Paris", results[1].Text)
+	assert.Nil(t, results[1].Content())
+
+	reqs := runRequests(t, srv)
+	require.Len(t, reqs, 2)
+	body, err := json.Marshal(reqs[1].Message.Content)
+	require.NoError(t, err)
+	assert.JSONEq(t, `[
+		{"type":"tool_result","toolUseId":"call_chart","content":[
+			{"type":"text","text":"The chart of Paris"},
+			{"type":"resource","resource":{"uri":"file:///notes.txt","mimeType":"text/plain","text":"sunny","annotations":{"audience":["user"],"priority":0.5}}},
+			{"type":"resource","resource":{"uri":"chart://paris","mimeType":"image/png","blob":"UE5H"}}]},
+		{"type":"tool_result","toolUseId":"call_weather","content":[{"type":"text","text":"sunny in Paris"}]}]`, string(body))
+}
+
+// A tool with a whole JSON Schema is declared with it as it is; one whose
+// schema is not an object, or that sets Parameters too, is refused before
+// anything is sent; a part that no tool_result carries is the tool's
+// failure (isError), not a crash.
+func TestRunToolsInputSchemaAgainstFake(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t)
+	srv.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_1", Name: "search", Arguments: map[string]any{"q": "go"}}}})
+	srv.PushRunScript(threadstest.RunScript{Text: "Done."})
+	schema := json.RawMessage(`{"type":"object","properties":{"q":{"type":"string","minLength":1}},"anyOf":[{"required":["q"]}]}`)
+	var got map[string]any
+	search := threads.Tool{Name: "search", InputSchema: schema, CallParts: func(_ context.Context, call threads.ToolCall) ([]threads.ContentPart, error) {
+		got = call.Arguments
+		return []threads.ContentPart{{Type: threads.ContentPartTypeInputAudio, InputAudio: &threads.InputAudio{Data: "AAAA", Format: "wav"}}}, nil
+	}}
+	c := runs.New(srv.Client()).ForUser("user-1")
+	ts, err := c.CreateAndRunTools(t.Context(), runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("find")}}},
+		runs.ToolRunner{Tools: []threads.Tool{search}})
+	require.NoError(t, err)
+	res, err := ts.Collect()
+	require.NoError(t, err)
+	assert.Equal(t, "Done.", text(res))
+	assert.Equal(t, map[string]any{"q": "go"}, got)
+	reqs := runRequests(t, srv)
+	require.Len(t, reqs, 2)
+	assert.JSONEq(t, string(schema), string(reqs[0].Tools[0].InputSchema), "sent as it is")
+	tr := reqs[1].Message.Content[0]
+	assert.True(t, tr.IsError)
+	require.Len(t, tr.Content, 1)
+	assert.Contains(t, tr.Content[0].Text, `part 1 of the tool's result is a "input_audio" part`)
+
+	for _, tc := range []struct {
+		tool threads.Tool
+		want string
+	}{
+		{threads.Tool{Name: "list", CallParts: search.CallParts, InputSchema: []int{1}}, `runs: tool "list": its InputSchema is not a JSON Schema object (it encodes as an array)`},
+		{threads.Tool{Name: "both", Call: func(context.Context, threads.ToolCall) (string, error) { return "", nil }, InputSchema: schema,
+			Parameters: []threads.ToolParameter{{Name: "q", Type: "string"}}}, `runs: tool "both" sets both Parameters and InputSchema; set one`},
+	} {
+		_, err := runs.ToolDefinition(tc.tool)
+		assert.ErrorContains(t, err, tc.want)
+		_, err = c.CreateAndRunTools(t.Context(), runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("x")}}},
+			runs.ToolRunner{Tools: []threads.Tool{tc.tool}})
+		assert.ErrorContains(t, err, tc.want)
+	}
+	assert.Len(t, runRequests(t, srv), 2, "nothing more was sent")
+}

@@ -808,3 +808,24 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// Issue 31: a ToolStream prints a summary with every verb, as the run
+// streams do, not its fields (the current run and event, which may echo
+// the API key).
+func TestToolStreamFormatHidesEvents(t *testing.T) {
+	t.Parallel()
+	url := serveEvents(t, `{"type":"RUN_STARTED","threadId":"thr_1","runId":"run_1"}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":"msg_1","role":"assistant"}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"msg_1","delta":"the key is `+testKey+`"}`)
+	ts, err := client(t, url).RunTools(context.Background(), "thr_1", textParams("hi"), runs.ToolRunner{})
+	require.NoError(t, err)
+	defer ts.Close()
+	for range 3 {
+		require.True(t, ts.Next(), "%v", ts.Err())
+	}
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q"} {
+		for _, v := range []any{ts, *ts} {
+			assert.Equal(t, "runs.ToolStream{rounds:0 done:false}", fmt.Sprintf(verb, v), "%s of a %T", verb, v)
+		}
+	}
+}

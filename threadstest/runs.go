@@ -108,6 +108,14 @@ type RunScript struct {
 	// (or any other value) is the server's choice: "RUN_FINISHED" with
 	// [WithCancelledRunsFinished] (and [WithLiveHabits]), else "RUN_ERROR".
 	CancelEnd string
+	// Reasoning, when set, is the model's reasoning, streamed before the
+	// reply under the names it chooses (see [RunReasoning]).
+	Reasoning *RunReasoning
+	// ParentMessageID, when set, makes the reply a child of that message
+	// (as a message made during an MCP server's sampling is): the
+	// service's CUSTOM tambo.message.parent comes before each of the
+	// reply's events, and the stored reply has the parentMessageId.
+	ParentMessageID string
 	// WithoutServiceArguments keeps the service's two arguments out of
 	// this run's tool calls whatever the server's options
 	// ([WithServiceToolArguments], [WithLiveHabits]), except in a call

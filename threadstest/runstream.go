@@ -198,6 +198,9 @@ type runEvent struct {
 	Category        string `json:"category,omitempty"`
 	IsRetryable     *bool  `json:"isRetryable,omitempty"`
 	Status          int    `json:"status,omitempty"`
+	Subtype         string `json:"subtype,omitempty"`        // REASONING_ENCRYPTED_VALUE's
+	EntityID        string `json:"entityId,omitempty"`       // REASONING_ENCRYPTED_VALUE's
+	EncryptedValue  string `json:"encryptedValue,omitempty"` // REASONING_ENCRYPTED_VALUE's
 	Timestamp       int64  `json:"timestamp"`
 }
 
@@ -223,6 +226,9 @@ func (rs *runStream) play() {
 	}
 	// The reply message is stored from the start, with its " " text.
 	replyID := rs.newReply()
+	if r := rs.sc.Reasoning; r != nil && !rs.reasoning(replyID, *r) { // reasoning.go
+		return
+	}
 	if p.component != nil {
 		if !rs.component(replyID, *p.component) {
 			return
@@ -270,7 +276,7 @@ func (rs *runStream) newReply() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if run.end == nil {
-		run.reply = &v1Message{ID: s.newID("msg_"), Role: "assistant", Content: []block{{"type": "text", "text": " "}}, CreatedAt: now()}
+		run.reply = &v1Message{ID: s.newID("msg_"), Role: "assistant", Content: []block{{"type": "text", "text": " "}}, CreatedAt: now(), ParentMessageID: rs.sc.ParentMessageID}
 		run.deltas = nil
 		rs.t.messages = append(rs.t.messages, run.reply)
 	}
@@ -508,6 +514,9 @@ func (rs *runStream) emit(ev runEvent, counted bool) bool {
 			setText(run.reply, strings.Join(run.deltas, ""))
 		}
 		rs.s.mu.Unlock()
+	}
+	if !rs.parentFirst(ev) { // reasoning.go
+		return false
 	}
 	return rs.write(ev)
 }

@@ -64,6 +64,9 @@ type v1Message struct {
 	Content   []block        `json:"content"`
 	CreatedAt string         `json:"createdAt"`
 	Metadata  map[string]any `json:"metadata,omitempty"`
+	// ParentMessageID is sent only when set (RunScript.ParentMessageID),
+	// before isCancelled, as live (apps/api/src/v1/v1-conversions.ts).
+	ParentMessageID string `json:"parentMessageId,omitempty"`
 	// IsCancelled is sent only when true, as live.
 	IsCancelled bool `json:"isCancelled,omitempty"`
 }

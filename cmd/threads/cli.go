@@ -20,8 +20,9 @@ import (
 // Exit statuses.
 const (
 	exitOK          = 0
-	exitFailed      = 1   // the service refused or failed
+	exitFailed      = 1   // the service refused or failed, or a run or reply failed
 	exitUsage       = 2   // bad arguments or configuration
+	exitCancelled   = 3   // a run or reply ended cancelled (threads cancel, v1-cancel, elsewhere)
 	exitInterrupted = 130 // Ctrl-C, as shells report it
 )
 
@@ -30,6 +31,10 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	interrupt      <-chan os.Signal // Ctrl-C and SIGTERM
+	// watchParent, when not nil, returns a channel closed when the
+	// process that started this one exits (see the fake); nil in the
+	// in-process tests, whose parent is the test runner.
+	watchParent func(stop <-chan struct{}) <-chan struct{}
 }
 
 // command is one subcommand.
@@ -56,7 +61,8 @@ type call struct {
 var commands []*command // filled in init, in usage order
 
 func init() {
-	commands = []*command{listCmd, createCmd, getCmd, cancelCmd, sendCmd, chatCmd, v1ListCmd, v1RunCmd, v1CancelCmd, fakeCmd}
+	commands = []*command{listCmd, createCmd, getCmd, cancelCmd, sendCmd, chatCmd,
+		v1ListCmd, v1CreateCmd, v1GetCmd, v1MessagesCmd, v1RunCmd, v1CancelCmd, v1DeleteCmd, fakeCmd, proxyCmd}
 }
 
 const intro = `threads is a command-line client for the Conversation Threads API.
@@ -76,7 +82,9 @@ The environment (as the SDK reads it):
   THREADS_PROJECT_ID      the project to create threads in; unset: the key's
   THREADS_USER_KEY        the end user of the v1-* commands (or --user-key)
 
-Exit status: 0 success, 1 the service refused or failed, 2 usage, 130 interrupted.
+Exit status: 0 success; 1 the service refused or failed, or the run or reply
+failed; 2 usage; 3 the run or reply was cancelled (by "threads cancel",
+"threads v1-cancel" or another client); 130 interrupted (Ctrl-C).
 
 Run "threads <command> --help" for a command's flags and an example;
 "threads help json" for the --json outputs, field by field;
@@ -86,7 +94,7 @@ Run "threads <command> --help" for a command's flags and an example;
 func printUsage(w io.Writer) {
 	fmt.Fprint(w, intro)
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(w, outro)
 }
@@ -295,6 +303,41 @@ func readKeyLine(r io.Reader) (string, error) {
 		return "", errors.New("empty")
 	}
 	return key, nil
+}
+
+// maxMessage bounds a message read from stdin ("-"): a message is text a
+// person or a script wrote, and a file piped by mistake must not be read
+// whole into memory. A longer input is refused, never cut short in silence.
+const maxMessage = 1 << 20
+
+// readMessage reads the message of a "-" argument from stdin: at most
+// maxMessage bytes, less one line break ("\n" or "\r\n") at its end.
+// The line break that ends what echo, a heredoc or a text file gives is
+// not part of the message, as for the shell's read and $(...); other
+// white space, and any line break before it, is kept.
+func readMessage(r io.Reader) (string, error) {
+	// Up to 3 bytes more than the bound: a message at the bound with its
+	// "\r\n" is read whole, and one byte more is seen.
+	b, err := io.ReadAll(io.LimitReader(r, maxMessage+3))
+	if err != nil {
+		return "", err
+	}
+	s := string(b)
+	if t, ok := strings.CutSuffix(s, "\n"); ok {
+		s = strings.TrimSuffix(t, "\r")
+	}
+	if len(s) > maxMessage {
+		return "", fmt.Errorf("the message is longer than %d MiB", maxMessage>>20)
+	}
+	return s, nil
+}
+
+// cancelled reports a run or reply that ended cancelled, on stderr, and
+// returns exitCancelled: a script tells it from a success and from a
+// failure by the status alone.
+func cancelled(e *env, what string) int {
+	fmt.Fprintf(e.stderr, "threads: %s was cancelled\n", what)
+	return exitCancelled
 }
 
 // fail prints err as one line and returns exitFailed (exitInterrupted when

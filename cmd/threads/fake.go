@@ -18,12 +18,16 @@ var fakeCmd = &command{
 	summary: "run a local fake of the service",
 	long: "Run the SDK's fake of the service (threadstest) until Ctrl-C or SIGTERM, and print on stdout the\n" +
 		"export lines that point this command, the SDK and any other program at it (eval them in a\n" +
-		"shell). Without --live-habits the fake reads the key as Authorization: Bearer, as the spec says.",
+		"shell). Without --live-habits the fake reads the key as Authorization: Bearer, as the spec says.\n" +
+		"On Unix the fake also stops when the process that started it exits (unless --outlive-parent):\n" +
+		"\"go run ./cmd/threads fake &\" then \"kill $!\" signals go run only, and the fake stops with it.",
 	example: `  threads fake > fake.env &     # or, in another terminal: threads fake
   eval "$(cat fake.env)"
-  threads send --new "hello"`,
+  threads send --new "hello"
+  kill %1                        # or kill $!; also with go run ./cmd/threads fake &`,
 	flags: func(fs *flag.FlagSet) {
 		fs.String("addr", "127.0.0.1:0", "the address to listen on (port 0: any free port)")
+		fs.Bool("outlive-parent", false, "keep running after the process that started the fake exits\n(nohup, a subshell that exits at once)")
 		fs.Bool("live-habits", false, "behave like the live deployment: the key in x-api-key, no GET /threads, ...")
 		fs.Duration("throttle", 50*time.Millisecond, "pause between streamed snapshots (the live service's is 50ms)")
 	},
@@ -56,10 +60,55 @@ var fakeCmd = &command{
 		}
 		fmt.Fprintf(e.stderr, "threads fake: a fake Threads service is listening on %s; "+
 			"eval the export lines above in a shell to use it; Ctrl-C stops it\n", srv.URL)
-		<-e.interrupt
-		fmt.Fprintln(e.stderr, "threads fake: stopped")
+		var parentGone <-chan struct{} // nil: never
+		if e.watchParent != nil && !cl.bool("outlive-parent") {
+			stop := make(chan struct{})
+			defer close(stop)
+			parentGone = e.watchParent(stop)
+		}
+		select {
+		case <-e.interrupt:
+			fmt.Fprintln(e.stderr, "threads fake: stopped")
+		case <-parentGone:
+			fmt.Fprintln(e.stderr, "threads fake: the process that started it exited; stopped")
+		}
 		return exitOK
 	},
+}
+
+// parentPoll is how often the fake looks at the parent process.
+const parentPoll = 200 * time.Millisecond
+
+// parentWatcher returns the env's watchParent for a process whose parent
+// was ppid when it started (read first thing, so that a parent gone before
+// the fake listens is seen too). Its channel is closed when the process
+// that started this one exits, until stop is closed. "go run" runs the
+// command as its child and dies of a SIGTERM without passing it on ("kill
+// $!" reaches go run only): its child, the fake, would keep its port and
+// run on, unseen. A Unix process whose parent exits is adopted by another
+// (init or a subreaper), so its parent id changes: that is what is
+// watched, every parentPoll (no portable event says it). Where the id
+// never changes (Windows), the channel is never closed.
+func parentWatcher(ppid int) func(stop <-chan struct{}) <-chan struct{} {
+	return func(stop <-chan struct{}) <-chan struct{} {
+		gone := make(chan struct{})
+		go func() {
+			t := time.NewTicker(parentPoll)
+			defer t.Stop()
+			for {
+				if os.Getppid() != ppid {
+					close(gone)
+					return
+				}
+				select {
+				case <-stop:
+					return
+				case <-t.C:
+				}
+			}
+		}()
+		return gone
+	}
 }
 
 // startFake starts the fake; threadstest panics when it cannot listen.

@@ -74,3 +74,49 @@ func TestFakeAddrInUse(t *testing.T) {
 	assert.Empty(t, out.String())
 	assert.Regexp(t, `^threads: fake: threadstest: WithAddr\("127\.0\.0\.1:\d+"\): listen tcp 127\.0\.0\.1:\d+: .*\n$`, errOut.String())
 }
+
+// TestFakeStopsWithParent: the fake stops, with status 0 and a line that
+// says why, when the process that started it exits; --outlive-parent
+// keeps it running until an interrupt.
+func TestFakeStopsWithParent(t *testing.T) {
+	gone := make(chan struct{})
+	watched := make(chan struct{}, 1)
+	watch := func(stop <-chan struct{}) <-chan struct{} {
+		watched <- struct{}{}
+		return gone
+	}
+	var stderr bytes.Buffer
+	status := make(chan int, 1)
+	go func() {
+		status <- run([]string{"fake", "--throttle", "0"}, &env{stdout: io.Discard, stderr: &stderr, interrupt: make(chan os.Signal), watchParent: watch})
+	}()
+	<-watched
+	close(gone)
+	assert.Equal(t, exitOK, <-status)
+	assert.Contains(t, stderr.String(), "threads fake: the process that started it exited; stopped\n")
+
+	interrupt := make(chan os.Signal, 1)
+	interrupt <- syscall.SIGTERM
+	stderr.Reset()
+	code := run([]string{"fake", "--throttle", "0", "--outlive-parent"}, &env{stdout: io.Discard, stderr: &stderr, interrupt: interrupt,
+		watchParent: func(<-chan struct{}) <-chan struct{} { t.Error("--outlive-parent watched the parent"); return nil }})
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, stderr.String(), "threads fake: stopped\n")
+}
+
+// TestParentWatcher: the channel is closed once the parent process is not
+// the one the command started with, and the watch ends with stop.
+func TestParentWatcher(t *testing.T) {
+	stop := make(chan struct{})
+	defer close(stop)
+	<-parentWatcher(os.Getppid() + 1)(stop) // another parent than ours: "it exited"
+
+	stop2 := make(chan struct{})
+	gone := parentWatcher(os.Getppid())(stop2)
+	close(stop2) // goleak (TestMain) checks that the watch ended
+	select {
+	case <-gone:
+		t.Fatal("the parent is still there")
+	default:
+	}
+}

@@ -111,3 +111,42 @@ func TestFlagErrorTerminalSafe(t *testing.T) {
 		assert.Contains(t, errOut.String(), `run "threads `+args[0]+` --help" for usage`)
 	}
 }
+
+// "-" reads the message from stdin less the one line break that ends it
+// (send stored it before, v1-run dropped every trailing line break), and
+// refuses a message over the bound instead of cutting it.
+func TestReadMessage(t *testing.T) {
+	for in, want := range map[string]string{
+		"hello\n":         "hello",
+		"hello\r\n":       "hello",
+		"hello":           "hello",
+		"hello\n\n":       "hello\n",
+		"hello\r\n\r\n":   "hello\r\n",
+		"two\nlines\n":    "two\nlines",
+		"  spaced  \n":    "  spaced  ",
+		"tab\t\n":         "tab\t",
+		"ends in cr\r":    "ends in cr\r",
+		"\n":              "",
+		"":                "",
+		"ünïcödé ✓\n":     "ünïcödé ✓",
+		"no newline\r\nx": "no newline\r\nx",
+	} {
+		got, err := readMessage(strings.NewReader(in))
+		require.NoError(t, err, "%q", in)
+		assert.Equal(t, want, got, "%q", in)
+	}
+	at := strings.Repeat("m", maxMessage)
+	for _, in := range []string{at, at + "\n", at + "\r\n"} {
+		got, err := readMessage(strings.NewReader(in))
+		require.NoError(t, err)
+		assert.Equal(t, at, got)
+	}
+	for _, in := range []string{at + "x", at + "\nx", at + "\r\nx", at + "\n\n", at + "xyz\n"} {
+		_, err := readMessage(strings.NewReader(in))
+		assert.ErrorContains(t, err, "the message is longer than 1 MiB", "%d bytes", len(in))
+	}
+	r := &countingReader{b: 'm', n: 64 << 20}
+	_, err := readMessage(r)
+	assert.ErrorContains(t, err, "the message is longer than 1 MiB")
+	assert.LessOrEqual(t, r.read, maxMessage+3, "stdin is read no further than the bound")
+}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -19,8 +18,10 @@ var sendCmd = &command{
 	args:    "ID TEXT | --new TEXT",
 	summary: "send a message and stream the reply",
 	long: "Send TEXT to thread ID (or, with --new, to a new thread) and stream the reply to stdout as it\n" +
-		"arrives. TEXT - reads the message from stdin. Ctrl-C stops the reply and cancels the generation\n" +
-		"on the service (exit status 130).",
+		"arrives. TEXT - reads the message from stdin (less the line break that ends it). Ctrl-C stops\n" +
+		"the reply and cancels the generation on the service (exit status 130). A reply cancelled\n" +
+		"elsewhere (threads cancel ID, another client) says so on stderr and exits 3; one that\n" +
+		"failed exits 1.",
 	example: `  threads send --new "Write a haiku about Go."
   threads send thr_aB3dE9xZ.1f2e3d "And another one."
   git log -1 --format=%B | threads send --new -
@@ -48,11 +49,10 @@ func runSend(e *env, cl *call) int {
 		if cl.keyFromStdin {
 			return cl.usageError(e, "TEXT - and --api-key-stdin both read stdin")
 		}
-		b, err := io.ReadAll(e.stdin)
-		if err != nil {
+		var err error
+		if text, err = readMessage(e.stdin); err != nil {
 			return cl.usageError(e, "reading the message from stdin: %v", err)
 		}
-		text = string(b)
 	}
 	if strings.TrimSpace(text) == "" {
 		return cl.usageError(e, "the message is empty")
@@ -71,8 +71,9 @@ func runSend(e *env, cl *call) int {
 	} else {
 		stream, err = client.Threads.AdvanceStream(ctx, id, params)
 	}
+	var last threads.StreamEvent
 	if err == nil {
-		id, err = printStream(e, stream, id, cl.bool("json"))
+		id, last, err = printStream(e, stream, id, cl.bool("json"))
 	}
 	interrupted := stop()
 	if isNew && id != "" && !cl.bool("json") {
@@ -82,7 +83,7 @@ func runSend(e *env, cl *call) int {
 		if err != nil {
 			return fail(e, err)
 		}
-		return exitOK
+		return replyEnd(e, id, last)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return fail(e, err)
@@ -105,26 +106,50 @@ func runSend(e *env, cl *call) int {
 }
 
 // printStream prints the reply as it arrives and returns the thread's id
-// (from the events, for a new thread) and the stream's error.
-func printStream(e *env, stream *threads.Stream, id string, asJSON bool) (string, error) {
+// (from the events, for a new thread), the last event (whose stage says
+// how the reply ended) and the stream's error.
+func printStream(e *env, stream *threads.Stream, id string, asJSON bool) (string, threads.StreamEvent, error) {
 	defer stream.Close()
 	enc := json.NewEncoder(e.stdout)
 	p := chatui.NewPrinter(e.stdout)
+	var last threads.StreamEvent
 	for stream.Next() {
-		ev := stream.Current()
+		last = stream.Current()
 		if id == "" {
-			id = ev.Message.ThreadID
+			id = last.Message.ThreadID
 		}
 		if asJSON {
-			if err := enc.Encode(ev); err != nil {
-				return id, err
+			if err := enc.Encode(last); err != nil {
+				return id, last, err
 			}
 			continue
 		}
-		p.Print(ev)
+		p.Print(last)
 	}
 	p.EndLine()
-	return id, stream.Err()
+	return id, last, stream.Err()
+}
+
+// replyEnd is the exit status of a reply whose stream ended without an
+// error, from the stage of its last snapshot: CANCELLED (threads cancel,
+// or another client, stopped the generation) and ERROR say so on stderr.
+func replyEnd(e *env, id string, last threads.StreamEvent) int {
+	what := "the reply"
+	if id != "" {
+		what += " on thread " + field(id)
+	}
+	switch last.GenerationStage {
+	case threads.GenerationStageCancelled:
+		return cancelled(e, what)
+	case threads.GenerationStageError:
+		msg := what + " failed"
+		if s := field(last.StatusMessage); s != "" {
+			msg += ": " + s
+		}
+		fmt.Fprintf(e.stderr, "threads: %s\n", msg)
+		return exitFailed
+	}
+	return exitOK
 }
 
 var chatCmd = &command{

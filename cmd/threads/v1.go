@@ -6,11 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"strings"
 	"text/tabwriter"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/termtext"
 	"github.com/threadsapi/threads-go/runs"
 )
 
@@ -81,17 +83,11 @@ first: one page (--limit, --cursor), or every page with --all. Without
   threads v1-list --user-key user-1 --all --json | jq -r .id`,
 	flags: func(fs *flag.FlagSet) {
 		v1Flags(fs)
-		fs.Int("limit", 0, "page size, 1 to 100 (default: the service's, 20)")
-		fs.String("cursor", "", "the page after this cursor (a previous page's next cursor)")
-		fs.Bool("all", false, "every page, not only one")
-		fs.Bool("json", false, "one JSON thread per line (see \"threads help json\")")
+		v1PageFlags(fs, 20, "thread")
 	},
 	run: func(e *env, cl *call) int {
-		if !cl.nargs(e, 0, 0) {
+		if !cl.nargs(e, 0, 0) || !cl.checkPage(e) {
 			return exitUsage
-		}
-		if n := cl.int("limit"); n < 0 || n > 100 {
-			return cl.usageError(e, "--limit %d: want 1 to 100", n)
 		}
 		c, ok := cl.v1Client(e)
 		if !ok {
@@ -100,39 +96,77 @@ first: one page (--limit, --cursor), or every page with --all. Without
 		ctx, stop := interruptible(e)
 		defer stop()
 		params := &runs.ListThreadsParams{Limit: cl.int("limit"), Cursor: cl.str("cursor")}
-		var items []runs.Thread
-		if cl.bool("all") {
-			for t, err := range c.AllThreads(ctx, params, allBound()) {
+		return v1Listing(e, cl, "(no threads)", c.AllThreads(ctx, params, allBound()),
+			func() ([]runs.Thread, string, bool, error) {
+				page, err := c.ListThreads(ctx, params)
 				if err != nil {
-					return v1Fail(e, err)
+					return nil, "", false, err
 				}
-				items = append(items, t)
-			}
-		} else {
-			page, err := c.ListThreads(ctx, params)
+				return page.Threads, page.NextCursor, page.HasMore, nil
+			},
+			func(items []runs.Thread) {
+				w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(w, "ID\tNAME\tRUN STATUS\tPENDING TOOLS\tCREATED")
+				for _, t := range items {
+					fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", field(t.ID), orDash(t.Name), orDash(string(t.RunStatus)), len(t.PendingToolCallIDs), when(t.CreatedAt))
+				}
+				w.Flush()
+			})
+	},
+}
+
+// v1Listing is the end of a /v1 listing command: every page of all with
+// --all (bounded by allBound), else the one page that page reads, whose
+// next cursor, when there are more, goes to stderr after the output. It
+// prints the items with --json as NDJSON, else with show (or none on
+// stderr when there are none).
+func v1Listing[T any](e *env, cl *call, none string, all iter.Seq2[T, error], page func() (items []T, next string, more bool, err error), show func([]T)) int {
+	var items []T
+	if cl.bool("all") {
+		for it, err := range all {
 			if err != nil {
 				return v1Fail(e, err)
 			}
-			items = page.Threads
-			if page.HasMore && page.NextCursor != "" {
-				defer fmt.Fprintf(e.stderr, "(more: --cursor %s)\n", field(page.NextCursor))
-			}
+			items = append(items, it)
 		}
-		if cl.bool("json") {
-			return done(e, printLines(e.stdout, items))
+	} else {
+		var next string
+		var more bool
+		var err error
+		if items, next, more, err = page(); err != nil {
+			return v1Fail(e, err)
 		}
-		if len(items) == 0 {
-			fmt.Fprintln(e.stderr, "(no threads)")
-			return exitOK
+		if more && next != "" {
+			defer fmt.Fprintf(e.stderr, "(more: --cursor %s)\n", field(next))
 		}
-		w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(w, "ID\tNAME\tRUN STATUS\tPENDING TOOLS\tCREATED")
-		for _, t := range items {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", field(t.ID), orDash(t.Name), orDash(string(t.RunStatus)), len(t.PendingToolCallIDs), when(t.CreatedAt))
-		}
-		w.Flush()
+	}
+	if cl.bool("json") {
+		return done(e, printLines(e.stdout, items))
+	}
+	if len(items) == 0 {
+		fmt.Fprintln(e.stderr, none)
 		return exitOK
-	},
+	}
+	show(items)
+	return exitOK
+}
+
+// v1PageFlags declares the paging flags of a /v1 listing; checkPage
+// checks them.
+func v1PageFlags(fs *flag.FlagSet, defaultLimit int, what string) {
+	fs.Int("limit", 0, fmt.Sprintf("page size, 1 to 100 (default: the service's, %d)", defaultLimit))
+	fs.String("cursor", "", "the page after this cursor (a previous page's next cursor)")
+	fs.Bool("all", false, "every page, not only one")
+	fs.Bool("json", false, "one JSON "+what+" per line (see \"threads help json\")")
+}
+
+// checkPage refuses a --limit the service would refuse.
+func (cl *call) checkPage(e *env) bool {
+	if n := cl.int("limit"); n < 0 || n > 100 {
+		cl.usageError(e, "--limit %d: want 1 to 100", n)
+		return false
+	}
+	return true
 }
 
 // printLines writes each item as one line of JSON (NDJSON).
@@ -173,7 +207,10 @@ var v1RunCmd = &command{
 to stderr. No tool is run: a run that pauses for client tools ends with
 "pending tool call: ID NAME ARGUMENTS" lines on stdout (exit 0); answer them
 with the SDK (runs.ToolResult). On an existing thread the message continues
-its last completed run (--previous-run, default the thread's).`,
+its last completed run (--previous-run, default the thread's). The model's
+reasoning is not shown unless --reasoning asks for it (on stderr). A run that
+fails says why on stderr and exits 1; one cancelled (v1-cancel, another
+client) says so on stderr and exits 3; Ctrl-C cancels it and exits 130.`,
 	example: `  threads v1-run --user-key user-1 --new "hello"
   threads v1-run --user-key user-1 thr_123 "and then?" --json | jq -r 'select(.kind=="text").delta'`,
 	flags: func(fs *flag.FlagSet) {
@@ -181,6 +218,7 @@ its last completed run (--previous-run, default the thread's).`,
 		fs.Bool("new", false, "create a thread for the message")
 		fs.String("previous-run", "", "the run this one continues (default: the thread's last completed run)")
 		fs.Bool("json", false, "one JSON object per line (see \"threads help json\")")
+		fs.Bool("reasoning", false, "also print the model's reasoning: to stderr, or as \"reasoning\" lines with --json")
 	},
 	run: func(e *env, cl *call) int {
 		want := 2
@@ -197,11 +235,13 @@ its last completed run (--previous-run, default the thread's).`,
 		}
 		text := cl.args[want-1]
 		if text == "-" {
-			b, err := io.ReadAll(io.LimitReader(e.stdin, 1<<20))
-			if err != nil {
+			if cl.keyFromStdin {
+				return cl.usageError(e, "MESSAGE - and --api-key-stdin both read stdin")
+			}
+			var err error
+			if text, err = readMessage(e.stdin); err != nil {
 				return cl.usageError(e, "reading the message from stdin: %v", err)
 			}
-			text = strings.TrimRight(string(b), "\r\n")
 		}
 		if strings.TrimSpace(text) == "" {
 			return cl.usageError(e, "the message is empty")
@@ -232,7 +272,14 @@ its last completed run (--previous-run, default the thread's).`,
 			return v1Fail(e, err)
 		}
 		defer st.Close()
-		js := cl.bool("json")
+		js, reasoning := cl.bool("json"), cl.bool("reasoning")
+		reasonMid := false // the reasoning printed to stderr ended mid-line
+		endReasoning := func() {
+			if reasonMid {
+				fmt.Fprintln(e.stderr)
+				reasonMid = false
+			}
+		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetEscapeHTML(false)
 		var werr error
@@ -266,12 +313,22 @@ its last completed run (--previous-run, default the thread's).`,
 					}
 				}
 			case runs.TextMessageContent:
+				endReasoning()
 				if js {
 					out(runLine{Kind: "text", MessageID: ev.MessageID, Delta: ev.Delta})
 				} else {
 					fmt.Fprint(e.stdout, termTextKeepNewlines(ev.Delta))
 					midLine = !strings.HasSuffix(ev.Delta, "\n")
 				}
+			case runs.ReasoningMessageContent:
+				if reasoning && js {
+					out(runLine{Kind: "reasoning", MessageID: ev.MessageID, Delta: ev.Delta})
+				} else if reasoning {
+					fmt.Fprint(e.stderr, termTextKeepNewlines(ev.Delta))
+					reasonMid = !strings.HasSuffix(ev.Delta, "\n")
+				}
+			case runs.ReasoningMessageEnd:
+				endReasoning()
 			case runs.ComponentEnd:
 				name := names[ev.ComponentID]
 				if js {
@@ -301,9 +358,21 @@ its last completed run (--previous-run, default the thread's).`,
 			out(l)
 		} else {
 			newline()
+			endReasoning()
 		}
 		if serr != nil {
 			return v1Fail(e, serr)
+		}
+		if st.Outcome() == runs.OutcomeCancelled {
+			if ctx.Err() != nil {
+				// Ctrl-C: the stream's Close cancels the run on the service.
+				fmt.Fprintln(e.stderr, "threads: interrupted; the run is cancelled on the service")
+				return exitInterrupted
+			}
+			if werr != nil {
+				return fail(e, werr)
+			}
+			return cancelled(e, "run "+field(st.RunID()))
 		}
 		return done(e, werr)
 	},
@@ -342,6 +411,208 @@ var v1CancelCmd = &command{
 	},
 }
 
+var v1CreateCmd = &command{
+	name:    "v1-create",
+	summary: "create a /v1 thread for the end user and print its id",
+	long: `Create a /v1 thread for the end user (--user-key or $THREADS_USER_KEY) and
+print its id on stdout (with --json: the thread). --name names it: the
+service's create takes no name, so the name is a second call (PATCH); if that
+one fails, the thread exists unnamed and its id is on stderr.`,
+	example: `  id=$(threads v1-create --user-key user-1 --name support --metadata '{"topic":"billing"}')
+  threads v1-run --user-key user-1 "$id" "hello"`,
+	flags: func(fs *flag.FlagSet) {
+		v1Flags(fs)
+		fs.String("name", "", "the thread's name")
+		fs.String("metadata", "", "the thread's metadata, a JSON object")
+		fs.Bool("json", false, "print the thread as JSON (see \"threads help json\")")
+	},
+	run: func(e *env, cl *call) int {
+		if !cl.nargs(e, 0, 0) {
+			return exitUsage
+		}
+		var params runs.CreateThreadParams
+		if m := cl.str("metadata"); m != "" {
+			if err := json.Unmarshal([]byte(m), &params.Metadata); err != nil || params.Metadata == nil {
+				return cl.usageError(e, "--metadata: want a JSON object, such as '{\"topic\":\"billing\"}'")
+			}
+		}
+		c, ok := cl.v1Client(e)
+		if !ok {
+			return exitUsage
+		}
+		ctx, stop := interruptible(e)
+		defer stop()
+		t, err := c.CreateThread(ctx, params)
+		if err != nil {
+			return v1Fail(e, err)
+		}
+		if name := cl.str("name"); name != "" {
+			named, err := c.UpdateThread(ctx, t.ID, runs.UpdateThreadParams{Name: name})
+			if err != nil {
+				fmt.Fprintf(e.stderr, "threads: created thread %s, but naming it failed\n", field(t.ID))
+				return v1Fail(e, err)
+			}
+			t = named
+		}
+		if cl.bool("json") {
+			return done(e, printJSON(e.stdout, t))
+		}
+		fmt.Fprintln(e.stdout, field(t.ID))
+		return exitOK
+	},
+}
+
+var v1GetCmd = &command{
+	name:    "v1-get",
+	args:    "THREAD_ID",
+	summary: "show a /v1 thread, its last run and its messages",
+	example: `  threads v1-get --user-key user-1 thr_123
+  threads v1-get --user-key user-1 thr_123 --json | jq -r .lastCompletedRunId`,
+	flags: func(fs *flag.FlagSet) {
+		v1Flags(fs)
+		fs.Bool("json", false, "print the thread with its messages as JSON (see \"threads help json\")")
+	},
+	run: func(e *env, cl *call) int {
+		if !cl.nargs(e, 1, 1) {
+			return exitUsage
+		}
+		c, ok := cl.v1Client(e)
+		if !ok {
+			return exitUsage
+		}
+		ctx, stop := interruptible(e)
+		defer stop()
+		t, err := c.GetThread(ctx, cl.args[0])
+		if err != nil {
+			return v1Fail(e, err)
+		}
+		if cl.bool("json") {
+			return done(e, printJSON(e.stdout, t))
+		}
+		w := tabwriter.NewWriter(e.stdout, len("pending tools")+2, 4, 2, ' ', 0)
+		fmt.Fprintf(w, "id\t%s\nname\t%s\nuser key\t%s\nrun status\t%s\n",
+			field(t.ID), orDash(t.Name), orDash(t.UserKey), orDash(string(t.RunStatus)))
+		if t.CurrentRunID != "" {
+			fmt.Fprintf(w, "current run\t%s\n", field(t.CurrentRunID))
+		}
+		if t.LastCompletedRunID != "" {
+			last := field(t.LastCompletedRunID)
+			switch {
+			case t.LastRunError != nil:
+				last += " (failed: " + orDash(t.LastRunError.Code) + ")"
+			case t.LastRunCancelled:
+				last += " (cancelled)"
+			}
+			fmt.Fprintf(w, "last run\t%s\n", last)
+		}
+		if n := len(t.PendingToolCallIDs); n > 0 {
+			fmt.Fprintf(w, "pending tools\t%d\n", n)
+		}
+		fmt.Fprintf(w, "created\t%s\nupdated\t%s\n", when(t.CreatedAt), when(t.UpdatedAt))
+		w.Flush()
+		if len(t.Messages) > 0 {
+			fmt.Fprintln(e.stdout)
+		}
+		for _, m := range t.Messages {
+			printV1Message(e, m)
+		}
+		return exitOK
+	},
+}
+
+// printV1Message prints one message as "role: text", its tool calls,
+// results and components named in brackets.
+func printV1Message(e *env, m runs.Message) {
+	fmt.Fprintf(e.stdout, "%s: %s", field(string(m.Role)), strings.TrimSpace(termtext.Text(m.Text())))
+	for _, p := range m.Content {
+		switch p.Type {
+		case runs.ContentToolUse:
+			fmt.Fprintf(e.stdout, " [calls tool %s]", field(p.Name))
+		case runs.ContentToolResult:
+			fmt.Fprintf(e.stdout, " [tool result for %s]", field(p.ToolUseID))
+		case runs.ContentComponent:
+			fmt.Fprintf(e.stdout, " [component %s]", field(p.Name))
+		}
+	}
+	if m.IsCancelled {
+		fmt.Fprint(e.stdout, " [cancelled]")
+	}
+	fmt.Fprintln(e.stdout)
+}
+
+var v1MessagesCmd = &command{
+	name:    "v1-messages",
+	args:    "THREAD_ID",
+	summary: "list a /v1 thread's messages, oldest first",
+	long: `List the messages of a /v1 thread of the end user: one page (--limit,
+--cursor), or every page with --all; oldest first, or newest first with
+--order desc. Without --all, the next page's cursor is printed on stderr.`,
+	example: `  threads v1-messages --user-key user-1 thr_123
+  threads v1-messages --user-key user-1 thr_123 --all --json | jq -r 'select(.role=="assistant").content[0].text'`,
+	flags: func(fs *flag.FlagSet) {
+		v1Flags(fs)
+		v1PageFlags(fs, 50, "message")
+		fs.String("order", "asc", "asc (oldest first) or desc (newest first)")
+	},
+	run: func(e *env, cl *call) int {
+		if !cl.nargs(e, 1, 1) || !cl.checkPage(e) {
+			return exitUsage
+		}
+		order := runs.Order(cl.str("order"))
+		if order != runs.OrderAsc && order != runs.OrderDesc {
+			return cl.usageError(e, "--order %s: want asc or desc", field(string(order)))
+		}
+		c, ok := cl.v1Client(e)
+		if !ok {
+			return exitUsage
+		}
+		ctx, stop := interruptible(e)
+		defer stop()
+		id := cl.args[0]
+		params := &runs.ListMessagesParams{Limit: cl.int("limit"), Cursor: cl.str("cursor"), Order: order}
+		return v1Listing(e, cl, "(no messages)", c.AllMessages(ctx, id, params, allBound()),
+			func() ([]runs.Message, string, bool, error) {
+				page, err := c.ListMessages(ctx, id, params)
+				if err != nil {
+					return nil, "", false, err
+				}
+				return page.Messages, page.NextCursor, page.HasMore, nil
+			},
+			func(items []runs.Message) {
+				for _, m := range items {
+					printV1Message(e, m)
+				}
+			})
+	},
+}
+
+var v1DeleteCmd = &command{
+	name:    "v1-delete",
+	args:    "THREAD_ID",
+	summary: "delete a /v1 thread and its messages",
+	long: `Delete a /v1 thread of the end user and its messages. A run in progress on
+it ends with an error. Deleting it again fails (exit 1): the service answers
+403, as for any thread the end user cannot see.`,
+	example: `  threads v1-delete --user-key user-1 thr_123`,
+	flags:   v1Flags,
+	run: func(e *env, cl *call) int {
+		if !cl.nargs(e, 1, 1) {
+			return exitUsage
+		}
+		c, ok := cl.v1Client(e)
+		if !ok {
+			return exitUsage
+		}
+		ctx, stop := interruptible(e)
+		defer stop()
+		if err := c.DeleteThread(ctx, cl.args[0]); err != nil {
+			return v1Fail(e, err)
+		}
+		fmt.Fprintf(e.stderr, "deleted thread %s\n", field(cl.args[0]))
+		return exitOK
+	},
+}
+
 // jsonHelp is "threads help json": every --json output, field by field,
 // with the JSON names as printed (not the SDK's Go names).
 const jsonHelp = `The --json outputs of threads, field by field. Names are the JSON names as
@@ -375,6 +646,8 @@ send --json (and the replies of chat's scripts): one event per line:
   textDelta                           text to append to what was shown
   textReset                           true: discard what was shown of the
                                       message; textDelta is its whole text
+  The exit status says how the reply ended: 0 complete, 1 failed, 3
+  cancelled (generationStage CANCELLED), 130 interrupted.
   jq: threads send --new hi --json | jq -rj '.textDelta // empty'
 
 v1-list --json: one /v1 thread per line (NDJSON), with and without --all:
@@ -389,12 +662,39 @@ v1-list --json: one /v1 thread per line (NDJSON), with and without --all:
   createdAt, updatedAt                RFC 3339 times
   jq: threads v1-list --all --json | jq -r 'select(.runStatus=="idle").id'
 
+v1-create --json: the new thread, as one line of v1-list --json (indented).
+  jq: threads v1-create --json | jq -r .id
+
+v1-get --json: the thread, as in v1-list --json, with "messages", oldest
+first, each as one line of v1-messages --json.
+  jq: threads v1-get ID --json | jq -r '.lastRunError.code // empty'
+
+v1-messages --json, v1-messages --all --json: one message per line (NDJSON):
+  id                                  string
+  role                                user, assistant (a tool result is an
+                                      assistant message)
+  content                             parts; "type" says which fields are set:
+    text                              text
+    resource                          resource {uri, name, mimeType, text, ...}
+    tool_use                          id, name, input (the arguments)
+    tool_result                       toolUseId, content (parts), isError
+    component                         id, name, props, state
+  createdAt                           RFC 3339 time (milliseconds)
+  metadata                            object
+  parentMessageId                     string
+  isCancelled                         true: a cancelled run cut the message
+  jq: threads v1-messages ID --all --json | jq -r 'select(.role=="user").content[0].text'
+
 v1-run --json: one object per line; "kind" says which:
   start      threadId, runId
   text       messageId, delta         (the reply's text is the deltas joined)
+  reasoning  messageId, delta         (--reasoning: the model's reasoning; no
+             messageId under the service's THINKING_* names)
   component  componentId, name, props (the final props)
   tool_call  toolCallId, toolName, arguments (JSON text): a pending call
   end        threadId, runId, outcome (finished, awaiting_tools, cancelled,
              failed), error (on failure)
+  The exit status says how the run ended too: 0 finished or awaiting_tools,
+  1 failed, 3 cancelled, 130 interrupted.
   jq: threads v1-run --new hi --json | jq -rj 'select(.kind=="text").delta'
 `

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/threadsapi/threads-go/examples/internal/demo"
 	"github.com/threadsapi/threads-go/threadstest"
 )
 
@@ -22,10 +21,9 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // each line and exits cleanly.
 func TestChat(t *testing.T) {
 	srv := threadstest.NewServer(t)
-	env := &demo.Env{Client: srv.Client(), ProjectID: srv.ProjectID, Fake: srv}
 	var out bytes.Buffer
 	in := strings.NewReader("hello there\nhow are you\n/new\n")
-	require.NoError(t, run(env, in, &out, make(chan os.Signal)))
+	require.NoError(t, run(srv.Client(), srv.ProjectID, in, &out, make(chan os.Signal)))
 	got := out.String()
 	assert.Contains(t, got, "You said: hello there\n")
 	assert.Contains(t, got, "You said: how are you\n")
@@ -36,7 +34,6 @@ func TestChat(t *testing.T) {
 // TestChatInterruptAtPrompt exits on Ctrl-C at the prompt.
 func TestChatInterruptAtPrompt(t *testing.T) {
 	srv := threadstest.NewServer(t)
-	env := &demo.Env{Client: srv.Client(), ProjectID: srv.ProjectID, Fake: srv}
 	interrupt := make(chan os.Signal, 1)
 	interrupt <- os.Interrupt
 	r, w, err := os.Pipe() // input that never ends
@@ -44,7 +41,7 @@ func TestChatInterruptAtPrompt(t *testing.T) {
 	defer r.Close()
 	defer w.Close()
 	var out bytes.Buffer
-	require.NoError(t, run(env, r, &out, interrupt))
+	require.NoError(t, run(srv.Client(), srv.ProjectID, r, &out, interrupt))
 }
 
 // notifyWriter collects output and closes seen once it contains want.
@@ -79,18 +76,29 @@ func TestChatCtrlCCancelsReply(t *testing.T) {
 	hold := make(chan struct{})
 	defer close(hold)
 	srv.PushScript(threadstest.Script{Hold: hold, HoldAfter: 2}) // the reply stalls after "You"
-	env := &demo.Env{Client: srv.Client(), ProjectID: srv.ProjectID, Fake: srv}
 	out := &notifyWriter{want: "You", seen: make(chan struct{})}
 	interrupt := make(chan os.Signal, 1)
 	go func() {
 		<-out.seen
 		interrupt <- os.Interrupt
 	}()
-	require.NoError(t, run(env, strings.NewReader("tell me a long story\n"), out, interrupt))
+	require.NoError(t, run(srv.Client(), srv.ProjectID, strings.NewReader("tell me a long story\n"), out, interrupt))
 	assert.Contains(t, out.String(), "[cancelled]")
 	threads := srv.ThreadIDs()
 	require.Len(t, threads, 1)
-	th, err := env.Client.Threads.Get(context.Background(), threads[0])
+	th, err := srv.Client().Threads.Get(context.Background(), threads[0])
 	require.NoError(t, err)
 	assert.Equal(t, "CANCELLED", string(th.GenerationStage))
+}
+
+// TestChatHidesEscapes: an escape sequence in the reply's text never
+// reaches the terminal; the text around it does.
+func TestChatHidesEscapes(t *testing.T) {
+	srv := threadstest.NewServer(t)
+	srv.PushScript(threadstest.Script{Replies: []string{"red \x1b[31mALERT\x1b[0m\x07 done"}})
+	var out bytes.Buffer
+	require.NoError(t, run(srv.Client(), srv.ProjectID, strings.NewReader("hi\n"), &out, make(chan os.Signal)))
+	assert.NotContains(t, out.String(), "\x1b")
+	assert.NotContains(t, out.String(), "\x07")
+	assert.Contains(t, out.String(), "red [31mALERT[0m done\n")
 }

@@ -1,8 +1,10 @@
-// Package chatui is the interactive command-line chat of examples/chat and
-// of "threads chat": each line typed is sent to the thread and the reply
-// streams back; "/new" starts a new thread; Ctrl-C stops the reply in
-// progress and cancels the generation on the service; Ctrl-C at the prompt
-// or the end of the input exits.
+// Package chatui is the interactive command-line chat of "threads chat":
+// each line typed is sent to the thread and the reply streams back; "/new"
+// starts a new thread; Ctrl-C stops the reply in progress and cancels the
+// generation on the service; Ctrl-C at the prompt or the end of the input
+// exits. Its Printer filters escape sequences split across deltas
+// (internal/termtext). examples/chat is the same chat written for users to
+// copy, with the SDK's public packages only.
 package chatui
 
 import (

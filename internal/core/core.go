@@ -124,8 +124,8 @@ type Conn interface {
 	Redact(s string, extra ...string) string
 
 	// FollowUpOptions returns opts (a []threads.RequestOption) without the
-	// options meant for the caller's one call (WithResponseHeader,
-	// WithResponseInto), for a request the SDK makes on the caller's
+	// options meant for the caller's one call (WithResponseInto), for a
+	// request the SDK makes on the caller's
 	// behalf after it (a run's cancel): that request must not overwrite
 	// what the call wrote there.
 	FollowUpOptions(opts any) any

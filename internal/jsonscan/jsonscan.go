@@ -1,6 +1,7 @@
-// Package jsonscan is a small JSON reader for the SDK's hand-written
-// decoders of stream events (runs' AG-UI events), which decode the same
-// few shapes thousands of times per stream where reflection costs the most.
+// Package jsonscan is the one small JSON reader of the SDK's hand-written
+// decoders of stream events (the spec stream's snapshots, runs' AG-UI
+// events), which decode the same few shapes thousands of times per stream
+// where reflection costs the most.
 //
 // It reads a string as one event's data and decodes only what it is sure
 // of, strictly: any syntax it does not accept, a string with invalid UTF-8,
@@ -25,10 +26,11 @@ import (
 type Scanner struct {
 	data string
 	i    int
+	seen uint64 // the names of the object Object reads (Once)
 }
 
 // Reset starts reading data.
-func (s *Scanner) Reset(data string) { s.data, s.i = data, 0 }
+func (s *Scanner) Reset(data string) { s.data, s.i, s.seen = data, 0, 0 }
 
 // End reports whether only white space is left.
 func (s *Scanner) End() bool {
@@ -36,10 +38,63 @@ func (s *Scanner) End() bool {
 	return s.i == len(s.data)
 }
 
+// Pos is the offset read to, for Since and Rewind.
+func (s *Scanner) Pos() int { return s.i }
+
+// Since returns the data read since offset pos.
+func (s *Scanner) Since(pos int) string { return s.data[pos:s.i] }
+
+// Rewind reads again from offset pos (one Pos returned).
+func (s *Scanner) Rewind(pos int) { s.i = pos }
+
 // OpenObject consumes the '{' of an object.
 func (s *Scanner) OpenObject() bool {
 	s.ws()
 	return s.eat('{')
+}
+
+// OpenArray consumes the '[' of an array.
+func (s *Scanner) OpenArray() bool {
+	s.ws()
+	return s.eat('[')
+}
+
+// Element reads up to the next element of an array; done reports the
+// array's end instead. first says no element was read yet.
+func (s *Scanner) Element(first bool) (done, ok bool) {
+	s.ws()
+	if s.eat(']') {
+		return true, true
+	}
+	if !first {
+		if !s.eat(',') {
+			return false, false
+		}
+		s.ws()
+	}
+	return false, true
+}
+
+// Empty consumes an empty object (open '{') or array (open '['), white
+// space inside it allowed; nothing when the value is anything else.
+func (s *Scanner) Empty(open byte) bool {
+	close := byte('}')
+	if open == '[' {
+		close = ']'
+	}
+	j := s.i
+	if j >= len(s.data) || s.data[j] != open {
+		return false
+	}
+	j++
+	for j < len(s.data) && isSpace(s.data[j]) {
+		j++
+	}
+	if j >= len(s.data) || s.data[j] != close {
+		return false
+	}
+	s.i = j + 1
+	return true
 }
 
 // Member reads up to the next member's value and returns its name; done
@@ -65,6 +120,38 @@ func (s *Scanner) Member(first bool) (name string, done, ok bool) {
 	}
 	s.ws()
 	return name, false, true
+}
+
+// Object reads an object member by member: member decodes the value of
+// the member it is given the name of, and returns false for a name it
+// does not know or a value it does not take (member calls Once for each
+// name it takes, so that a name sent twice gives up). Object returns
+// false when member did, or on a syntax error.
+func (s *Scanner) Object(member func(name string) bool) bool {
+	if !s.OpenObject() {
+		return false
+	}
+	outer := s.seen // an object within a member's value has its own
+	s.seen = 0
+	for first := true; ; first = false {
+		name, done, ok := s.Member(first)
+		if !ok || done || !member(name) {
+			s.seen = outer
+			return ok && done
+		}
+	}
+}
+
+// Once records that the object Object reads had the member of index bit
+// (under 64, one per name its member func knows), and reports whether
+// that is new: a decoder built on Scanner gives up on a name sent twice
+// (jsonx's rules for it apply).
+func (s *Scanner) Once(bit uint) bool {
+	if s.seen&(1<<bit) != 0 {
+		return false
+	}
+	s.seen |= 1 << bit
+	return true
 }
 
 // Null consumes a null literal.
@@ -196,30 +283,149 @@ func SkipValue(data string, i int) (end int, ok bool) {
 }
 
 // String decodes a JSON string: without escapes, a substring of the data.
-func (s *Scanner) String() (string, bool) {
+func (s *Scanner) String() (string, bool) { return s.str(nil) }
+
+// HintedString is String for data that repeats what came before, as a
+// stream of snapshots does (each repeats the message so far), with the
+// hints h keeps of the strings it decoded (see Hints).
+func (s *Scanner) HintedString(h *Hints) (string, bool) { return s.str(h) }
+
+// Hints are what HintedString keeps of the strings it decoded, so that
+// the next data's strings cost what they add:
+//
+//   - The text data repeats is compared, not re-read: a string that
+//     starts with the last long string decoded is checked only past that
+//     prefix (a vectorised compare, then the new bytes).
+//   - An escaped string that extends the last escaped one is unescaped
+//     only in its new part, appended to the bytes of the last one (an
+//     append-only buffer: the strings already returned are prefixes of it
+//     that no append touches).
+//
+// Hints hold substrings of earlier data: the same rule applies (nobody
+// modifies it). The zero value is ready to use.
+type Hints struct {
+	last    string // the last long plain string decoded
+	escRaw  string // the last escaped string, quoted, as sent
+	escStr  string // its unescaped value: arena[:len(escStr)]
+	arena   []byte
+	scratch []byte
+}
+
+// minHint is the length from which a string is remembered as a hint:
+// shorter ones cost little to check again.
+const minHint = 32
+
+func (s *Scanner) str(h *Hints) (string, bool) {
 	if s.i >= len(s.data) || s.data[s.i] != '"' {
 		return "", false
 	}
 	start := s.i + 1
-	q := strings.IndexByte(s.data[start:], '"')
+	from := start
+	if h != nil && h.last != "" && strings.HasPrefix(s.data[start:], h.last) {
+		from += len(h.last) // checked when it was decoded: plain, whole runes
+	}
+	q := strings.IndexByte(s.data[from:], '"')
 	if q < 0 {
 		return "", false
 	}
-	end := start + q
-	if v := s.data[start:end]; strings.IndexByte(v, '\\') < 0 && Plain(v) {
+	end := from + q
+	if tail := s.data[from:end]; strings.IndexByte(tail, '\\') < 0 && Plain(tail) {
+		v := s.data[start:end]
 		s.i = end + 1
+		if h != nil && len(v) >= minHint {
+			h.last = v
+		}
 		return v, true
 	}
 	end = StringEnd(s.data, start)
 	if end == len(s.data) {
 		return "", false
 	}
-	b, err := jsontext.AppendUnquote(nil, s.data[start-1:end+1])
+	raw := s.data[start-1 : end+1]
+	if h != nil {
+		v, ok := h.unquote(raw)
+		s.i = end + 1
+		return v, ok
+	}
+	b, err := jsontext.AppendUnquote(nil, raw)
 	if err != nil {
 		return "", false // invalid UTF-8 or escapes: jsonx's rules apply
 	}
 	s.i = end + 1
 	return unsafe.String(unsafe.SliceData(b), len(b)), true
+}
+
+// unquote decodes raw, a quoted string with escapes (or bytes Plain does
+// not pass), with the hints.
+func (h *Hints) unquote(raw string) (string, bool) {
+	if raw == h.escRaw {
+		return h.escStr, true
+	}
+	// The new string extends the last one: unescape only its new part.
+	// The last one's content ends with a whole character or escape, unless
+	// its last escape is half of a surrogate pair that the new part may
+	// complete.
+	if p := h.escRaw; len(p) > 2 && strings.HasPrefix(raw, p[:len(p)-1]) && !highSurrogateEnd(p[:len(p)-1]) {
+		h.scratch = append(append(h.scratch[:0], '"'), raw[len(p)-1:]...)
+		b, err := jsontext.AppendUnquote(h.arena[:len(h.escStr)], h.scratch)
+		if err != nil {
+			return "", false
+		}
+		h.arena = b
+	} else {
+		b, err := jsontext.AppendUnquote(nil, raw)
+		if err != nil {
+			return "", false
+		}
+		h.arena = b
+	}
+	h.escRaw = raw
+	h.escStr = unsafe.String(unsafe.SliceData(h.arena), len(h.arena))
+	if len(h.arena) == 0 {
+		h.escStr = ""
+	}
+	return h.escStr, true
+}
+
+// highSurrogateEnd reports whether s may end with a \uD800-\uDBFF escape.
+func highSurrogateEnd(s string) bool {
+	if len(s) < 6 {
+		return false
+	}
+	e := s[len(s)-6:]
+	return e[0] == '\\' && e[1] == 'u' && (e[2] == 'd' || e[2] == 'D') && strings.IndexByte("89abAB", e[3]) >= 0
+}
+
+// Str decodes a string into *p (with h, as HintedString does); null
+// leaves *p as it is, the zero value of a decoder's fresh target.
+func Str[T ~string](s *Scanner, h *Hints, p *T) bool {
+	if s.Null() {
+		return true
+	}
+	v, ok := s.str(h)
+	*p = T(v)
+	return ok
+}
+
+// Boolean decodes true or false into *p; null leaves it as it is.
+func Boolean(s *Scanner, p *bool) bool {
+	if s.Null() {
+		return true
+	}
+	v, ok := s.Bool()
+	*p = v
+	return ok
+}
+
+// Float64 decodes a number into *p as Float does; null leaves it as it
+// is.
+func Float64(s *Scanner, p *float64) bool {
+	if s.Null() {
+		return true
+	}
+	v, ok := s.Float()
+	*p = v
+	return ok
 }
 
 // Plain reports whether v may stand as a JSON string's content as it is,
@@ -275,16 +481,16 @@ func StringEnd(d string, i int) int {
 	}
 }
 
+// Space skips white space.
+func (s *Scanner) Space() { s.ws() }
+
 func (s *Scanner) ws() {
-	for s.i < len(s.data) {
-		switch s.data[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
+	for s.i < len(s.data) && isSpace(s.data[s.i]) {
+		s.i++
 	}
 }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 func (s *Scanner) eat(c byte) bool {
 	if s.i < len(s.data) && s.data[s.i] == c {

@@ -104,18 +104,36 @@ func UnknownTool[T any](name string, tools map[string]T, external map[string]boo
 }
 
 // Invoke runs fn for the tool name with ctx. A panic becomes the error
-// "tool %q failed: panic: …" and is logged on logger (when not nil) at
-// error level with its stack: the same on both API generations.
-func Invoke(ctx context.Context, logger *slog.Logger, name string, fn func(context.Context) (string, error)) (result string, err error) {
+// "tool %q failed: panic: …" (with a zero result) and is logged on logger
+// (when not nil) at error level with its stack: the same on both API
+// generations, for a text result and for content parts alike.
+func Invoke[R any](ctx context.Context, logger *slog.Logger, name string, fn func(context.Context) (R, error)) (result R, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			if logger != nil {
 				logger.Error("threads: a tool panicked", "tool", name, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			}
-			result, err = "", fmt.Errorf("tool %q failed: panic: %v", name, v)
+			var zero R
+			result, err = zero, fmt.Errorf("tool %q failed: panic: %v", name, v)
 		}
 	}()
 	return fn(ctx)
+}
+
+// PartError is the error for part i (from 0) of a tool's result whose type
+// neither API generation carries in a tool result. A tool result holds
+// text and resource parts: the /v1 tool_result's content is text or
+// resource blocks (the service fails a run on any other block type), and
+// the spec's routes take text.
+func PartError(i int, typ string) error {
+	return fmt.Errorf("part %d of the tool's result is a %s part; a tool result holds text and resource parts (an image is a resource part with a base64 blob and its MIME type)",
+		i+1, echo.Quote(typ))
+}
+
+// NoResourceError is the error for resource part i (from 0) without its
+// resource.
+func NoResourceError(i int) error {
+	return fmt.Errorf("part %d of the tool's result is a resource part without a resource", i+1)
 }
 
 // Param is a tool parameter as both API generations declare it (package

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -132,6 +133,10 @@ func buildCLI(t *testing.T) string {
 // environment.
 func TestScripts(t *testing.T) {
 	bin := buildCLI(t)
+	dir, err := os.Getwd() // this module: where gorunfake's go run builds the command
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
@@ -156,6 +161,15 @@ func TestScripts(t *testing.T) {
 			"jsonfield":     cmdJSONField,
 			"fakerun":       cmdFakeRun,
 			"fakeheldrun":   cmdFakeHeldRun,
+			"fakerelease":   cmdFakeRelease,
+			"fakefail":      cmdFakeFail,
+			"fakerunfail":   cmdFakeRunFail,
+			"fakerunhold":   cmdFakeRunHold,
+			"fakerunheld":   fakeRunHeld(t),
+			"fakerunning":   cmdFakeRunning,
+			"gorunfake":     goRunFakeCmd(dir),
+			"killgorun":     cmdKillGoRun,
+			"fakestops":     fakeStops(t),
 		},
 	})
 }
@@ -163,8 +177,11 @@ func TestScripts(t *testing.T) {
 type fakeKey struct{}
 
 type fakeHolder struct {
-	srv  *threadstest.Server
-	held chan struct{} // closed when fakehold's reply reaches its hold
+	srv     *threadstest.Server
+	held    chan struct{} // closed when fakehold's reply reaches its hold
+	release func()        // releases fakehold's reply (once)
+	runHeld chan struct{} // closed when fakerunhold's run reaches its hold
+	goRun   *goRunFake    // the fake of gorunfake
 }
 
 func fakeOf(ts *testscript.TestScript) *threadstest.Server {
@@ -223,20 +240,80 @@ func cmdFakeHold(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: fakehold")
 	}
 	hold, held := make(chan struct{}), make(chan struct{})
-	ts.Defer(func() { close(hold) })
-	ts.Value(fakeKey{}).(*fakeHolder).held = held
+	release := sync.OnceFunc(func() { close(hold) })
+	ts.Defer(release)
+	h := ts.Value(fakeKey{}).(*fakeHolder)
+	h.held, h.release = held, release
 	fakeOf(ts).PushScript(threadstest.Script{Hold: hold, HoldAfter: 2, OnHold: func() { close(held) }})
+}
+
+// cmdFakeRelease is "fakerelease": fakehold's reply goes on (a thread
+// cancelled meanwhile ends it with its CANCELLED snapshot).
+func cmdFakeRelease(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: fakerelease")
+	}
+	release := ts.Value(fakeKey{}).(*fakeHolder).release
+	if release == nil {
+		ts.Fatalf("no held reply: run fakehold first")
+	}
+	release()
+}
+
+// cmdFakeFail is "fakefail": the next reply ends with the service's error:
+// line after its first snapshot.
+func cmdFakeFail(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: fakefail")
+	}
+	fakeOf(ts).PushScript(threadstest.Script{Error: true, ErrorAfter: 1})
+}
+
+// cmdFakeRunFail is "fakerunfail CODE CATEGORY": the next /v1 run fails
+// after its first event with RUN_ERROR CODE (status 500).
+func cmdFakeRunFail(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: fakerunfail CODE CATEGORY")
+	}
+	fakeOf(ts).PushRunScript(threadstest.RunScript{Text: "never shown", ErrorAfter: 1,
+		Error: &threadstest.RunError{Code: args[0], Category: args[1], Message: "the model failed"}})
+}
+
+// cmdFakeRunHold is "fakerunhold": the next /v1 run holds after
+// RUN_STARTED until it is cancelled (or the script ends); fakerunheld
+// waits until it has.
+func cmdFakeRunHold(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: fakerunhold")
+	}
+	hold, held := make(chan struct{}), make(chan struct{})
+	ts.Defer(func() { close(hold) })
+	ts.Value(fakeKey{}).(*fakeHolder).runHeld = held
+	fakeOf(ts).PushRunScript(threadstest.RunScript{Hold: hold, OnHold: func() { close(held) }})
+}
+
+// cmdFakeRunning is "fakerunning USER TVAR RVAR": it sets $TVAR and $RVAR
+// to the thread and run of USER's run in progress (there must be one).
+func cmdFakeRunning(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: fakerunning USER TVAR RVAR")
+	}
+	c := runs.New(fakeOf(ts).Client()).ForUser(args[0])
+	for th, err := range c.AllThreads(context.Background(), nil) {
+		ts.Check(err)
+		if th.CurrentRunID != "" {
+			ts.Setenv(args[1], th.ID)
+			ts.Setenv(args[2], th.CurrentRunID)
+			return
+		}
+	}
+	ts.Fatalf("%s has no run in progress", args[0])
 }
 
 // fakeHeld returns the "fakeheld" command: it waits until the reply of
 // fakehold has reached its hold, so the command reading it is streaming.
-// It is a signal, not a poll: the wait ends when the fake says so. Only a
-// reply that never comes (the command failed before streaming) makes it
-// give up, shortly before the test binary's -timeout would, so that the
-// script's log is shown.
 func fakeHeld(t *testing.T) func(ts *testscript.TestScript, neg bool, args []string) {
-	deadline, hasDeadline := t.Deadline()
-	grace := time.Until(deadline) / 10 // time left to report, once given up
+	wait := waiter(t)
 	return func(ts *testscript.TestScript, neg bool, args []string) {
 		if neg || len(args) != 0 {
 			ts.Fatalf("usage: fakeheld")
@@ -245,6 +322,36 @@ func fakeHeld(t *testing.T) func(ts *testscript.TestScript, neg bool, args []str
 		if held == nil {
 			ts.Fatalf("no held reply: run fakehold first")
 		}
+		wait(ts, held, "the held reply never reached its hold (did the command fail before streaming?)")
+	}
+}
+
+// fakeRunHeld returns the "fakerunheld" command: it waits until the run
+// of fakerunhold has reached its hold, so the command reading it is
+// streaming.
+func fakeRunHeld(t *testing.T) func(ts *testscript.TestScript, neg bool, args []string) {
+	wait := waiter(t)
+	return func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 0 {
+			ts.Fatalf("usage: fakerunheld")
+		}
+		held := ts.Value(fakeKey{}).(*fakeHolder).runHeld
+		if held == nil {
+			ts.Fatalf("no held run: run fakerunhold first")
+		}
+		wait(ts, held, "the held run never reached its hold (did the command fail before streaming?)")
+	}
+}
+
+// waiter returns a wait for a channel that something the script started
+// closes. It is a signal, not a poll: the wait ends when the channel is
+// closed. Only a signal that never comes (the command failed before it)
+// makes it give up with the message why, shortly before the test binary's
+// -timeout would, so that the script's log is shown.
+func waiter(t *testing.T) func(ts *testscript.TestScript, ch <-chan struct{}, why string) {
+	deadline, hasDeadline := t.Deadline()
+	grace := time.Until(deadline) / 10 // time left to report, once given up
+	return func(ts *testscript.TestScript, ch <-chan struct{}, why string) {
 		var giveUp <-chan time.Time // nil without a -timeout: wait as long as it takes
 		if hasDeadline {
 			timer := time.NewTimer(time.Until(deadline) - grace)
@@ -252,9 +359,9 @@ func fakeHeld(t *testing.T) func(ts *testscript.TestScript, neg bool, args []str
 			giveUp = timer.C
 		}
 		select {
-		case <-held:
+		case <-ch:
 		case <-giveUp:
-			ts.Fatalf("the held reply never reached its hold (did the command fail before streaming?)")
+			ts.Fatalf("%s", why)
 		}
 	}
 }

@@ -1,0 +1,208 @@
+// Command webapp is a Go backend in front of a web app: it serves a small
+// page that streams a run from the backend, and the /v1 routes the
+// service's official web clients call, so that a React or TypeScript app
+// needs neither the project key nor a say in who its user is.
+//
+//   - GET / is the page. It gives the browser a session cookie (the
+//     backend's own: the end user is looked up from it, never read from
+//     the browser), and streams the answer to a question with the
+//     browser's EventSource from GET /stream.
+//   - GET /stream?q=... starts a run for the session's user and relays its
+//     events with proxy.Relay: the service's own Server-Sent Events,
+//     cancelled on the service when the tab closes (which is not logged as
+//     a failure).
+//   - /api/tambo/v1/... is proxy.Handler: point @tambo-ai/client (tamboUrl)
+//     or the TypeScript SDK (baseURL) at http://ADDR/api/tambo. It offers
+//     the model a server-side tool, server_time, beside the browser's own.
+//
+// With THREADS_BASE_URL unset it starts the SDK's built-in fake service in
+// this process, so it runs anywhere:
+//
+//	go run ./examples/webapp            # then open http://127.0.0.1:8080
+//
+// Against the real service, set THREADS_BASE_URL and THREADS_API_KEY.
+// WEBAPP_ADDR sets the address (default 127.0.0.1:8080). Ctrl-C stops it.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"html/template"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/examples/internal/demo"
+	"github.com/threadsapi/threads-go/proxy"
+	"github.com/threadsapi/threads-go/runs"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	addr := os.Getenv("WEBAPP_ADDR")
+	if addr == "" {
+		addr = "127.0.0.1:8080"
+	}
+	if err := run(ctx, addr, func(url string) { fmt.Printf("Open %s (Ctrl-C stops it)\n", url) }); err != nil {
+		demo.Exit("webapp", err)
+	}
+}
+
+// run serves the app on addr until ctx ends; ready gets its URL once it
+// listens.
+func run(ctx context.Context, addr string, ready func(url string)) error {
+	env, err := demo.Setup()
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	app, err := newApp(env.Client, log.New(os.Stderr, "webapp: ", 0))
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: app, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	ready("http://" + ln.Addr().String())
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	// Open streams get a moment; then their connections close, which
+	// cancels their runs on the service.
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// app is the backend: its sessions, the page, the stream, the /v1 routes.
+type app struct {
+	http.Handler
+	runs *runs.Client
+	log  *log.Logger
+
+	mu       sync.Mutex
+	sessions map[string]string // session id -> the end user's key
+}
+
+func newApp(client *threads.Client, logger *log.Logger) (*app, error) {
+	a := &app{runs: runs.New(client), log: logger, sessions: map[string]string{}}
+	serverTime := threads.NewTool("server_time", "The backend's current time",
+		func(context.Context, struct{}) (string, error) { return time.Now().UTC().Format(time.RFC3339), nil })
+	v1, err := proxy.New(client, a.user, proxy.WithTools(serverTime))
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", a.page)
+	mux.HandleFunc("GET /stream", a.stream)
+	mux.Handle("/api/tambo/", http.StripPrefix("/api/tambo", v1))
+	a.Handler = mux
+	return a, nil
+}
+
+// user is the end user of a request: the one the backend gave its session
+// cookie to. A real app reads its own session store here.
+func (a *app) user(r *http.Request) (proxy.User, error) {
+	c, err := r.Cookie("session")
+	if err != nil {
+		return proxy.User{}, errors.New("no session")
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	key, ok := a.sessions[c.Value]
+	if !ok {
+		return proxy.User{}, errors.New("unknown session")
+	}
+	return proxy.User{Key: key}, nil
+}
+
+// page serves the page, and starts a session for a browser without one.
+func (a *app) page(w http.ResponseWriter, r *http.Request) {
+	if _, err := a.user(r); err != nil {
+		id := rand.Text()
+		a.mu.Lock()
+		a.sessions[id] = "web-" + id[:8]
+		a.mu.Unlock()
+		http.SetCookie(w, &http.Cookie{Name: "session", Value: id, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_ = pageHTML.Execute(w, nil)
+}
+
+// stream starts a run for the session's user and relays it to the page.
+func (a *app) stream(w http.ResponseWriter, r *http.Request) {
+	u, err := a.user(r)
+	if err != nil {
+		http.Error(w, "sign in first: open /", http.StatusUnauthorized)
+		return
+	}
+	q := r.URL.Query().Get("q")
+	if q == "" || len(q) > 4000 {
+		http.Error(w, "ask a question (q), at most 4000 bytes", http.StatusBadRequest)
+		return
+	}
+	s, err := a.runs.ForUser(u.Key).CreateAndRun(r.Context(), runs.CreateRunParams{RunParams: runs.RunParams{
+		Content: []runs.Content{runs.Text(q)},
+	}})
+	if err != nil {
+		a.log.Printf("starting a run: %v", err)
+		http.Error(w, "the run could not start", http.StatusBadGateway)
+		return
+	}
+	res, err := proxy.Relay(w, r, s)
+	if res.Left {
+		return // the tab closed: the run was cancelled on the service; not a failure
+	}
+	if err != nil {
+		a.log.Printf("run %s: %v", s.RunID(), err) // the page got the run's RUN_ERROR
+	}
+}
+
+var pageHTML = template.Must(template.New("page").Parse(`<!doctype html>
+<html lang="en">
+<meta charset="utf-8">
+<title>threads-go: a run streamed by a Go backend</title>
+<style>body{font:16px system-ui;max-width:40em;margin:2em auto}pre{white-space:pre-wrap;background:#f4f4f4;padding:1em;min-height:3em}</style>
+<h1>Ask</h1>
+<form id="ask"><input id="q" size="50" value="Hello! What can you do?"> <button>Send</button></form>
+<pre id="out"></pre>
+<p id="status"></p>
+<script>
+const out = document.getElementById("out"), status = document.getElementById("status");
+document.getElementById("ask").onsubmit = (e) => {
+  e.preventDefault();
+  out.textContent = ""; status.textContent = "streaming…";
+  const es = new EventSource("/stream?q=" + encodeURIComponent(document.getElementById("q").value));
+  es.onmessage = (m) => {
+    const ev = JSON.parse(m.data); // the service's own AG-UI events
+    if (ev.type === "TEXT_MESSAGE_CONTENT") out.textContent += ev.delta;
+    if (ev.type === "RUN_FINISHED") { status.textContent = "done"; es.close(); }
+    if (ev.type === "RUN_ERROR") { status.textContent = "failed: " + ev.message; es.close(); }
+  };
+  es.onerror = () => { if (es.readyState !== EventSource.CLOSED) { status.textContent = "connection lost"; es.close(); } };
+};
+</script>
+<p>The official clients work too: <code>new TamboClient({ apiKey: "unused", tamboUrl: location.origin + "/api/tambo" })</code>.</p>
+</html>
+`))

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/threadstest"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// The page gives a session; the stream relays the session user's run;
+// the /v1 routes answer as that user; without the session, neither.
+func TestWebapp(t *testing.T) {
+	fake := threadstest.NewServer(t)
+	var logged bytes.Buffer
+	a, err := newApp(fake.Client(), log.New(&logged, "", 0))
+	require.NoError(t, err)
+	srv := httptest.NewServer(a)
+	defer srv.Close()
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar}
+	defer browser.CloseIdleConnections()
+	get := func(path string) (*http.Response, string) {
+		resp, err := browser.Get(srv.URL + path)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+
+	resp, _ := get("/stream?q=hi")
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "no session yet")
+	resp, body := get("/")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Contains(t, body, "new EventSource(")
+
+	resp, body = get("/stream?q=" + url.QueryEscape("hello there"))
+	require.Equal(t, http.StatusOK, resp.StatusCode, body)
+	assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+	assert.Contains(t, body, `"type":"RUN_STARTED"`)
+	assert.Contains(t, body, `"type":"RUN_FINISHED"`)
+	var text string
+	for _, block := range strings.Split(body, "\n\n") {
+		if i := strings.Index(block, `"delta":"`); i >= 0 {
+			text += strings.SplitN(block[i+len(`"delta":"`):], `"`, 2)[0]
+		}
+	}
+	assert.Equal(t, "You said: hello there", text)
+
+	resp, body = get("/api/tambo/v1/threads?userKey=someone-else")
+	require.Equal(t, http.StatusOK, resp.StatusCode, body)
+	assert.Contains(t, body, `"userKey":"web-`, "the session's user")
+	assert.NotContains(t, body, "someone-else")
+
+	// The server-side tool is offered on a run of the official clients.
+	req, _ := http.NewRequest("POST", srv.URL+"/api/tambo/v1/threads/runs", strings.NewReader(`{"message":{"role":"user","content":[{"type":"text","text":"what time is it?"}]}}`))
+	resp, err = browser.Do(req)
+	require.NoError(t, err)
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusCreated, resp.StatusCode, string(b))
+	assert.Equal(t, 2, strings.Count(string(b), `"type":"RUN_STARTED"`), "the server_time call answered in the same response")
+	assert.Contains(t, string(b), `"delta":"said: "`, "the second run read the tool's result")
+	assert.Empty(t, logged.String())
+
+	stranger := &http.Client{}
+	resp, err = stranger.Get(srv.URL + "/api/tambo/v1/threads")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+	stranger.CloseIdleConnections()
+}
+
+// run serves until its context ends, against the built-in fake when
+// THREADS_BASE_URL is unset.
+func TestRunBuiltInFake(t *testing.T) {
+	t.Setenv(threads.EnvBaseURL, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, "127.0.0.1:0", func(u string) {
+			resp, err := http.Get(u + "/")
+			if assert.NoError(t, err) {
+				resp.Body.Close()
+				assert.Equal(t, http.StatusOK, resp.StatusCode)
+			}
+			http.DefaultClient.CloseIdleConnections()
+			cancel()
+		})
+	}()
+	require.NoError(t, <-done)
+}

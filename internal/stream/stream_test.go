@@ -1,0 +1,297 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/threadsapi/threads-go/internal/sse"
+)
+
+// TestMain fails the package's tests if any of them leaves a goroutine
+// running.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// toy is a Decoder of "data: <word>" events: DONE is Last, "end" is
+// DeliverLast, "bad" is Refused; any other word is delivered.
+type toy struct {
+	cur    string
+	mu     sync.Mutex
+	ends   []End
+	errors []error
+}
+
+func (d *toy) Decode(ev sse.Event) (Verdict, error) {
+	switch ev.Data {
+	case "":
+		return Skip, nil
+	case "DONE":
+		return Last, nil
+	case "bad":
+		return Refused, errors.New("bad event")
+	case "end":
+		d.cur = ev.Data
+		return DeliverLast, nil
+	}
+	d.cur = ev.Data
+	return Deliver, nil
+}
+
+func (d *toy) ReadFailure(err error) error { return err }
+func (d *toy) IdleFailure() error          { return errIdle }
+
+func (d *toy) Ended(how End, err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.ends = append(d.ends, how)
+	d.errors = append(d.errors, err)
+}
+
+func (d *toy) ended() []End {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]End(nil), d.ends...)
+}
+
+var errIdle = errors.New("idle")
+
+// obs records what the engine reports.
+type obs struct {
+	mu     sync.Mutex
+	events int
+	rounds []int
+	left   bool
+	ends   []error
+}
+
+func (o *obs) Event()          { o.mu.Lock(); o.events++; o.mu.Unlock() }
+func (o *obs) ToolRound(n int) { o.mu.Lock(); o.rounds = append(o.rounds, n); o.mu.Unlock() }
+func (o *obs) Leave()          { o.mu.Lock(); o.left = true; o.mu.Unlock() }
+func (o *obs) End(err error)   { o.mu.Lock(); o.ends = append(o.ends, err); o.mu.Unlock() }
+
+// tbody is a ReadCloser over text that records its Close.
+type tbody struct {
+	io.Reader
+	closed chan struct{}
+	once   sync.Once
+}
+
+func newBody(text string) *tbody {
+	return &tbody{Reader: strings.NewReader(text), closed: make(chan struct{})}
+}
+
+func (b *tbody) Close() error { b.once.Do(func() { close(b.closed) }); return nil }
+
+func (b *tbody) isClosed() bool {
+	select {
+	case <-b.closed:
+		return true
+	default:
+		return false
+	}
+}
+
+// rounds is a Continuation that serves bodies in turn, then ends.
+type rounds struct {
+	bodies  []*tbody
+	obs     []*obs
+	wait    time.Duration // how long each Continue takes
+	stopped int
+}
+
+func (r *rounds) Continue(ctx context.Context) (*Source, error) {
+	time.Sleep(r.wait)
+	if len(r.bodies) == 0 {
+		return nil, nil
+	}
+	b, o := r.bodies[0], &obs{}
+	r.bodies = r.bodies[1:]
+	r.obs = append(r.obs, o)
+	return &Source{Body: b, Observe: o}, nil
+}
+
+func (r *rounds) Stop() { r.stopped++ }
+
+func start(text string, cfg Config) (*Engine, *toy, *obs, *tbody) {
+	e, d, o, b := new(Engine), &toy{}, &obs{}, newBody(text)
+	Start(e, context.Background(), b, d, cfg)
+	e.Observe(o)
+	return e, d, o, b
+}
+
+// A zero (or nil) Engine is a stream that has ended: Next false, Err the
+// package's error, Close and Push harmless.
+func TestEngineZero(t *testing.T) {
+	t.Parallel()
+	zero := errors.New("zero")
+	for _, e := range []*Engine{nil, new(Engine)} {
+		if e.Next() || !e.Push(func() bool { return true }) || e.Err(zero) != zero || !e.Done() || !e.Zero() {
+			t.Errorf("%v: a zero Engine works as an ended stream", e == nil)
+		}
+		e.Close()
+		e.Collect(func() bool { return false })
+	}
+}
+
+// A Continuation's bodies are read on the same stream, in push form (All,
+// Collect) as in pull form: each adopted body's call observation ends, the
+// stream's own hears the round, and the stream ends at the last DONE.
+func TestEngineContinues(t *testing.T) {
+	t.Parallel()
+	for _, push := range []bool{true, false} {
+		e, d, o, b := start("data: a\n\ndata: DONE\n\n", Config{})
+		next := []*tbody{newBody("data: b\n\n\ndata: c\n\ndata: DONE\n\n"), newBody("data: DONE\n\n")}
+		r := &rounds{bodies: append([]*tbody(nil), next...)}
+		e.Continue(r)
+		var got []string
+		if push {
+			e.Push(func() bool { got = append(got, d.cur); return true })
+		}
+		for e.Next() {
+			got = append(got, d.cur)
+		}
+		e.Close()
+		if strings.Join(got, " ") != "a b c" || e.Err(nil) != nil || e.Rounds() != 2 {
+			t.Errorf("push %v: events %q, err %v, rounds %d", push, got, e.Err(nil), e.Rounds())
+		}
+		if !b.isClosed() || !next[0].isClosed() || !next[1].isClosed() {
+			t.Errorf("push %v: a body is left open", push)
+		}
+		if o.events != 3 || len(o.ends) != 1 || o.ends[0] != nil || len(o.rounds) != 2 || o.left {
+			t.Errorf("push %v: observed %+v", push, o)
+		}
+		for i, ro := range r.obs {
+			if len(ro.ends) != 1 || ro.events != 0 {
+				t.Errorf("push %v: round %d's call: %+v", push, i+1, ro)
+			}
+		}
+		if ends := d.ended(); len(ends) != 1 || ends[0] != Clean || r.stopped != 1 {
+			t.Errorf("push %v: ended %v, stopped %d", push, ends, r.stopped)
+		}
+	}
+}
+
+// The idle clock does not run while a Continuation works: a round longer
+// than the idle timeout does not end the stream.
+func TestEngineIdlePausedWhileContinuing(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		e, d, _, _ := start("data: a\n\ndata: DONE\n\n", Config{IdleTimeout: 50 * time.Millisecond})
+		e.Continue(&rounds{bodies: []*tbody{newBody("data: b\n\ndata: DONE\n\n")}, wait: 200 * time.Millisecond})
+		var got []string
+		for e.Next() {
+			got = append(got, d.cur)
+		}
+		if strings.Join(got, " ") != "a b" || e.Err(nil) != nil {
+			t.Errorf("events %q, err %v", got, e.Err(nil))
+		}
+	})
+}
+
+// Close from another goroutine ends a Next blocked in a read: the decoder
+// and the observer hear of it once, as the caller leaving.
+func TestEngineCloseWhileNextBlocks(t *testing.T) {
+	t.Parallel()
+	pr, pw := io.Pipe()
+	e, d, o := new(Engine), &toy{}, &obs{}
+	Start(e, context.Background(), pr, d, Config{})
+	e.Observe(o)
+	go func() {
+		pw.Write([]byte("data: a\n\n"))
+	}()
+	if !e.Next() {
+		t.Fatal(e.Err(nil))
+	}
+	done := make(chan bool)
+	go func() { done <- e.Next() }()
+	e.Close()
+	if <-done || e.Err(nil) != nil {
+		t.Errorf("Next after Close: err %v", e.Err(nil))
+	}
+	e.Close()
+	if ends := d.ended(); len(ends) != 1 || ends[0] != ByClient {
+		t.Errorf("ended %v", ends)
+	}
+	if !o.left || len(o.ends) != 1 || o.ends[0] != nil {
+		t.Errorf("observed %+v", o)
+	}
+}
+
+// A delivered last event ends the stream; what follows it is read by the
+// Next after it (not by a goroutine), and the body closed.
+func TestEngineDeliverLastDrainsOnNext(t *testing.T) {
+	t.Parallel()
+	e, d, o, b := start("data: a\n\ndata: end\n\ndata: late\n\n", Config{})
+	first, second := e.Next(), e.Next()
+	if !first || !second || d.cur != "end" || !e.Done() {
+		t.Fatalf("cur %q, done %v, err %v", d.cur, e.Done(), e.Err(nil))
+	}
+	if b.isClosed() {
+		t.Fatal("the body is closed before what follows the end is read")
+	}
+	if e.Next() || !b.isClosed() || b.Reader.(*strings.Reader).Len() != 0 {
+		t.Errorf("after the Next after the end: closed %v, unread %d", b.isClosed(), b.Reader.(*strings.Reader).Len())
+	}
+	if ends := d.ended(); len(ends) != 1 || ends[0] != Clean || len(o.ends) != 1 || o.left {
+		t.Errorf("ended %v, observed %+v", ends, o)
+	}
+}
+
+// A Refused event ends the stream by the client, with its error, once.
+func TestEngineRefused(t *testing.T) {
+	t.Parallel()
+	e, d, o, b := start("data: a\n\ndata: bad\n\ndata: c\n\n", Config{})
+	n := 0
+	for e.Next() {
+		n++
+	}
+	e.Close()
+	if n != 1 || e.Err(nil) == nil || e.Err(nil).Error() != "bad event" || !b.isClosed() {
+		t.Errorf("%d events, err %v, closed %v", n, e.Err(nil), b.isClosed())
+	}
+	if ends := d.ended(); len(ends) != 1 || ends[0] != ByClient || o.left || len(o.ends) != 1 || o.ends[0] == nil {
+		t.Errorf("ended %v, observed %+v", ends, o)
+	}
+}
+
+// Restart reads a further body after a clean end (a /v1 tool stream's
+// next run) as a call of its own; after Close it refuses, closing the body
+// and ending its call as left.
+func TestEngineRestart(t *testing.T) {
+	t.Parallel()
+	e, d, o, b := start("data: a\n\ndata: end\n\n", Config{})
+	var got []string
+	for e.Next() {
+		got = append(got, d.cur)
+	}
+	o2, b2 := &obs{}, newBody("data: b\n\ndata: end\n\n")
+	if !e.Restart(&Source{Body: b2, Observe: o2}) {
+		t.Fatal("Restart refused after a clean end")
+	}
+	for e.Next() {
+		got = append(got, d.cur)
+	}
+	if strings.Join(got, " ") != "a end b end" || e.Err(nil) != nil || !b.isClosed() || !b2.isClosed() {
+		t.Errorf("events %q, err %v, closed %v %v", got, e.Err(nil), b.isClosed(), b2.isClosed())
+	}
+	if o.events != 2 || len(o.ends) != 1 || o2.events != 2 || len(o2.ends) != 1 || o2.left {
+		t.Errorf("observed %+v, then %+v", o, o2)
+	}
+	e.Close()
+	o3, b3 := &obs{}, newBody("data: c\n\n")
+	if e.Restart(&Source{Body: b3, Observe: o3}) || !b3.isClosed() || !o3.left || len(o3.ends) != 1 {
+		t.Errorf("Restart after Close: closed %v, observed %+v", b3.isClosed(), o3)
+	}
+	if ends := d.ended(); len(ends) != 2 || ends[0] != Clean || ends[1] != Clean {
+		t.Errorf("ended %v", ends)
+	}
+}

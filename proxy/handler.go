@@ -1,0 +1,565 @@
+package proxy
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-json-experiment/json"
+
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/runs"
+)
+
+// User is the end user a request acts for, as the backend decides it:
+// exactly one of Key (a user key, as [runs.Client.ForUser] takes) and
+// Token (an end-user token, as [runs.Client.ForToken] takes: one the
+// backend got with [runs.Client.ExchangeToken]).
+type User struct {
+	Key   string
+	Token threads.Token
+}
+
+// id is the user as the handler counts runs and keys pending results: the
+// key, or a hash of the token (never the token itself).
+func (u User) id() string {
+	if u.Key != "" {
+		return "key:" + u.Key
+	}
+	sum := sha256.Sum256([]byte(u.Token.Reveal()))
+	return "token:" + hex.EncodeToString(sum[:])
+}
+
+// Handler serves the /v1 routes that the service's official web clients
+// call (the TypeScript SDK @tambo-ai/typescript-sdk and @tambo-ai/client,
+// on which the React library is built), in front of the service: point
+// their base URL at it and they work unchanged, while the project key
+// stays on the server and the end user is the backend's decision. Make
+// one with [New]; it is safe for concurrent use.
+//
+// Every request is sent on through the backend's *threads.Client (its
+// base URL, key, retries, timeouts, size limits, logger, observer and
+// redaction) as the end user that the backend's user function returns for
+// it:
+//
+//   - A userKey the browser sends, in the query or the body (the official
+//     client always sends one), is never read: the call carries the
+//     backend's user, where each route wants it. Another user's thread is
+//     answered 403, as the service answers it, because the service decides
+//     with the backend's user.
+//   - The browser's own x-api-key and Authorization headers are never
+//     forwarded; the project key is added on the server. No header, query
+//     parameter or body member of the browser's request reaches the
+//     service unless it is one the route takes (each route's parameters
+//     are read into the runs package's types and sent from them).
+//   - Only the routes of the allow-list are served, with their methods:
+//     the thread, message, run, cancel, component-state and suggestion
+//     routes. A path with dot segments, encoded slashes, backslashes or
+//     dots, or empty segments is refused (400) before anything is sent;
+//     any other path is 404 and another method 405.
+//   - Bodies are bounded ([WithMaxBodySize]), answers and streams by the
+//     client's limits, and each user's concurrent runs can be limited
+//     ([WithMaxRunsPerUser]).
+//
+// Answers are the service's: its status codes (201 for a new thread or a
+// run, 204 for a delete), its JSON shapes (from the runs types, so
+// members this SDK version does not know are not passed on), its error
+// bodies as the SDK received them (with secrets redacted). Runs are
+// relayed as [Relay] relays them (201, X-Run-Id, X-Thread-Id).
+//
+// The Handler expects the /v1 paths at its root: mount it with
+// [http.StripPrefix] to serve it under a prefix, and give the web client
+// that prefix as its base URL. It is an ordinary http.Handler, so the
+// backend's own middleware (its session check, logging, CORS) wraps it,
+// and the user function reads what that middleware put on the request.
+//
+// Server-side tools ([WithTools]) are offered to the model on every run
+// beside the browser's own; see [WithTools] for how a run that pauses for
+// them goes on.
+type Handler struct {
+	base    *runs.Client
+	user    func(*http.Request) (User, error)
+	cfg     config
+	tools   map[string]bool // the server-side tools' names
+	limiter limiter
+	log     *slog.Logger
+}
+
+// Defaults of the Handler's options.
+const (
+	DefaultMaxBodySize = 1 << 20
+)
+
+// New returns a Handler that sends the browser's calls through client as
+// the end user that user returns for each request. user decides who the
+// request's end user is from what the backend knows (its session cookie,
+// a header its auth middleware checked); an error refuses the request
+// with 401 and nothing is sent. It must return exactly one of a key and a
+// token (else 500, logged). New fails for a nil client or user, and for
+// an invalid option or tool.
+func New(client *threads.Client, user func(r *http.Request) (User, error), opts ...Option) (*Handler, error) {
+	if client == nil {
+		return nil, errors.New("proxy: New: the *threads.Client is nil")
+	}
+	if user == nil {
+		return nil, errors.New("proxy: New: the user function is nil")
+	}
+	h := &Handler{base: runs.New(client), user: user, tools: map[string]bool{}}
+	h.cfg = config{
+		keepAlive: DefaultKeepAlive, writeTimeout: DefaultWriteTimeout,
+		maxBody: DefaultMaxBodySize, pendingTTL: DefaultPendingTTL,
+	}
+	for _, o := range opts {
+		if o == nil {
+			return nil, errors.New("proxy: New: a nil Option")
+		}
+		o.apply(&h.cfg)
+	}
+	if h.cfg.err != nil {
+		return nil, h.cfg.err
+	}
+	for i, t := range h.cfg.tools {
+		if _, err := runs.ToolDefinition(t); err != nil {
+			return nil, fmt.Errorf("proxy: New: tools[%d]: %w", i, err)
+		}
+		if t.Call == nil {
+			return nil, fmt.Errorf("proxy: New: tool %q has no Call", t.Name)
+		}
+		if h.tools[t.Name] {
+			return nil, fmt.Errorf("proxy: New: tool %q is declared twice", t.Name)
+		}
+		h.tools[t.Name] = true
+	}
+	if len(h.tools) > 0 && h.cfg.store == nil {
+		h.cfg.store = NewMemoryStore(0)
+	}
+	h.log = h.cfg.logger
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	h.limiter = limiter{max: h.cfg.maxRuns, n: map[string]int{}}
+	return h, nil
+}
+
+// WithTools offers tools, which run in the backend, to the model on every
+// run, beside the tools the browser offers (a browser tool of the same
+// name is dropped: the server's wins). They are [threads.Tool] values, as
+// [runs.ToolRunner] runs them ([threads.NewTool], [threads.NewJSONTool]).
+//
+// When a run pauses only for server-side tools, the Handler runs them and
+// continues the run itself, in the same response: the browser sees every
+// run's events in order (each run's RUN_STARTED and RUN_FINISHED), never
+// the pause, and the run id it sends next as previousRunId (the last
+// RUN_STARTED's) is the thread's last run, as the service wants. When a
+// pause mixes both, the browser gets a tambo.run.awaiting_input with only
+// its own calls; the Handler runs its own at once and keeps their results
+// in the [PendingStore] until the browser's continuation (the next run
+// with that previousRunId), which then carries both. A tool that fails or
+// panics is answered to the model as an error result (isError), never a
+// crash; so is a call of a tool that neither side has. The bounds are the
+// [runs.ToolRunner] defaults (10 answered pauses in one response, the same
+// call in 3 pauses in a row); a pause left unanswered by them is answered
+// with error results in the user's next run.
+func WithTools(tools ...threads.Tool) Option {
+	return option(func(c *config) { c.tools = append(c.tools, tools...) })
+}
+
+// WithMaxBodySize bounds the browser's request bodies
+// ([DefaultMaxBodySize]); a larger one is answered 413 and nothing is
+// sent.
+func WithMaxBodySize(n int64) Option {
+	return option(func(c *config) {
+		if n <= 0 {
+			c.fail(fmt.Errorf("proxy: WithMaxBodySize(%d): want a positive size", n))
+			return
+		}
+		c.maxBody = n
+	})
+}
+
+// WithMaxRunsPerUser bounds how many runs one end user may have streaming
+// through the Handler at once (0, the default: no bound). A run over the
+// bound is answered 429 and nothing is sent. The count is per Handler:
+// several instances each count their own.
+func WithMaxRunsPerUser(n int) Option {
+	return option(func(c *config) {
+		if n < 0 {
+			c.fail(fmt.Errorf("proxy: WithMaxRunsPerUser(%d): want 0 (no bound) or more", n))
+			return
+		}
+		c.maxRuns = n
+	})
+}
+
+// WithPendingStore sets where the results of server-side tools wait for
+// the browser's continuation (see [PendingStore]); default: a
+// [MemoryStore] of [DefaultMemoryStoreBytes], for one instance.
+func WithPendingStore(s PendingStore) Option {
+	return option(func(c *config) {
+		if s == nil {
+			c.fail(errors.New("proxy: WithPendingStore: nil store"))
+			return
+		}
+		c.store = s
+	})
+}
+
+// WithPendingTTL sets how long server-side results wait for the browser
+// ([DefaultPendingTTL]).
+func WithPendingTTL(d time.Duration) Option {
+	return option(func(c *config) {
+		if d <= 0 {
+			c.fail(fmt.Errorf("proxy: WithPendingTTL(%v): want a positive duration", d))
+			return
+		}
+		c.pendingTTL = d
+	})
+}
+
+// WithLogger sets where the Handler logs: failures of the service or of
+// the backend (warn and error), and at debug level each request that the
+// browser ended (a closed tab is not a failure). Default: no logging.
+func WithLogger(l *slog.Logger) Option {
+	return option(func(c *config) { c.logger = l })
+}
+
+// WithRequestOptions adds per-call options to every call the Handler
+// sends ([threads.WithRequestTimeout], [threads.WithStreamIdleTimeout],
+// [threads.WithHeader]...), after the client's own.
+func WithRequestOptions(opts ...threads.RequestOption) Option {
+	return option(func(c *config) { c.callOpts = append(c.callOpts, opts...) })
+}
+
+// ServeHTTP serves one /v1 call of the browser.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	id, vals, status, allow := match(r)
+	switch status {
+	case 0:
+	case http.StatusMethodNotAllowed:
+		w.Header().Set("Allow", allow)
+		writeError(w, status, "Method Not Allowed")
+		return
+	case http.StatusNotFound:
+		writeError(w, status, "Cannot "+cut(r.Method, 16)+" "+cut(r.URL.EscapedPath(), 200))
+		return
+	default:
+		writeError(w, status, "The path is not a /v1 route")
+		return
+	}
+	u, err := h.user(r)
+	if err != nil {
+		h.log.DebugContext(r.Context(), "proxy: the user function refused a request", "error", err)
+		writeError(w, http.StatusUnauthorized, "Unauthorized")
+		return
+	}
+	var c *runs.Client
+	switch {
+	case u.Key != "" && u.Token.IsZero():
+		c = h.base.ForUser(u.Key)
+	case u.Key == "" && !u.Token.IsZero():
+		c = h.base.ForToken(u.Token)
+	default:
+		h.log.ErrorContext(r.Context(), "proxy: the user function returned no end user, or both a key and a token; want exactly one")
+		writeError(w, http.StatusInternalServerError, "Internal server error")
+		return
+	}
+	call := &request{h: h, w: w, r: r, c: c, user: u, vals: vals}
+	call.serve(id)
+}
+
+// request is one browser call being served.
+type request struct {
+	h    *Handler
+	w    http.ResponseWriter
+	r    *http.Request
+	c    *runs.Client
+	user User
+	vals []string
+}
+
+func (q *request) serve(id routeID) {
+	ctx, opts := q.r.Context(), q.h.cfg.callOpts
+	switch id {
+	case routeListThreads:
+		var p runs.ListThreadsParams
+		if q.query("limit", &p.Limit) {
+			p.Cursor = q.r.URL.Query().Get("cursor")
+			page, err := q.c.ListThreads(ctx, &p, opts...)
+			q.answer(http.StatusOK, page, err)
+		}
+	case routeCreateThread:
+		var b struct {
+			Metadata        map[string]any        `json:"metadata"`
+			InitialMessages []runs.InitialMessage `json:"initialMessages"`
+		}
+		if q.body(&b) {
+			th, err := q.c.CreateThread(ctx, runs.CreateThreadParams{Metadata: b.Metadata, InitialMessages: b.InitialMessages}, opts...)
+			q.answer(http.StatusCreated, th, err)
+		}
+	case routeGetThread:
+		th, err := q.c.GetThread(ctx, q.vals[0], opts...)
+		q.answer(http.StatusOK, th, err)
+	case routeUpdateThread:
+		var p runs.UpdateThreadParams
+		if q.body(&p) {
+			th, err := q.c.UpdateThread(ctx, q.vals[0], p, opts...)
+			q.answer(http.StatusOK, th, err)
+		}
+	case routeDeleteThread:
+		q.answer(http.StatusNoContent, nil, q.c.DeleteThread(ctx, q.vals[0], opts...))
+	case routeCancelRun:
+		err := q.c.Cancel(ctx, q.vals[0], q.vals[1], opts...)
+		q.answer(http.StatusOK, map[string]string{"runId": q.vals[1], "status": "cancelled"}, err)
+	case routeListMessages:
+		p := runs.ListMessagesParams{Order: runs.Order(q.r.URL.Query().Get("order"))}
+		if q.query("limit", &p.Limit) {
+			p.Cursor = q.r.URL.Query().Get("cursor")
+			page, err := q.c.ListMessages(ctx, q.vals[0], &p, opts...)
+			q.answer(http.StatusOK, page, err)
+		}
+	case routeGetMessage:
+		m, err := q.c.GetMessage(ctx, q.vals[0], q.vals[1], opts...)
+		q.answer(http.StatusOK, m, err)
+	case routeListSuggestions:
+		var p runs.ListSuggestionsParams
+		if q.query("limit", &p.Limit) {
+			p.Cursor = q.r.URL.Query().Get("cursor")
+			page, err := q.c.ListSuggestions(ctx, q.vals[0], q.vals[1], &p, opts...)
+			q.answer(http.StatusOK, page, err)
+		}
+	case routeGenerateSuggestions:
+		var p runs.GenerateSuggestionsParams
+		if q.body(&p) {
+			page, err := q.c.GenerateSuggestions(ctx, q.vals[0], q.vals[1], p, opts...)
+			q.answer(http.StatusCreated, page, err)
+		}
+	case routeComponentState:
+		q.componentState()
+	case routeCreateRun, routeRun:
+		q.run(id == routeCreateRun)
+	}
+}
+
+// componentState serves POST …/components/{componentId}/state: a whole
+// state or a JSON Patch, as the service takes them.
+func (q *request) componentState() {
+	var b struct {
+		State *map[string]any `json:"state"`
+		Patch *[]runs.PatchOp `json:"patch"`
+	}
+	if !q.body(&b) {
+		return
+	}
+	ctx, opts := q.r.Context(), q.h.cfg.callOpts
+	var state map[string]any
+	var err error
+	switch {
+	case b.State != nil && b.Patch != nil:
+		writeError(q.w, http.StatusBadRequest, "Provide either 'state' or 'patch', not both")
+		return
+	case b.Patch != nil:
+		state, err = q.c.PatchComponentState(ctx, q.vals[0], q.vals[1], *b.Patch, opts...)
+	case b.State != nil:
+		state, err = q.c.SetComponentState(ctx, q.vals[0], q.vals[1], *b.State, opts...)
+	default:
+		writeError(q.w, http.StatusBadRequest, "Either 'state' or 'patch' must be provided")
+		return
+	}
+	q.answer(http.StatusCreated, map[string]any{"state": state}, err)
+}
+
+// query reads an integer query parameter into dst; false (answered 400)
+// when it is not one.
+func (q *request) query(name string, dst *int) bool {
+	v := q.r.URL.Query().Get(name)
+	if v == "" {
+		return true
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		writeError(q.w, http.StatusBadRequest, name+" must be an integer number")
+		return false
+	}
+	*dst = n
+	return true
+}
+
+// body decodes the browser's JSON body into dst, bounded; false when it
+// was answered (413, 400).
+func (q *request) body(dst any) bool {
+	r := http.MaxBytesReader(q.w, q.r.Body, q.h.cfg.maxBody)
+	err := json.UnmarshalRead(r, dst)
+	if err == nil {
+		return true
+	}
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		writeError(q.w, http.StatusRequestEntityTooLarge, "request entity too large")
+		return false
+	}
+	if q.r.Context().Err() != nil {
+		return false // the browser left while sending
+	}
+	writeError(q.w, http.StatusBadRequest, "The body is not the JSON this route takes: "+cut(jsonErr(err), 200))
+	return false
+}
+
+// jsonErr words a decoding error without the value that failed (which
+// the browser sent and could hold anything).
+func jsonErr(err error) string {
+	var se *json.SemanticError
+	if errors.As(err, &se) {
+		if p := se.JSONPointer; p != "" {
+			return "a value of the wrong type at " + string(p)
+		}
+		return "a value of the wrong type"
+	}
+	return "malformed JSON"
+}
+
+// answer writes a JSON route's result, or its error.
+func (q *request) answer(status int, v any, err error) {
+	if err != nil {
+		q.h.fail(q.w, q.r, err)
+		return
+	}
+	if status == http.StatusNoContent {
+		q.w.WriteHeader(status)
+		return
+	}
+	b, err := json.Marshal(v, wireJSON)
+	if err != nil {
+		q.h.log.ErrorContext(q.r.Context(), "proxy: cannot encode an answer", "error", err)
+		writeError(q.w, http.StatusInternalServerError, "Internal server error")
+		return
+	}
+	q.w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	q.w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	q.w.WriteHeader(status)
+	_, _ = q.w.Write(b)
+}
+
+// fail answers a call that failed before any answer was written: the
+// service's refusal as the SDK received it (its status, its body with the
+// key redacted), the browser's own mistake that the SDK refused before
+// sending (400), or the service unreachable (502). A browser that left
+// gets nothing and nothing is logged above debug level.
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	ctx := r.Context()
+	if leftErr(ctx, err) {
+		h.log.DebugContext(ctx, "proxy: the browser left before the answer", "path", r.URL.Path)
+		return
+	}
+	var p *threads.Problem
+	switch {
+	case errors.As(err, &p) && p.Status >= 400 && p.Status <= 599:
+		if p.Status >= 500 {
+			h.log.WarnContext(ctx, "proxy: the service failed", "path", r.URL.Path, "error", err)
+		}
+		if ct := p.Header.Get("Content-Type"); ct != "" && len(p.Body) > 0 {
+			w.Header().Set("Content-Type", ct)
+		}
+		if ra := p.Header.Get("Retry-After"); ra != "" {
+			w.Header().Set("Retry-After", ra)
+		}
+		if len(p.Body) == 0 {
+			writeError(w, p.Status, http.StatusText(p.Status))
+			return
+		}
+		w.WriteHeader(p.Status)
+		_, _ = w.Write(p.Body)
+	case unreachable(err):
+		h.log.ErrorContext(ctx, "proxy: the service could not be reached", "path", r.URL.Path, "error", err)
+		writeError(w, http.StatusBadGateway, "Bad Gateway")
+	default:
+		// Refused by the SDK before sending: an id or a parameter the
+		// browser sent that no request may carry.
+		h.log.DebugContext(ctx, "proxy: a call refused before sending", "path", r.URL.Path, "error", err)
+		writeError(w, http.StatusBadRequest, cut(err.Error(), 300))
+	}
+}
+
+// unreachable reports an error of the way to the service, or of its
+// answer, rather than of the browser's request.
+func unreachable(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, threads.ErrUnexpectedResponse) ||
+		errors.Is(err, threads.ErrStreamFailed) || errors.Is(err, threads.ErrStreamTruncated) ||
+		errors.Is(err, threads.ErrStreamIdle) || errors.Is(err, threads.ErrEventTooLarge) ||
+		errors.Is(err, context.DeadlineExceeded)
+}
+
+// writeError writes an error in the service's own default shape
+// ({"message","error","statusCode"}), which the official clients read.
+func writeError(w http.ResponseWriter, status int, message string) {
+	b, _ := json.Marshal(struct {
+		Message    string `json:"message"`
+		Error      string `json:"error"`
+		StatusCode int    `json:"statusCode"`
+	}{message, http.StatusText(status), status})
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// cut shortens s to at most n bytes on a rune boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !isRuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// limiter counts each user's runs in flight.
+type limiter struct {
+	max int
+	mu  sync.Mutex
+	n   map[string]int // only users with runs in flight: bounded by them
+}
+
+// acquire takes one of user's run slots; false when they are all taken.
+func (l *limiter) acquire(user string) bool {
+	if l.max == 0 {
+		return true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.n[user] >= l.max {
+		return false
+	}
+	l.n[user]++
+	return true
+}
+
+func (l *limiter) release(user string) {
+	if l.max == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.n[user]--; l.n[user] <= 0 {
+		delete(l.n, user)
+	}
+}
+
+// pendingKey is the store key of a paused run's server-side results: a
+// hash, so that a shared store holds no user key or id in clear.
+func pendingKey(user User, threadID, runID string) string {
+	sum := sha256.Sum256([]byte(strings.Join([]string{"threads-go/proxy pending v1", user.id(), threadID, runID}, "\x00")))
+	return "threads-proxy:" + hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,533 @@
+package proxy_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/proxy"
+	"github.com/threadsapi/threads-go/runs"
+	"github.com/threadsapi/threads-go/threadstest"
+)
+
+// sessions is the backend's own notion of who is signed in: the browser
+// holds a session cookie, the backend maps it to an end user.
+var sessions = map[string]string{"s-alice": "alice", "s-bob": "bob"}
+
+// userBySession is the user function of the tests: the session cookie's
+// user, never anything else the browser sends.
+func userBySession(r *http.Request) (proxy.User, error) {
+	c, err := r.Cookie("session")
+	if err != nil || sessions[c.Value] == "" {
+		return proxy.User{}, errors.New("not signed in")
+	}
+	return proxy.User{Key: sessions[c.Value]}, nil
+}
+
+// env is a fake service and the handler in front of it.
+type env struct {
+	fake *threadstest.Server
+	h    *proxy.Handler
+	logs *logs
+}
+
+func newEnv(t *testing.T, fakeOpts []threadstest.Option, opts ...proxy.Option) *env {
+	t.Helper()
+	fake := threadstest.NewServer(t, fakeOpts...)
+	l, logger := newLogs(t)
+	h, err := proxy.New(fake.Client(), userBySession, append([]proxy.Option{proxy.WithLogger(logger)}, opts...)...)
+	require.NoError(t, err)
+	return &env{fake: fake, h: h, logs: l}
+}
+
+// do sends one browser request to the handler as user (a session id) and
+// returns the answer.
+func (e *env) do(t *testing.T, session, method, target, body string, hdr ...string) *httptest.ResponseRecorder {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	r := httptest.NewRequest(method, target, rd)
+	if body != "" {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	if session != "" {
+		r.AddCookie(&http.Cookie{Name: "session", Value: session})
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		r.Header.Set(hdr[i], hdr[i+1])
+	}
+	w := httptest.NewRecorder()
+	e.h.ServeHTTP(w, r)
+	return w
+}
+
+// last returns the fake's last request.
+func (e *env) last(t *testing.T) threadstest.Request {
+	t.Helper()
+	reqs := e.fake.Requests()
+	require.NotEmpty(t, reqs)
+	return reqs[len(reqs)-1]
+}
+
+func decode[T any](t *testing.T, w *httptest.ResponseRecorder) T {
+	t.Helper()
+	var v T
+	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &v), w.Body.String())
+	return v
+}
+
+// The JSON routes the official clients call work through the handler,
+// with the service's statuses and shapes, as the backend's user.
+func TestHandlerJSONRoutes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+
+	w := e.do(t, "s-alice", "POST", "/v1/threads", `{"metadata":{"topic":"demo"},"initialMessages":[{"role":"user","content":[{"type":"text","text":"one"}]}]}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	assert.Equal(t, "application/json; charset=utf-8", w.Header().Get("Content-Type"))
+	th := decode[map[string]any](t, w)
+	id := th["id"].(string)
+	assert.Equal(t, "alice", th["userKey"])
+	assert.Equal(t, map[string]any{"topic": "demo"}, th["metadata"])
+	assert.Regexp(t, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`, th["createdAt"], "the service's date form")
+
+	w = e.do(t, "s-alice", "GET", "/v1/threads?limit=5", "")
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+	page := decode[struct {
+		Threads []map[string]any `json:"threads"`
+		HasMore *bool            `json:"hasMore"`
+	}](t, w)
+	require.Len(t, page.Threads, 1)
+	assert.NotNil(t, page.HasMore)
+	assert.Equal(t, "5", e.last(t).Query.Get("limit"))
+
+	w = e.do(t, "s-alice", "PATCH", "/v1/threads/"+id, `{"name":"renamed"}`)
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+	assert.Equal(t, "renamed", decode[map[string]any](t, w)["name"])
+
+	w = e.do(t, "s-alice", "GET", "/v1/threads/"+id, "")
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+	full := decode[struct {
+		Messages []map[string]any `json:"messages"`
+	}](t, w)
+	require.Len(t, full.Messages, 1)
+	msgID := full.Messages[0]["id"].(string)
+
+	w = e.do(t, "s-alice", "GET", "/v1/threads/"+id+"/messages?order=desc&limit=10", "")
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+	assert.Equal(t, "desc", e.last(t).Query.Get("order"))
+	w = e.do(t, "s-alice", "GET", "/v1/threads/"+id+"/messages/"+msgID, "")
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+	assert.Equal(t, "one", decode[runs.Message](t, w).Text())
+
+	w = e.do(t, "s-alice", "POST", "/v1/threads/"+id+"/messages/"+msgID+"/suggestions", `{"maxSuggestions":2}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	assert.Len(t, decode[runs.SuggestionPage](t, w).Suggestions, 2)
+	w = e.do(t, "s-alice", "GET", "/v1/threads/"+id+"/messages/"+msgID+"/suggestions", "")
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+	assert.Len(t, decode[runs.SuggestionPage](t, w).Suggestions, 2)
+
+	w = e.do(t, "s-alice", "GET", "/v1/threads/"+id+"/messages/msg_nope.000000", "")
+	assert.Equal(t, http.StatusNotFound, w.Code, "the service's refusal, passed on")
+	assert.Contains(t, w.Body.String(), `"statusCode":404`)
+
+	w = e.do(t, "s-alice", "GET", "/v1/threads?limit=abc", "")
+	assert.Equal(t, http.StatusBadRequest, w.Code)
+
+	w = e.do(t, "s-alice", "DELETE", "/v1/threads/"+id, "")
+	assert.Equal(t, http.StatusNoContent, w.Code)
+	assert.Empty(t, w.Body.String())
+	assert.Empty(t, e.logs.failures())
+}
+
+// A run through the handler streams the service's events, with the
+// service's head, and the request the service gets is the browser's run
+// as the backend's user.
+func TestHandlerRun(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	// What @tambo-ai/client sends to start a thread.
+	body := `{"message":{"role":"user","content":[{"type":"text","text":"hello"}],"additionalContext":{"page":"/home"}},` +
+		`"availableComponents":[],"tools":[{"name":"get_weather","description":"Weather","inputSchema":{"type":"object","properties":{"city":{"type":"string"}}}}],` +
+		`"thread":{"userKey":"mallory"}}`
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", body)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	assert.Equal(t, "text/event-stream", w.Header().Get("Content-Type"))
+	assert.NotEmpty(t, w.Header().Get("X-Thread-Id"))
+	assert.NotEmpty(t, w.Header().Get("X-Run-Id"))
+	evs := events(w.Body.String())
+	require.NotEmpty(t, evs)
+	assert.Contains(t, evs[0], `"type":"RUN_STARTED"`)
+	assert.Contains(t, evs[len(evs)-2], `"name":"tambo.run.awaiting_input"`, "the fake's model calls the offered tool")
+
+	req, err := e.last(t).Run()
+	require.NoError(t, err)
+	require.NotNil(t, req.Thread)
+	assert.Equal(t, "alice", req.Thread.UserKey)
+	assert.Empty(t, req.UserKey)
+	assert.Equal(t, map[string]any{"page": "/home"}, req.Message.AdditionalContext)
+	require.Len(t, req.Tools, 1)
+	assert.Equal(t, "get_weather", req.Tools[0].Name)
+
+	// The browser continues with the tool's result, as the client does.
+	var runID, callID string
+	for _, ev := range evs {
+		var m struct {
+			Type, RunID string
+			Value       struct {
+				PendingToolCalls []struct{ ToolCallID string }
+			}
+		}
+		require.NoError(t, json.Unmarshal([]byte(ev), &m))
+		if m.Type == "RUN_STARTED" {
+			runID = m.RunID
+		}
+		if len(m.Value.PendingToolCalls) > 0 {
+			callID = m.Value.PendingToolCalls[0].ToolCallID
+		}
+	}
+	w = e.do(t, "s-alice", "POST", "/v1/threads/"+w.Header().Get("X-Thread-Id")+"/runs",
+		`{"message":{"role":"user","content":[{"type":"tool_result","toolUseId":"`+callID+`","content":[{"type":"text","text":"sunny"}]}]},"previousRunId":"`+runID+`","userKey":"mallory"}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	assert.Contains(t, w.Body.String(), `"delta":"sunny."`, "the fake's model read the result")
+	req, err = e.last(t).Run()
+	require.NoError(t, err)
+	assert.Equal(t, "alice", req.UserKey)
+
+	// A refusal of the service is passed on as it came.
+	w = e.do(t, "s-alice", "POST", "/v1/threads/"+w.Header().Get("X-Thread-Id")+"/runs",
+		`{"message":{"role":"user","content":[{"type":"text","text":"again"}]},"previousRunId":"run_nope.000000"}`)
+	assert.Equal(t, http.StatusBadRequest, w.Code)
+	assert.Contains(t, w.Body.String(), runs.TypeInvalidPreviousRun)
+	assert.Empty(t, e.logs.failures())
+}
+
+// Hostile browser requests: each is answered without letting the browser
+// choose the end user, reach another route, or send its own credentials.
+func TestHandlerHostile(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	bob := runs.New(e.fake.Client()).ForUser("bob")
+	bobs, err := bob.CreateThread(ctx, runs.CreateThreadParams{Metadata: map[string]any{"owner": "bob"}})
+	require.NoError(t, err)
+
+	t.Run("another user's key in the query", func(t *testing.T) {
+		w := e.do(t, "s-alice", "GET", "/v1/threads?userKey=bob", "")
+		require.Equal(t, http.StatusOK, w.Code)
+		assert.NotContains(t, w.Body.String(), bobs.ID, "the backend's user is listed, not the query's")
+		assert.Equal(t, []string{"alice"}, e.last(t).Query["userKey"])
+
+		w = e.do(t, "s-alice", "GET", "/v1/threads/"+bobs.ID+"?userKey=bob", "")
+		assert.Equal(t, http.StatusForbidden, w.Code)
+		assert.Equal(t, []string{"alice"}, e.last(t).Query["userKey"])
+	})
+	t.Run("another user's key in the body", func(t *testing.T) {
+		w := e.do(t, "s-alice", "POST", "/v1/threads", `{"userKey":"bob"}`)
+		require.Equal(t, http.StatusCreated, w.Code)
+		assert.Equal(t, "alice", decode[map[string]any](t, w)["userKey"])
+
+		w = e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"userKey":"bob","thread":{"userKey":"bob"},"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`)
+		require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+		req, err := e.last(t).Run()
+		require.NoError(t, err)
+		assert.Equal(t, "alice", req.Thread.UserKey)
+		assert.Empty(t, req.UserKey)
+
+		w = e.do(t, "s-alice", "POST", "/v1/threads/"+bobs.ID+"/runs", `{"userKey":"bob","message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`)
+		assert.Equal(t, http.StatusForbidden, w.Code)
+		req, err = e.last(t).Run()
+		require.NoError(t, err)
+		assert.Equal(t, "alice", req.UserKey)
+	})
+	t.Run("another user's thread id", func(t *testing.T) {
+		for _, c := range []struct{ method, path, body string }{
+			{"GET", "/v1/threads/" + bobs.ID, ""},
+			{"PATCH", "/v1/threads/" + bobs.ID, `{"name":"mine now"}`},
+			{"DELETE", "/v1/threads/" + bobs.ID, ""},
+			{"GET", "/v1/threads/" + bobs.ID + "/messages", ""},
+			{"POST", "/v1/threads/" + bobs.ID + "/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`},
+			{"DELETE", "/v1/threads/" + bobs.ID + "/runs/run_x.000000", ""},
+		} {
+			w := e.do(t, "s-alice", c.method, c.path, c.body)
+			assert.Equal(t, http.StatusForbidden, w.Code, "%s %s: %s", c.method, c.path, w.Body.String())
+		}
+		th, err := bob.GetThread(ctx, bobs.ID)
+		require.NoError(t, err, "bob's thread is still there")
+		assert.Empty(t, th.Name)
+	})
+	t.Run("paths toward other routes", func(t *testing.T) {
+		before := len(e.fake.Requests())
+		for _, c := range []struct {
+			method, target string
+			status         int
+		}{
+			{"GET", "/v1/threads/../../projects", 400},
+			{"GET", "/v1/threads/%2e%2e/%2E%2E/projects", 400},
+			{"GET", "/v1/threads/x%2F..%2F..%2Fprojects", 400},
+			{"GET", "/v1/threads/x%2f..", 400},
+			{"GET", `/v1/threads/x\..\..\projects`, 400},
+			{"GET", "/v1/threads/x%5C..%5Cprojects", 400},
+			{"GET", "/v1/threads/./x", 400},
+			{"GET", "/v1//threads", 400},
+			{"GET", "/v1/threads/", 400},
+			{"GET", "/v1/threads/x%00", 400},
+			{"GET", "/v1/threads/%20", 400},
+			{"DELETE", "/v1/threads/x/runs/%20%09", 400},
+			{"GET", "/projects", 404},
+			{"GET", "/threads", 404},
+			{"POST", "/oauth/token", 404},
+			{"GET", "/v1/threads/x/messages/y/z", 404},
+			{"GET", "/V1/threads", 404},
+			{"PUT", "/v1/threads/x", 405},
+			{"TRACE", "/v1/threads", 405},
+			{"OPTIONS", "/v1/threads", 405},
+			{"get", "/v1/threads", 405},
+			{"GET", "/v1/threads/runs/../../../projects", 400},
+		} {
+			w := e.do(t, "s-alice", c.method, c.target, "")
+			assert.Equal(t, c.status, w.Code, "%s %s: %s", c.method, c.target, w.Body.String())
+		}
+		assert.Len(t, e.fake.Requests(), before, "nothing reached the service")
+	})
+	t.Run("the browser's own key and Authorization", func(t *testing.T) {
+		w := e.do(t, "s-alice", "GET", "/v1/threads", "", "X-Api-Key", "sk-from-the-browser", "Authorization", "Bearer from-the-browser")
+		require.Equal(t, http.StatusOK, w.Code)
+		got := e.last(t).Header
+		assert.Equal(t, e.fake.APIKey, got.Get("X-Api-Key"), "the backend's project key")
+		assert.Empty(t, got.Values("Authorization"), "no end-user token: the backend's user is a key")
+		for name, vals := range got {
+			for _, v := range vals {
+				assert.NotContains(t, v, "from-the-browser", name)
+			}
+		}
+	})
+	t.Run("not signed in", func(t *testing.T) {
+		before := len(e.fake.Requests())
+		w := e.do(t, "", "GET", "/v1/threads?userKey=alice", "")
+		assert.Equal(t, http.StatusUnauthorized, w.Code)
+		assert.Len(t, e.fake.Requests(), before)
+	})
+	t.Run("an oversized body", func(t *testing.T) {
+		before := len(e.fake.Requests())
+		big := `{"message":{"role":"user","content":[{"type":"text","text":"` + strings.Repeat("a", 2<<20) + `"}]}}`
+		w := e.do(t, "s-alice", "POST", "/v1/threads/runs", big)
+		assert.Equal(t, http.StatusRequestEntityTooLarge, w.Code)
+		w = e.do(t, "s-alice", "POST", "/v1/threads", `{"metadata":{"x":"`+strings.Repeat("a", 2<<20)+`"}}`)
+		assert.Equal(t, http.StatusRequestEntityTooLarge, w.Code)
+		assert.Len(t, e.fake.Requests(), before)
+	})
+	t.Run("malformed and duplicate members", func(t *testing.T) {
+		before := len(e.fake.Requests())
+		w := e.do(t, "s-alice", "POST", "/v1/threads", `{"metadata":`)
+		assert.Equal(t, http.StatusBadRequest, w.Code)
+		w = e.do(t, "s-alice", "POST", "/v1/threads", `{"metadata":{},"metadata":{"a":1}}`)
+		assert.Equal(t, http.StatusBadRequest, w.Code)
+		w = e.do(t, "s-alice", "POST", "/v1/threads", `{"metadata":"not an object"}`)
+		assert.Equal(t, http.StatusBadRequest, w.Code)
+		assert.NotContains(t, w.Body.String(), "not an object", "the browser's value is not echoed")
+		assert.Len(t, e.fake.Requests(), before)
+	})
+	assert.Empty(t, e.logs.failures())
+}
+
+// A user whose identity is an end-user token: it goes as the bearer, and
+// the browser's Authorization is not it.
+func TestHandlerTokenUser(t *testing.T) {
+	t.Parallel()
+	fake := threadstest.NewServer(t)
+	tok, err := runs.New(fake.Client()).ExchangeToken(context.Background(),
+		"e30."+base64.RawURLEncoding.EncodeToString([]byte(`{"iss":"https://idp.example.com","sub":"alice"}`))+".")
+	require.NoError(t, err)
+	h, err := proxy.New(fake.Client(), func(*http.Request) (proxy.User, error) { return proxy.User{Token: tok.Token}, nil })
+	require.NoError(t, err)
+	r := httptest.NewRequest("POST", "/v1/threads", strings.NewReader(`{}`))
+	r.Header.Set("Authorization", "Bearer from-the-browser")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	reqs := fake.Requests()
+	got := reqs[len(reqs)-1]
+	assert.Equal(t, "Bearer "+tok.Token.Reveal(), got.Header.Get("Authorization"))
+	assert.NotContains(t, string(got.Body), "userKey")
+}
+
+// A user function that returns neither a key nor a token is the backend's
+// bug: 500, logged, nothing sent.
+func TestHandlerNoUser(t *testing.T) {
+	t.Parallel()
+	fake := threadstest.NewServer(t)
+	l, logger := newLogs(t)
+	h, err := proxy.New(fake.Client(), func(*http.Request) (proxy.User, error) { return proxy.User{}, nil }, proxy.WithLogger(logger))
+	require.NoError(t, err)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/v1/threads", nil))
+	assert.Equal(t, http.StatusInternalServerError, w.Code)
+	assert.Len(t, l.failures(), 1)
+	assert.Empty(t, fake.Requests())
+}
+
+// The handler composes with net/http: mounted under a prefix, behind the
+// backend's own auth middleware, whose user the user function reads.
+func TestHandlerBehindMiddleware(t *testing.T) {
+	t.Parallel()
+	fake := threadstest.NewServer(t)
+	type userKey struct{}
+	h, err := proxy.New(fake.Client(), func(r *http.Request) (proxy.User, error) {
+		u, _ := r.Context().Value(userKey{}).(string)
+		return proxy.User{Key: u}, nil
+	})
+	require.NoError(t, err)
+	auth := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("X-Session") != "s-carol" {
+				http.Error(w, "sign in", http.StatusUnauthorized)
+				return
+			}
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, "carol")))
+		})
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/api/tambo/", auth(http.StripPrefix("/api/tambo", h)))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	req, _ := http.NewRequest("POST", srv.URL+"/api/tambo/v1/threads", strings.NewReader(`{}`))
+	req.Header.Set("X-Session", "s-carol")
+	resp, err := srv.Client().Do(req)
+	require.NoError(t, err)
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusCreated, resp.StatusCode, string(b))
+	assert.Contains(t, string(b), `"userKey":"carol"`)
+
+	// Encoded slashes survive StripPrefix as escapes: still refused.
+	u, _ := url.Parse(srv.URL + "/api/tambo/v1/threads/x%2F..%2F..%2Fprojects")
+	req = &http.Request{Method: "GET", URL: u, Header: http.Header{"X-Session": {"s-carol"}}}
+	resp, err = srv.Client().Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+}
+
+// A user's concurrent runs can be bounded; another user is not held back.
+func TestHandlerMaxRunsPerUser(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, []threadstest.Option{threadstest.WithoutListener()}, proxy.WithMaxRunsPerUser(1))
+		hold := make(chan struct{})
+		e.fake.PushRunScript(threadstest.RunScript{Text: "long", Hold: hold, HoldAfter: 1})
+		run := `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`
+		done := make(chan *httptest.ResponseRecorder)
+		go func() { done <- e.do(t, "s-alice", "POST", "/v1/threads/runs", run) }()
+		synctest.Wait() // alice's first run is held on the service
+
+		w := e.do(t, "s-alice", "POST", "/v1/threads/runs", run)
+		assert.Equal(t, http.StatusTooManyRequests, w.Code)
+		w = e.do(t, "s-bob", "POST", "/v1/threads/runs", run)
+		assert.Equal(t, http.StatusCreated, w.Code)
+		close(hold)
+		assert.Equal(t, http.StatusCreated, (<-done).Code)
+		w = e.do(t, "s-alice", "POST", "/v1/threads/runs", run)
+		assert.Equal(t, http.StatusCreated, w.Code, "the slot is free again")
+	})
+}
+
+// The browser leaves mid-run: the run is cancelled on the service, and
+// nothing is logged as a failure.
+func TestHandlerBrowserLeaves(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, []threadstest.Option{threadstest.WithoutListener()})
+		hold := make(chan struct{})
+		defer close(hold)
+		e.fake.PushRunScript(threadstest.RunScript{Text: "one two three", Hold: hold, HoldAfter: 2})
+		ctx, leave := context.WithCancel(context.Background())
+		r := httptest.NewRequest("POST", "/v1/threads/runs", strings.NewReader(`{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`)).WithContext(ctx)
+		r.AddCookie(&http.Cookie{Name: "session", Value: "s-alice"})
+		w := newRecorder()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			e.h.ServeHTTP(w, r)
+		}()
+		synctest.Wait()
+		require.Len(t, events(w.Body()), 3)
+		leave()
+		<-done
+		synctest.Wait()
+
+		th, err := runs.New(e.fake.Client()).ForUser("alice").GetThread(context.Background(), w.Header().Get("X-Thread-Id"))
+		require.NoError(t, err)
+		assert.True(t, th.LastRunCancelled, "cancelled on the service")
+		assert.Empty(t, e.logs.failures(), "a closed tab is not a failure")
+		assert.Len(t, e.logs.all(), 1, "one debug line says the browser left")
+	})
+}
+
+// A browser that stops reading a run cannot hold it open: the handler's
+// write timeout ends it as the browser leaving.
+func TestHandlerSlowReader(t *testing.T) {
+	t.Parallel()
+	deltas := make([]string, 64)
+	for i := range deltas {
+		deltas[i] = strings.Repeat("y", 16<<10)
+	}
+	hold := make(chan struct{})
+	defer close(hold)
+	e := newEnv(t, nil, proxy.WithWriteTimeout(300*time.Millisecond))
+	e.fake.PushRunScript(threadstest.RunScript{Deltas: deltas, Hold: hold, HoldAfter: len(deltas) + 1})
+	served := make(chan struct{})
+	front := smallBufferServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer close(served)
+		e.h.ServeHTTP(w, r)
+	}))
+	conn := dialSmall(t, front)
+	body := `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`
+	_, err := io.WriteString(conn, "POST /v1/threads/runs HTTP/1.1\r\nHost: x\r\nCookie: session=s-alice\r\nContent-Type: application/json\r\nContent-Length: "+
+		strconv.Itoa(len(body))+"\r\n\r\n"+body)
+	require.NoError(t, err)
+	<-served // without the write timeout, this waits forever
+	assert.Empty(t, e.logs.failures())
+}
+
+// New refuses what cannot work.
+func TestNewRefuses(t *testing.T) {
+	t.Parallel()
+	fake := threadstest.NewServer(t)
+	user := func(*http.Request) (proxy.User, error) { return proxy.User{Key: "u"}, nil }
+	tool := threads.NewTool("lookup", "Looks up", func(context.Context, struct{ Q string }) (string, error) { return "", nil })
+	for name, c := range map[string]struct {
+		client *threads.Client
+		user   func(*http.Request) (proxy.User, error)
+		opts   []proxy.Option
+	}{
+		"nil client":        {nil, user, nil},
+		"nil user":          {fake.Client(), nil, nil},
+		"duplicate tool":    {fake.Client(), user, []proxy.Option{proxy.WithTools(tool, tool)}},
+		"tool without call": {fake.Client(), user, []proxy.Option{proxy.WithTools(threads.Tool{Name: "x"})}},
+		"zero body size":    {fake.Client(), user, []proxy.Option{proxy.WithMaxBodySize(0)}},
+		"negative runs":     {fake.Client(), user, []proxy.Option{proxy.WithMaxRunsPerUser(-1)}},
+		"nil store":         {fake.Client(), user, []proxy.Option{proxy.WithPendingStore(nil)}},
+		"nil option":        {fake.Client(), user, []proxy.Option{nil}},
+	} {
+		_, err := proxy.New(c.client, c.user, c.opts...)
+		assert.Error(t, err, name)
+	}
+}

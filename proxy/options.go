@@ -1,0 +1,59 @@
+package proxy
+
+import (
+	"log/slog"
+	"time"
+
+	threads "github.com/threadsapi/threads-go"
+)
+
+// config is what the options set.
+type config struct {
+	keepAlive, writeTimeout time.Duration
+	maxBody                 int64
+	maxRuns                 int
+	tools                   []threads.Tool
+	store                   PendingStore
+	pendingTTL              time.Duration
+	logger                  *slog.Logger
+	callOpts                []threads.RequestOption
+	err                     error // the first invalid option
+}
+
+// Option configures a [Handler] ([New]).
+type Option interface{ apply(*config) }
+
+// RelayOption configures [Relay]; every RelayOption is also an [Option]
+// (the Handler relays its runs with the same settings).
+type RelayOption interface {
+	Option
+	relay()
+}
+
+type option func(*config)
+
+func (o option) apply(c *config) { o(c) }
+
+type relayOption func(*config)
+
+func (o relayOption) apply(c *config) { o(c) }
+func (relayOption) relay()            {}
+
+func (c *config) fail(err error) {
+	if c.err == nil {
+		c.err = err
+	}
+}
+
+// WithKeepAlive sets how long a relay may stay silent before it writes a
+// keep-alive comment ([DefaultKeepAlive]); 0 or less: none.
+func WithKeepAlive(d time.Duration) RelayOption {
+	return relayOption(func(c *config) { c.keepAlive = max(d, 0) })
+}
+
+// WithWriteTimeout bounds each write of a relay to the browser
+// ([DefaultWriteTimeout]): a browser that reads slower than that is
+// treated as gone, and its run cancelled. 0 or less: no bound.
+func WithWriteTimeout(d time.Duration) RelayOption {
+	return relayOption(func(c *config) { c.writeTimeout = max(d, 0) })
+}

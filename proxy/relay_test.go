@@ -1,0 +1,247 @@
+package proxy_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/proxy"
+	"github.com/threadsapi/threads-go/runs"
+	"github.com/threadsapi/threads-go/threadstest"
+)
+
+// serveSSE answers every request with body as a run's event stream, as
+// the service does (201, text/event-stream, X-Run-Id).
+func serveSSE(t *testing.T, body []byte) *threads.Client {
+	t.Helper()
+	runID := regexp.MustCompile(`"runId":"([^"]+)"`).FindSubmatch(body)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		if runID != nil {
+			w.Header().Set("X-Run-Id", string(runID[1]))
+		}
+		w.WriteHeader(http.StatusCreated)
+		_, _ = w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey("sk-relay-test-key"))
+	require.NoError(t, err)
+	return c
+}
+
+// The relay writes the service's recorded streams back byte for byte:
+// text, a client tool call, text then a tool call, a component, parallel
+// tool calls, a cancel, and a failure (whose second RUN_ERROR the stream
+// does not keep).
+func TestRelayIsByteCompatible(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob(filepath.Join("testdata", "sse", "*.sse"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			t.Parallel()
+			body, err := os.ReadFile(f)
+			require.NoError(t, err)
+			c := serveSSE(t, body)
+			s, err := runs.New(c).ForUser("user-1").Run(context.Background(), "thr_x.000000", runs.RunParams{Content: []runs.Content{runs.Text("hi")}})
+			require.NoError(t, err)
+
+			w := newRecorder()
+			res, err := proxy.Relay(w, httptest.NewRequest("GET", "/stream", nil), s)
+			want := string(body)
+			if evs := events(want); strings.Contains(evs[len(evs)-1], `"RUN_ERROR"`) && strings.Contains(evs[len(evs)-2], `"RUN_ERROR"`) {
+				want = want[:strings.LastIndex(want, "data: ")] // the duplicate
+				var failed *runs.RunFailedError
+				assert.ErrorAs(t, err, &failed)
+			} else {
+				assert.NoError(t, err)
+			}
+			assert.Equal(t, want, w.Body())
+			assert.False(t, res.Left)
+			assert.Equal(t, len(events(want)), res.Events)
+			assert.Equal(t, http.StatusOK, w.Status())
+			assert.Equal(t, "text/event-stream", w.Header().Get("Content-Type"))
+			assert.Equal(t, s.RunID(), w.Header().Get("X-Run-Id"))
+			assert.GreaterOrEqual(t, w.flushes, res.Events+1, "the head, then each event, flushed")
+		})
+	}
+}
+
+// A run that waits on the model gets keep-alive comments, which SSE
+// readers skip; the run's events then follow.
+func TestRelayKeepAlive(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := threadstest.NewServer(t, threadstest.WithoutListener())
+		hold := make(chan struct{})
+		srv.PushRunScript(threadstest.RunScript{Text: "slow answer", Hold: hold, HoldAfter: 1})
+		s, err := runs.New(srv.Client()).ForUser("user-1").CreateAndRun(context.Background(),
+			runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("hi")}}})
+		require.NoError(t, err)
+
+		w := newRecorder()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			res, err := proxy.Relay(w, httptest.NewRequest("GET", "/stream", nil), s, proxy.WithKeepAlive(5*time.Second))
+			assert.NoError(t, err)
+			assert.False(t, res.Left)
+		}()
+		time.Sleep(12 * time.Second) // virtual: the run is held, the relay idle
+		synctest.Wait()
+		body := w.Body()
+		assert.Equal(t, 2, strings.Count(body, ": keep-alive\n\n"), body)
+		assert.Len(t, events(body), 2, "RUN_STARTED and TEXT_MESSAGE_START")
+		close(hold)
+		<-done
+		evs := events(w.Body())
+		assert.Contains(t, evs[len(evs)-1], `"type":"RUN_FINISHED"`)
+	})
+}
+
+// The browser leaves mid-run: the run is cancelled on the service, and
+// the relay reports the browser leaving, not a failure.
+func TestRelayBrowserLeaves(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := threadstest.NewServer(t, threadstest.WithoutListener())
+		hold := make(chan struct{})
+		defer close(hold)
+		srv.PushRunScript(threadstest.RunScript{Text: "one two three four", Hold: hold, HoldAfter: 2})
+		var ends []threads.CallEnd
+		u := runs.New(srv.Client(threads.WithObserver(endObserver(&ends)))).ForUser("user-1")
+		ctx, leave := context.WithCancel(context.Background())
+		s, err := u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("hi")}}})
+		require.NoError(t, err)
+
+		w := newRecorder()
+		var res proxy.RelayResult
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			res, err = proxy.Relay(w, httptest.NewRequest("GET", "/stream", nil).WithContext(ctx), s)
+		}()
+		synctest.Wait()
+		require.Len(t, events(w.Body()), 3, "RUN_STARTED, TEXT_MESSAGE_START, one delta; then the run is held")
+		leave() // the tab closes
+		<-done
+		assert.NoError(t, err)
+		assert.True(t, res.Left)
+		assert.Equal(t, 3, res.Events)
+
+		synctest.Wait() // the fake has seen the connection close
+		th, err := u.GetThread(context.Background(), s.ThreadID())
+		require.NoError(t, err)
+		assert.True(t, th.LastRunCancelled, "cancelled on the service")
+		assert.Equal(t, runs.RunStatusIdle, th.RunStatus)
+		require.Len(t, ends, 2, "the run, then the read")
+		assert.True(t, ends[0].Left, "the observer hears the caller leaving")
+	})
+}
+
+// endObserver records each call's end.
+func endObserver(ends *[]threads.CallEnd) threads.Observer { return callEnd{ends} }
+
+type callEnd struct{ ends *[]threads.CallEnd }
+
+func (c callEnd) StartCall(ctx context.Context, _ threads.CallInfo) (context.Context, threads.CallObserver) {
+	return ctx, c
+}
+func (callEnd) Observe(threads.CallEvent) {}
+func (c callEnd) End(e threads.CallEnd)   { *c.ends = append(*c.ends, e) }
+
+// A browser that stops reading cannot hold the run: once a write has
+// waited the write timeout, the relay ends as the browser leaving and the
+// run is cancelled.
+func TestRelaySlowReader(t *testing.T) {
+	t.Parallel()
+	fake := threadstest.NewServer(t)
+	hold := make(chan struct{})
+	defer close(hold)
+	deltas := make([]string, 64)
+	for i := range deltas {
+		deltas[i] = strings.Repeat("x", 16<<10)
+	}
+	// After the deltas the run is held, so only the relay's bound can end it.
+	fake.PushRunScript(threadstest.RunScript{Deltas: deltas, Hold: hold, HoldAfter: len(deltas) + 1})
+	u := runs.New(fake.Client()).ForUser("user-1")
+
+	type out struct {
+		res proxy.RelayResult
+		err error
+	}
+	outs := make(chan out, 1)
+	// The run itself is not read back: over real sockets the fake sees
+	// the close on its own schedule (TestRelayBrowserLeaves shows that a
+	// closed stream cancels the run).
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s, err := u.CreateAndRun(r.Context(), runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("hi")}}})
+		if err != nil {
+			outs <- out{err: err}
+			return
+		}
+		res, err := proxy.Relay(w, r, s, proxy.WithWriteTimeout(300*time.Millisecond))
+		outs <- out{res, err}
+	})
+	front := smallBufferServer(t, h)
+
+	conn := dialSmall(t, front)
+	_, err := io.WriteString(conn, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	require.NoError(t, err)
+	br := bufio.NewReaderSize(conn, 16)
+	line, err := br.ReadString('\n')
+	require.NoError(t, err)
+	require.Contains(t, line, "200")
+	// Then the browser reads nothing more.
+	o := <-outs
+	require.NoError(t, o.err)
+	assert.True(t, o.res.Left, "a reader that stalls is gone")
+	assert.Less(t, o.res.Events, len(deltas)+3, "not every event could be written")
+}
+
+// smallBufferServer serves h on a listener whose connections have small
+// socket buffers, so that a reader that stops reading blocks the writer
+// after a few hundred KiB rather than after the kernel's megabytes.
+func smallBufferServer(t *testing.T, h http.Handler) string {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(h)
+	srv.Listener = smallListener{srv.Listener}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv.Listener.Addr().String()
+}
+
+type smallListener struct{ net.Listener }
+
+func (l smallListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(8 << 10)
+	}
+	return c, err
+}
+
+func dialSmall(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	_ = c.(*net.TCPConn).SetReadBuffer(8 << 10)
+	t.Cleanup(func() { c.Close() })
+	return c
+}

@@ -1,0 +1,286 @@
+package proxy_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/proxy"
+	"github.com/threadsapi/threads-go/threadstest"
+)
+
+// wireEvent is what a test reads of a relayed event.
+type wireEvent struct {
+	Type, Name, RunID, ThreadID, Delta string
+	Value                              struct {
+		PendingToolCalls []struct{ ToolCallID, ToolName, Arguments string }
+	}
+}
+
+func parse(t *testing.T, body string) []wireEvent {
+	t.Helper()
+	var out []wireEvent
+	for _, d := range events(body) {
+		var ev wireEvent
+		require.NoError(t, json.Unmarshal([]byte(d), &ev), d)
+		out = append(out, ev)
+	}
+	return out
+}
+
+func types(evs []wireEvent) []string {
+	var out []string
+	for _, ev := range evs {
+		s := ev.Type
+		if ev.Name != "" {
+			s += " " + ev.Name
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// lastRun is the run id the official client sends next as previousRunId:
+// the last RUN_STARTED's.
+func lastRun(evs []wireEvent) string {
+	var id string
+	for _, ev := range evs {
+		if ev.Type == "RUN_STARTED" {
+			id = ev.RunID
+		}
+	}
+	return id
+}
+
+// lookup is a server-side tool that records its calls.
+type lookup struct {
+	mu    sync.Mutex
+	calls []map[string]any
+}
+
+func (l *lookup) tool() threads.Tool {
+	return threads.Tool{
+		Name: "lookup", Description: "Looks a word up in the backend's database",
+		Parameters: []threads.ToolParameter{{Name: "q", Type: "string", IsRequired: true}},
+		Call: func(_ context.Context, c threads.ToolCall) (string, error) {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			l.calls = append(l.calls, c.Arguments)
+			return fmt.Sprintf("found %v", c.Arguments["q"]), nil
+		},
+	}
+}
+
+const browserTool = `{"name":"get_location","description":"Where the user is","inputSchema":{"type":"object","properties":{}}}`
+
+// A run that pauses only for a server-side tool completes in one response:
+// the handler runs the tool and continues, the browser sees both runs'
+// events and no pause, and its next run (previousRunId the last
+// RUN_STARTED's) is accepted.
+func TestServerToolPauseInOneResponse(t *testing.T) {
+	t.Parallel()
+	var l lookup
+	e := newEnv(t, nil, proxy.WithTools(l.tool()))
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"define proxy"}]}}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	evs := parse(t, w.Body.String())
+	ts := types(evs)
+	assert.Equal(t, "RUN_STARTED", ts[0])
+	assert.Equal(t, "RUN_FINISHED", ts[len(ts)-1])
+	assert.Equal(t, 2, strings.Count(strings.Join(ts, "|"), "RUN_STARTED"), ts)
+	assert.Equal(t, 2, strings.Count(strings.Join(ts, "|"), "RUN_FINISHED"), ts)
+	assert.NotContains(t, ts, "CUSTOM tambo.run.awaiting_input", "the browser never sees the server's pause")
+	assert.Contains(t, w.Body.String(), `"delta":"found `, "the second run read the tool's result")
+	require.Len(t, l.calls, 1)
+	assert.Equal(t, "define proxy", l.calls[0]["q"])
+
+	threadID := w.Header().Get("X-Thread-Id")
+	w = e.do(t, "s-alice", "POST", "/v1/threads/"+threadID+"/runs",
+		`{"message":{"role":"user","content":[{"type":"text","text":"thanks"}]},"previousRunId":"`+lastRun(evs)+`"}`)
+	require.Equal(t, http.StatusCreated, w.Code, "the client's next run is accepted: %s", w.Body.String())
+	assert.Empty(t, e.logs.failures())
+}
+
+// Server-side tools are offered on every run beside the browser's own; a
+// browser tool of a server tool's name is not.
+func TestServerToolsOfferedBesideBrowserTools(t *testing.T) {
+	t.Parallel()
+	var l lookup
+	e := newEnv(t, nil, proxy.WithTools(l.tool()))
+	e.fake.PushRunScript(threadstest.RunScript{Text: "hello"})
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"tools":[`+
+		browserTool+`,{"name":"lookup","description":"the browser's","inputSchema":{"type":"object"}}]}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	req, err := e.last(t).Run()
+	require.NoError(t, err)
+	var names []string
+	for _, tl := range req.Tools {
+		names = append(names, tl.Name+": "+tl.Description)
+	}
+	assert.Equal(t, []string{"get_location: Where the user is", "lookup: Looks a word up in the backend's database"}, names)
+}
+
+// A pause that mixes both: the browser gets only its own call, the
+// server's runs at once, and the browser's continuation carries both
+// results.
+func TestMixedPause(t *testing.T) {
+	t.Parallel()
+	var l lookup
+	e := newEnv(t, nil, proxy.WithTools(l.tool()))
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
+		{ID: "call_b", Name: "get_location"},
+		{ID: "call_s", Name: "lookup", Arguments: map[string]any{"q": "tea", "_tambo_statusMessage": "Looking tea up"}},
+	}})
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"tools":[`+browserTool+`]}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	evs := parse(t, w.Body.String())
+	var pending []string
+	for _, ev := range evs {
+		for _, c := range ev.Value.PendingToolCalls {
+			pending = append(pending, c.ToolCallID+" "+c.ToolName)
+		}
+	}
+	assert.Equal(t, []string{"call_b get_location"}, pending, "only the browser's call")
+	require.Len(t, l.calls, 1, "the server's call ran at the pause")
+	assert.Equal(t, map[string]any{"q": "tea"}, l.calls[0], "the service's status line is not an argument")
+
+	threadID := w.Header().Get("X-Thread-Id")
+	w = e.do(t, "s-alice", "POST", "/v1/threads/"+threadID+"/runs",
+		`{"message":{"role":"user","content":[{"type":"tool_result","toolUseId":"call_b","content":[{"type":"text","text":"Lisbon"}]}]},"previousRunId":"`+lastRun(evs)+`","tools":[`+browserTool+`]}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	req, err := e.last(t).Run()
+	require.NoError(t, err)
+	var results []string
+	for _, c := range req.Message.Content {
+		results = append(results, c.ToolUseID+"="+c.Content[0].Text)
+	}
+	assert.ElementsMatch(t, []string{"call_s=found tea", "call_b=Lisbon"}, results)
+	assert.Empty(t, e.logs.failures())
+
+	// Sent once: the same continuation again carries only the browser's.
+	w = e.do(t, "s-alice", "POST", "/v1/threads/"+threadID+"/runs",
+		`{"message":{"role":"user","content":[{"type":"text","text":"more"}]},"previousRunId":"`+lastRun(parse(t, w.Body.String()))+`"}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	req, err = e.last(t).Run()
+	require.NoError(t, err)
+	assert.Len(t, req.Message.Content, 1)
+}
+
+// Two instances of a backend share a PendingStore: the pause is served by
+// one, the browser's continuation by the other.
+func TestMixedPauseAcrossInstances(t *testing.T) {
+	t.Parallel()
+	var l lookup
+	store := proxy.NewMemoryStore(0)
+	e := newEnv(t, nil, proxy.WithTools(l.tool()), proxy.WithPendingStore(store))
+	other, err := proxy.New(e.fake.Client(), userBySession, proxy.WithTools(l.tool()), proxy.WithPendingStore(store))
+	require.NoError(t, err)
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
+		{ID: "call_b", Name: "get_location"}, {ID: "call_s", Name: "lookup", Arguments: map[string]any{"q": "x"}},
+	}})
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"tools":[`+browserTool+`]}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	assert.Equal(t, 1, store.Len())
+
+	e2 := &env{fake: e.fake, h: other, logs: e.logs}
+	w = e2.do(t, "s-alice", "POST", "/v1/threads/"+w.Header().Get("X-Thread-Id")+"/runs",
+		`{"message":{"role":"user","content":[{"type":"tool_result","toolUseId":"call_b","content":[{"type":"text","text":"here"}]}]},"previousRunId":"`+lastRun(parse(t, w.Body.String()))+`"}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	assert.Equal(t, 0, store.Len(), "deleted once the service took them")
+
+	// Another user cannot consume them: the key includes the user.
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
+		{ID: "call_b2", Name: "get_location"}, {ID: "call_s2", Name: "lookup", Arguments: map[string]any{"q": "y"}},
+	}})
+	w = e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"tools":[`+browserTool+`]}`)
+	require.Equal(t, http.StatusCreated, w.Code)
+	w = e2.do(t, "s-bob", "POST", "/v1/threads/"+w.Header().Get("X-Thread-Id")+"/runs",
+		`{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"previousRunId":"`+lastRun(parse(t, w.Body.String()))+`"}`)
+	assert.Equal(t, http.StatusForbidden, w.Code)
+	assert.Equal(t, 1, store.Len())
+}
+
+// A server-side tool that fails or panics is answered to the model as an
+// error result, in a pause the handler answers and in a mixed one.
+func TestServerToolFailsOrPanics(t *testing.T) {
+	t.Parallel()
+	fails := threads.Tool{Name: "fails", Description: "Fails", Call: func(context.Context, threads.ToolCall) (string, error) {
+		return "", errors.New("database is down")
+	}}
+	panics := threads.Tool{Name: "panics", Description: "Panics", Call: func(context.Context, threads.ToolCall) (string, error) {
+		panic("nil map")
+	}}
+	e := newEnv(t, nil, proxy.WithTools(fails, panics))
+
+	// Only server calls: the handler answers and continues.
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "c1", Name: "fails"}, {ID: "c2", Name: "panics"}}})
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	assert.Equal(t, "RUN_FINISHED", types(parse(t, w.Body.String()))[len(parse(t, w.Body.String()))-1])
+	req, err := e.last(t).Run()
+	require.NoError(t, err)
+	require.Len(t, req.Message.Content, 2)
+	for _, c := range req.Message.Content {
+		assert.True(t, c.IsError, c.ToolUseID)
+	}
+	assert.Contains(t, req.Message.Content[0].Content[0].Text, "database is down")
+	assert.Contains(t, req.Message.Content[1].Content[0].Text, "panic")
+
+	// Mixed: the panic is kept as an error result for the continuation.
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "c3", Name: "get_location"}, {ID: "c4", Name: "panics"}, {ID: "c5", Name: "nobody_has_it"}}})
+	threadID := w.Header().Get("X-Thread-Id")
+	w = e.do(t, "s-alice", "POST", "/v1/threads/"+threadID+"/runs",
+		`{"message":{"role":"user","content":[{"type":"text","text":"again"}]},"previousRunId":"`+lastRun(parse(t, w.Body.String()))+`","tools":[`+browserTool+`]}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	evs := parse(t, w.Body.String())
+	w = e.do(t, "s-alice", "POST", "/v1/threads/"+threadID+"/runs",
+		`{"message":{"role":"user","content":[{"type":"tool_result","toolUseId":"c3","content":[{"type":"text","text":"here"}]}]},"previousRunId":"`+lastRun(evs)+`"}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	req, err = e.last(t).Run()
+	require.NoError(t, err)
+	got := map[string]string{}
+	for _, c := range req.Message.Content {
+		got[c.ToolUseID] = fmt.Sprint(c.IsError, " ", c.Content[0].Text)
+	}
+	assert.Equal(t, "false here", got["c3"])
+	assert.Contains(t, got["c4"], "true tool \"panics\" failed: panic: nil map")
+	assert.Contains(t, got["c5"], "true there is no tool named")
+	assert.Empty(t, e.logs.failures())
+}
+
+// A pause the tool runner's bounds leave unanswered (the same call in 3
+// pauses in a row) does not strand the thread: the user's next run
+// carries an error result for it.
+func TestServerToolBoundAnsweredNextRun(t *testing.T) {
+	t.Parallel()
+	var l lookup
+	e := newEnv(t, nil, proxy.WithTools(l.tool()))
+	for range 3 {
+		e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{Name: "lookup", Arguments: map[string]any{"q": "again"}}}})
+	}
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	evs := parse(t, w.Body.String())
+	assert.Equal(t, 3, strings.Count(strings.Join(types(evs), "|"), "RUN_STARTED"))
+	assert.Len(t, l.calls, 2, "the third repeat is not run")
+	assert.Len(t, e.logs.failures(), 1, "the stop is logged")
+
+	w = e.do(t, "s-alice", "POST", "/v1/threads/"+w.Header().Get("X-Thread-Id")+"/runs",
+		`{"message":{"role":"user","content":[{"type":"text","text":"go on"}]},"previousRunId":"`+lastRun(evs)+`"}`)
+	require.Equal(t, http.StatusCreated, w.Code, "the pending call is answered with the user's next run: %s", w.Body.String())
+	req, err := e.last(t).Run()
+	require.NoError(t, err)
+	require.Len(t, req.Message.Content, 2)
+	assert.True(t, req.Message.Content[0].IsError)
+	assert.Contains(t, req.Message.Content[0].Content[0].Text, "not run: ")
+	assert.Equal(t, "go on", req.Message.Content[1].Text)
+}
