@@ -477,7 +477,7 @@ func (c *Client) advance(ctx context.Context, opts []RequestOption, cl core.Call
 		err = lastSnapshot(st, &out)
 	} else {
 		defer resp.Body.Close()
-		err = decodeJSON(resp, cl.Route.Method, pathOf(cl.Route), &out, int64(cfg.maxResponseSize), cfg.redact, cfg.readBytes)
+		err = decodeJSON(resp, cl.Route.Method, pathOf(cl.Route), &out, int64(cfg.maxResponseSize), cfg.redact, cfg.readBytes, cfg.wire.keepRaw)
 	}
 	o.end(err) // nil-safe; a no-op once the stream ended it
 	if err != nil {

@@ -198,6 +198,10 @@ type ClientTool struct {
 // snapshots also use it to show a tool call while its arguments arrive:
 // ToolCallRequest then holds partial values and ToolCallID may be empty.
 type ComponentDecision struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// ComponentName names the chosen component; empty when there is none.
 	ComponentName string `json:"componentName,omitempty,omitzero"`
 
@@ -241,6 +245,10 @@ type ComponentDecision struct {
 // ContentPart is one part of a message's content. Type says which
 // payload is set: Text, ImageURL, InputAudio or Resource.
 type ContentPart struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// Type says which payload the part holds.
 	Type ContentPartType `json:"type"`
 
@@ -298,6 +306,10 @@ type GenerationStage string
 
 // ImageURL is the payload of an image_url [ContentPart].
 type ImageURL struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// URL is the image's URL (or a data URL); it must not be empty.
 	URL string `json:"url"`
 
@@ -307,6 +319,10 @@ type ImageURL struct {
 
 // InputAudio is the payload of an input_audio [ContentPart].
 type InputAudio struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// Data is the base64-encoded audio; it must not be empty.
 	Data string `json:"data"`
 
@@ -318,6 +334,10 @@ type InputAudio struct {
 // whole message so far; [Message.Text] returns its text. Its /v1
 // counterpart is runs.Message, made of runs.Content parts.
 type Message struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// ID is the message's id, such as msg_aB3dE9xZ.1f2e3d. It is empty in the
 	// synthetic snapshot the service sends for a cancelled thread.
 	ID string `json:"id"`
@@ -427,6 +447,10 @@ type MessageRequest struct {
 // [ProjectsService.Current]. Threads are created in and listed per
 // project; [CreateThreadParams].ProjectID takes its ID.
 type Project struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// ID is the project's id, such as p_DSr8JxVP.57a223.
 	ID string `json:"id"`
 
@@ -461,6 +485,10 @@ type Project struct {
 // Resource is the payload of a resource [ContentPart]. Its /v1 counterpart
 // is runs.Resource.
 type Resource struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// URI is the resource's URI.
 	URI string `json:"uri,omitempty,omitzero"`
 
@@ -494,6 +522,10 @@ type Role string
 // [MessagesService.GenerateSuggestions]. Its /v1 counterpart is
 // runs.Suggestion.
 type Suggestion struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// ID is the suggestion's id.
 	ID string `json:"id"`
 
@@ -520,6 +552,10 @@ type Suggestion struct {
 // counterpart is runs.Thread: one end user's thread, with the state of its
 // runs.
 type Thread struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// ID is the thread's id, such as thr_aB3dE9xZ.1f2e3d (it contains a dot).
 	ID string `json:"id"`
 
@@ -554,6 +590,10 @@ type Thread struct {
 // {items, total, offset, limit, count}. Its /v1 counterpart is
 // runs.ThreadPage, which pages by cursor; both hold the page in Items.
 type ThreadPage struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// Items holds the page's threads, newest first.
 	Items []Thread `json:"items"`
 
@@ -575,6 +615,10 @@ type ThreadPage struct {
 // answer to [ThreadsService.Get]. The service leaves system messages out.
 // Its /v1 counterpart is runs.ThreadWithMessages.
 type ThreadWithMessages struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// ID is the thread's id, such as thr_aB3dE9xZ.1f2e3d (it contains a dot).
 	ID string `json:"id"`
 
@@ -610,6 +654,10 @@ type ThreadWithMessages struct {
 
 // ToolCallParameter is one argument of a [ToolCallRequest].
 type ToolCallParameter struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// ParameterName names the parameter.
 	ParameterName string `json:"parameterName"`
 
@@ -620,6 +668,10 @@ type ToolCallParameter struct {
 // ToolCallRequest is a tool the model asks to have run. Its arguments
 // come as name/value pairs, not as an object.
 type ToolCallRequest struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// ToolName names the tool, as declared in [ClientTool].Name.
 	ToolName string `json:"toolName"`
 

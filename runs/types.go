@@ -54,6 +54,10 @@ const (
 // Thread is a /v1 thread: one end user's conversation. Its counterpart on
 // the spec's routes is [threads.Thread].
 type Thread struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	ID   string `json:"id"`
 	Name string `json:"name,omitzero"`
 	// UserKey is the thread's end user: the user key it was created with,
@@ -91,6 +95,10 @@ type ThreadWithMessages struct {
 // service's internal message (more precise than the stream's event). The
 // fake scripts one with threadstest.RunFailure.
 type RunError struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	Code    string `json:"code,omitzero"`
 	Message string `json:"message"`
 }
@@ -98,6 +106,10 @@ type RunError struct {
 // Message is one message of a thread. Its counterpart on the spec's routes
 // is [threads.Message].
 type Message struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	ID      string    `json:"id"`
 	Role    Role      `json:"role"`
 	Content []Content `json:"content"`
@@ -139,6 +151,10 @@ func (m Message) Text() string {
 // Build the parts a caller sends with [Text], [ResourcePart] and
 // [ToolResult].
 type Content struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	Type      ContentType    `json:"type"`
 	Text      string         `json:"text,omitzero"`
 	Resource  *Resource      `json:"resource,omitzero"`
@@ -170,6 +186,10 @@ func ToolResult(callID, text string) Content {
 // blob, with its MIME type. Its counterpart on the spec's routes is
 // [threads.Resource].
 type Resource struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	URI         string               `json:"uri,omitzero"`
 	Name        string               `json:"name,omitzero"`
 	Description string               `json:"description,omitzero"`
@@ -181,6 +201,10 @@ type Resource struct {
 
 // ResourceAnnotations are a resource's MCP annotations.
 type ResourceAnnotations struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	Audience []string `json:"audience,omitzero"`
 	Priority float64  `json:"priority,omitzero"`
 }
@@ -209,6 +233,10 @@ type AvailableComponent struct {
 // Description repeats DetailedSuggestion. Its counterpart on the spec's
 // routes is [threads.Suggestion].
 type Suggestion struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	ID                 string            `json:"id"`
 	MessageID          string            `json:"messageId"`
 	Title              string            `json:"title"`
@@ -233,6 +261,10 @@ type PatchOp struct {
 // ([threads.ThreadPage], offset paging, is its counterpart on the spec's
 // routes).
 type ThreadPage struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	Items []Thread `json:"threads"`
 	// NextCursor is the cursor of the next page; empty when HasMore is
 	// false.
@@ -243,6 +275,10 @@ type ThreadPage struct {
 // MessagePage is one page of [Client.ListMessages]; it pages as
 // [ThreadPage] does.
 type MessagePage struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	Items      []Message `json:"messages"`
 	NextCursor string    `json:"nextCursor,omitzero"`
 	HasMore    bool      `json:"hasMore"`
@@ -251,6 +287,10 @@ type MessagePage struct {
 // SuggestionPage is one page of [Client.ListSuggestions], and the answer of
 // [Client.GenerateSuggestions]; it pages as [ThreadPage] does.
 type SuggestionPage struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	Items      []Suggestion `json:"suggestions"`
 	NextCursor string       `json:"nextCursor,omitzero"`
 	HasMore    bool         `json:"hasMore"`

@@ -219,6 +219,8 @@ type config struct {
 	overlapPages     bool   // WithOverlappingPages
 	cancelFinishes   bool   // WithCancelledRunsFinished
 	liveSmallRoutes  bool   // the registry's 500, the key deletes' 200s (live habits only)
+
+	extraMembers []byte // WithExtraMembers: a JSON object; nil: none (extra_members.go)
 }
 
 // An Option configures a [Server]; pass options to [NewServer] or [Start].
