@@ -242,7 +242,7 @@ func (s *Stream) engine() *stream.Engine {
 // of its run is dropped (the tool stream took its Result). It reports false
 // when s was closed meanwhile: next's body is then closed, which cancels
 // its run on the service.
-func (s *Stream) nextRun(next *Stream) bool {
+func (s *Stream) nextRun(next *Stream, held int64) bool {
 	n := next.run
 	n.mu.Lock()
 	threadID, runID, cancel := n.threadID, n.runID, n.cancel
@@ -258,7 +258,9 @@ func (s *Stream) nextRun(next *Stream) bool {
 	r.runID, r.cancel = runID, cancel
 	r.outcome, r.ended, r.cancelled = OutcomeUnknown, false, false
 	r.mu.Unlock()
-	s.cur, s.index, s.open, s.acc = nil, 0, openText{}, assembly{}
+	// held: what the caller keeps of the runs before, so that all the
+	// runs of a tool stream share one budget (maxRetained).
+	s.cur, s.index, s.open, s.acc = nil, 0, openText{}, assembly{retained: held, base: held}
 	return true
 }
 

@@ -884,7 +884,7 @@ func (s *ToolStream) continueRun() {
 		return
 	}
 	next.eng.Observation().ToolRound(s.rounds) // this run carries the round's results
-	s.st.nextRun(next)
+	s.st.nextRun(next, s.kept)                 // the new run's stream starts with what s keeps: one budget
 }
 
 // merge adds a run's result to the stream's. What the stream keeps of all

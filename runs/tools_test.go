@@ -743,6 +743,16 @@ func TestRunToolsOneBudgetAcrossRuns(t *testing.T) {
 	ts, err := client(t, sc.srv.URL).RunTools(t.Context(), "thr_script", runs.RunParams{Content: []runs.Content{runs.Text("hi")}},
 		runs.ToolRunner{Tools: []threads.Tool{tool}})
 	require.NoError(t, err)
+	// What the stream holds at each message's end, never past the one
+	// budget: before, each run's own stream started at zero, so a run
+	// held its 8 MiB beside the 56 MiB kept of the runs before it.
+	for ev, err := range ts.All() {
+		require.NoError(t, err)
+		if _, ok := ev.(runs.TextMessageEnd); ok {
+			held, budget := runs.HeldBytes(ts)
+			require.LessOrEqual(t, held, budget, "bytes held across the runs, at a message's end (round %d)", ts.Rounds())
+		}
+	}
 	res, err := ts.Collect()
 	require.NoError(t, err)
 	assert.Equal(t, runCount-1, ts.Rounds())
