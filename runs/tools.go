@@ -1009,6 +1009,19 @@ func (s *ToolStream) RunID() string {
 	return s.st.RunID()
 }
 
+// Outcome returns how the run being read, or the last one, ended, as
+// [Stream.Outcome] does for one run: [OutcomeUnknown] until the stream
+// knows; [OutcomeCancelled] also for a run cancelled from elsewhere. A tool
+// stream that ends at a pause the runner leaves unanswered (MaxRounds, a
+// call it has no tool for) reports that run's [OutcomeAwaitingTools]. Safe
+// from any goroutine.
+func (s *ToolStream) Outcome() Outcome {
+	if s == nil || s.c == nil {
+		return OutcomeUnknown
+	}
+	return s.st.Outcome()
+}
+
 // Format prints "runs.ToolStream{rounds:N done:B}" whatever the verb, for
 // the stream and its value alike: its fields hold the runs' events and
 // results as the service sent them (which may echo the API key or an end

@@ -471,4 +471,5 @@ func TestRunToolsLiveHabitsServiceArguments(t *testing.T) {
 	assert.Equal(t, "Porto planned", result.CompletionStatusMessage)
 	assert.False(t, result.IsError, "%s", result.Text)
 	assert.Equal(t, "planned Porto", result.Text)
+	assert.Equal(t, runs.OutcomeFinished, ts.Outcome())
 }
