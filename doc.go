@@ -1,25 +1,56 @@
-// Package threads is a client for the Conversation Threads REST API: list,
-// create and read threads, send a message and stream the AI reply, run
-// client-side tools ([ThreadsService.RunStream], [NewTool]), manage a
-// thread's messages ([Client].Messages), and read the service's errors as
-// typed values. The same [Client] uploads attachments ([Client].Storage),
-// transcribes audio ([Client].Audio), reads the project and its keys
-// ([Client].Projects), MCP tokens ([Client].Auth) and the component registry
-// ([Client].Registry).
+// Package threads is the client for the Conversation Threads API. Its
+// [Client] serves both of the service's API generations, with one set of
+// options, retries, errors and one fake:
 //
-// The service has two API generations. This package serves the spec's
-// routes (/threads…: threads per project, replies streamed as snapshots of
-// the whole message). The newer /v1 routes, which the service's official
-// clients use today (threads per end user, replies streamed as runs of typed
-// AG-UI events), are package [github.com/threadsapi/threads-go/runs], made
-// from the same Client with runs.New(client): the same options, retries and
-// errors.
+//   - the /v1 routes, which the service's official clients use today:
+//     threads per end user, replies streamed as runs of typed AG-UI events,
+//     Go tools and UI components. They are package
+//     [github.com/threadsapi/threads-go/runs], made from a Client with
+//     runs.New(client). Start there for new code; package
+//     [github.com/threadsapi/threads-go/proxy] relays a run from a backend
+//     to a browser.
+//   - the spec's routes (/threads…: threads per project, replies streamed
+//     as snapshots of the whole message), which this package serves: list,
+//     create and read threads, send a message and stream the reply, run
+//     client-side tools ([ThreadsService.RunStream], [NewTool]) and manage
+//     a thread's messages ([Client].Messages). Pick them when the
+//     deployment serves only them, when your threads already live there
+//     (the client follows the service's migration advice as it retires
+//     endpoints), or when a snapshot of the whole message suits you.
+//
+// The same Client uploads attachments ([Client].Storage), transcribes audio
+// ([Client].Audio), reads the project and its keys ([Client].Projects), MCP
+// tokens ([Client].Auth) and the component registry ([Client].Registry), and
+// reads the service's errors as typed values.
 //
 // # Getting started
 //
 // A Client needs a base URL and an API key, from options or from the
 // THREADS_BASE_URL and THREADS_API_KEY environment variables ([NewClient]
-// with no options reads them, and THREADS_API_KEY_HEADER):
+// with no options reads them, and THREADS_API_KEY_HEADER). On /v1, pick the
+// end user and start a run:
+//
+//	client, err := threads.NewClient() // $THREADS_BASE_URL, $THREADS_API_KEY
+//	if err != nil {
+//		return err
+//	}
+//	alice := runs.New(client).ForUser("alice")
+//	s, err := alice.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{
+//		Content: []runs.Content{runs.Text("Hello")},
+//	}})
+//	if err != nil {
+//		return err
+//	}
+//	for ev, err := range s.All() {
+//		if err != nil {
+//			return err
+//		}
+//		if t, ok := ev.(runs.TextMessageContent); ok {
+//			fmt.Print(t.Delta)
+//		}
+//	}
+//
+// On the spec's routes, a thread belongs to the key's project:
 //
 //	client, err := threads.NewClient(
 //		threads.WithBaseURL("https://api.tambo.co"),
@@ -41,7 +72,7 @@
 // empty id or a malformed message makes the call return an error before
 // anything is sent; such errors match no sentinel.
 //
-// # Streaming a reply
+// # Streaming a reply on the spec's routes
 //
 // [ThreadsService.AdvanceStream] sends a message and returns a [*Stream] of
 // snapshots. Each event carries the whole message so far and, in TextDelta,

@@ -34,7 +34,8 @@ var programs = []struct {
 	want  []string
 	v1    bool
 }{
-	{name: "quickstart", want: []string{"Assistant: You said: What can you do?", "COMPLETE with 4 messages"}},
+	{name: "quickstart", v1: true, want: []string{"Assistant: You said: What can you do?", "run finished): You said: Thanks. Anything else?", "idle with 4 messages"}},
+	{name: "specroutes", want: []string{"Assistant: You said: What can you do?", "COMPLETE with 4 messages"}},
 	{name: "streaming", want: []string{"assistant: You said: What did Go 1.23 add?", "Thread is now CANCELLED"}},
 	{name: "tools", want: []string{"(the model calls get_weather", "The tool returned:"}},
 	{name: "errors", want: []string{"403 Forbidden", "errors.Is(err, threads.ErrForbidden)", "404 Not Found", "errors.Is(err, threads.ErrNotFound)", "transport error"}},
@@ -124,7 +125,7 @@ func run(t *testing.T, bin, stdin string, env ...string) result {
 //   - with a wrong key, each prints an error that names the variable once
 //     and exits non-zero.
 //
-// In each, the quickstart lists the thread it created.
+// In each, the quickstart (and its spec-route twin) lists the thread it created.
 func TestExamplesAgainstLiveHabits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs every example: skipped with -short")
@@ -143,7 +144,7 @@ func TestExamplesAgainstLiveHabits(t *testing.T) {
 				for _, w := range p.want {
 					assert.Contains(t, r.stdout, w)
 				}
-				if p.name == "quickstart" {
+				if p.name == "quickstart" || p.name == "specroutes" {
 					checkQuickstartListsItsThread(t, r.stdout)
 				}
 				assert.NotContains(t, r.stdout, srv.APIKey, "the key is never printed")

@@ -39,23 +39,44 @@
 // cancels it and reads on to the end. A run POST is never re-sent once the
 // service may have acted on it.
 //
+// # Tools and components
+//
 // A model that calls a client tool pauses the run ([AwaitingInput],
 // [OutcomeAwaitingTools]); the next run sends one [ToolResult] per pending
 // call. [Client.RunTools] does that loop with Go functions (the same
-// [threads.Tool] values as the spec routes' RunStream) and streams every
-// run on one [*ToolStream]; [NewComponent] offers a UI component whose
-// props are a Go struct.
+// [threads.Tool] values as the spec routes' RunStream, made with
+// [threads.NewTool]) and streams every run on one [*ToolStream];
+// [NewComponent] offers a UI component whose props are a Go struct, and
+// [Component.Decode] reads its events into that struct
+// (ExampleClient_RunTools_agent has two tools and a component).
 //
 // # End users
 //
 // Every /v1 call acts for exactly one end user: a user key of your choice
 // ([Client.ForUser]; the SDK puts it in the query or the body, wherever the
-// route reads it) or an end-user token ([Client.ForToken]) that
-// [Client.ExchangeToken] gets for your identity provider's token. Each
+// route reads it), an end-user token ([Client.ForToken]) that
+// [Client.ExchangeToken] gets for your identity provider's token, or a
+// [TokenSource] that renews such tokens ([Client.ForTokenSource]). Each
 // returns a copy of the Client, so a per-call identity is
-// base.ForUser(key).GetThread(...). A Client with neither refuses every
+// base.ForUser(key).GetThread(...). A Client with none refuses every
 // call but ExchangeToken before sending ([ErrIdentity]). The API key always
 // travels in x-api-key.
+//
+// # In a backend
+//
+// A backend that keeps no run ids between requests sets
+// [RunParams].AfterLastRun: Run reads the thread's LastCompletedRunID and
+// names it as the previous run. Package
+// [github.com/threadsapi/threads-go/proxy] relays a run to a browser
+// ([github.com/threadsapi/threads-go/proxy.Relay]) and serves the /v1
+// routes to the official web clients.
+//
+// Start a backend's run with the request's context: when the caller
+// leaves, the context ends, the stream closes and the service cancels the
+// run. That is the caller's choice, not a failure. Reading the stream
+// yourself, it shows as an error that matches context.Canceled
+// (errors.Is(err, context.Canceled)) and [OutcomeCancelled]; proxy.Relay
+// reports it as RelayResult.Left with a nil error.
 //
 // # Options, retries, errors
 //

@@ -1,19 +1,19 @@
-// Command quickstart creates a thread, lists threads, reads the thread
-// back, sends a message and prints the reply as it streams, then sends
-// another and waits for the whole reply (Stream.Collect).
+// Command quickstart uses the service's /v1 API (package runs), the one
+// its official clients use: it starts a run that creates a thread and
+// prints the reply as it streams, lists the end user's threads, sends a
+// second message and waits for the whole reply (Stream.Collect), then
+// reads the thread back with its messages.
 //
 // With THREADS_BASE_URL unset it starts the SDK's built-in fake service in
 // this process, so it runs anywhere:
 //
 //	go run ./examples/quickstart
 //
-// Against the real service, set THREADS_BASE_URL and THREADS_API_KEY. The
-// key goes as Authorization: Bearer, as the spec says; the live deployment
-// reads x-api-key instead, and the client switches to it after the first
-// refused call (THREADS_API_KEY_HEADER=x-api-key saves that call). The project id that creating a thread
-// needs is read with Projects.Current; THREADS_PROJECT_ID overrides it.
-// Listing works on either deployment: where GET /threads answers 404, the
-// client lists the key's project through GET /threads/project/{projectId}.
+// Against the real service, set THREADS_BASE_URL and THREADS_API_KEY (on
+// /v1 the key always travels in x-api-key), and optionally
+// THREADS_USER_KEY, the end user the thread belongs to (default
+// "example-user"). The same steps on the spec's routes are
+// examples/specroutes.
 package main
 
 import (
@@ -24,95 +24,108 @@ import (
 	"time"
 
 	threads "github.com/threadsapi/threads-go"
-	"github.com/threadsapi/threads-go/examples/internal/demo"
+	"github.com/threadsapi/threads-go/runs"
+	"github.com/threadsapi/threads-go/threadstest"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := run(ctx); err != nil {
-		demo.Exit("quickstart", err)
+		fmt.Fprintf(os.Stderr, "quickstart: %v\n", err)
+		os.Exit(1)
 	}
 }
 
 func run(ctx context.Context) error {
-	env, err := demo.Setup()
+	client, done, err := setup()
 	if err != nil {
 		return err
 	}
-	defer env.Close()
-	client, projectID := env.Client, env.ProjectID
-
-	// 1. Create a thread.
-	thread, err := client.Threads.Create(ctx, threads.CreateThreadParams{
-		ProjectID: projectID,
-		Name:      "quickstart " + time.Now().Format(time.TimeOnly),
-	})
-	if err != nil {
-		return fmt.Errorf("creating a thread: %w", err)
+	defer done()
+	userKey := os.Getenv("THREADS_USER_KEY")
+	if userKey == "" {
+		userKey = "example-user"
 	}
-	fmt.Printf("Created thread %s (%q, stage %s)\n", thread.ID, thread.Name, thread.GenerationStage)
+	// Every /v1 call acts for one end user: here a user key of our choice.
+	user := runs.New(client).ForUser(userKey)
 
-	// 2. List the newest threads; ours is first.
-	page, err := client.Threads.List(ctx, &threads.ListParams{Limit: 5})
-	if err != nil {
-		return fmt.Errorf("listing threads: %w", err)
-	}
-	fmt.Printf("\nThe project has %d thread(s) without a context key; the newest %d:\n", page.Total, len(page.Items))
-	for _, t := range page.Items {
-		mark := " "
-		if t.ID == thread.ID {
-			mark = "*"
-		}
-		fmt.Printf(" %s %s  %-24q created %s\n", mark, t.ID, t.Name, t.CreatedAt.Format(time.RFC3339))
-	}
-
-	// 3. Read it back.
-	got, err := client.Threads.Get(ctx, thread.ID)
-	if err != nil {
-		return fmt.Errorf("reading the thread: %w", err)
-	}
-	fmt.Printf("\nRead back %s: %d message(s), stage %s\n", got.ID, len(got.Messages), got.GenerationStage)
-
-	// 4. Send a message and print the reply as it streams.
+	// 1. A run that creates its thread; print the reply as it streams.
 	question := "What can you do?"
-	fmt.Printf("\nYou: %s\nAssistant: ", question)
-	stream, err := client.Threads.AdvanceStream(ctx, thread.ID, threads.AdvanceParams{Message: threads.UserMessage(question)})
+	s, err := user.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{
+		Content: []runs.Content{runs.Text(question)},
+	}})
 	if err != nil {
-		return fmt.Errorf("sending a message: %w", err)
+		return fmt.Errorf("starting a run: %w", err)
 	}
-	for ev, err := range stream.All() {
+	threadID := s.ThreadID()
+	fmt.Printf("Created thread %s (run %s)\n", threadID, s.RunID())
+	fmt.Printf("\nYou: %s\nAssistant: ", question)
+	for ev, err := range s.All() { // the loop closes the stream
 		if err != nil {
 			return fmt.Errorf("streaming the reply: %w", err)
 		}
-		fmt.Print(ev.TextDelta)
+		if t, ok := ev.(runs.TextMessageContent); ok {
+			fmt.Print(t.Delta)
+		}
 	}
 	fmt.Println()
 
-	// 5. Send another message and wait for the whole reply: Collect reads
-	// the stream to its end and returns the final messages.
+	// 2. List the user's newest threads; ours is first.
+	page, err := user.ListThreads(ctx, &runs.ListThreadsParams{Limit: 5})
+	if err != nil {
+		return fmt.Errorf("listing threads: %w", err)
+	}
+	fmt.Printf("\n%s's newest threads:\n", userKey)
+	for _, t := range page.Items {
+		mark := " "
+		if t.ID == threadID {
+			mark = "*"
+		}
+		fmt.Printf(" %s %s  %-8s created %s\n", mark, t.ID, t.RunStatus, t.CreatedAt.Format(time.RFC3339))
+	}
+
+	// 3. Another message on the same thread. A run after the first names
+	// the thread's last run: PreviousRunID, or AfterLastRun to let the SDK
+	// read it. Collect waits for the whole reply.
 	question = "Thanks. Anything else?"
-	stream, err = client.Threads.AdvanceStream(ctx, thread.ID, threads.AdvanceParams{Message: threads.UserMessage(question)})
+	s, err = user.Run(ctx, threadID, runs.RunParams{
+		Content:       []runs.Content{runs.Text(question)},
+		PreviousRunID: s.RunID(),
+	})
 	if err != nil {
 		return fmt.Errorf("sending a message: %w", err)
 	}
-	reply, err := stream.Collect()
+	res, err := s.Collect()
 	if err != nil {
 		return fmt.Errorf("waiting for the reply: %w", err)
 	}
 	fmt.Printf("\nYou: %s\n", question)
-	for _, m := range reply {
-		fmt.Printf("Assistant (whole reply): %s\n", m.Text())
+	for _, m := range res.Messages {
+		fmt.Printf("Assistant (whole reply, run %s): %s\n", res.Outcome, m.Text())
 	}
 
-	// 6. The thread now holds all four messages.
-	got, err = client.Threads.Get(ctx, thread.ID)
+	// 4. The thread now holds all four messages, oldest first.
+	th, err := user.GetThread(ctx, threadID)
 	if err != nil {
 		return fmt.Errorf("reading the thread: %w", err)
 	}
-	fmt.Printf("\nThread %s is %s with %d messages:\n", got.ID, got.GenerationStage, len(got.Messages))
-	for _, m := range got.Messages {
+	fmt.Printf("\nThread %s is %s with %d messages:\n", th.ID, th.RunStatus, len(th.Messages))
+	for _, m := range th.Messages {
 		fmt.Printf("  %-11s %s\n", m.Role+":", m.Text())
 	}
 	return nil
+}
+
+// setup returns a client for the real service when THREADS_BASE_URL is
+// set, else for a fake started in this process, and a function that
+// releases it.
+func setup() (*threads.Client, func(), error) {
+	if os.Getenv(threads.EnvBaseURL) != "" {
+		c, err := threads.NewClient() // THREADS_BASE_URL, THREADS_API_KEY
+		return c, func() {}, err
+	}
+	srv := threadstest.Start()
+	fmt.Printf("(THREADS_BASE_URL is not set: using the built-in fake service at %s)\n\n", srv.URL)
+	return srv.Client(), srv.Close, nil
 }
