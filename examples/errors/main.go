@@ -13,18 +13,17 @@ import (
 	"time"
 
 	threads "github.com/threadsapi/threads-go"
-	"github.com/threadsapi/threads-go/examples/internal/demo"
 	"github.com/threadsapi/threads-go/threadstest"
 )
 
 func main() {
 	if err := run(context.Background()); err != nil {
-		demo.Exit("errors", err)
+		exitDemo("errors", err)
 	}
 }
 
 func run(ctx context.Context) error {
-	env, err := demo.Setup()
+	env, err := setupDemo()
 	if err != nil {
 		return err
 	}

@@ -14,18 +14,17 @@ import (
 	"os"
 
 	threads "github.com/threadsapi/threads-go"
-	"github.com/threadsapi/threads-go/examples/internal/demo"
 )
 
 func main() {
 	if err := run(context.Background()); err != nil {
-		demo.Exit("migration", err)
+		exitDemo("migration", err)
 	}
 }
 
 func run(ctx context.Context) error {
 	logger := slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	env, err := demo.Setup(
+	env, err := setupDemo(
 		threads.WithLogger(logger),
 		threads.WithDeprecationHandler(func(d threads.Deprecation) {
 			fmt.Printf("handler: %s moved to %s (the service said %q)\n", d.From, d.To, d.MigrateTo)

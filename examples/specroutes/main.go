@@ -27,19 +27,18 @@ import (
 	"time"
 
 	threads "github.com/threadsapi/threads-go"
-	"github.com/threadsapi/threads-go/examples/internal/demo"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := run(ctx); err != nil {
-		demo.Exit("specroutes", err)
+		exitDemo("specroutes", err)
 	}
 }
 
 func run(ctx context.Context) error {
-	env, err := demo.Setup()
+	env, err := setupDemo()
 	if err != nil {
 		return err
 	}

@@ -10,18 +10,17 @@ import (
 	"fmt"
 
 	threads "github.com/threadsapi/threads-go"
-	"github.com/threadsapi/threads-go/examples/internal/demo"
 	"github.com/threadsapi/threads-go/threadstest"
 )
 
 func main() {
 	if err := run(context.Background()); err != nil {
-		demo.Exit("streaming", err)
+		exitDemo("streaming", err)
 	}
 }
 
 func run(ctx context.Context) error {
-	env, err := demo.Setup()
+	env, err := setupDemo()
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,6 @@ import (
 	_ "time/tzdata" // get_time works where the system has no zone database
 
 	threads "github.com/threadsapi/threads-go"
-	"github.com/threadsapi/threads-go/examples/internal/demo"
 	"github.com/threadsapi/threads-go/threadstest"
 )
 
@@ -54,17 +53,17 @@ var tools = []threads.Tool{
 }
 
 func main() {
-	env, err := demo.Setup()
+	env, err := setupDemo()
 	if err != nil {
-		demo.Exit("tools", err)
+		exitDemo("tools", err)
 	}
 	defer env.Close()
 	if err := run(context.Background(), env, os.Stdout); err != nil {
-		demo.Exit("tools", err)
+		exitDemo("tools", err)
 	}
 }
 
-func run(ctx context.Context, env *demo.Env, out io.Writer) error {
+func run(ctx context.Context, env *demoEnv, out io.Writer) error {
 	client := env.Client
 	thread, err := client.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: env.ProjectID})
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/threadsapi/threads-go/examples/internal/demo"
 	"github.com/threadsapi/threads-go/threadstest"
 )
 
@@ -19,7 +18,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // their results come back in the answer.
 func TestTools(t *testing.T) {
 	srv := threadstest.NewServer(t)
-	env := &demo.Env{Client: srv.Client(), ProjectID: srv.ProjectID, Fake: srv}
+	env := &demoEnv{Client: srv.Client(), ProjectID: srv.ProjectID, Fake: srv}
 	var out bytes.Buffer
 	require.NoError(t, run(context.Background(), env, &out))
 	assert.Equal(t, `You: What's the weather and the time in Lisbon?
