@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/runs"
@@ -563,3 +564,14 @@ func pendingKey(user User, threadID, runID string) string {
 	sum := sha256.Sum256([]byte(strings.Join([]string{"threads-go/proxy pending v1", user.id(), threadID, runID}, "\x00")))
 	return "threads-proxy:" + hex.EncodeToString(sum[:])
 }
+
+// wireJSON is how a JSON answer, or a pause's stored results, is written:
+// map keys sorted (a Go map has no order), no HTML escaping
+// (JSON.stringify does none), nil slices as [] and times as the service
+// writes them (UTC, milliseconds: 2026-06-16T10:00:00.000Z).
+var wireJSON = json.JoinOptions(
+	json.Deterministic(true),
+	json.WithMarshalers(json.MarshalToFunc(func(enc *jsontext.Encoder, t time.Time) error {
+		return enc.WriteToken(jsontext.String(t.UTC().Format("2006-01-02T15:04:05.000Z")))
+	})),
+)

@@ -1,11 +1,15 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
+	encjson "encoding/json"
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/runs"
@@ -18,7 +22,7 @@ import (
 //     tool runner answers them and the next run's events follow;
 //   - both: the server's calls run now, their results wait in the pending
 //     store for the browser's continuation, and the event lists the
-//     browser's calls only.
+//     browser's calls only (the rest of it as sent).
 //
 // It runs in the relay's reading goroutine, one event at a time.
 type pauses struct {
@@ -29,7 +33,7 @@ type pauses struct {
 	threadID, runID string // the run being read
 }
 
-func (p *pauses) filter(ev runs.Event) (runs.Event, bool) {
+func (p *pauses) filter(ev runs.Event, raw []byte) ([]byte, bool) {
 	switch e := ev.(type) {
 	case runs.RunStarted:
 		p.threadID, p.runID = e.ThreadID, e.RunID
@@ -44,17 +48,77 @@ func (p *pauses) filter(ev runs.Event) (runs.Event, bool) {
 		}
 		switch {
 		case len(ours) == 0:
-			return ev, true
+			return raw, true
 		case len(theirs) == 0:
 			return nil, false
 		}
 		h := p.q.h
-		results := h.callTools(p.ctx, ours)
-		h.keepPending(p.ctx, pendingKey(p.q.user, p.threadID, p.runID), results)
-		e.PendingToolCalls = theirs
-		return e, true
+		h.keepPending(p.ctx, pendingKey(p.q.user, p.threadID, p.runID), h.callTools(p.ctx, ours))
+		out, ok := onlyCalls(raw, p.browser)
+		if !ok {
+			h.log.ErrorContext(p.ctx, "proxy: a pause's event is not the JSON it was decoded from; the browser does not get it")
+		}
+		return out, ok
 	}
-	return ev, true
+	return raw, true
+}
+
+// onlyCalls returns awaiting_input event raw (its JSON) with only the
+// pending calls of the tools in keep, every other byte as it was; false
+// when raw is not such an event.
+func onlyCalls(raw []byte, keep map[string]bool) ([]byte, bool) {
+	dec := jsontext.NewDecoder(bytes.NewReader(raw))
+	if !enter(dec, '{') || !seek(dec, "value") || !enter(dec, '{') || !seek(dec, "pendingToolCalls") || !enter(dec, '[') {
+		return nil, false
+	}
+	start := dec.InputOffset() - 1
+	out := append(bytes.Clone(raw[:start]), '[')
+	n := 0
+	for !enter(dec, ']') {
+		v, err := dec.ReadValue()
+		var c struct {
+			ToolName string `json:"toolName"`
+		}
+		if err != nil || json.Unmarshal(v, &c) != nil {
+			return nil, false
+		}
+		if keep[c.ToolName] {
+			if n > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, v...)
+			n++
+		}
+	}
+	out = append(out, ']')
+	return append(out, raw[dec.InputOffset():]...), true
+}
+
+// seek reads the members of the object dec is in up to the name of the
+// one called name; false when there is none.
+func seek(dec *jsontext.Decoder, name string) bool {
+	for dec.PeekKind() == '"' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return false
+		}
+		if tok.String() == name {
+			return true
+		}
+		if dec.SkipValue() != nil {
+			return false
+		}
+	}
+	return false
+}
+
+// enter reads the next token if it is the delimiter kind.
+func enter(dec *jsontext.Decoder, kind jsontext.Kind) bool {
+	if dec.PeekKind() != kind {
+		return false
+	}
+	_, err := dec.ReadToken()
+	return err == nil
 }
 
 // toolConcurrency bounds how many calls of one pause run at once, as
@@ -103,7 +167,7 @@ func (h *Handler) callTool(ctx context.Context, c runs.PendingToolCall) (text st
 	}
 	args := map[string]any{}
 	if strings.TrimSpace(c.Arguments) != "" {
-		if err := json.Unmarshal([]byte(c.Arguments), &args); err != nil || args == nil {
+		if err := encjson.Unmarshal([]byte(c.Arguments), &args); err != nil || args == nil {
 			return fmt.Sprintf("the arguments of tool %q are not a JSON object", tool.Name), true
 		}
 	}

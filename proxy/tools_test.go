@@ -284,3 +284,28 @@ func TestServerToolBoundAnsweredNextRun(t *testing.T) {
 	assert.Contains(t, req.Message.Content[0].Content[0].Text, "not run: ")
 	assert.Equal(t, "go on", req.Message.Content[1].Text)
 }
+
+// A mixed pause's event reaches the browser as the service sent it, but
+// for the server's calls: members the SDK does not model, the other
+// calls' bytes and the key order stay.
+func TestMixedPauseKeepsTheEvent(t *testing.T) {
+	t.Parallel()
+	pause := `{"type":"CUSTOM","name":"tambo.run.awaiting_input","value":{"note":{"z":1,"a":[2]},` +
+		`"pendingToolCalls":[{"toolCallId":"call_s","toolName":"lookup","arguments":"{\"q\": \"tea\"}"},` +
+		`{"toolCallId":"call_b","toolName":"get_location","arguments":"{}","extra":true}],"more":"x"},"timestamp":1795498143084,"rawEvent":{"k":"v"}}`
+	body := "data: " + `{"type":"RUN_STARTED","threadId":"thr_m","runId":"run_m","timestamp":1795498143000}` + "\n\n" +
+		"data: " + pause + "\n\n" +
+		"data: " + `{"type":"RUN_FINISHED","threadId":"thr_m","runId":"run_m","timestamp":1795498143090}` + "\n\n"
+	var l lookup
+	h, err := proxy.New(serveSSE(t, []byte(body)), userBySession, proxy.WithTools(l.tool()))
+	require.NoError(t, err)
+	e := &env{h: h}
+	w := e.do(t, "s-alice", "POST", "/v1/threads/thr_m/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"tools":[`+browserTool+`]}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	evs := events(w.Body.String())
+	require.Len(t, evs, 3)
+	assert.Equal(t, `{"type":"CUSTOM","name":"tambo.run.awaiting_input","value":{"note":{"z":1,"a":[2]},`+
+		`"pendingToolCalls":[{"toolCallId":"call_b","toolName":"get_location","arguments":"{}","extra":true}],"more":"x"},"timestamp":1795498143084,"rawEvent":{"k":"v"}}`,
+		evs[1])
+	require.Len(t, l.calls, 1, "the server's call ran")
+}
