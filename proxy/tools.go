@@ -3,15 +3,10 @@ package proxy
 import (
 	"bytes"
 	"context"
-	encjson "encoding/json"
-	"fmt"
-	"strings"
-	"sync"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
-	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/runs"
 )
 
@@ -53,7 +48,7 @@ func (p *pauses) filter(ev runs.Event, raw []byte) ([]byte, bool) {
 			return nil, false
 		}
 		h := p.q.h
-		h.keepPending(p.ctx, pendingKey(p.q.user, p.threadID, p.runID), h.callTools(p.ctx, ours))
+		h.keepPending(p.ctx, pendingKey(p.q.user, p.threadID, p.runID), p.q.callTools(p.ctx, ours))
 		out, ok := onlyCalls(raw, p.browser)
 		if !ok {
 			h.log.ErrorContext(p.ctx, "proxy: a pause's event is not the JSON it was decoded from; the browser does not get it")
@@ -61,6 +56,47 @@ func (p *pauses) filter(ev runs.Event, raw []byte) ([]byte, bool) {
 		return out, ok
 	}
 	return raw, true
+}
+
+// callTools runs the server-side calls of a mixed pause (several at once,
+// by the tool runner's own code: runs.Client.AnswerTools) and returns one
+// tool_result per call, in order, each within its share of what the store
+// keeps for a pause. A request that ended before every call returned
+// answers each call with an error result, so that the browser's
+// continuation can still go on.
+func (q *request) callTools(ctx context.Context, calls []runs.PendingToolCall) []runs.Content {
+	h := q.h
+	out, err := q.c.AnswerTools(ctx, runs.ToolRunner{Tools: h.cfg.tools}, calls, h.cfg.callOpts...)
+	if err != nil {
+		out = make([]runs.Content, len(calls))
+		for i, c := range calls {
+			out[i] = runs.ToolResult(c.ToolCallID, "not run: "+cut(err.Error(), 1000), true)
+		}
+		return out
+	}
+	share := max(MaxPendingResults/(2*len(calls))-256, 1024)
+	for i, r := range out {
+		out[i] = fit(r, share)
+	}
+	return out
+}
+
+// fit returns tool_result r if its JSON is at most n bytes; else its text
+// parts' text cut to n bytes, with the isError it had.
+func fit(r runs.Content, n int) runs.Content {
+	if b, err := json.Marshal(r, wireJSON); err == nil && len(b) <= n {
+		return r
+	}
+	var text []byte
+	for _, c := range r.Content {
+		if c.Type == runs.ContentText {
+			text = append(text, c.Text...)
+		}
+		if len(text) > n {
+			break
+		}
+	}
+	return runs.ToolResult(r.ToolUseID, cut(string(text), n), r.IsError)
 }
 
 // onlyCalls returns awaiting_input event raw (its JSON) with only the
@@ -119,69 +155,4 @@ func enter(dec *jsontext.Decoder, kind jsontext.Kind) bool {
 	}
 	_, err := dec.ReadToken()
 	return err == nil
-}
-
-// toolConcurrency bounds how many calls of one pause run at once, as
-// runs.ToolRunner's default does.
-const toolConcurrency = 4
-
-// maxErrorText bounds an error result's text, as package runs does.
-const maxErrorText = 4 << 10
-
-// callTools runs the server-side calls of a mixed pause, several at once,
-// and returns one tool_result per call, in order.
-func (h *Handler) callTools(ctx context.Context, calls []runs.PendingToolCall) []runs.Content {
-	out := make([]runs.Content, len(calls))
-	// Each result's share of what the store keeps for the pause.
-	share := max(MaxPendingResults/(2*len(calls))-256, 1024)
-	sem := make(chan struct{}, toolConcurrency)
-	var wg sync.WaitGroup
-	for i, c := range calls {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			text, isErr := h.callTool(ctx, c)
-			out[i] = runs.ToolResult(c.ToolCallID, cut(text, share), isErr)
-		})
-	}
-	wg.Wait()
-	return out
-}
-
-// statusArgs are the members the service adds to every tool's schema and
-// call: the call's status lines, never the tool's arguments (design.md,
-// "The service's own tool arguments").
-var statusArgs = []string{"_tambo_statusMessage", "_tambo_completionStatusMessage"}
-
-// callTool runs one call: an unknown tool, arguments that are not a JSON
-// object, an error and a panic are each answered as an error result.
-func (h *Handler) callTool(ctx context.Context, c runs.PendingToolCall) (text string, isErr bool) {
-	var tool *threads.Tool
-	for i := range h.cfg.tools {
-		if h.cfg.tools[i].Name == c.ToolName {
-			tool = &h.cfg.tools[i]
-		}
-	}
-	if tool == nil {
-		return fmt.Sprintf("there is no tool named %q", cut(c.ToolName, 64)), true
-	}
-	args := map[string]any{}
-	if strings.TrimSpace(c.Arguments) != "" {
-		if err := encjson.Unmarshal([]byte(c.Arguments), &args); err != nil || args == nil {
-			return fmt.Sprintf("the arguments of tool %q are not a JSON object", tool.Name), true
-		}
-	}
-	for _, k := range statusArgs {
-		delete(args, k)
-	}
-	defer func() {
-		if v := recover(); v != nil {
-			text, isErr = cut(fmt.Sprintf("tool %q failed: panic: %v", tool.Name, v), maxErrorText), true
-		}
-	}()
-	out, err := tool.Call(ctx, threads.ToolCall{ID: c.ToolCallID, Name: c.ToolName, Arguments: args})
-	if err != nil {
-		return cut(err.Error(), maxErrorText), true
-	}
-	return out, false
 }
