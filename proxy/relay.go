@@ -18,7 +18,8 @@ type Stream interface {
 	Current() runs.Event
 	// Raw is the current event's JSON as the service sent it, the
 	// secrets redacted, valid until the next Next; nil for an event the
-	// service did not send ([runs.Stream.Raw]).
+	// service did not send ([runs.Stream.Raw]). Relay writes what Raw
+	// gives, and nothing for nil.
 	Raw() []byte
 	Err() error
 	Close() error
@@ -75,7 +76,8 @@ const keepAliveComment = ": keep-alive\n\n"
 // [*runs.RunFailedError] for a run that failed (its RUN_ERROR event was
 // written, as the service sends it); a stream error (the connection to
 // the service broke) after the events that did arrive. Relay keeps at
-// most one event in memory, and no goroutine of it runs once it returns.
+// most two events in memory (one being written, the next framed), and no
+// goroutine of it runs once it returns.
 //
 // Each event is written as the service sent it (its JSON as received,
 // [runs.Stream.Raw]): events and members this SDK version does not model
