@@ -16,11 +16,11 @@ import (
 type Stream interface {
 	Next() bool
 	Current() runs.Event
-	// Raw is the current event's JSON as the service sent it, the
+	// EventJSON is the current event's JSON as the service sent it, the
 	// secrets redacted, valid until the next Next; nil for an event the
-	// service did not send ([runs.Stream.Raw]). Relay writes what Raw
-	// gives, and nothing for nil.
-	Raw() []byte
+	// service did not send ([runs.Stream.EventJSON]). Relay writes what
+	// it gives, and nothing for nil.
+	EventJSON() []byte
 	Err() error
 	Close() error
 	RunID() string
@@ -80,7 +80,7 @@ const keepAliveComment = ": keep-alive\n\n"
 // goroutine of it runs once it returns.
 //
 // Each event is written as the service sent it (its JSON as received,
-// [runs.Stream.Raw]): events and members this SDK version does not model
+// [runs.Stream.EventJSON]): events and members this SDK version does not model
 // go out too, and the bytes are the service's (checked against its
 // recorded streams), except that every spelling of the project key and
 // of the end user's token reads "[REDACTED]": the browser never sees
@@ -105,7 +105,7 @@ type relayer struct {
 	keepAlive, writeTimeout time.Duration
 	status                  int
 	// filter, if set, sees each event (typed, and its JSON as
-	// [Stream.Raw] gives it) in the reading goroutine before it is
+	// [Stream.EventJSON] gives it) in the reading goroutine before it is
 	// written: it may replace its JSON (out, which must stay valid until
 	// the next event), or drop it (keep false). It may block (a
 	// server-side tool runs); keep-alives go on meanwhile.
@@ -138,7 +138,7 @@ func (rl relayer) relay(w http.ResponseWriter, r *http.Request, s Stream) (res R
 		defer close(evs)
 		var bufs [2][]byte
 		for i := 0; s.Next(); {
-			raw := s.Raw()
+			raw := s.EventJSON()
 			if rl.filter != nil {
 				var keep bool
 				if raw, keep = rl.filter(s.Current(), raw); !keep {

@@ -105,7 +105,7 @@ type Stream struct {
 
 	scan  jsonscan.Scanner // decodeFast's
 	cur   Event
-	raw   string   // the data of the event decoded last (Raw, raw.go)
+	raw   string   // the data of the event decoded last (EventJSON, eventjson.go)
 	index int      // events decoded so far
 	open  openText // text messages started and not ended
 

@@ -8,10 +8,10 @@ import (
 	"testing"
 )
 
-// Raw gives each event's data as the service sent it, members the SDK does
+// EventJSON gives each event's data as the service sent it, members the SDK does
 // not model included, a split event joined as SSE joins it, the API key
 // redacted; nil before the first event and after the end.
-func TestStreamRaw(t *testing.T) {
+func TestStreamEventJSON(t *testing.T) {
 	t.Parallel()
 	docs := []string{
 		`{"type":"RUN_STARTED","threadId":"thr_r","runId":"run_r","timestamp":1}`,
@@ -36,23 +36,23 @@ func TestStreamRaw(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if s.Raw() != nil {
-		t.Fatal("Raw before the first event")
+	if s.EventJSON() != nil {
+		t.Fatal("EventJSON before the first event")
 	}
 	for i, want := range docs {
 		if !s.Next() {
 			t.Fatalf("event %d: %v", i, s.Err())
 		}
 		want = strings.ReplaceAll(want, testKey, "[REDACTED]")
-		if got := string(s.Raw()); got != want {
-			t.Errorf("event %d (%T): Raw\n%s\nwant\n%s", i, s.Current(), got, want)
+		if got := string(s.EventJSON()); got != want {
+			t.Errorf("event %d (%T): EventJSON\n%s\nwant\n%s", i, s.Current(), got, want)
 		}
 	}
-	if s.Next() || s.Raw() != nil {
-		t.Fatalf("after the end: Raw %q, err %v", s.Raw(), s.Err())
+	if s.Next() || s.EventJSON() != nil {
+		t.Fatalf("after the end: EventJSON %q, err %v", s.EventJSON(), s.Err())
 	}
 	var zero *ToolStream
-	if zero.Raw() != nil || (*Stream)(nil).Raw() != nil {
-		t.Fatal("Raw of nil streams")
+	if zero.EventJSON() != nil || (*Stream)(nil).EventJSON() != nil {
+		t.Fatal("EventJSON of nil streams")
 	}
 }
