@@ -1,6 +1,8 @@
 package threads
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +11,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/threadsapi/threads-go/internal/core"
+	"github.com/threadsapi/threads-go/internal/route"
 )
 
 // Version is the SDK's version, sent in the User-Agent header.
@@ -18,6 +23,7 @@ const Version = "0.1.0"
 // and share it: a Client is safe for concurrent use, keeps no goroutine of
 // its own, and needs no closing (idle connections belong to its
 // http.Client's Transport, by default [http.DefaultTransport]).
+// Its /v1 counterpart, runs.Client, is made from a Client (runs.New).
 type Client struct {
 	// Threads creates, lists, reads, updates, deletes, names, advances and
 	// cancels threads, and runs client-side tools (RunStream).
@@ -195,4 +201,89 @@ func (s *ThreadsService) c() *Client {
 		return nil
 	}
 	return s.client
+}
+
+// Do calls a route the SDK does not model (or one it does, in a way its
+// method does not), through the same request path as every method: the
+// client's base URL, API key and headers, retries, timeouts, redaction,
+// observer and middlewares; a non-2xx answer is a [*Problem]. method is an
+// HTTP method ("GET", "POST"...); path is the route under the base URL,
+// escaped as in a URL, with an optional query:
+//
+//	var page struct{ Items []json.RawMessage }
+//	err := c.Do(ctx, "GET", "/threads/project/"+url.PathEscape(id)+"?limit=5", nil, &page)
+//
+// The path is checked as every route's ids are, before anything is sent:
+// no dot segment or encoded separator ("%2F", "%5C") in any spelling, no
+// empty or blank segment, no host; an error says which. A path that
+// follows one of the SDK's own routes is that route: its 410
+// ENDPOINT_DEPRECATED advice is followed and remembered as the typed
+// method's is, and the observer names it by its template; any other route
+// is named by its path (ids included) and a 410 is returned, not followed.
+// The /v1 routes need an end user: call them with the runs package's
+// Client.Do, which this Do refuses them for.
+//
+// body is sent as JSON: nil sends none; a []byte or json.RawMessage is
+// sent as it is, byte for byte; an io.Reader is refused (pass its bytes);
+// anything else is encoded with encoding/json. [WithJSONSet], [WithJSONDelete] and [WithRequestBody]
+// change it as they change any call's. out receives the 2xx answer: nil
+// drops it; a *json.RawMessage takes its bytes; anything else is decoded
+// from JSON as the methods decode theirs (within [WithMaxResponseSize];
+// with [WithRawJSON], values that embed a [Raw] record their bytes). An
+// empty answer (204, or no body) leaves out as it is. An answer that is
+// not JSON is an error that wraps [ErrUnexpectedResponse]; event streams
+// are for the methods that read them.
+//
+// Retries follow the method: a GET is retried on connection errors, 408,
+// 429 and 5xx; any other method only when it provably did not act.
+func (c *Client) Do(ctx context.Context, method, path string, body, out any, opts ...RequestOption) error {
+	cl, err := c.genericCall(method, path, body)
+	if err != nil {
+		return err
+	}
+	resp, cfg, o, err := c.exchangeObserved(ctx, opts, cl)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if out == nil || core.Empty(resp) {
+		drainClose(resp.Body)
+		o.end(nil)
+		return nil
+	}
+	err = decodeJSON(resp, cl.Route.Method, pathOf(cl.Route), out, int64(cfg.maxResponseSize), cfg.redact, nil, cfg.wire.keepRaw)
+	o.end(err)
+	return err
+}
+
+// genericCall checks Do's method, path and body and returns the call.
+func (c *Client) genericCall(method, path string, body any) (core.Call, error) {
+	shown := path
+	if c != nil && c.base != nil {
+		shown = c.cfg.redact(path) // a query may carry a secret
+	}
+	r, known, q, err := route.Literal(method, path, routeTemplates(method))
+	if err != nil {
+		return core.Call{}, fmt.Errorf("threads: Do(%s %.80q): %w", method, shown, err)
+	}
+	if strings.HasPrefix(r.Template, "/v1/") {
+		return core.Call{}, fmt.Errorf("threads: Do(%s %.80q): a /v1 route needs an end user: use runs.Client.Do", method, shown)
+	}
+	cl := core.Call{Route: r, Query: q, NoMigrate: !known}
+	switch b := body.(type) {
+	case nil:
+	case json.RawMessage:
+		if len(b) > 0 {
+			cl.Raw = append([]byte{}, b...)
+		}
+	case []byte:
+		if len(b) > 0 {
+			cl.Raw = append([]byte{}, b...)
+		}
+	case io.Reader:
+		return core.Call{}, fmt.Errorf("threads: Do(%s %.80q): the body is an io.Reader: pass its bytes (a []byte is sent as it is)", method, shown)
+	default:
+		cl.Body = body
+	}
+	return cl, nil
 }

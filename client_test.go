@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -587,4 +588,157 @@ type zeros struct{}
 func (zeros) Read(p []byte) (int, error) {
 	clear(p)
 	return len(p), nil
+}
+
+// Client.Do reaches any route through the one request path: the key, the
+// decoding of the answer, a *Problem for an error, the retries of a GET.
+func TestDoGoesThroughTheRequestPath(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t)
+	ctx := context.Background()
+	var th threads.Thread
+	require.NoError(t, c.Do(ctx, "POST", "/threads", []byte(`{"projectId":"`+srv.ProjectID+`", "name":"raw body"}`), &th))
+	assert.Equal(t, "raw body", th.Name)
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1]
+	assert.Equal(t, `{"projectId":"`+srv.ProjectID+`", "name":"raw body"}`, string(last.Body), "a []byte body is sent byte for byte")
+	assert.Equal(t, "application/json", last.Header.Get("Content-Type"))
+	assert.Equal(t, "Bearer "+testKey, last.Header.Get("Authorization"))
+
+	// A GET answered 503 once is retried, as every GET is.
+	srv.Inject(threadstest.Fault{Method: "GET", Path: "/threads/" + th.ID, Status: http.StatusServiceUnavailable})
+	var raw json.RawMessage
+	require.NoError(t, c.Do(ctx, "GET", "/threads/"+url.PathEscape(th.ID)+"?contextKey=", nil, &raw))
+	assert.Contains(t, string(raw), `"name":"raw body"`)
+	assert.Equal(t, 2, srv.Count("GET", "/threads/"+th.ID))
+
+	// A Go value is encoded with encoding/json; nil out drops the answer.
+	require.NoError(t, c.Do(ctx, "PUT", "/threads/"+th.ID, map[string]any{"projectId": srv.ProjectID, "name": "renamed"}, nil))
+	got, err := c.Threads.Get(ctx, th.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "renamed", got.Name)
+
+	err = c.Do(ctx, "GET", "/no/such/route", nil, &raw)
+	var p *threads.Problem
+	require.ErrorAs(t, err, &p)
+	assert.ErrorIs(t, err, threads.ErrNotFound)
+
+	err = c.Do(ctx, "DELETE", "/threads/"+th.ID, nil, &raw) // 200 with no body: out is left alone
+	require.NoError(t, err)
+}
+
+// Every path that could leave its route is refused before anything is
+// sent, naming why; so is a /v1 route, which needs an end user.
+func TestDoChecksThePath(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t)
+	for path, want := range map[string]string{
+		"/threads/..":                  "dot segment",
+		"/threads/%2E%2e/projects":     "dot segment",
+		"/threads/a%2Fb":               "encoded separator",
+		"/threads/a%5cb":               "encoded separator",
+		"//evil.example/threads":       "names a host",
+		"https://evil.example/threads": "does not start with /",
+		"/threads//x":                  "empty segment",
+		"/threads/%20":                 "white space",
+		"/v1/threads":                  "use runs.Client.Do",
+	} {
+		err := c.Do(context.Background(), "GET", path, nil, nil)
+		require.Error(t, err, path)
+		assert.Contains(t, err.Error(), want, path)
+	}
+	err := c.Do(context.Background(), "get", "/threads", nil, nil)
+	assert.ErrorContains(t, err, "not an HTTP method")
+	err = c.Do(context.Background(), "POST", "/threads", strings.NewReader("{}"), nil)
+	assert.ErrorContains(t, err, "the body is an io.Reader")
+	assert.Empty(t, srv.Requests())
+}
+
+// A path of one of the SDK's routes is that route: the service's 410
+// advice is followed and remembered, as for the typed method. Any other
+// route's 410 is returned.
+func TestDoMigratesTheSpecRoutes(t *testing.T) {
+	t.Parallel()
+	var old, moved atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/threads/thr_1", "/custom/thr_1":
+			old.Add(1)
+			w.WriteHeader(http.StatusGone)
+			io.WriteString(w, `{"statusCode":410,"code":"ENDPOINT_DEPRECATED","message":"moved","details":{"migrateToEndpoint":"GET /threads/:id/v2"}}`)
+		case "/threads/thr_1/v2":
+			moved.Add(1)
+			io.WriteString(w, `{"id":"thr_1","name":"moved"}`)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey(testKey))
+	require.NoError(t, err)
+	ctx := context.Background()
+	for range 2 {
+		var th threads.Thread
+		require.NoError(t, c.Do(ctx, "GET", "/threads/thr_1", nil, &th))
+		assert.Equal(t, "moved", th.Name)
+	}
+	assert.Equal(t, int32(1), old.Load(), "the move is remembered")
+	assert.Equal(t, int32(2), moved.Load())
+
+	err = c.Do(ctx, "GET", "/custom/thr_1", nil, nil)
+	assert.ErrorIs(t, err, threads.ErrEndpointDeprecated, "a route the SDK does not know is not migrated")
+}
+
+// WithJSONSet, WithJSONDelete and WithRequestBody change the body of any
+// call, typed methods included; misuse fails before sending.
+func TestBodyOptions(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t)
+	ctx := context.Background()
+	th, err := c.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID, Name: "n", Metadata: map[string]any{"a": 1}},
+		threads.WithJSONSet("/metadata/source", "go"), threads.WithJSONSet("/future", []int{1}), threads.WithJSONDelete("/name"))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"a": float64(1), "source": "go"}, th.Metadata)
+	assert.Empty(t, th.Name)
+	reqs := srv.Requests()
+	var sent map[string]any
+	require.NoError(t, json.Unmarshal(reqs[len(reqs)-1].Body, &sent))
+	assert.Equal(t, []any{float64(1)}, sent["future"])
+	assert.NotContains(t, sent, "name")
+
+	_, err = c.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID},
+		threads.WithRequestBody("application/json", []byte(`{"projectId":"`+srv.ProjectID+`","name":"whole"}`)))
+	require.NoError(t, err)
+	reqs = srv.Requests()
+	assert.Equal(t, `{"projectId":"`+srv.ProjectID+`","name":"whole"}`, string(reqs[len(reqs)-1].Body))
+
+	n := len(srv.Requests())
+	_, err = c.Threads.Get(ctx, th.ID, threads.WithJSONSet("/x", 1))
+	assert.ErrorContains(t, err, `WithJSONSet("/x"): a GET sends no body`)
+	_, err = c.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID, Name: "n"}, threads.WithJSONSet("/metadata/x/y", 1),
+		threads.WithJSONSet("/name/x", 1))
+	assert.ErrorContains(t, err, `WithJSONSet("/name/x"): "x" goes into a JSON string`)
+	_, err = c.Threads.Create(ctx, threads.CreateThreadParams{}, threads.WithJSONSet("x", 1))
+	assert.ErrorContains(t, err, "does not start with /")
+	_, err = c.Threads.Create(ctx, threads.CreateThreadParams{}, threads.WithJSONSet("/x", func() {}))
+	assert.ErrorContains(t, err, "encoding the value")
+	_, err = c.Threads.Create(ctx, threads.CreateThreadParams{}, threads.WithRequestBody("not a type", nil))
+	assert.ErrorContains(t, err, "not a media type")
+	assert.Equal(t, n, len(srv.Requests()), "nothing was sent")
+
+	_, err = threads.NewClient(threads.WithBaseURL("http://x"), threads.WithAPIKey("k"), threads.WithJSONSet("/x", 1))
+	assert.ErrorContains(t, err, "for a single call")
+}
+
+// With WithRawJSON off (the default), decoded values record nothing and
+// compare equal to the same values built in Go.
+func TestRawJSONOffByDefault(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t)
+	th, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID, Name: "n"})
+	require.NoError(t, err)
+	assert.Nil(t, th.RawJSON())
+	assert.Nil(t, th.ExtraFields())
+	assert.Equal(t, threads.Raw{}, th.Raw)
 }

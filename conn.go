@@ -65,6 +65,7 @@ func (k conn) Do(ctx context.Context, opts any, call core.Call) (*core.Answer, e
 			MaxEventSize:    cfg.maxEventSize,
 			IdleTimeout:     cfg.idleTimeout,
 			Logger:          cfg.logger,
+			KeepRaw:         cfg.wire.keepRaw,
 		},
 		Redact: cfg.redact,
 	}, nil
@@ -85,7 +86,7 @@ func (k conn) DecodeJSON(ans *core.Answer, call core.Call, out any) error {
 	if len(call.Secrets) > 0 {
 		clean = func(s string, extra ...string) string { return redact(s, append(extra, call.Secrets...)...) }
 	}
-	err := decodeJSON(ans.Resp, call.Route.Method, pathOf(call.Route), out, ans.Limits.MaxResponseSize, clean, nil)
+	err := decodeJSON(ans.Resp, call.Route.Method, pathOf(call.Route), out, ans.Limits.MaxResponseSize, clean, nil, ans.Limits.KeepRaw)
 	if ans.Observe != nil {
 		ans.Observe.End(err) // before Close's End(nil): a decode failure is the call's outcome
 	}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/threadsapi/threads-go/internal/core"
 	"github.com/threadsapi/threads-go/internal/jsonscan"
 	"github.com/threadsapi/threads-go/internal/jsonx"
 	"github.com/threadsapi/threads-go/internal/termtext"
@@ -57,8 +58,9 @@ func readBody(resp *http.Response, method, path string, limit int64) ([]byte, er
 //
 // The path is shown redacted: it may hold ids a server sent (a project id
 // from GET /projects). read, when not nil, is added the body's length
-// (All's byte bound).
-func decodeJSON(resp *http.Response, method, path string, out any, limit int64, clean func(string, ...string) string, read *int64) error {
+// (All's byte bound). keep makes every value that embeds a Raw record its
+// bytes (WithRawJSON): the values then keep the body.
+func decodeJSON(resp *http.Response, method, path string, out any, limit int64, clean func(string, ...string) string, read *int64, keep bool) error {
 	path = clean(path)
 	data, err := readBody(resp, method, path, limit)
 	if err != nil {
@@ -72,7 +74,7 @@ func decodeJSON(resp *http.Response, method, path string, out any, limit int64, 
 			"the body holds too many JSON values to decode within the memory budget (about %d MiB of %d MiB; WithMaxResponseSize raises both)",
 			cost>>20, decodeBudget(limit)>>20)
 	}
-	if err := jsonx.Unmarshal(data, out); err != nil {
+	if err := unmarshalAnswer(data, out, keep); err != nil {
 		// Describe, not err: the decoder's error names the member path it
 		// failed in, and member names are server text (the key, escaped).
 		ct := shownHeader(resp.Header.Get("Content-Type"), clean)
@@ -85,6 +87,19 @@ func decodeJSON(resp *http.Response, method, path string, out any, limit int64, 
 			ct, jsonx.Describe(err), excerpt([]byte(clean(string(bytes.TrimSpace(data)))), 120))
 	}
 	return nil
+}
+
+// unmarshalAnswer decodes data, a JSON answer's whole body, into out;
+// with keep, every value of out that embeds a Raw records its bytes
+// (WithRawJSON), and so keeps data.
+func unmarshalAnswer(data []byte, out any, keep bool) error {
+	if a, ok := out.(interface{ decodeAnswer([]byte, bool) error }); ok {
+		return a.decodeAnswer(data, keep)
+	}
+	if keep {
+		return jsonx.UnmarshalAnswer(data, out)
+	}
+	return jsonx.Unmarshal(data, out)
 }
 
 // Costs, in bytes of Go memory, that decodedCost charges per JSON value:
@@ -140,10 +155,7 @@ func isEventStream(resp *http.Response) bool {
 
 // drainClose reads a little of a body that is dropped, so that a short
 // tail does not cost the connection, and closes it.
-func drainClose(body io.ReadCloser) {
-	_, _ = io.CopyN(io.Discard, body, 4<<10)
-	body.Close()
-}
+func drainClose(body io.ReadCloser) { core.DrainClose(body) }
 
 // shownHeader is a header value the server sent (a Content-Type) as an
 // error may show it: redacted, one printable line, bounded.
@@ -172,13 +184,23 @@ func (b *listBody) toPage(offset int) *ThreadPage {
 
 // UnmarshalJSON reads the list envelope, or a bare array of threads (see
 // toPage for what a bare array leaves unknown).
-func (b *listBody) UnmarshalJSON(data []byte) error {
+func (b *listBody) UnmarshalJSON(data []byte) error { return b.decodeAnswer(data, false) }
+
+// decodeAnswer is UnmarshalJSON for a whole answer: with keep, the page
+// and its threads record their bytes (a bare array is the page's).
+func (b *listBody) decodeAnswer(data []byte, keep bool) error {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		b.bare = true
-		return jsonx.Unmarshal(trimmed, &b.page.Items)
+		if err := unmarshalAnswer(trimmed, &b.page.Items, keep); err != nil {
+			return err
+		}
+		if keep {
+			jsonx.Keep(&b.page, trimmed)
+		}
+		return nil
 	}
-	return jsonx.Unmarshal(trimmed, &b.page)
+	return unmarshalAnswer(trimmed, &b.page, keep)
 }
 
 // holdsToken reports whether a value of type t can hold a [Token],

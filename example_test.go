@@ -2,9 +2,11 @@ package threads_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -992,4 +994,79 @@ func ExampleThreadsService_RunStream() {
 	// Output:
 	// assistant asked for get_weather
 	// assistant: The tool returned: 22°C and sunny in Lisbon
+}
+
+// A field the service added after this release: with WithRawJSON every
+// decoded value keeps the JSON it came from, and ExtraFields gives the
+// members no Go field takes.
+func ExampleWithRawJSON() {
+	// A fake whose answers carry a member the SDK does not know.
+	srv := threadstest.Start(threadstest.WithExtraMembers(map[string]any{"priority": "high"}))
+	defer srv.Close()
+	client := srv.Client(threads.WithRawJSON()) // or per call: Create(ctx, params, threads.WithRawJSON())
+
+	thread, err := client.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID, Name: "support"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var priority string
+	if raw, ok := thread.ExtraFields()["priority"]; ok {
+		_ = json.Unmarshal(raw, &priority)
+	}
+	fmt.Println(thread.Name, priority)
+	fmt.Println(json.Valid(thread.RawJSON()), strings.Contains(string(thread.RawJSON()), `"priority":"high"`))
+	// Output:
+	// support high
+	// true true
+}
+
+// A route the SDK does not model, through the client's own request path:
+// its key, retries, errors and observer.
+func ExampleClient_Do() {
+	srv := threadstest.Start()
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+
+	// The body: a Go value (encoded with encoding/json) or JSON bytes, sent as they are.
+	var created struct{ ID, Name string }
+	err := client.Do(ctx, "POST", "/threads", []byte(`{"projectId":"`+srv.ProjectID+`","name":"generic"}`), &created)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// The answer: any type encoding/json can decode, or a *json.RawMessage.
+	var page struct {
+		Items []struct{ Name string } `json:"items"`
+		Total int                     `json:"total"`
+	}
+	if err := client.Do(ctx, "GET", "/threads/project/"+url.PathEscape(srv.ProjectID)+"?limit=10", nil, &page); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(page.Total, page.Items[0].Name)
+
+	// Errors are *threads.Problem, as for every method; paths are checked before sending.
+	err = client.Do(ctx, "GET", "/threads/../projects", nil, nil)
+	fmt.Println(err)
+	// Output:
+	// 1 generic
+	// threads: Do(GET "/threads/../projects"): the path has a dot segment
+}
+
+// A member the SDK does not send yet, set in the body of a typed call.
+func ExampleWithJSONSet() {
+	srv := threadstest.Start()
+	defer srv.Close()
+	client := srv.Client()
+
+	thread, err := client.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID},
+		threads.WithJSONSet("/metadata/source", "go-sdk"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(thread.Metadata["source"])
+	// Output: go-sdk
 }

@@ -58,3 +58,7 @@ const (
 func NewToolRoundsError(max int, call ToolCall, secret string) *ToolRoundsError {
 	return &ToolRoundsError{Max: max, Call: call, secret: secret}
 }
+
+// DecodeAnswer decodes data as a JSON answer's body into v, every value
+// recording its bytes as WithRawJSON makes them (data is kept).
+func DecodeAnswer(data []byte, v any) error { return unmarshalAnswer(data, v, true) }

@@ -323,5 +323,10 @@ func TestLiveToolEnum(t *testing.T) {
 		t.Skip("the model answered without calling the tool")
 	}
 	assert.True(t, slices.Contains([]any{"prio-3-low", "prio-2-mid", "prio-1-top"}, got[0]), "the model passed %#v, not one of the enum's values", got[0])
+	if os.Getenv("THREADS_FAKE") == "1" {
+		// threads fake says so: its scripted model takes an enum's first
+		// value; which value fits the description is a real model's call.
+		t.Skip("needs a real model's judgement (THREADS_FAKE=1: the fake's scripted model answered)")
+	}
 	assert.Equal(t, "prio-1-top", got[0], "the model read the description")
 }

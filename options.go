@@ -132,6 +132,9 @@ type config struct {
 	maxPages        int    // All's bound in pages; 0: defaultMaxPages
 	maxPagingBytes  int64  // All's bound in body bytes; 0: defaultMaxPagingBytes
 	readBytes       *int64 // when set (by All), decodeJSON adds each body's length
+
+	// rawjson.go: WithRawJSON, WithJSONSet, WithJSONDelete, WithRequestBody.
+	wire wireOptions
 }
 
 func defaultConfig() config {

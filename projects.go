@@ -51,6 +51,10 @@ func (s *ProjectsService) c() *Client {
 
 // APIKey is one of a project's API keys, as listed: never the key itself.
 type APIKey struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	ID                 string    `json:"id"`
 	Name               string    `json:"name,omitzero"`
 	PartiallyHiddenKey string    `json:"partiallyHiddenKey,omitzero"` // such as "tambo_…abcd"
@@ -61,8 +65,13 @@ type APIKey struct {
 
 // ProviderKey is one of a project's model provider keys, as listed: never
 // the key itself. The service's list also carries the key encrypted
-// (providerKeyEncrypted); the SDK does not keep it.
+// (providerKeyEncrypted); the SDK has no field for it (with
+// [WithRawJSON], ExtraFields has it as sent).
 type ProviderKey struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	ID                 string `json:"id"`
 	ProviderName       string `json:"providerName,omitzero"` // such as openai
 	PartiallyHiddenKey string `json:"partiallyHiddenKey,omitzero"`
@@ -148,4 +157,26 @@ func (s *ProjectsService) DeleteProviderKey(ctx context.Context, projectID, prov
 		return err
 	}
 	return epDeleteProviderKey.discard(ctx, s.c(), opts, core.Call{Route: r})
+}
+
+// Delete deletes the project id names. Neither the captures nor the
+// service's document say what goes with it (its threads, its keys, the
+// client's own key); treat it as final. Like
+// [ProjectsService.DeleteAPIKey] it reads the answer, a JSON boolean:
+// false (nothing was deleted) is an error that matches [ErrNotFound], as
+// is a 404. It is a DELETE: retried like a write, only when it provably
+// did not act. Route: DELETE /projects/{id}, from the service's OpenAPI
+// document as the official TypeScript SDK (0.96.4) renders it
+// (client.beta.projects.delete, answering a boolean).
+func (s *ProjectsService) Delete(ctx context.Context, id string, opts ...RequestOption) error {
+	const op = "Projects.Delete"
+	r, err := epDeleteProject.route(op, id)
+	if err != nil {
+		return err
+	}
+	deleted, err := epDeleteProject.deleted(ctx, s.c(), opts, core.Call{Route: r})
+	if err == nil && !deleted {
+		return fmt.Errorf("threads: %s: %w: the service deleted no project %q (it answered false)", op, ErrNotFound, id)
+	}
+	return err
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/threadstest"
 )
 
 // turn4Answer is the recorded answer of testdata/captures-turn4's capture
@@ -137,4 +138,32 @@ func TestProjectKeys(t *testing.T) {
 	assert.Empty(t, pks)
 
 	require.ErrorContains(t, c.Projects.DeleteAPIKey(ctx, srv.ProjectID, ".."), "dot segment")
+}
+
+// Projects.Delete sends DELETE /projects/{id} once and reads the boolean
+// the service's document gives as its answer: false is ErrNotFound.
+func TestProjectsDelete(t *testing.T) {
+	t.Parallel()
+	c, srv := setup(t)
+	ctx := context.Background()
+	path := "/projects/" + srv.ProjectID
+	for body, want := range map[string]error{"true": nil, "false": threads.ErrNotFound} {
+		srv.Inject(threadstest.Fault{Method: "DELETE", Path: path, Status: http.StatusOK,
+			Header: http.Header{"Content-Type": {"application/json"}}, Body: body})
+		err := c.Projects.Delete(ctx, srv.ProjectID)
+		if want == nil {
+			require.NoError(t, err)
+		} else {
+			require.ErrorIs(t, err, want)
+			assert.Contains(t, err.Error(), srv.ProjectID)
+		}
+	}
+	srv.Inject(threadstest.Fault{Method: "DELETE", Path: path, Status: http.StatusServiceUnavailable})
+	srv.Inject(threadstest.Fault{Method: "DELETE", Path: path, Status: http.StatusOK, Body: "true"})
+	require.NoError(t, c.Projects.Delete(ctx, srv.ProjectID), "a 503 did not act: retried")
+	assert.Equal(t, 4, srv.Count("DELETE", path))
+
+	err := c.Projects.Delete(ctx, "..")
+	assert.ErrorIs(t, err, threads.ErrInvalidID)
+	assert.Equal(t, 4, srv.Count("DELETE", path))
 }

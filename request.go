@@ -131,7 +131,7 @@ func doInto[T any](ctx context.Context, c *Client, opts []RequestOption, cl core
 	}
 	defer resp.Body.Close()
 	var out T
-	err = decodeJSON(resp, cl.Route.Method, pathOf(cl.Route), &out, int64(cfg.maxResponseSize), cfg.redact, cfg.readBytes)
+	err = decodeJSON(resp, cl.Route.Method, pathOf(cl.Route), &out, int64(cfg.maxResponseSize), cfg.redact, cfg.readBytes, cfg.wire.keepRaw)
 	o.end(err)
 	if err != nil {
 		return nil, err
@@ -177,6 +177,10 @@ func (c *Client) do(ctx context.Context, cfg *config, cl core.Call) (*http.Respo
 		if body, err = json.Marshal(cl.Body); err != nil {
 			return nil, fmt.Errorf("threads: %s: encoding the request body: %w", cl.Route.String(), err)
 		}
+	}
+	cl, body, err := cfg.wire.edit(cl, body) // rawjson.go: WithJSONSet, WithRequestBody...
+	if err != nil {
+		return nil, fmt.Errorf("threads: %s: %w", cl.Route.String(), err)
 	}
 	migrate := !cfg.noAutoMigrate && !cl.NoMigrate
 	r := cl.Route

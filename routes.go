@@ -52,6 +52,7 @@ var (
 	// document as the official TypeScript SDK renders it (note the
 	// singular "api-key" and "provider-key" of the deletes).
 	epGetProject        = endpoint[Project]{http.MethodGet, "/projects/{projectId}"}
+	epDeleteProject     = endpoint[noAnswer]{http.MethodDelete, "/projects/{projectId}"}
 	epListAPIKeys       = endpoint[[]APIKey]{http.MethodGet, "/projects/{projectId}/api-keys"}
 	epDeleteAPIKey      = endpoint[noAnswer]{http.MethodDelete, "/projects/{projectId}/api-key/{apiKeyId}"}
 	epListProviderKeys  = endpoint[[]ProviderKey]{http.MethodGet, "/projects/{projectId}/provider-keys"}
@@ -61,6 +62,31 @@ var (
 	epPresign           = endpoint[PresignedUpload]{http.MethodPost, "/storage/presign"} // storage.go
 	epTranscribe        = endpoint[noAnswer]{http.MethodPost, "/audio/transcribe"}       // audio.go
 )
+
+// routeTemplates are the path templates of the routes above, by method:
+// a path given to Client.Do that follows one is that route (observed,
+// migrated and named as the typed call is).
+func routeTemplates(method string) []string {
+	var out []string
+	for _, p := range [...][2]string{
+		epListThreads.pattern(), epListProjectThreads.pattern(), epCreateThread.pattern(), epGetThread.pattern(),
+		epUpdateThread.pattern(), epDeleteThread.pattern(), epCancel.pattern(), epGenerateName.pattern(),
+		epAdvanceStream.pattern(), epCreateAdvanceStream.pattern(), epAdvance.pattern(), epCreateAdvance.pattern(),
+		epListMessages.pattern(), epCreateMessage.pattern(), epDeleteMessage.pattern(), epSuggestions.pattern(),
+		epGenerateSuggestions.pattern(), epUpdateComponentState.pattern(), epCurrentProject.pattern(),
+		epGetProject.pattern(), epDeleteProject.pattern(), epListAPIKeys.pattern(), epDeleteAPIKey.pattern(),
+		epListProviderKeys.pattern(), epDeleteProviderKey.pattern(), epMCPAccessToken.pattern(),
+		epRegistryGet.pattern(), epPresign.pattern(), epTranscribe.pattern(),
+	} {
+		if p[0] == method {
+			out = append(out, p[1])
+		}
+	}
+	return out
+}
+
+// pattern is e's method and template.
+func (e endpoint[T]) pattern() [2]string { return [2]string{e.method, e.template} }
 
 // ErrInvalidID is matched (errors.Is) by the error of a call refused
 // before anything was sent because an id it was given cannot name

@@ -387,6 +387,16 @@ func addBackendValues(out map[string]any, key, tok string) {
 	out["threads.APIKey"] = threads.APIKey{ID: "ak_1", PartiallyHiddenKey: "tambo_…wxyz"}
 	out["threads.ProviderKey"] = threads.ProviderKey{ID: "pk_1"}
 	out["threads.RegistryItem"] = threads.RegistryItem{"name": "x"}
+
+	// A value that recorded its JSON (WithRawJSON): an unknown member
+	// holds both secrets, which no rendering of the value or its Raw
+	// may show (fmt sees only addresses).
+	var th threads.ThreadWithMessages
+	if err := threads.DecodeAnswer([]byte(`{"id":"thr_1","new":"`+key+` `+tok+`","messages":[{"id":"m","x":"`+tok+`"}]}`), &th); err != nil {
+		panic(err)
+	}
+	out["threads.Raw"] = &th.Raw
+	out["threads.ThreadWithMessages(raw)"] = &th
 }
 
 // TestTokenAnswerDecodeErrorHidesToken: an answer that holds a token
@@ -495,8 +505,8 @@ func secretValues(t testing.TB, key, tok string) map[string]any {
 		new(threadstest.AdvanceRequest), new(threadstest.OfferedTool), new(threadstest.SentPart), new(threadstest.Fault),
 		new(threadstest.SentMessage), new(threadstest.Request), new(threadstest.Script), new(threadstest.ScriptedToolCall),
 		new(threadstest.OfferedParameter), new(threadstest.RunScript), new(threadstest.RunToolCall),
-		new(threadstest.RunComponent), new(threadstest.RunError), new(threadstest.RunRequest), new(threadstest.RunMessage),
-		new(threadstest.RunContent), new(threadstest.RunTool), new(threadstest.OfferedComponent),
+		new(threadstest.RunComponent), new(threadstest.RunFailure), new(threadstest.RunRequest), new(threadstest.RunMessage),
+		new(threadstest.RunContent), new(threadstest.RunToolDefinition), new(threadstest.OfferedComponent),
 		new(threadstest.RunReasoning), new(threadstest.ReasoningNames),
 	}
 	for _, v := range model {

@@ -100,6 +100,7 @@ func (e StreamEvent) LogValue() slog.Value {
 // A Stream is not safe for concurrent use, except Close, which may be called
 // from any goroutine, any number of times, also while Next blocks. Only
 // streams returned by the SDK work: a zero Stream ends at once with an error.
+// Its /v1 counterpart is runs.Stream, the AG-UI events of one run.
 type Stream struct {
 	// eng is the connection and its state: Next, Close, the idle timer, the
 	// drain after DONE, the observer's hooks (internal/stream). The zero

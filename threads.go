@@ -40,6 +40,7 @@ func UserMessage(text string) MessageRequest {
 
 // ToolResult returns the answer to a client tool call: a tool message that
 // carries the call's id (the message's ToolCallID) and the result as text.
+// On /v1, runs.ToolResult builds the answer the same way, as a part.
 func ToolResult(toolCallID, text string) MessageRequest {
 	return MessageRequest{Role: RoleTool, ToolCallID: toolCallID, Content: []ContentPart{{Type: ContentPartTypeText, Text: text}}}
 }
@@ -476,7 +477,7 @@ func (c *Client) advance(ctx context.Context, opts []RequestOption, cl core.Call
 		err = lastSnapshot(st, &out)
 	} else {
 		defer resp.Body.Close()
-		err = decodeJSON(resp, cl.Route.Method, pathOf(cl.Route), &out, int64(cfg.maxResponseSize), cfg.redact, cfg.readBytes)
+		err = decodeJSON(resp, cl.Route.Method, pathOf(cl.Route), &out, int64(cfg.maxResponseSize), cfg.redact, cfg.readBytes, cfg.wire.keepRaw)
 	}
 	o.end(err) // nil-safe; a no-op once the stream ended it
 	if err != nil {

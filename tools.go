@@ -26,7 +26,8 @@ import (
 // which declares them to the service (clientTools) and runs them when the
 // model asks, or to package runs' tool runner (the same value serves both
 // API generations). Build one with [NewTool], [NewJSONTool] or
-// [NewPartsTool], or fill in the fields yourself.
+// [NewPartsTool], or fill in the fields yourself. On /v1, runs.DefineTool
+// makes its wire definition (runs.ToolDefinition), which is not a Tool.
 type Tool struct {
 	// Name names the tool; the model calls it by this name. It must be
 	// unique among the call's tools and ClientTools.
@@ -80,7 +81,7 @@ func TextPart(text string) ContentPart { return ContentPart{Type: ContentPartTyp
 
 // ResourcePart returns a resource [ContentPart] (its text, its base64
 // blob or its URI, with its MIME type), for a message or a tool's result
-// ([Tool.CallParts]).
+// ([Tool.CallParts]). Its /v1 counterpart is runs.ResourcePart.
 func ResourcePart(r Resource) ContentPart {
 	return ContentPart{Type: ContentPartTypeResource, Resource: &r}
 }
@@ -167,7 +168,10 @@ func blobSize(blob string) int {
 	return n * 3 / 4
 }
 
-// ToolCall is one call of a [Tool] that the model asked for.
+// ToolCall is one call of a [Tool] that the model asked for, as the tool's
+// Call receives it in both API generations. Package runs' record of a
+// call in a run's stream, its arguments as JSON text, is
+// runs.StreamedToolCall.
 type ToolCall struct {
 	// ID is the call's tool_call_id, echoed in the tool message that answers it.
 	ID string
@@ -203,7 +207,8 @@ var ErrToolRounds = errors.New("threads: too many tool rounds")
 // when the model asks for another tool call after the run has answered as
 // many as [WithMaxToolRounds] allows. That last call is left unanswered:
 // the thread waits in FETCHING_CONTEXT for its result, which the caller may
-// still send (AdvanceStream with [ToolResult]) or leave.
+// still send (AdvanceStream with [ToolResult]) or leave. Its /v1
+// counterpart is runs.ToolRoundsError.
 type ToolRoundsError struct {
 	// Max is the bound that was reached.
 	Max int

@@ -162,7 +162,8 @@ type AdvanceResponse struct {
 	MCPAccessToken Token `json:"mcpAccessToken,omitempty,omitzero"`
 }
 
-// AvailableComponent is a UI component the model may render.
+// AvailableComponent is a UI component the model may render. Its /v1
+// counterpart is runs.AvailableComponent, described by JSON Schemas.
 type AvailableComponent struct {
 	// Name names the component.
 	Name string `json:"name"`
@@ -197,6 +198,10 @@ type ClientTool struct {
 // snapshots also use it to show a tool call while its arguments arrive:
 // ToolCallRequest then holds partial values and ToolCallID may be empty.
 type ComponentDecision struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// ComponentName names the chosen component; empty when there is none.
 	ComponentName string `json:"componentName,omitempty,omitzero"`
 
@@ -240,6 +245,10 @@ type ComponentDecision struct {
 // ContentPart is one part of a message's content. Type says which
 // payload is set: Text, ImageURL, InputAudio or Resource.
 type ContentPart struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// Type says which payload the part holds.
 	Type ContentPartType `json:"type"`
 
@@ -260,7 +269,8 @@ type ContentPart struct {
 // may send values not listed here, and they decode as is.
 type ContentPartType string
 
-// CreateThreadParams is the body of [ThreadsService.Create].
+// CreateThreadParams is the body of [ThreadsService.Create]. Its /v1
+// counterpart is runs.CreateThreadParams.
 type CreateThreadParams struct {
 	// ProjectID is the project to create the thread in; the live service requires it.
 	// [ProjectsService.Current] returns the API key's project.
@@ -279,7 +289,8 @@ type CreateThreadParams struct {
 
 // GenerateSuggestionsParams is the body of
 // [MessagesService.GenerateSuggestions]; its zero value asks for the
-// service's default.
+// service's default. Its /v1 counterpart is
+// runs.GenerateSuggestionsParams.
 type GenerateSuggestionsParams struct {
 	// MaxSuggestions asks for at most this many suggestions, 1 to 10; 0 leaves it to the
 	// service (3).
@@ -295,6 +306,10 @@ type GenerationStage string
 
 // ImageURL is the payload of an image_url [ContentPart].
 type ImageURL struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// URL is the image's URL (or a data URL); it must not be empty.
 	URL string `json:"url"`
 
@@ -304,6 +319,10 @@ type ImageURL struct {
 
 // InputAudio is the payload of an input_audio [ContentPart].
 type InputAudio struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// Data is the base64-encoded audio; it must not be empty.
 	Data string `json:"data"`
 
@@ -311,9 +330,14 @@ type InputAudio struct {
 	Format string `json:"format"`
 }
 
-// Message is one entry of a thread. In a stream, each snapshot carries
-// the whole message so far; [Message.Text] returns its text.
+// Message is one entry of a thread. In a stream, each snapshot carries the
+// whole message so far; [Message.Text] returns its text. Its /v1
+// counterpart is runs.Message, made of runs.Content parts.
 type Message struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// ID is the message's id, such as msg_aB3dE9xZ.1f2e3d. It is empty in the
 	// synthetic snapshot the service sends for a cancelled thread.
 	ID string `json:"id"`
@@ -423,6 +447,10 @@ type MessageRequest struct {
 // [ProjectsService.Current]. Threads are created in and listed per
 // project; [CreateThreadParams].ProjectID takes its ID.
 type Project struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// ID is the project's id, such as p_DSr8JxVP.57a223.
 	ID string `json:"id"`
 
@@ -454,8 +482,13 @@ type Project struct {
 	AllowSystemPromptOverride bool `json:"allowSystemPromptOverride,omitempty,omitzero"`
 }
 
-// Resource is the payload of a resource [ContentPart].
+// Resource is the payload of a resource [ContentPart]. Its /v1 counterpart
+// is runs.Resource.
 type Resource struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// URI is the resource's URI.
 	URI string `json:"uri,omitempty,omitzero"`
 
@@ -479,13 +512,20 @@ type Resource struct {
 }
 
 // Role says who wrote a message. It is open: the service may send values
-// not listed here, and they decode as is.
+// not listed here, and they decode as is. Its /v1 counterpart is
+// runs.Role, which has no tool role (/v1 lists a tool result as an
+// assistant message).
 type Role string
 
-// Suggestion is a follow-up the model proposes after a message: the
-// answer to [MessagesService.Suggestions] and
-// [MessagesService.GenerateSuggestions].
+// Suggestion is a follow-up the model proposes after a message: the answer
+// to [MessagesService.Suggestions] and
+// [MessagesService.GenerateSuggestions]. Its /v1 counterpart is
+// runs.Suggestion.
 type Suggestion struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// ID is the suggestion's id.
 	ID string `json:"id"`
 
@@ -508,8 +548,14 @@ type Suggestion struct {
 
 // Thread is a conversation: the answer to [ThreadsService.Create],
 // [ThreadsService.Update], [ThreadsService.GenerateName] and
-// [ThreadsService.Cancel], and the items of a [ThreadPage].
+// [ThreadsService.Cancel], and the items of a [ThreadPage]. Its /v1
+// counterpart is runs.Thread: one end user's thread, with the state of its
+// runs.
 type Thread struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// ID is the thread's id, such as thr_aB3dE9xZ.1f2e3d (it contains a dot).
 	ID string `json:"id"`
 
@@ -541,8 +587,13 @@ type Thread struct {
 }
 
 // ThreadPage is one page of [ThreadsService.List]: the list envelope
-// {items, total, offset, limit, count}.
+// {items, total, offset, limit, count}. Its /v1 counterpart is
+// runs.ThreadPage, which pages by cursor; both hold the page in Items.
 type ThreadPage struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// Items holds the page's threads, newest first.
 	Items []Thread `json:"items"`
 
@@ -562,7 +613,12 @@ type ThreadPage struct {
 
 // ThreadWithMessages is a [Thread] with its messages, oldest first: the
 // answer to [ThreadsService.Get]. The service leaves system messages out.
+// Its /v1 counterpart is runs.ThreadWithMessages.
 type ThreadWithMessages struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// ID is the thread's id, such as thr_aB3dE9xZ.1f2e3d (it contains a dot).
 	ID string `json:"id"`
 
@@ -598,6 +654,10 @@ type ThreadWithMessages struct {
 
 // ToolCallParameter is one argument of a [ToolCallRequest].
 type ToolCallParameter struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// ParameterName names the parameter.
 	ParameterName string `json:"parameterName"`
 
@@ -608,6 +668,10 @@ type ToolCallParameter struct {
 // ToolCallRequest is a tool the model asks to have run. Its arguments
 // come as name/value pairs, not as an object.
 type ToolCallRequest struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	// ToolName names the tool, as declared in [ClientTool].Name.
 	ToolName string `json:"toolName"`
 
@@ -654,7 +718,8 @@ type UpdateComponentStateParams struct {
 }
 
 // UpdateThreadParams is the body of [ThreadsService.Update]. A field left
-// empty is not sent, and the service keeps its current value.
+// empty is not sent, and the service keeps its current value. Its /v1
+// counterpart is runs.UpdateThreadParams.
 type UpdateThreadParams struct {
 	// ProjectID is the thread's project; the live service requires it, as on create.
 	// [ProjectsService.Current] returns the API key's project.

@@ -267,7 +267,8 @@ func shown(u *url.URL) string {
 // ResourcePart returns an MCP resource's contents (from
 // [Conn.ReadResource], or a tool's embedded resource) as a /v1 message's
 // resource part: its text, or its blob base64-encoded, with its URI and
-// MIME type.
+// MIME type. It is [runs.ResourcePart] for an MCP resource; [ContentPart]
+// is its counterpart for package threads.
 func ResourcePart(rc *mcp.ResourceContents) runs.Content {
 	p := ContentPart(rc).Resource
 	return runs.ResourcePart(runs.Resource{URI: p.URI, MIMEType: p.MIMEType, Text: p.Text, Blob: p.Blob})

@@ -134,7 +134,7 @@ func TestStreamLeftEarlyOutcome(t *testing.T) {
 func TestRunSpanFigures(t *testing.T) {
 	c, srv, exp := setup(t)
 	srv.PushRunScript(threadstest.RunScript{Text: "one two"})
-	srv.PushRunScript(threadstest.RunScript{Error: &threadstest.RunError{Code: "LLM_CLIENT_ERROR", Message: "the secret text", Status: 400}})
+	srv.PushRunScript(threadstest.RunScript{Error: &threadstest.RunFailure{Code: "LLM_CLIENT_ERROR", Message: "the secret text", Status: 400}})
 	u := runs.New(c).ForUser("user-1")
 	ctx := context.Background()
 	s, err := u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("the secret text")}}})

@@ -231,7 +231,8 @@ func WithPendingTTL(d time.Duration) Option {
 
 // WithLogger sets where the Handler logs: failures of the service or of
 // the backend (warn and error), and at debug level each request that the
-// browser ended (a closed tab is not a failure). Default: no logging.
+// browser ended (a closed tab is not a failure). Default: no logging. The
+// client's own lines are [threads.WithLogger]'s.
 func WithLogger(l *slog.Logger) Option {
 	return option(func(c *config) { c.logger = l })
 }

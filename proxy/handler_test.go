@@ -138,10 +138,10 @@ func TestHandlerJSONRoutes(t *testing.T) {
 
 	w = e.do(t, "s-alice", "POST", "/v1/threads/"+id+"/messages/"+msgID+"/suggestions", `{"maxSuggestions":2}`)
 	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
-	assert.Len(t, decode[runs.SuggestionPage](t, w).Suggestions, 2)
+	assert.Len(t, decode[runs.SuggestionPage](t, w).Items, 2)
 	w = e.do(t, "s-alice", "GET", "/v1/threads/"+id+"/messages/"+msgID+"/suggestions", "")
 	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
-	assert.Len(t, decode[runs.SuggestionPage](t, w).Suggestions, 2)
+	assert.Len(t, decode[runs.SuggestionPage](t, w).Items, 2)
 
 	w = e.do(t, "s-alice", "GET", "/v1/threads/"+id+"/messages/msg_nope.000000", "")
 	assert.Equal(t, http.StatusNotFound, w.Code, "the service's refusal, passed on")

@@ -3,6 +3,8 @@ package proxy_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -282,4 +284,60 @@ func dialSmall(t *testing.T, addr string) net.Conn {
 	_ = c.(*net.TCPConn).SetReadBuffer(8 << 10)
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// A backend endpoint that relays a run to the browser: the backend picks
+// the end user (from its own session, never from the browser), starts the
+// run, and Relay writes the events as the service writes them. A browser
+// that leaves (a closed tab) cancels the run, and is not an error.
+func ExampleRelay() {
+	srv := threadstest.Start() // the service; in production threads.NewClient()
+	defer srv.Close()
+	base := runs.New(srv.Client())
+
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user := base.ForUser("alice") // the backend's decision: here one user
+		s, err := user.CreateAndRun(r.Context(), runs.CreateRunParams{RunParams: runs.RunParams{
+			Content: []runs.Content{runs.Text(r.FormValue("q"))},
+		}})
+		if err != nil {
+			http.Error(w, "the run did not start", http.StatusBadGateway)
+			return
+		}
+		if res, err := proxy.Relay(w, r, s); err != nil {
+			fmt.Println("the run failed after", res.Events, "events:", err)
+		}
+	}))
+	defer backend.Close()
+
+	// The browser's side (an EventSource): one event per data line.
+	resp, err := backend.Client().Get(backend.URL + "/stream?q=hello")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			var ev struct{ Type, Delta string }
+			if err := json.Unmarshal([]byte(data), &ev); err != nil {
+				fmt.Println(err)
+				return
+			}
+			if ev.Delta != "" {
+				fmt.Printf("%s %q\n", ev.Type, ev.Delta)
+			} else {
+				fmt.Println(ev.Type)
+			}
+		}
+	}
+	// Output:
+	// RUN_STARTED
+	// TEXT_MESSAGE_START
+	// TEXT_MESSAGE_CONTENT "You "
+	// TEXT_MESSAGE_CONTENT "said: "
+	// TEXT_MESSAGE_CONTENT "hello"
+	// TEXT_MESSAGE_END
+	// RUN_FINISHED
 }

@@ -21,7 +21,7 @@ type runBody struct {
 		AdditionalContext map[string]any `json:"additionalContext"`
 	} `json:"message"`
 	PreviousRunID       string                    `json:"previousRunId"`
-	Tools               []runs.Tool               `json:"tools"`
+	Tools               []runs.ToolDefinition     `json:"tools"`
 	AvailableComponents []runs.AvailableComponent `json:"availableComponents"`
 	ToolChoice          any                       `json:"toolChoice"`
 	Model               string                    `json:"model"`
@@ -38,13 +38,13 @@ type runBody struct {
 // params returns the run's parameters, the browser's tools without those
 // that a server-side tool of the same name replaces.
 func (b *runBody) params(server map[string]bool) runs.RunParams {
-	tools := slices.DeleteFunc(b.Tools, func(t runs.Tool) bool { return server[t.Name] })
+	tools := slices.DeleteFunc(b.Tools, func(t runs.ToolDefinition) bool { return server[t.Name] })
 	return runs.RunParams{
 		Content:             b.Message.Content,
 		MessageMetadata:     b.Message.Metadata,
 		AdditionalContext:   b.Message.AdditionalContext,
 		PreviousRunID:       b.PreviousRunID,
-		Tools:               tools,
+		ToolDefinitions:     tools,
 		AvailableComponents: b.AvailableComponents,
 		ToolChoice:          b.ToolChoice,
 		Model:               b.Model,
@@ -120,8 +120,8 @@ func (q *request) run(create bool) {
 
 	rl := relayer{keepAlive: h.cfg.keepAlive, writeTimeout: h.cfg.writeTimeout, status: http.StatusCreated, stop: cancel}
 	if len(h.tools) > 0 {
-		browser := make(map[string]bool, len(p.Tools))
-		for _, t := range p.Tools {
+		browser := make(map[string]bool, len(p.ToolDefinitions))
+		for _, t := range p.ToolDefinitions {
 			browser[t.Name] = true
 		}
 		pz := &pauses{q: q, ctx: ctx, browser: browser}
@@ -167,11 +167,18 @@ func (h *Handler) runEnded(ctx context.Context, user User, err error) {
 		return
 	}
 	h.log.WarnContext(ctx, "proxy: server-side tools stopped; their calls are answered with errors in the next run", "error", err)
-	results := make([]runs.Content, len(pending))
-	for i, c := range pending {
-		results[i] = runs.ToolResult(c.ToolCallID, "not run: "+cut(err.Error(), 1000), true)
+	h.keepPending(ctx, pendingKey(user, threadID, runID), notRun(pending, err))
+}
+
+// notRun answers each of calls with an error result that says why it was
+// not run.
+func notRun(calls []runs.PendingToolCall, err error) []runs.Content {
+	out := make([]runs.Content, len(calls))
+	for i, c := range calls {
+		out[i] = runs.ToolResult(c.ToolCallID, "not run: "+cut(err.Error(), 1000))
+		out[i].IsError = true
 	}
-	h.keepPending(ctx, pendingKey(user, threadID, runID), results)
+	return out
 }
 
 // loadPending reads a pause's stored results.

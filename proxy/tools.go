@@ -68,11 +68,7 @@ func (q *request) callTools(ctx context.Context, calls []runs.PendingToolCall) [
 	h := q.h
 	out, err := q.c.AnswerTools(ctx, runs.ToolRunner{Tools: h.cfg.tools}, calls, h.cfg.callOpts...)
 	if err != nil {
-		out = make([]runs.Content, len(calls))
-		for i, c := range calls {
-			out[i] = runs.ToolResult(c.ToolCallID, "not run: "+cut(err.Error(), 1000), true)
-		}
-		return out
+		return notRun(calls, err)
 	}
 	share := max(MaxPendingResults/(2*len(calls))-256, 1024)
 	for i, r := range out {
@@ -96,7 +92,9 @@ func fit(r runs.Content, n int) runs.Content {
 			break
 		}
 	}
-	return runs.ToolResult(r.ToolUseID, cut(string(text), n), r.IsError)
+	out := runs.ToolResult(r.ToolUseID, cut(string(text), n))
+	out.IsError = r.IsError
+	return out
 }
 
 // onlyCalls returns awaiting_input event raw (its JSON) with only the

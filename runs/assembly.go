@@ -9,6 +9,9 @@ import (
 // assembly is what the stream keeps of the run for Collect, Text and
 // ComponentProps, within maxItems per kind and maxRetained bytes.
 type assembly struct {
+	// base is what the caller already held when this assembly began (a
+	// tool stream's earlier runs), charged to retained from the start.
+	base       int64
 	msgs       []*msgState
 	byMsg      map[string]int
 	calls      []*callState

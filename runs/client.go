@@ -2,14 +2,18 @@ package runs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
 
 	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/internal/core"
+	"github.com/threadsapi/threads-go/internal/jsonx"
+	"github.com/threadsapi/threads-go/internal/route"
 )
 
 // Client calls the /v1 routes for one end user. Make one with [New] and
@@ -25,12 +29,15 @@ import (
 // [threads.RequestOption]s ([threads.WithHeader],
 // [threads.WithRequestTimeout], [threads.WithMaxRetries]...). The API key
 // always travels in x-api-key on /v1, whatever [threads.WithAPIKeyHeader]
-// says. A Client is safe for concurrent use.
+// says. A Client is safe for concurrent use. Its counterpart on the spec's
+// routes is the [threads.Client] it is made from.
 type Client struct {
 	conn    core.Conn
 	err     error // why New could not link to the *threads.Client
 	userKey string
 	token   threads.Token
+	src     *tokenSource // ForTokenSource's; nil: none
+	helpers *helperList  // WithContextHelper's (run.go); never changed once set
 }
 
 // New returns a Client that sends its calls through c's request path.
@@ -38,8 +45,9 @@ type Client struct {
 // [threads.NewClient], every call of the returned Client fails with an
 // error that says so.
 //
-// The returned Client has no end user yet: call [Client.ForUser] or
-// [Client.ForToken] before any call but [Client.ExchangeToken].
+// The returned Client has no end user yet: call [Client.ForUser],
+// [Client.ForToken] or [Client.ForTokenSource] before any call but
+// [Client.ExchangeToken].
 func New(c *threads.Client) *Client {
 	if c == nil {
 		return &Client{err: errors.New("runs: New: the *threads.Client is nil")}
@@ -58,7 +66,7 @@ func New(c *threads.Client) *Client {
 // call fail with [ErrIdentity] before anything is sent.
 func (c *Client) ForUser(key string) *Client {
 	cp := *c
-	cp.userKey, cp.token = key, threads.Token{}
+	cp.userKey, cp.token, cp.src = key, threads.Token{}, nil
 	if key == "" {
 		cp.userKey = " " // set but blank: refused with its own message
 	}
@@ -68,14 +76,16 @@ func (c *Client) ForUser(key string) *Client {
 // ForToken returns a copy of the Client that acts for the end user of tok,
 // an end-user token: [AccessToken.Token] from [Client.ExchangeToken], or
 // one your backend obtained, wrapped with [threads.NewToken]: it travels in "Authorization: Bearer"
-// beside the API key's x-api-key. It replaces any user key. An empty token
-// makes every call fail with [ErrIdentity] before anything is sent.
+// beside the API key's x-api-key. It replaces any user key or token
+// source. An empty token makes every call fail with [ErrIdentity] before
+// anything is sent.
 //
 // The service answers 401 once the token has expired; exchange a new one
-// (see [AccessToken.Expiry]).
+// (see [AccessToken.Expiry]), or give the Client a [TokenSource] that
+// renews it ([Client.ForTokenSource]).
 func (c *Client) ForToken(tok threads.Token) *Client {
 	cp := *c
-	cp.userKey, cp.token = "", tok
+	cp.userKey, cp.token, cp.src = "", tok, nil
 	if tok.IsZero() {
 		cp.token = threads.NewToken(" ")
 	}
@@ -84,42 +94,54 @@ func (c *Client) ForToken(tok threads.Token) *Client {
 
 // ErrIdentity reports a call refused before sending because the Client has
 // no end user: every /v1 call needs exactly one of a user key
-// ([Client.ForUser]) and an end-user token ([Client.ForToken]).
-var ErrIdentity = errors.New("runs: every /v1 call needs exactly one end user: a user key (Client.ForUser) or an end-user token (Client.ForToken)")
+// ([Client.ForUser]) and an end-user token ([Client.ForToken],
+// [Client.ForTokenSource]).
+var ErrIdentity = errors.New("runs: every /v1 call needs exactly one end user: a user key (Client.ForUser) or an end-user token (Client.ForToken, Client.ForTokenSource)")
 
-// identity checks the Client's end user and returns the query or body
-// userKey to send ("" when the token is used) and the headers.
-func (c *Client) identity(op string) (key string, h http.Header, err error) {
+// identity checks the Client's end user and returns the user key to send
+// ("" when a token is used) or the end-user token (asked of the token
+// source, if the Client has one).
+func (c *Client) identity(ctx context.Context, op string) (key, tok string, err error) {
 	if c.err != nil {
-		return "", nil, c.err
+		return "", "", c.err
 	}
-	tok := c.token.Reveal()
+	if c.src != nil {
+		tok, err = c.src.token(ctx)
+		if err != nil {
+			return "", "", fmt.Errorf("%s: %w", op, err)
+		}
+		return "", tok, nil
+	}
+	tok = c.token.Reveal()
 	switch {
 	case c.userKey == "" && tok == "":
-		return "", nil, fmt.Errorf("%s: %w; this Client has neither", op, ErrIdentity)
+		return "", "", fmt.Errorf("%s: %w; this Client has neither", op, ErrIdentity)
 	case c.userKey != "" && tok != "":
 		// Not reachable through ForUser/ForToken, which replace each
 		// other; kept so that a future setter cannot send both.
-		return "", nil, fmt.Errorf("%s: %w; this Client has both", op, ErrIdentity)
+		return "", "", fmt.Errorf("%s: %w; this Client has both", op, ErrIdentity)
 	case c.userKey != "":
 		if strings.TrimSpace(c.userKey) == "" {
-			return "", nil, fmt.Errorf("%s: %w; the user key is empty", op, ErrIdentity)
+			return "", "", fmt.Errorf("%s: %w; the user key is empty", op, ErrIdentity)
 		}
-		return c.userKey, nil, nil
+		return c.userKey, "", nil
 	default:
 		if strings.TrimSpace(tok) == "" {
-			return "", nil, fmt.Errorf("%s: %w; the end-user token is empty", op, ErrIdentity)
+			return "", "", fmt.Errorf("%s: %w; the end-user token is empty", op, ErrIdentity)
 		}
-		return "", http.Header{"Authorization": {"Bearer " + tok}}, nil
+		return "", tok, nil
 	}
 }
 
 // secrets are what a call of c sends that a server may echo, for
 // core.Call.Secrets: the end-user token, if any (a blank one is never
-// sent), and extra.
+// sent), the last tokens its token source gave, and extra.
 func (c *Client) secrets(extra ...string) []string {
 	if tok := c.token.Reveal(); strings.TrimSpace(tok) != "" {
 		extra = append(extra, tok)
+	}
+	if c.src != nil {
+		extra = c.src.given(extra)
 	}
 	return extra
 }
@@ -129,8 +151,10 @@ func (c *Client) secrets(extra ...string) []string {
 type call struct {
 	ep     endpoint
 	ids    []string
+	route  *route.Route // the route itself, when not ep filled with ids (Client.Do)
 	query  url.Values
 	body   any          // JSON-encoded when not nil
+	raw    []byte       // the JSON body as sent (Client.Do), instead of body
 	setKey func(string) // a keyInBody route's: puts the user key in body
 }
 
@@ -138,14 +162,19 @@ type call struct {
 func (k call) op() string { return k.ep.op() }
 
 // prepare checks the Client's end user and the call's ids, puts the user
-// key where the route reads it and returns the call for the request path.
-// When it fails nothing is sent.
-func (c *Client) prepare(k call) (core.Call, error) {
-	key, hdr, err := c.identity(k.op())
-	if err != nil {
-		return core.Call{}, err
+// key where the route reads it (an end-user token in Authorization) and
+// returns the call for the request path. When it fails nothing is sent.
+func (c *Client) prepare(ctx context.Context, k call) (core.Call, error) {
+	var r route.Route
+	if k.route != nil {
+		r = *k.route
+	} else {
+		var err error
+		if r, err = k.ep.route(k.ids...); err != nil {
+			return core.Call{}, err
+		}
 	}
-	r, err := k.ep.route(k.ids...)
+	key, tok, err := c.identity(ctx, k.op())
 	if err != nil {
 		return core.Call{}, err
 	}
@@ -164,39 +193,175 @@ func (c *Client) prepare(k call) (core.Call, error) {
 			k.setKey(key)
 		}
 	}
-	return core.Call{
+	cc := core.Call{
 		Route:     r,
 		Query:     q,
 		Body:      k.body,
-		Header:    hdr,
 		KeyHeader: "X-Api-Key",
 		NoMigrate: true,
 		Secrets:   c.secrets(),
-	}, nil
+	}
+	if k.raw != nil {
+		cc.Body, cc.Raw = nil, k.raw
+		cc.Header = http.Header{"Content-Type": {"application/json"}}
+	}
+	if tok != "" {
+		if cc.Header == nil {
+			cc.Header = http.Header{}
+		}
+		cc.Header.Set("Authorization", "Bearer "+tok)
+		cc.Secrets = append(cc.Secrets, tok)
+	}
+	return cc, nil
 }
 
 // do sends the call and decodes a 2xx JSON answer into out (nil: the
 // body is closed unread, as for a 204).
 func (c *Client) do(ctx context.Context, opts []threads.RequestOption, k call, out any) error {
-	cc, err := c.prepare(k)
+	cc, err := c.prepare(ctx, k)
 	if err != nil {
 		return err
 	}
-	return c.send(ctx, opts, cc, out)
-}
-
-// send runs one core call and decodes its answer.
-func (c *Client) send(ctx context.Context, opts []threads.RequestOption, cc core.Call, out any) error {
-	if c.err != nil {
-		return c.err
-	}
-	ans, err := c.conn.Do(ctx, opts, cc)
+	ans, cc, err := c.roundTrip(ctx, opts, cc)
 	if err != nil {
-		return c.wrap(err)
+		return err
 	}
 	if out == nil {
 		ans.Resp.Body.Close()
 		return nil
 	}
 	return c.conn.DecodeJSON(ans, cc, out)
+}
+
+// roundTrip sends cc through the core and returns its 2xx answer, and the
+// call as last sent. A call refused with 401 by a Client with a token
+// source is sent once more, and only once, if the source then gives
+// another token (the refusal proves the service did not act on it); the
+// second answer is final. Errors are wrapped (c.wrap) without the call's
+// secrets.
+func (c *Client) roundTrip(ctx context.Context, opts []threads.RequestOption, cc core.Call) (*core.Answer, core.Call, error) {
+	if c.err != nil {
+		return nil, cc, c.err
+	}
+	ans, err := c.conn.Do(ctx, opts, cc)
+	if err == nil {
+		return ans, cc, nil
+	}
+	if c.src == nil || !errors.Is(err, threads.ErrUnauthorized) {
+		return nil, cc, c.wrap(err, cc.Secrets...)
+	}
+	old := strings.TrimPrefix(cc.Header.Get("Authorization"), "Bearer ")
+	tok, terr := c.src.token(ctx)
+	switch {
+	case terr != nil:
+		return nil, cc, fmt.Errorf("%w (asking the token source again after it: %v)", c.wrap(err, cc.Secrets...), c.conn.Redact(terr.Error(), cc.Secrets...))
+	case tok == old:
+		return nil, cc, c.wrap(err, cc.Secrets...) // the same token would be refused the same way
+	}
+	cc.Header = cc.Header.Clone()
+	cc.Header.Set("Authorization", "Bearer "+tok)
+	cc.Secrets = append(cc.Secrets[:len(cc.Secrets):len(cc.Secrets)], tok)
+	if ans, err = c.conn.Do(ctx, opts, cc); err != nil {
+		return nil, cc, c.wrap(err, cc.Secrets...)
+	}
+	return ans, cc, nil
+}
+
+// Do calls a /v1 route the package does not model (or one it does, in a
+// way its method does not) for the Client's end user, through the same
+// request path as every method: the *threads.Client's base URL, API key
+// (in x-api-key), headers, retries, timeouts, redaction, observer and
+// middlewares; a non-2xx answer is a *[threads.Problem] that matches this
+// package's sentinels. method is an HTTP method ("GET", "POST"...); path
+// is the route, under /v1/, escaped as in a URL, with an optional query:
+//
+//	var msg json.RawMessage
+//	err := alice.Do(ctx, "GET", "/v1/threads/"+url.PathEscape(id)+"/messages/"+url.PathEscape(mid), nil, &msg)
+//
+// The path is checked as every route's ids are, before anything is sent
+// (see [threads.Client.Do]); a path outside /v1/ is refused. The end user
+// goes where the route reads it: an end-user token in Authorization; a
+// user key where this package's route of that path sends it, and for any
+// other route where the service's routes of its method read it: a POST or
+// PUT in the body's userKey member (the body must then be a JSON object,
+// or nil), any other method in the userKey query parameter. A path that
+// already carries a userKey is refused (it would name a second end user).
+//
+// body and out are as for [threads.Client.Do]: nil sends none; a []byte
+// or json.RawMessage is sent as it is; anything else is encoded with
+// encoding/json; out nil drops the answer, a *json.RawMessage takes its
+// bytes, anything else is decoded from JSON, and an empty answer leaves
+// out as it is. Retries follow the method, as for every call.
+func (c *Client) Do(ctx context.Context, method, path string, body, out any, opts ...threads.RequestOption) error {
+	if c.err != nil {
+		return c.err
+	}
+	k, err := c.genericCall(method, path, body)
+	if err != nil {
+		return err
+	}
+	var keyErr error
+	if k.ep.key == keyInBody {
+		toks := []string{"userKey"}
+		if k.ep.template == epCreateAndRun.template {
+			toks = []string{"thread", "userKey"}
+		}
+		k.setKey = func(key string) {
+			v, _ := json.Marshal(key)
+			k.raw, keyErr = jsonx.Set(k.raw, toks, v)
+		}
+	}
+	cc, err := c.prepare(ctx, k)
+	if err != nil {
+		return err
+	}
+	if keyErr != nil {
+		return fmt.Errorf("%s: putting the user key in the body: %w", k.op(), keyErr)
+	}
+	cc.Raw = k.raw // with the user key, if it went there
+	ans, cc, err := c.roundTrip(ctx, opts, cc)
+	if err != nil {
+		return err
+	}
+	if out == nil || core.Empty(ans.Resp) {
+		core.DrainClose(ans.Resp.Body)
+		return nil
+	}
+	return c.conn.DecodeJSON(ans, cc, out)
+}
+
+// genericCall checks Do's method, path and body and returns the call.
+func (c *Client) genericCall(method, path string, body any) (call, error) {
+	shown := c.conn.Redact(path)
+	r, known, q, err := route.Literal(method, path, templates(method))
+	if err != nil {
+		return call{}, fmt.Errorf("runs: Do(%s %.80q): %w", method, shown, err)
+	}
+	if !strings.HasPrefix(r.Template, "/v1/") {
+		return call{}, fmt.Errorf("runs: Do(%s %.80q): not a /v1 route: use threads.Client.Do", method, shown)
+	}
+	if q.Has("userKey") {
+		return call{}, fmt.Errorf("runs: Do(%s %.80q): the path names a userKey: the Client's end user is the call's", method, shown)
+	}
+	k := call{ep: endpointOf(r, known), route: &r, query: q}
+	switch b := body.(type) {
+	case nil:
+	case json.RawMessage:
+		k.raw = append([]byte{}, b...)
+	case []byte:
+		k.raw = append([]byte{}, b...)
+	case io.Reader:
+		return call{}, fmt.Errorf("runs: Do(%s %.80q): the body is an io.Reader: pass its bytes (a []byte is sent as it is)", method, shown)
+	default:
+		if k.raw, err = json.Marshal(body); err != nil {
+			return call{}, fmt.Errorf("%s: encoding the body: %w", k.op(), err)
+		}
+	}
+	if len(k.raw) == 0 {
+		k.raw = nil
+		if k.ep.key == keyInBody {
+			k.raw = []byte("{}") // the user key needs an object to go in
+		}
+	}
+	return k, nil
 }

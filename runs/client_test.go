@@ -3,6 +3,8 @@ package runs_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,6 +18,7 @@ import (
 
 	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/runs"
+	"github.com/threadsapi/threads-go/threadstest"
 )
 
 // allSeen is a threads.Observer that keeps the text of everything it is
@@ -140,5 +143,75 @@ func TestCallSecretsRedactedWhereTheKeyIs(t *testing.T) {
 				t.Errorf("the observer heard no end: %s", obs.String())
 			}
 		})
+	}
+}
+
+// Client.Do sends the end user where the route reads it: a route of the
+// package where its method sends it, any other POST or PUT in the body's
+// userKey, any other method in the query; a token in Authorization. The
+// path is checked as every id is.
+func TestDo(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t)
+	u := runs.New(srv.Client()).ForUser("user-1")
+	ctx := context.Background()
+	last := func() threadstest.Request {
+		reqs := srv.Requests()
+		return reqs[len(reqs)-1]
+	}
+
+	var th runs.Thread
+	if err := u.Do(ctx, "POST", "/v1/threads", map[string]any{"metadata": map[string]any{"n": 1}}, &th); err != nil {
+		t.Fatal(err)
+	}
+	if th.UserKey != "user-1" || th.Metadata["n"] != float64(1) {
+		t.Fatalf("created %+v", th)
+	}
+	if r := last(); string(r.Body) != `{"metadata":{"n":1},"userKey":"user-1"}` || r.Header.Get("X-Api-Key") != srv.APIKey {
+		t.Errorf("POST sent %s, %v", r.Body, r.Header)
+	}
+	var raw json.RawMessage
+	if err := u.Do(ctx, "GET", "/v1/threads/"+th.ID+"?x=1", nil, &raw); err != nil || !strings.Contains(string(raw), th.ID) {
+		t.Fatalf("GET: %s %v", raw, err)
+	}
+	if q := last().Query; q.Get("userKey") != "user-1" || q.Get("x") != "1" {
+		t.Errorf("GET query %v", q)
+	}
+	// Create-and-run reads the user key in thread.userKey only.
+	if err := u.Do(ctx, "POST", "/v1/threads/runs", []byte(`{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	if b := string(last().Body); !strings.Contains(b, `"thread":{"userKey":"user-1"}`) || strings.Contains(b, `,"userKey"`) {
+		t.Errorf("create-and-run sent %s", b)
+	}
+	// A route the package does not model: the service's answer, a *Problem.
+	err := u.Do(ctx, "POST", "/v1/threads/"+th.ID+"/unknown", nil, nil)
+	if !errors.Is(err, threads.ErrNotFound) {
+		t.Errorf("unknown route: %v", err)
+	}
+	if b := string(last().Body); b != `{"userKey":"user-1"}` {
+		t.Errorf("unknown POST sent %s", b)
+	}
+
+	n := len(srv.Requests())
+	for path, want := range map[string]string{
+		"/threads":                  "not a /v1 route",
+		"/v1/threads/..":            "dot segment",
+		"/v1/threads/a%2fb":         "encoded separator",
+		"/v1/threads?userKey=bob":   "names a userKey",
+		"//evil.example/v1/threads": "names a host",
+	} {
+		if err := u.Do(ctx, "GET", path, nil, nil); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", path, err, want)
+		}
+	}
+	if err := runs.New(srv.Client()).Do(ctx, "GET", "/v1/threads", nil, nil); !errors.Is(err, runs.ErrIdentity) {
+		t.Errorf("no end user: %v", err)
+	}
+	if err := u.Do(ctx, "POST", "/v1/threads", []byte(`[1]`), nil); err == nil || !strings.Contains(err.Error(), "user key in the body") {
+		t.Errorf("array body: %v", err)
+	}
+	if got := len(srv.Requests()); got != n {
+		t.Errorf("%d requests sent by refused calls", got-n)
 	}
 }

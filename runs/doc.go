@@ -73,7 +73,23 @@
 // every item. The service's cursors lose microseconds, so a page may repeat
 // the previous one's last item, and suggestion paging can return its cursor
 // forever: the iterators yield each id once, stop when a cursor comes back,
-// and give up after [MaxPages] pages.
+// and give up after [MaxPages] pages. A page holds its items in Items
+// ([ThreadPage], [MessagePage], [SuggestionPage]), as [threads.ThreadPage]
+// does.
+//
+// # Names shared with package threads
+//
+// A name that both packages have means the same idea on the other API
+// generation, and its documentation names the counterpart: [Client],
+// [Stream], [Thread], [ThreadWithMessages], [ThreadPage], [Message],
+// [Resource], [Role], [CreateThreadParams], [UpdateThreadParams],
+// [GenerateSuggestionsParams], [Suggestion], [AvailableComponent],
+// [ToolRoundsError], and the builders [ResourcePart] and [ToolResult]
+// (callID, text: a failed call sets the part's IsError). A runnable tool
+// is a [threads.Tool] in both generations, and a tool's Call receives a
+// [threads.ToolCall]; what /v1 sends is a tool's wire definition,
+// [ToolDefinition] ([DefineTool], [RunParams].ToolDefinitions), and what a
+// run's stream recorded of a call is a [StreamedToolCall].
 //
 // The types are written by hand from the service's recorded answers, not
 // generated from its OpenAPI document, which is wrong about several

@@ -57,7 +57,7 @@ func TestAgainstFake(t *testing.T) {
 				t.Fatalf("unknown message: %v", err)
 			}
 			sg, err := u.GenerateSuggestions(ctx, th.ID, msg.ID, runs.GenerateSuggestionsParams{MaxSuggestions: 3})
-			if err != nil || len(sg.Suggestions) != 3 {
+			if err != nil || len(sg.Items) != 3 {
 				t.Fatalf("generate: %+v %v", sg, err)
 			}
 			n := 0

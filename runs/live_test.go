@@ -117,10 +117,10 @@ func TestLiveV1RunAndMessages(t *testing.T) {
 // is the model's choice: the test says so and stops when it does not).
 func TestLiveV1ToolRoundTrip(t *testing.T) {
 	u, ctx := liveUser(t)
-	tools := []runs.Tool{{Name: "get_weather", Description: "Get the current weather for a city. Always use it for weather questions.",
+	tools := []runs.ToolDefinition{{Name: "get_weather", Description: "Get the current weather for a city. Always use it for weather questions.",
 		InputSchema: map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}, "required": []string{"city"}}}}
 	s, err := u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{
-		Content: []runs.Content{runs.Text("What is the weather in Paris? Use the get_weather tool.")}, Tools: tools}})
+		Content: []runs.Content{runs.Text("What is the weather in Paris? Use the get_weather tool.")}, ToolDefinitions: tools}})
 	require.NoError(t, err)
 	liveCleanup(t, u, s.ThreadID())
 	res, err := s.Collect()
@@ -133,15 +133,15 @@ func TestLiveV1ToolRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, th.PendingToolCallIDs, len(res.PendingToolCalls))
 
-	_, err = u.Run(ctx, th.ID, runs.RunParams{PreviousRunID: res.RunID, Tools: tools, Content: []runs.Content{runs.Text("never mind")}})
+	_, err = u.Run(ctx, th.ID, runs.RunParams{PreviousRunID: res.RunID, ToolDefinitions: tools, Content: []runs.Content{runs.Text("never mind")}})
 	assert.ErrorIs(t, err, runs.ErrInvalidToolResult)
 
 	var results []runs.Content
 	for _, c := range res.PendingToolCalls {
 		assert.Equal(t, "get_weather", c.ToolName)
-		results = append(results, runs.ToolResult(c.ToolCallID, "18°C and cloudy", false))
+		results = append(results, runs.ToolResult(c.ToolCallID, "18°C and cloudy"))
 	}
-	s, err = u.Run(ctx, th.ID, runs.RunParams{PreviousRunID: res.RunID, Tools: tools, Content: results})
+	s, err = u.Run(ctx, th.ID, runs.RunParams{PreviousRunID: res.RunID, ToolDefinitions: tools, Content: results})
 	require.NoError(t, err)
 	res, err = s.Collect()
 	require.NoError(t, err)

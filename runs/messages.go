@@ -75,7 +75,7 @@ func (c *Client) AllMessages(ctx context.Context, threadID string, params *ListM
 		if err != nil {
 			return nil, "", false, err
 		}
-		return pg.Messages, pg.NextCursor, pg.HasMore, nil
+		return pg.Items, pg.NextCursor, pg.HasMore, nil
 	}, func(m Message) string { return m.ID })
 }
 

@@ -18,7 +18,7 @@ func TestListMessagesCaptures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pg.Messages) != 4 || pg.HasMore || pg.Messages[2].Text() != "second question" {
+	if len(pg.Items) != 4 || pg.HasMore || pg.Items[2].Text() != "second question" {
 		t.Errorf("31: %+v", pg)
 	}
 	r.check()
@@ -95,8 +95,8 @@ func TestGetMessageCaptures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pg.Messages) != 3 || pg.Messages[1].Content[1].Type != ContentComponent || pg.Messages[1].Content[1].State == nil {
-		t.Errorf("88: %+v", pg.Messages)
+	if len(pg.Items) != 3 || pg.Items[1].Content[1].Type != ContentComponent || pg.Items[1].Content[1].State == nil {
+		t.Errorf("88: %+v", pg.Items)
 	}
 	r.check()
 }

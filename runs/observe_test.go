@@ -136,7 +136,7 @@ func TestObserverRunFailureAndDecodeError(t *testing.T) {
 	t.Parallel()
 	obs := &recorder{}
 	c, srv := observed(t, obs)
-	srv.PushRunScript(threadstest.RunScript{Error: &threadstest.RunError{Code: "LLM_CLIENT_ERROR", Status: 400}, ErrorAfter: 1})
+	srv.PushRunScript(threadstest.RunScript{Error: &threadstest.RunFailure{Code: "LLM_CLIENT_ERROR", Status: 400}, ErrorAfter: 1})
 	s, err := c.CreateAndRun(t.Context(), runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("hi")}}})
 	require.NoError(t, err)
 	_, err = s.Collect()

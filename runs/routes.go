@@ -51,6 +51,43 @@ var (
 	epExchangeToken  = endpoint{http.MethodPost, "/oauth/token", keyNone}
 )
 
+// endpoints are the routes above with an end user, for Client.Do: a path
+// that follows one is that route, and takes the user key where it does.
+var endpoints = [...]endpoint{
+	epListThreads, epCreateThread, epGetThread, epUpdateThread, epDeleteThread, epListMessages, epGetMessage,
+	epListSuggestions, epGenerateSuggestions, epRun, epCreateAndRun, epCancel, epComponentState,
+}
+
+// templates returns the templates of the endpoints of method.
+func templates(method string) []string {
+	var out []string
+	for _, e := range endpoints {
+		if e.method == method {
+			out = append(out, e.template)
+		}
+	}
+	return out
+}
+
+// endpointOf returns the endpoint of r, one that Client.Do was given: a
+// route of the endpoints above, or another /v1 route, which reads the user
+// key where the service's routes of its method do (a POST or PUT from the
+// body, any other method from the query).
+func endpointOf(r route.Route, known bool) endpoint {
+	if known {
+		for _, e := range endpoints {
+			if e.method == r.Method && e.template == r.Template {
+				return e
+			}
+		}
+	}
+	e := endpoint{method: r.Method, template: r.Template, key: keyInQuery}
+	if r.Method == http.MethodPost || r.Method == http.MethodPut {
+		e.key = keyInBody
+	}
+	return e
+}
+
 // op names the route in errors: "runs: GET /v1/threads/{threadId}".
 func (e endpoint) op() string { return "runs: " + e.method + " " + e.template }
 

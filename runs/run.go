@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	threads "github.com/threadsapi/threads-go"
@@ -31,9 +32,11 @@ type RunParams struct {
 	// [ErrRunActive]. It cannot be combined with
 	// PreviousRunID, nor used with CreateAndRun (a new thread has no runs).
 	AfterLastRun bool
-	// Tools are the client tools the model may call; a call pauses the
-	// run (OutcomeAwaitingTools).
-	Tools []Tool
+	// ToolDefinitions declare the client tools that the caller answers
+	// itself: the model may call them, and a call pauses the run
+	// (OutcomeAwaitingTools). The tools this process runs for you are
+	// [ToolRunner.Tools] ([threads.Tool] values), declared beside these.
+	ToolDefinitions []ToolDefinition
 	// AvailableComponents are the components the model may render.
 	AvailableComponents []AvailableComponent
 	// ToolChoice is sent as given ("auto", "none", "required" or
@@ -57,9 +60,12 @@ type CreateRunParams struct {
 	InitialMessages []InitialMessage
 }
 
-// Tool is a client tool offered to the model. InputSchema (a JSON Schema
-// object) is required by the service.
-type Tool struct {
+// ToolDefinition is a client tool as /v1 declares it to the model (its
+// wire definition), not a tool that runs: a runnable tool is a
+// [threads.Tool], which [DefineTool] turns into a ToolDefinition and
+// [ToolRunner] runs. InputSchema (a JSON Schema object) is required by the
+// service.
+type ToolDefinition struct {
 	Name         string `json:"name"`
 	Description  string `json:"description"`
 	InputSchema  any    `json:"inputSchema"`
@@ -80,7 +86,7 @@ type runBody struct {
 	UserKey             string               `json:"userKey,omitzero"`
 	Thread              *runThread           `json:"thread,omitzero"`
 	PreviousRunID       string               `json:"previousRunId,omitzero"`
-	Tools               []Tool               `json:"tools,omitzero"`
+	Tools               []ToolDefinition     `json:"tools,omitzero"`
 	AvailableComponents []AvailableComponent `json:"availableComponents,omitzero"`
 	ToolChoice          any                  `json:"toolChoice,omitzero"`
 	Model               string               `json:"model,omitzero"`
@@ -104,7 +110,7 @@ func (p RunParams) body(op string) (*runBody, error) {
 	return &runBody{
 		Message:             runMessage{Role: RoleUser, Content: p.Content, Metadata: p.MessageMetadata, AdditionalContext: p.AdditionalContext},
 		PreviousRunID:       p.PreviousRunID,
-		Tools:               p.Tools,
+		Tools:               p.ToolDefinitions,
 		AvailableComponents: p.AvailableComponents,
 		ToolChoice:          p.ToolChoice,
 		Model:               p.Model,
@@ -112,6 +118,88 @@ func (p RunParams) body(op string) (*runBody, error) {
 		Temperature:         p.Temperature,
 		RunMetadata:         p.RunMetadata,
 	}, nil
+}
+
+// ContextHelper computes one member of the additionalContext of every
+// run of a Client ([Client.WithContextHelper]): the current page, the
+// user's plan, the time. It runs before each run is sent, with the run's
+// context; its value is encoded with encoding/json, and a nil value (or
+// one that encodes as null) adds nothing to that run. An error fails the
+// run before anything is sent.
+type ContextHelper func(ctx context.Context) (any, error)
+
+type contextHelper struct {
+	name string
+	fn   ContextHelper
+}
+
+// helperList is a Client's context helpers, in order. A Client holds it by
+// pointer (a Client stays comparable) and never changes it: adding one
+// makes a new list.
+type helperList struct{ list []contextHelper }
+
+// WithContextHelper returns a copy of the Client whose runs ([Client.Run],
+// [Client.CreateAndRun] and the runs of the tool runner) each carry, in
+// their message's additionalContext, the member name set to fn's value, as
+// the official client's addContextHelper does: the service shows it to the
+// model beside the message. Helpers run in the order they were added,
+// before the run is sent; adding one under a name already taken replaces
+// it. The run's own RunParams.AdditionalContext wins over a helper of the
+// same name: it is that run's explicit choice. An error of fn, a value
+// encoding/json cannot encode, an empty name or a nil fn fails the run
+// before anything is sent, with an error that names the helper (and wraps
+// fn's error). The Client it is called on is not changed.
+func (c *Client) WithContextHelper(name string, fn ContextHelper) *Client {
+	cp := *c
+	var hs []contextHelper
+	if c.helpers != nil {
+		hs = make([]contextHelper, 0, len(c.helpers.list)+1)
+		for _, h := range c.helpers.list {
+			if h.name != name {
+				hs = append(hs, h)
+			}
+		}
+	}
+	cp.helpers = &helperList{list: append(hs, contextHelper{name: name, fn: fn})}
+	return &cp
+}
+
+// addContext runs the Client's context helpers into b's additionalContext
+// (a new map: the caller's stays as it was).
+func (c *Client) addContext(ctx context.Context, op string, b *runBody) error {
+	if c.helpers == nil {
+		return nil
+	}
+	merged := make(map[string]any, len(c.helpers.list)+len(b.Message.AdditionalContext))
+	for i, h := range c.helpers.list {
+		switch {
+		case h.name == "":
+			return fmt.Errorf("%s: context helper %d has no name", op, i+1)
+		case h.fn == nil:
+			return fmt.Errorf("%s: context helper %q is nil", op, h.name)
+		}
+		v, err := h.fn(ctx)
+		if err != nil {
+			return fmt.Errorf("%s: context helper %q: %w", op, h.name, err)
+		}
+		if v == nil {
+			continue
+		}
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("%s: context helper %q: its value does not encode as JSON: %w", op, h.name, err)
+		}
+		if string(raw) != "null" {
+			merged[h.name] = json.RawMessage(raw)
+		}
+	}
+	for k, v := range b.Message.AdditionalContext {
+		merged[k] = v
+	}
+	if len(merged) > 0 {
+		b.Message.AdditionalContext = merged
+	}
+	return nil
 }
 
 // Run sends a message on thread threadID and streams the reply (POST
@@ -131,6 +219,9 @@ func (c *Client) Run(ctx context.Context, threadID string, params RunParams, opt
 	k := call{ep: epRun, ids: []string{threadID}}
 	body, err := params.body(k.op())
 	if err != nil {
+		return nil, err
+	}
+	if err := c.addContext(ctx, k.op(), body); err != nil {
 		return nil, err
 	}
 	if params.AfterLastRun {
@@ -160,6 +251,9 @@ func (c *Client) CreateAndRun(ctx context.Context, params CreateRunParams, opts 
 	if err != nil {
 		return nil, err
 	}
+	if err := c.addContext(ctx, k.op(), body); err != nil {
+		return nil, err
+	}
 	if params.AfterLastRun {
 		return nil, fmt.Errorf("%s: RunParams.AfterLastRun: a new thread has no runs to follow", k.op())
 	}
@@ -173,23 +267,22 @@ func (c *Client) CreateAndRun(ctx context.Context, params CreateRunParams, opts 
 }
 
 func (c *Client) stream(ctx context.Context, opts []threads.RequestOption, k call, threadID string) (*Stream, error) {
-	cc, err := c.prepare(k)
+	cc, err := c.prepare(ctx, k)
 	if err != nil {
 		return nil, err
 	}
 	cc.Stream = true
-	ans, err := c.conn.Do(ctx, opts, cc)
+	ans, cc, err := c.roundTrip(ctx, opts, cc)
 	if err != nil {
-		return nil, c.wrap(err)
+		return nil, err
 	}
 	h := ans.Resp.Header
 	if id := h.Get("X-Thread-Id"); id != "" {
 		threadID = id
 	}
-	tok := c.token.Reveal()
 	redact := ans.Redact
-	if tok != "" && redact != nil {
-		redact = func(s string, extra ...string) string { return ans.Redact(s, append(extra, tok)...) }
+	if secrets := cc.Secrets; len(secrets) > 0 && redact != nil {
+		redact = func(s string, extra ...string) string { return ans.Redact(s, append(extra, secrets...)...) }
 	}
 	s := newStream(ctx, ans.Resp.Body, limits{maxEventSize: ans.Limits.MaxEventSize, idleTimeout: ans.Limits.IdleTimeout},
 		redact, threadID, h.Get("X-Run-Id"))

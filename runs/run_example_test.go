@@ -96,3 +96,76 @@ func ExampleClient_RunTools() {
 	// The tool said: 18°C in Paris.
 	// <nil> 1
 }
+
+// An agent: two Go tools and a UI component whose props are a Go struct.
+// RunTools answers the model's tool calls round after round; the
+// component's props arrive decoded.
+func ExampleClient_RunTools_agent() {
+	srv := threadstest.Start()
+	defer srv.Close()
+	ctx := context.Background()
+
+	type CityArgs struct {
+		City string `json:"city" description:"City name"`
+	}
+	type SkyArgs struct {
+		Sky string `json:"sky" enum:"sunny,rainy"`
+	}
+	type WeatherCard struct {
+		City        string  `json:"city"`
+		Temperature float64 `json:"temperature"`
+	}
+	tools := []threads.Tool{
+		threads.NewTool("get_weather", "Current weather for a city",
+			func(_ context.Context, a CityArgs) (string, error) { return "sunny, 22°C in " + a.City, nil }),
+		threads.NewTool("packing_list", "What to pack for a sky",
+			func(_ context.Context, a SkyArgs) (string, error) {
+				if a.Sky == "rainy" {
+					return "umbrella", nil
+				}
+				return "sunglasses, hat", nil
+			}),
+	}
+	card := runs.NewComponent[WeatherCard]("WeatherCard", "Shows the weather for a city")
+
+	// The fake has no model: script what a model would do, one run each.
+	srv.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
+		{Name: "get_weather", Arguments: map[string]any{"city": "Lisbon"}}}})
+	srv.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
+		{Name: "packing_list", Arguments: map[string]any{"sky": "sunny"}}}})
+	srv.PushRunScript(threadstest.RunScript{Text: "Pack sunglasses.", Component: &threadstest.RunComponent{
+		Name: "WeatherCard", Props: map[string]any{"city": "Lisbon", "temperature": 22}}})
+
+	alice := runs.New(srv.Client()).ForUser("alice")
+	ts, err := alice.CreateAndRunTools(ctx, runs.CreateRunParams{RunParams: runs.RunParams{
+		Content:             []runs.Content{runs.Text("Going to Lisbon: what should I pack?")},
+		AvailableComponents: []runs.AvailableComponent{card.Available()},
+	}}, runs.ToolRunner{Tools: tools})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ts.Close()
+	for ts.Next() {
+		if ev, ok := card.Decode(ts, ts.Current()); ok {
+			if ev.Final {
+				fmt.Printf("[WeatherCard %s %.0f°]\n", ev.Props.City, ev.Props.Temperature)
+			}
+			continue
+		}
+		switch ev := ts.Current().(type) {
+		case runs.ToolRunResult:
+			fmt.Println(ev.ToolName+":", ev.Text)
+		case runs.TextMessageContent:
+			fmt.Print(ev.Delta)
+		}
+	}
+	fmt.Println()
+	fmt.Println(ts.Err(), ts.Rounds())
+	// Output:
+	// get_weather: sunny, 22°C in Lisbon
+	// packing_list: sunglasses, hat
+	// [WeatherCard Lisbon 22°]
+	// Pack sunglasses.
+	// <nil> 2
+}

@@ -315,3 +315,113 @@ func TestRunAfterLastRun(t *testing.T) {
 		t.Fatal("CreateAndRun took AfterLastRun")
 	}
 }
+
+// sentContext returns the message.additionalContext of the last run the
+// server got.
+func sentContext(t *testing.T, srv *threadstest.Server) map[string]any {
+	t.Helper()
+	reqs := srv.Requests()
+	for i := len(reqs) - 1; i >= 0; i-- {
+		if reqs[i].Method == "POST" && strings.HasSuffix(reqs[i].Path, "/runs") {
+			var body struct {
+				Message struct {
+					AdditionalContext map[string]any `json:"additionalContext"`
+				} `json:"message"`
+			}
+			if err := json.Unmarshal(reqs[i].Body, &body); err != nil {
+				t.Fatal(err)
+			}
+			return body.Message.AdditionalContext
+		}
+	}
+	t.Fatal("no run was sent")
+	return nil
+}
+
+// A Client's context helpers join every run's additionalContext, the
+// run's own members winning; a nil value adds nothing; the last helper
+// added under a name is the one that runs; the base Client is unchanged.
+func TestContextHelpers(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t)
+	base := runs.New(srv.Client()).ForUser("user-1")
+	var seenCtx context.Context
+	type key struct{}
+	c := base.WithContextHelper("page", func(context.Context) (any, error) { return "/old", nil }).
+		WithContextHelper("time", func(ctx context.Context) (any, error) { seenCtx = ctx; return "12:00", nil }).
+		WithContextHelper("none", func(context.Context) (any, error) { return nil, nil }).
+		WithContextHelper("page", func(context.Context) (any, error) { return map[string]any{"path": "/home"}, nil })
+	ctx := context.WithValue(context.Background(), key{}, 1)
+	p := textParams("hi")
+	p.AdditionalContext = map[string]any{"time": "mine", "extra": true}
+	s, err := c.CreateAndRun(ctx, runs.CreateRunParams{RunParams: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Collect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := sentContext(t, srv)
+	if fmt.Sprint(got) != "map[extra:true page:map[path:/home] time:mine]" {
+		t.Errorf("additionalContext %v", got)
+	}
+	if seenCtx == nil || seenCtx.Value(key{}) != 1 {
+		t.Error("the helper did not get the run's context")
+	}
+	if len(p.AdditionalContext) != 2 {
+		t.Errorf("the caller's map changed: %v", p.AdditionalContext)
+	}
+
+	q := textParams("again")
+	q.PreviousRunID = res.RunID
+	s, err = c.Run(ctx, res.ThreadID, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if got := sentContext(t, srv); fmt.Sprint(got) != "map[page:map[path:/home] time:12:00]" {
+		t.Errorf("second run: %v", got)
+	}
+
+	// The base Client has no helpers.
+	s, err = base.CreateAndRun(ctx, runs.CreateRunParams{RunParams: textParams("plain")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if got := sentContext(t, srv); got != nil {
+		t.Errorf("base Client: %v", got)
+	}
+}
+
+// A helper's error, a value that is not JSON, an empty name or a nil
+// function fails the run before anything is sent, naming the helper.
+func TestContextHelperErrors(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t)
+	base := runs.New(srv.Client()).ForUser("user-1")
+	errPage := errors.New("no page")
+	for _, c := range []struct {
+		client *runs.Client
+		want   string
+		is     error
+	}{
+		{base.WithContextHelper("page", func(context.Context) (any, error) { return nil, errPage }), `context helper "page": no page`, errPage},
+		{base.WithContextHelper("fn", func(context.Context) (any, error) { return func() {}, nil }), `context helper "fn": its value does not encode as JSON`, nil},
+		{base.WithContextHelper("", func(context.Context) (any, error) { return 1, nil }), `context helper 1 has no name`, nil},
+		{base.WithContextHelper("nil", nil), `context helper "nil" is nil`, nil},
+	} {
+		_, err := c.client.CreateAndRun(context.Background(), runs.CreateRunParams{RunParams: textParams("hi")})
+		if err == nil || !strings.Contains(err.Error(), c.want) || (c.is != nil && !errors.Is(err, c.is)) {
+			t.Errorf("err %v, want %q", err, c.want)
+		}
+		_, err = c.client.Run(context.Background(), "thr_x", runs.RunParams{Content: []runs.Content{runs.Text("hi")}, AfterLastRun: true})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Run: err %v, want %q", err, c.want)
+		}
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d requests were sent", n)
+	}
+}

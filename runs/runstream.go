@@ -93,7 +93,8 @@ func (o Outcome) String() string {
 //
 // A Stream is not safe for concurrent use, except Close, Cancel, Outcome,
 // ThreadID and RunID, which may be called from any goroutine, also while
-// Next blocks.
+// Next blocks. Its counterpart on the spec's routes is [threads.Stream],
+// the snapshots of one reply.
 type Stream struct {
 	// eng is the connection and its state: Next, Close, the idle timer, the
 	// drain after the run's end, the observer's hooks (internal/stream).
@@ -243,7 +244,7 @@ func (s *Stream) engine() *stream.Engine {
 // of its run is dropped (the tool stream took its Result). It reports false
 // when s was closed meanwhile: next's body is then closed, which cancels
 // its run on the service.
-func (s *Stream) nextRun(next *Stream) bool {
+func (s *Stream) nextRun(next *Stream, held int64) bool {
 	n := next.run
 	n.mu.Lock()
 	threadID, runID, cancel := n.threadID, n.runID, n.cancel
@@ -259,7 +260,9 @@ func (s *Stream) nextRun(next *Stream) bool {
 	r.runID, r.cancel = runID, cancel
 	r.outcome, r.ended, r.cancelled = OutcomeUnknown, false, false
 	r.mu.Unlock()
-	s.cur, s.index, s.open, s.acc = nil, 0, openText{}, assembly{}
+	// held: what the caller keeps of the runs before, so that all the
+	// runs of a tool stream share one budget (maxRetained).
+	s.cur, s.index, s.open, s.acc = nil, 0, openText{}, assembly{retained: held, base: held}
 	return true
 }
 
@@ -611,7 +614,7 @@ type Result struct {
 	Reasoning []Reasoning
 	// ToolCalls are the client tool calls the run made, in order, with
 	// their arguments as the model wrote them (JSON text).
-	ToolCalls []ToolCall
+	ToolCalls []StreamedToolCall
 	// PendingToolCalls, for OutcomeAwaitingTools, are the calls whose
 	// results the next run must carry.
 	PendingToolCalls []PendingToolCall
@@ -622,8 +625,10 @@ type Result struct {
 	Incomplete bool
 }
 
-// ToolCall is a client tool call as the run streamed it.
-type ToolCall struct {
+// StreamedToolCall is a client tool call as the run streamed it. It is
+// not [threads.ToolCall], what a tool's Call receives in both API
+// generations (arguments decoded, the status lines apart).
+type StreamedToolCall struct {
 	ID, Name string
 	// Arguments is the JSON text of the arguments (the TOOL_CALL_ARGS
 	// deltas joined).
@@ -656,7 +661,7 @@ func (s *Stream) result() *Result {
 	}
 	r.Reasoning = a.reasoning()
 	for _, c := range a.calls {
-		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: c.id, Name: c.name, Arguments: string(c.args), ParentMessageID: c.parent})
+		r.ToolCalls = append(r.ToolCalls, StreamedToolCall{ID: c.id, Name: c.name, Arguments: string(c.args), ParentMessageID: c.parent})
 	}
 	return r
 }

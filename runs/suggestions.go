@@ -56,11 +56,12 @@ func (c *Client) AllSuggestions(ctx context.Context, threadID, messageID string,
 		if err != nil {
 			return nil, "", false, err
 		}
-		return pg.Suggestions, pg.NextCursor, pg.HasMore, nil
+		return pg.Items, pg.NextCursor, pg.HasMore, nil
 	}, func(s Suggestion) string { return s.ID })
 }
 
-// GenerateSuggestionsParams shapes [Client.GenerateSuggestions].
+// GenerateSuggestionsParams shapes [Client.GenerateSuggestions]. Its
+// counterpart on the spec's routes is [threads.GenerateSuggestionsParams].
 type GenerateSuggestionsParams struct {
 	// MaxSuggestions is 1 to 10; 0 leaves the service's default (3).
 	MaxSuggestions int `json:"maxSuggestions,omitzero"`

@@ -22,7 +22,7 @@ func TestSuggestionsCaptures(t *testing.T) {
 	c := r.client().ForUser("user-1")
 	ctx := context.Background()
 	pg, err := c.ListSuggestions(ctx, sugThread, sugMsg, nil)
-	if err != nil || len(pg.Suggestions) != 0 || pg.HasMore {
+	if err != nil || len(pg.Items) != 0 || pg.HasMore {
 		t.Fatalf("100: %+v %v", pg, err)
 	}
 	pg, err = c.GenerateSuggestions(ctx, sugThread, sugMsg, GenerateSuggestionsParams{MaxSuggestions: 2})
@@ -32,13 +32,13 @@ func TestSuggestionsCaptures(t *testing.T) {
 	want := Suggestion{ID: "sug_Pc1DqeMP.7149fe", MessageID: sugMsg, Title: "First idea",
 		Description: "Tell me more about the first idea", DetailedSuggestion: "Tell me more about the first idea",
 		CreatedAt: ms("2026-11-24T05:31:17.833Z")}
-	if len(pg.Suggestions) != 2 || !reflect.DeepEqual(pg.Suggestions[0], want) {
+	if len(pg.Items) != 2 || !reflect.DeepEqual(pg.Items[0], want) {
 		t.Errorf("101: %+v", pg)
 	}
-	if pg, err = c.ListSuggestions(ctx, sugThread, sugMsg, nil); err != nil || len(pg.Suggestions) != 2 {
+	if pg, err = c.ListSuggestions(ctx, sugThread, sugMsg, nil); err != nil || len(pg.Items) != 2 {
 		t.Errorf("102: %+v %v", pg, err)
 	}
-	if pg, err = c.GenerateSuggestions(ctx, sugThread, sugMsg, GenerateSuggestionsParams{}); err != nil || pg.Suggestions[0].ID != "sug_r6cV0CrZ.d3d787" {
+	if pg, err = c.GenerateSuggestions(ctx, sugThread, sugMsg, GenerateSuggestionsParams{}); err != nil || pg.Items[0].ID != "sug_r6cV0CrZ.d3d787" {
 		t.Errorf("109: %+v %v", pg, err)
 	}
 	r.check()

@@ -64,12 +64,13 @@ func (c *Client) AllThreads(ctx context.Context, params *ListThreadsParams, opts
 		if err != nil {
 			return nil, "", false, err
 		}
-		return pg.Threads, pg.NextCursor, pg.HasMore, nil
+		return pg.Items, pg.NextCursor, pg.HasMore, nil
 	}, func(t Thread) string { return t.ID })
 }
 
 // CreateThreadParams is what a new thread starts with. All fields are
-// optional.
+// optional. Its counterpart on the spec's routes is
+// [threads.CreateThreadParams].
 type CreateThreadParams struct {
 	Metadata map[string]any
 	// InitialMessages seed the thread; a thread created with them and no
@@ -112,7 +113,8 @@ func (c *Client) GetThread(ctx context.Context, threadID string, opts ...threads
 }
 
 // UpdateThreadParams changes a thread. A field left at its zero value is
-// not sent and keeps its value.
+// not sent and keeps its value. Its counterpart on the spec's routes is
+// [threads.UpdateThreadParams].
 type UpdateThreadParams struct {
 	Name string `json:"name,omitzero"`
 	// Metadata, when not nil, replaces the thread's metadata whole (the

@@ -97,8 +97,8 @@ func TestListThreadsCaptures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pg.Threads) != 5 || pg.HasMore || pg.NextCursor != "" || pg.Threads[0].ID != "thr_IQmVyZw.db8558" ||
-		!reflect.DeepEqual(pg.Threads[0].Metadata, map[string]any{"i": float64(2)}) || pg.Threads[4].Metadata != nil {
+	if len(pg.Items) != 5 || pg.HasMore || pg.NextCursor != "" || pg.Items[0].ID != "thr_IQmVyZw.db8558" ||
+		!reflect.DeepEqual(pg.Items[0].Metadata, map[string]any{"i": float64(2)}) || pg.Items[4].Metadata != nil {
 		t.Errorf("06: %+v", pg)
 	}
 	r.check()

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	threads "github.com/threadsapi/threads-go"
@@ -85,4 +86,100 @@ func (c *Client) ExchangeToken(ctx context.Context, subjectToken string, opts ..
 		tok.Expiry = got.Add(tok.ExpiresIn)
 	}
 	return tok, nil
+}
+
+// TokenSource gives the end-user token of a /v1 call: a Client made with
+// [Client.ForTokenSource] asks it before each call (and once more after a
+// 401). Token returns the token as it goes in "Authorization: Bearer"; an
+// error fails the call before anything is sent. It must be safe for
+// concurrent use: one Client's calls ask it from their own goroutines.
+// Cache the token in it and renew it before it expires (the service
+// answers 401 once it has).
+type TokenSource interface {
+	Token(ctx context.Context) (string, error)
+}
+
+// TokenSourceFunc is a function that is a [TokenSource].
+type TokenSourceFunc func(ctx context.Context) (string, error)
+
+// Token calls f.
+func (f TokenSourceFunc) Token(ctx context.Context) (string, error) { return f(ctx) }
+
+// ForTokenSource returns a copy of the Client that acts for the end user
+// whose tokens src gives: each call asks src for a token first, and sends
+// it in "Authorization: Bearer" as [Client.ForToken] does. A call the
+// service refuses with 401 asks src once more and, if src now gives a
+// different token, is sent once more with it (the 401 proves the service
+// did not act); a second 401, or the same token again, is returned as it
+// is, so a source that keeps giving refused tokens costs one extra call,
+// never a loop. It replaces any user key or token; a nil src makes every
+// call fail with [ErrIdentity].
+//
+// src's errors are returned wrapped; an empty token is [ErrIdentity]. The
+// tokens it gives are secrets as a [threads.Token] is: never in an error
+// or log line of the SDK.
+//
+// golang.org/x/oauth2's TokenSource (which renews its tokens) adapts in a
+// few lines, for a project whose OAuth settings accept your identity
+// provider's tokens as they are:
+//
+//	ts := conf.TokenSource(ctx, tok) // an oauth2.TokenSource
+//	alice := base.ForTokenSource(runs.TokenSourceFunc(func(context.Context) (string, error) {
+//		t, err := ts.Token()
+//		if err != nil {
+//			return "", err
+//		}
+//		return t.AccessToken, nil
+//	}))
+//
+// To send the service's own tokens instead, exchange the provider's token
+// in the source with [Client.ExchangeToken] and keep the result until its
+// Expiry.
+func (c *Client) ForTokenSource(src TokenSource) *Client {
+	cp := *c
+	cp.userKey, cp.token, cp.src = "", threads.Token{}, &tokenSource{src: src}
+	return &cp
+}
+
+// tokenSource is a Client's TokenSource and the last tokens it gave,
+// which the Client's errors and log lines must not show (a run's stream
+// reports text after its call was sent).
+type tokenSource struct {
+	src  TokenSource
+	mu   sync.Mutex
+	last [4]string // the last tokens given, in a ring
+	next int
+}
+
+// token asks the source for a token.
+func (s *tokenSource) token(ctx context.Context) (string, error) {
+	if s.src == nil {
+		return "", fmt.Errorf("%w; the token source is nil", ErrIdentity)
+	}
+	tok, err := s.src.Token(ctx)
+	if err != nil {
+		return "", fmt.Errorf("the token source: %w", err)
+	}
+	if strings.TrimSpace(tok) == "" {
+		return "", fmt.Errorf("%w; the token source gave an empty token", ErrIdentity)
+	}
+	s.mu.Lock()
+	if s.last[(s.next+len(s.last)-1)%len(s.last)] != tok {
+		s.last[s.next] = tok
+		s.next = (s.next + 1) % len(s.last)
+	}
+	s.mu.Unlock()
+	return tok, nil
+}
+
+// given appends to extra the tokens the source gave lately.
+func (s *tokenSource) given(extra []string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range s.last {
+		if t != "" {
+			extra = append(extra, t)
+		}
+	}
+	return extra
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -68,7 +69,7 @@ func TestBearerCaptures(t *testing.T) {
 		t.Errorf("65: %+v", th)
 	}
 	pg, err := c.ListThreads(context.Background(), nil)
-	if err != nil || len(pg.Threads) != 1 || pg.Threads[0].ID != "thr_iqsRbR.78dff7" {
+	if err != nil || len(pg.Items) != 1 || pg.Items[0].ID != "thr_iqsRbR.78dff7" {
 		t.Errorf("66: %+v %v", pg, err)
 	}
 	if _, err := c.GetThread(context.Background(), "thr_IIxXswsg.445172"); !errors.Is(err, threads.ErrForbidden) {
@@ -165,5 +166,147 @@ func TestProblemRedactsEndUserSecretsEverywhere(t *testing.T) {
 	all := fmt.Sprintf("%s|%s|%s|%v|%v|%v", err.Error(), p.RequestID, p.Type, p.Header, p.Extensions, p.Details)
 	if strings.Contains(all, secret) {
 		t.Errorf("secret in %q", all)
+	}
+}
+
+// tokenServer answers GET /v1/threads/{id} with a thread when the bearer
+// token is in good, else 401 with the token echoed; it records the
+// tokens it was sent.
+type tokenServer struct {
+	mu   sync.Mutex
+	seen []string
+	good map[string]bool
+}
+
+func (s *tokenServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	s.mu.Lock()
+	s.seen = append(s.seen, tok)
+	ok := s.good[tok]
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	if !ok {
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintf(w, `{"statusCode":401,"message":"token %s expired","error":"Unauthorized"}`, tok)
+		return
+	}
+	if r.URL.Path == "/v1/threads/thr_1/runs" {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"thr_1\",\"runId\":\"run_1\"}\n\n"+
+			"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"thr_1\",\"runId\":\"run_1\"}\n\n")
+		return
+	}
+	io.WriteString(w, `{"id":"thr_1","runStatus":"idle","messages":[]}`)
+}
+
+func (s *tokenServer) sent() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.seen...)
+}
+
+// tokens is a TokenSource that gives its tokens in turn (the last one
+// forever) or err, and counts the asks.
+type tokens struct {
+	mu   sync.Mutex
+	list []string
+	err  []error
+	asks int
+}
+
+func (s *tokens) Token(context.Context) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := min(s.asks, len(s.list)-1)
+	s.asks++
+	if i < len(s.err) && s.err[i] != nil {
+		return "", s.err[i]
+	}
+	return s.list[i], nil
+}
+
+// ForTokenSource asks the source before every call, and once more, and
+// only once, after a 401: a different token is sent once; the same one,
+// a second 401 or the source's error ends the call with the 401. No
+// token reaches an error.
+func TestTokenSource(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	errSource := errors.New("idp down")
+	for _, c := range []struct {
+		name  string
+		src   *tokens
+		good  []string
+		sent  []string
+		asks  int
+		err   error
+		inErr string
+	}{
+		{"each call asks", &tokens{list: []string{"tok-1"}}, []string{"tok-1"}, []string{"tok-1"}, 1, nil, ""},
+		{"a 401 asks again once", &tokens{list: []string{"tok-old", "tok-new"}}, []string{"tok-new"}, []string{"tok-old", "tok-new"}, 2, nil, ""},
+		{"the same token is not resent", &tokens{list: []string{"tok-same"}}, nil, []string{"tok-same"}, 2, threads.ErrUnauthorized, ""},
+		{"a second 401 is final", &tokens{list: []string{"tok-a", "tok-b", "tok-c"}}, nil, []string{"tok-a", "tok-b"}, 2, threads.ErrUnauthorized, ""},
+		{"the source fails first", &tokens{list: []string{"x"}, err: []error{errSource}}, nil, nil, 1, errSource, "the token source: idp down"},
+		{"the source fails after the 401", &tokens{list: []string{"tok-a", "x"}, err: []error{nil, errSource}}, nil, []string{"tok-a"}, 2, threads.ErrUnauthorized, "idp down"},
+		{"an empty token", &tokens{list: []string{" "}}, nil, nil, 1, ErrIdentity, "empty token"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			srv := &tokenServer{good: map[string]bool{}}
+			for _, g := range c.good {
+				srv.good[g] = true
+			}
+			hs := httptest.NewServer(srv)
+			t.Cleanup(hs.Close)
+			u := newTestClient(t, hs.URL).ForTokenSource(c.src)
+			_, err := u.GetThread(ctx, "thr_1")
+			if c.err == nil && err != nil || c.err != nil && !errors.Is(err, c.err) {
+				t.Fatalf("err = %v, want %v", err, c.err)
+			}
+			if err != nil && !strings.Contains(err.Error(), c.inErr) {
+				t.Errorf("err %q does not say %q", err, c.inErr)
+			}
+			if err != nil && strings.Contains(err.Error(), "tok-") {
+				t.Errorf("err %q shows a token", err)
+			}
+			if got := srv.sent(); fmt.Sprint(got) != fmt.Sprint(c.sent) {
+				t.Errorf("sent %q, want %q", got, c.sent)
+			}
+			if c.src.asks != c.asks {
+				t.Errorf("the source was asked %d times, want %d", c.src.asks, c.asks)
+			}
+		})
+	}
+}
+
+// A run refused with 401 is sent again with the new token (the service
+// did not start it), and its stream is the second answer's.
+func TestTokenSourceRun(t *testing.T) {
+	t.Parallel()
+	srv := &tokenServer{good: map[string]bool{"tok-new": true}}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	src := &tokens{list: []string{"tok-old", "tok-new"}}
+	u := newTestClient(t, hs.URL).ForTokenSource(src)
+	st, err := u.Run(context.Background(), "thr_1", RunParams{Content: []Content{Text("hi")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := st.Collect()
+	if err != nil || res.RunID != "run_1" {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if got := srv.sent(); fmt.Sprint(got) != "[tok-old tok-new]" {
+		t.Errorf("sent %q", got)
+	}
+	// ForUser and ForToken replace the source.
+	if _, err := u.ForUser("alice").GetThread(context.Background(), "thr_1"); !errors.Is(err, threads.ErrUnauthorized) {
+		t.Errorf("ForUser: %v", err)
+	}
+	if src.asks != 2 {
+		t.Errorf("asks %d", src.asks)
+	}
+	if _, err := newTestClient(t, hs.URL).ForTokenSource(nil).GetThread(context.Background(), "thr_1"); !errors.Is(err, ErrIdentity) {
+		t.Errorf("nil source: %v", err)
 	}
 }

@@ -28,10 +28,11 @@ import (
 // ([threads.ThreadsService.RunStream]): make it with [threads.NewTool] or
 // [threads.NewJSONTool], so that one definition serves both API
 // generations. On /v1 its Parameters are sent as one JSON Schema object
-// (the tool's inputSchema: see [ToolDefinition]); its MaxCalls as maxCalls.
+// (the tool's inputSchema: see [DefineTool]); its MaxCalls as maxCalls.
 type ToolRunner struct {
 	// Tools are the tools this process runs. Names must be unique, also
-	// among RunParams.Tools (the tools the caller answers itself).
+	// among RunParams.ToolDefinitions (the tools the caller answers
+	// itself).
 	Tools []threads.Tool
 	// MaxRounds bounds how many pauses the runner answers (each pause has
 	// one or more calls); 0 means 10. One more pause ends the stream with
@@ -133,7 +134,8 @@ func (ToolRunResult) isEvent() {}
 // more after [ToolRunner.MaxRounds] answered pauses. That pause is not
 // answered: the thread keeps its pending calls, which the caller may still
 // answer with [Client.Run] ([ToolResult] parts, PreviousRunID RunID) or
-// leave. It matches [threads.ErrToolRounds].
+// leave. It matches [threads.ErrToolRounds]. Its counterpart on the
+// spec's routes is [threads.ToolRoundsError].
 type ToolRoundsError struct {
 	Max             int
 	ThreadID, RunID string
@@ -226,7 +228,7 @@ func (e ToolArgumentsError) Format(f fmt.State, verb rune) { formatError(f, verb
 // Is matches [threads.ErrToolArguments].
 func (e *ToolArgumentsError) Is(target error) bool { return target == threads.ErrToolArguments }
 
-// ToolDefinition returns t as /v1 declares a client tool: its name,
+// DefineTool returns t as /v1 declares a client tool: its name,
 // description, maxCalls, and an inputSchema that is one JSON Schema
 // object. A tool with an InputSchema ([threads.Tool].InputSchema, such as
 // an MCP tool's) is sent with it as it is. Otherwise the schema is made of
@@ -237,27 +239,27 @@ func (e *ToolArgumentsError) Is(target error) bool { return target == threads.Er
 // parameters' names. It fails for a [threads.NewTool] that could not be
 // made (Tool.Err), a tool without a name, and a tool that sets both
 // Parameters and InputSchema or whose InputSchema is not a JSON object.
-func ToolDefinition(t threads.Tool) (Tool, error) {
+func DefineTool(t threads.Tool) (ToolDefinition, error) {
 	if strings.TrimSpace(t.Name) == "" {
-		return Tool{}, errors.New("runs: a tool has no Name")
+		return ToolDefinition{}, errors.New("runs: a tool has no Name")
 	}
 	if err := t.Err(); err != nil {
-		return Tool{}, fmt.Errorf("runs: tool %q: %w", t.Name, err)
+		return ToolDefinition{}, fmt.Errorf("runs: tool %q: %w", t.Name, err)
 	}
 	if t.InputSchema != nil {
 		if len(t.Parameters) > 0 {
-			return Tool{}, fmt.Errorf("runs: tool %q sets both Parameters and InputSchema; set one", t.Name)
+			return ToolDefinition{}, fmt.Errorf("runs: tool %q sets both Parameters and InputSchema; set one", t.Name)
 		}
 		if _, err := toolcore.InputSchemaJSON(t.InputSchema); err != nil {
-			return Tool{}, fmt.Errorf("runs: tool %q: %w", t.Name, err)
+			return ToolDefinition{}, fmt.Errorf("runs: tool %q: %w", t.Name, err)
 		}
-		return Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, MaxCalls: t.MaxCalls}, nil
+		return ToolDefinition{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, MaxCalls: t.MaxCalls}, nil
 	}
 	schema, err := objectSchema(t.Parameters)
 	if err != nil {
-		return Tool{}, fmt.Errorf("runs: tool %q: %w", t.Name, err)
+		return ToolDefinition{}, fmt.Errorf("runs: tool %q: %w", t.Name, err)
 	}
-	return Tool{Name: t.Name, Description: t.Description, InputSchema: schema, MaxCalls: t.MaxCalls}, nil
+	return ToolDefinition{Name: t.Name, Description: t.Description, InputSchema: schema, MaxCalls: t.MaxCalls}, nil
 }
 
 // objectSchema makes one JSON Schema object of params, each parameter's
@@ -291,13 +293,14 @@ func objectSchema(params []threads.ToolParameter) (map[string]any, error) {
 // sent as they are in the tool_result's content ([ToolRunResult.Content]) (an image is a resource
 // part with a base64 blob and its MIME type: the service accepts no other
 // part in a tool_result). A tool with an InputSchema is declared with it
-// as it is ([ToolDefinition]).
+// as it is ([DefineTool]).
 //
-// r.Tools are declared beside params.Tools. A pause that includes a call
-// of a params.Tools tool (one the caller answers itself) is not answered:
-// the stream ends cleanly there, with [OutcomeAwaitingTools] and the
-// calls in Result.PendingToolCalls, for the caller to answer all of them
-// in one run (the service refuses a continuation that answers only some).
+// r.Tools are declared beside params.ToolDefinitions. A pause that
+// includes a call of a params.ToolDefinitions tool (one the caller answers
+// itself) is not answered: the stream ends cleanly there, with
+// [OutcomeAwaitingTools] and the calls in Result.PendingToolCalls, for the
+// caller to answer all of them in one run (the service refuses a
+// continuation that answers only some).
 //
 // What the model reads when a call goes wrong, instead of a crash or a
 // stream error: a tool that returns an error or panics, a call of a tool
@@ -385,7 +388,7 @@ func (c *Client) runTools(ctx context.Context, threadID string, params *CreateRu
 	return ts, nil
 }
 
-// setup checks the tools and declares them in p.Tools.
+// setup checks the tools and declares them in p.ToolDefinitions.
 func (ts *ToolStream) setup(op string, p *RunParams, r ToolRunner) error {
 	switch {
 	case ts.maxRounds < 0:
@@ -405,14 +408,14 @@ func (ts *ToolStream) setup(op string, p *RunParams, r ToolRunner) error {
 		ts.conc = defaultToolConcurrency
 	}
 	ts.tools = make(map[string]*threads.Tool, len(r.Tools))
-	ts.external = make(map[string]bool, len(p.Tools))
-	for _, t := range p.Tools {
+	ts.external = make(map[string]bool, len(p.ToolDefinitions))
+	for _, t := range p.ToolDefinitions {
 		ts.external[t.Name] = true
 	}
-	declared := slices.Clone(p.Tools)
+	declared := slices.Clone(p.ToolDefinitions)
 	for i := range r.Tools {
 		t := &r.Tools[i]
-		def, err := ToolDefinition(*t)
+		def, err := DefineTool(*t)
 		switch {
 		case err != nil:
 			return fmt.Errorf("%s: tools[%d]: %w", op, i, err)
@@ -424,7 +427,7 @@ func (ts *ToolStream) setup(op string, p *RunParams, r ToolRunner) error {
 		ts.tools[t.Name] = t
 		declared = append(declared, def)
 	}
-	p.Tools = declared
+	p.ToolDefinitions = declared
 	return nil
 }
 
@@ -681,7 +684,8 @@ spawn:
 	s.answer = make([]Content, 0, len(calls))
 	for _, r := range results {
 		r.Round = s.rounds
-		part := ToolResult(r.ToolCallID, r.Text, r.IsError)
+		part := ToolResult(r.ToolCallID, r.Text)
+		part.IsError = r.IsError
 		if r.content != nil {
 			part.Content = *r.content
 		}
@@ -880,7 +884,7 @@ func (s *ToolStream) continueRun() {
 		return
 	}
 	next.eng.Observation().ToolRound(s.rounds) // this run carries the round's results
-	s.st.nextRun(next)
+	s.st.nextRun(next, s.kept)                 // the new run's stream starts with what s keeps: one budget
 }
 
 // merge adds a run's result to the stream's. What the stream keeps of all
@@ -1003,6 +1007,19 @@ func (s *ToolStream) RunID() string {
 		return ""
 	}
 	return s.st.RunID()
+}
+
+// Outcome returns how the run being read, or the last one, ended, as
+// [Stream.Outcome] does for one run: [OutcomeUnknown] until the stream
+// knows; [OutcomeCancelled] also for a run cancelled from elsewhere. A tool
+// stream that ends at a pause the runner leaves unanswered (MaxRounds, a
+// call it has no tool for) reports that run's [OutcomeAwaitingTools]. Safe
+// from any goroutine.
+func (s *ToolStream) Outcome() Outcome {
+	if s == nil || s.c == nil {
+		return OutcomeUnknown
+	}
+	return s.st.Outcome()
 }
 
 // Format prints "runs.ToolStream{rounds:N done:B}" whatever the verb, for

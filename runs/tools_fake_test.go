@@ -176,7 +176,7 @@ type ticketArgs struct {
 func TestToolDefinitionGolden(t *testing.T) {
 	t.Parallel()
 	tool := threads.NewTool("file_ticket", "File a ticket", func(context.Context, ticketArgs) (string, error) { return "", nil })
-	def, err := runs.ToolDefinition(tool)
+	def, err := runs.DefineTool(tool)
 	require.NoError(t, err)
 	spec := threads.ClientTool{Name: tool.Name, Description: tool.Description, Parameters: tool.Parameters}
 	card := runs.NewComponent[weatherCard]("WeatherCard", "Shows the weather for a city")
@@ -422,11 +422,54 @@ func TestRunToolsInputSchemaAgainstFake(t *testing.T) {
 		{threads.Tool{Name: "both", Call: func(context.Context, threads.ToolCall) (string, error) { return "", nil }, InputSchema: schema,
 			Parameters: []threads.ToolParameter{{Name: "q", Type: "string"}}}, `runs: tool "both" sets both Parameters and InputSchema; set one`},
 	} {
-		_, err := runs.ToolDefinition(tc.tool)
+		_, err := runs.DefineTool(tc.tool)
 		assert.ErrorContains(t, err, tc.want)
 		_, err = c.CreateAndRunTools(t.Context(), runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("x")}}},
 			runs.ToolRunner{Tools: []threads.Tool{tc.tool}})
 		assert.ErrorContains(t, err, tc.want)
 	}
 	assert.Len(t, runRequests(t, srv), 2, "nothing more was sent")
+}
+
+// Issue 31, as the issue asks it shown: against the fake in live habits,
+// which adds the service's two arguments to every /v1 tool call as the
+// service does (threadstest.WithServiceToolArguments), a Go tool built
+// with NewTool runs with its own arguments only, and the status lines the
+// model gave are readable on the start and result events.
+func TestRunToolsLiveHabitsServiceArguments(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t, threadstest.WithLiveHabits(), threadstest.WithThrottle(0))
+	srv.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{
+		Name: "plan_trip", Arguments: map[string]any{"city": "Porto", "pace": "packed"},
+		StatusMessage: "Planning Porto…", CompletionStatusMessage: "Porto planned",
+	}}})
+	srv.PushRunScript(threadstest.RunScript{Text: "Enjoy Porto."})
+	var got tripArgs
+	plan := threads.NewTool("plan_trip", "Plans a trip to a city", func(_ context.Context, a tripArgs) (string, error) {
+		got = a
+		return "planned " + a.City, nil
+	})
+	c := runs.New(srv.Client()).ForUser("user-1")
+	ts, err := c.CreateAndRunTools(t.Context(), runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("plan Porto")}}},
+		runs.ToolRunner{Tools: []threads.Tool{plan}})
+	require.NoError(t, err)
+	var start runs.ToolRunStart
+	var result runs.ToolRunResult
+	for ev, err := range ts.All() {
+		require.NoError(t, err)
+		switch ev := ev.(type) {
+		case runs.ToolRunStart:
+			start = ev
+		case runs.ToolRunResult:
+			result = ev
+		}
+	}
+	require.NoError(t, ts.Err())
+	assert.Contains(t, start.Arguments, "_tambo_statusMessage", "the fake sent the service's arguments, as live")
+	assert.Equal(t, tripArgs{City: "Porto", Pace: "packed"}, got)
+	assert.Equal(t, "Planning Porto…", start.StatusMessage)
+	assert.Equal(t, "Porto planned", result.CompletionStatusMessage)
+	assert.False(t, result.IsError, "%s", result.Text)
+	assert.Equal(t, "planned Porto", result.Text)
+	assert.Equal(t, runs.OutcomeFinished, ts.Outcome())
 }

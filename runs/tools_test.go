@@ -576,7 +576,7 @@ func TestRunToolsRefusesHugeCallID(t *testing.T) {
 	assert.Len(t, bodies, 1)
 }
 
-// A pause that calls a tool the caller declared itself (RunParams.Tools)
+// A pause that calls a tool the caller declared itself (RunParams.ToolDefinitions)
 // ends the stream cleanly, unanswered, for the caller.
 func TestRunToolsLeavesCallersOwnTools(t *testing.T) {
 	t.Parallel()
@@ -585,8 +585,8 @@ func TestRunToolsLeavesCallersOwnTools(t *testing.T) {
 	})
 	ran := false
 	ts, err := client(t, sc.srv.URL).RunTools(t.Context(), "thr_script", runs.RunParams{
-		Content: []runs.Content{runs.Text("hi")},
-		Tools:   []runs.Tool{{Name: "mine", Description: "the caller's", InputSchema: map[string]any{"type": "object"}}},
+		Content:         []runs.Content{runs.Text("hi")},
+		ToolDefinitions: []runs.ToolDefinition{{Name: "mine", Description: "the caller's", InputSchema: map[string]any{"type": "object"}}},
 	}, runs.ToolRunner{Tools: []threads.Tool{weatherTool(func(string) (string, error) { ran = true; return "", nil })}})
 	require.NoError(t, err)
 	res, err := ts.Collect()
@@ -660,7 +660,7 @@ func TestRunToolsTwoCallsStoredAsObserved(t *testing.T) {
 	page, err := c.ListMessages(context.Background(), res.ThreadID, nil)
 	require.NoError(t, err)
 	var uses, results []string
-	for _, m := range page.Messages {
+	for _, m := range page.Items {
 		for _, part := range m.Content {
 			switch part.Type {
 			case runs.ContentToolUse:
@@ -743,6 +743,16 @@ func TestRunToolsOneBudgetAcrossRuns(t *testing.T) {
 	ts, err := client(t, sc.srv.URL).RunTools(t.Context(), "thr_script", runs.RunParams{Content: []runs.Content{runs.Text("hi")}},
 		runs.ToolRunner{Tools: []threads.Tool{tool}})
 	require.NoError(t, err)
+	// What the stream holds at each message's end, never past the one
+	// budget: before, each run's own stream started at zero, so a run
+	// held its 8 MiB beside the 56 MiB kept of the runs before it.
+	for ev, err := range ts.All() {
+		require.NoError(t, err)
+		if _, ok := ev.(runs.TextMessageEnd); ok {
+			held, budget := runs.HeldBytes(ts)
+			require.LessOrEqual(t, held, budget, "bytes held across the runs, at a message's end (round %d)", ts.Rounds())
+		}
+	}
 	res, err := ts.Collect()
 	require.NoError(t, err)
 	assert.Equal(t, runCount-1, ts.Rounds())

@@ -26,7 +26,8 @@ const (
 )
 
 // Role is who wrote a message. The service lists tool results as
-// RoleAssistant messages whose only part is a [ContentToolResult].
+// RoleAssistant messages whose only part is a [ContentToolResult]. Its
+// counterpart on the spec's routes is [threads.Role].
 type Role string
 
 // The roles the service names.
@@ -50,8 +51,13 @@ const (
 	ContentComponent  ContentType = "component"
 )
 
-// Thread is a /v1 thread: one end user's conversation.
+// Thread is a /v1 thread: one end user's conversation. Its counterpart on
+// the spec's routes is [threads.Thread].
 type Thread struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	ID   string `json:"id"`
 	Name string `json:"name,omitzero"`
 	// UserKey is the thread's end user: the user key it was created with,
@@ -78,21 +84,32 @@ type Thread struct {
 }
 
 // ThreadWithMessages is a thread as [Client.GetThread] returns it: the
-// thread and all its messages, oldest first.
+// thread and all its messages, oldest first. Its counterpart on the spec's
+// routes is [threads.ThreadWithMessages].
 type ThreadWithMessages struct {
 	Thread
 	Messages []Message `json:"messages"`
 }
 
 // RunError is how the last run of a thread failed. Message is the
-// service's internal message (more precise than the stream's event).
+// service's internal message (more precise than the stream's event). The
+// fake scripts one with threadstest.RunFailure.
 type RunError struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	Code    string `json:"code,omitzero"`
 	Message string `json:"message"`
 }
 
-// Message is one message of a thread.
+// Message is one message of a thread. Its counterpart on the spec's routes
+// is [threads.Message].
 type Message struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	ID      string    `json:"id"`
 	Role    Role      `json:"role"`
 	Content []Content `json:"content"`
@@ -134,6 +151,10 @@ func (m Message) Text() string {
 // Build the parts a caller sends with [Text], [ResourcePart] and
 // [ToolResult].
 type Content struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	Type      ContentType    `json:"type"`
 	Text      string         `json:"text,omitzero"`
 	Resource  *Resource      `json:"resource,omitzero"`
@@ -150,18 +171,25 @@ type Content struct {
 // Text returns a text part.
 func Text(text string) Content { return Content{Type: ContentText, Text: text} }
 
-// ResourcePart returns a resource part.
+// ResourcePart returns a resource part, as [threads.ResourcePart] does on
+// the spec's routes.
 func ResourcePart(r Resource) Content { return Content{Type: ContentResource, Resource: &r} }
 
 // ToolResult returns the part that answers the client tool call callID
-// with text; isError marks a failed call.
-func ToolResult(callID, text string, isError bool) Content {
-	return Content{Type: ContentToolResult, ToolUseID: callID, Content: []Content{Text(text)}, IsError: isError}
+// with text, as [threads.ToolResult] builds the answer on the spec's
+// routes. Set the part's IsError to mark a failed call.
+func ToolResult(callID, text string) Content {
+	return Content{Type: ContentToolResult, ToolUseID: callID, Content: []Content{Text(text)}}
 }
 
 // Resource is a resource part's payload: a URI, inline text or a base64
-// blob, with its MIME type.
+// blob, with its MIME type. Its counterpart on the spec's routes is
+// [threads.Resource].
 type Resource struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	URI         string               `json:"uri,omitzero"`
 	Name        string               `json:"name,omitzero"`
 	Description string               `json:"description,omitzero"`
@@ -173,6 +201,10 @@ type Resource struct {
 
 // ResourceAnnotations are a resource's MCP annotations.
 type ResourceAnnotations struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	Audience []string `json:"audience,omitzero"`
 	Priority float64  `json:"priority,omitzero"`
 }
@@ -188,7 +220,8 @@ type InitialMessage struct {
 }
 
 // AvailableComponent is a UI component the model may pick, described by
-// the JSON Schemas of its props and (optionally) its state.
+// the JSON Schemas of its props and (optionally) its state. Its
+// counterpart on the spec's routes is [threads.AvailableComponent].
 type AvailableComponent struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
@@ -197,8 +230,13 @@ type AvailableComponent struct {
 }
 
 // Suggestion is a follow-up the service proposes for a message.
-// Description repeats DetailedSuggestion.
+// Description repeats DetailedSuggestion. Its counterpart on the spec's
+// routes is [threads.Suggestion].
 type Suggestion struct {
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
 	ID                 string            `json:"id"`
 	MessageID          string            `json:"messageId"`
 	Title              string            `json:"title"`
@@ -218,28 +256,44 @@ type PatchOp struct {
 	Value any    `json:"value,omitzero"`
 }
 
-// ThreadPage is one page of [Client.ListThreads], newest first.
+// ThreadPage is one page of [Client.ListThreads], newest first. It pages
+// by cursor; Items holds the page, as in every page type of both packages
+// ([threads.ThreadPage], offset paging, is its counterpart on the spec's
+// routes).
 type ThreadPage struct {
-	Threads []Thread `json:"threads"`
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
+	Items []Thread `json:"threads"`
 	// NextCursor is the cursor of the next page; empty when HasMore is
 	// false.
 	NextCursor string `json:"nextCursor,omitzero"`
 	HasMore    bool   `json:"hasMore"`
 }
 
-// MessagePage is one page of [Client.ListMessages].
+// MessagePage is one page of [Client.ListMessages]; it pages as
+// [ThreadPage] does.
 type MessagePage struct {
-	Messages   []Message `json:"messages"`
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
+	Items      []Message `json:"messages"`
 	NextCursor string    `json:"nextCursor,omitzero"`
 	HasMore    bool      `json:"hasMore"`
 }
 
 // SuggestionPage is one page of [Client.ListSuggestions], and the answer of
-// [Client.GenerateSuggestions].
+// [Client.GenerateSuggestions]; it pages as [ThreadPage] does.
 type SuggestionPage struct {
-	Suggestions []Suggestion `json:"suggestions"`
-	NextCursor  string       `json:"nextCursor,omitzero"`
-	HasMore     bool         `json:"hasMore"`
+	// Raw gives the JSON the value was decoded from (RawJSON) and the
+	// members the SDK does not model (ExtraFields).
+	Raw `json:"-"`
+
+	Items      []Suggestion `json:"suggestions"`
+	NextCursor string       `json:"nextCursor,omitzero"`
+	HasMore    bool         `json:"hasMore"`
 }
 
 // AccessToken is an end-user token from [Client.ExchangeToken]. Its Token

@@ -301,9 +301,9 @@ func TestCapturedOverlappingPages(t *testing.T) {
 	}
 	all, err := u.ListMessages(ctx, s.ThreadID(), nil)
 	require.NoError(t, err)
-	require.Len(t, all.Messages, 6)
+	require.Len(t, all.Items, 6)
 	var fakeIDs, liveIDs []string
-	for _, m := range all.Messages {
+	for _, m := range all.Items {
 		fakeIDs = append(fakeIDs, m.ID)
 	}
 	for _, n := range []string{"12", "13", "14", "15", "16"} {
@@ -339,7 +339,7 @@ func TestCapturedOverlappingPages(t *testing.T) {
 	require.NoError(t, err)
 	next, err := u.ListMessages(ctx, s.ThreadID(), &runs.ListMessagesParams{Limit: 1, Order: runs.OrderDesc, Cursor: desc.NextCursor})
 	require.NoError(t, err)
-	assert.Equal(t, fakeIDs[4], next.Messages[0].ID)
+	assert.Equal(t, fakeIDs[4], next.Items[0].ID)
 }
 
 // timeless decodes a JSON body without its createdAt and updatedAt

@@ -143,6 +143,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if f != nil && s.fault(w, r, f, a, body) {
 		return
 	}
+	w, done := s.withExtraMembers(w) // extra_members.go
+	defer done()
 	s.dispatch(w, r, a, body)
 }
 

@@ -77,7 +77,7 @@ type RunScript struct {
 	// Error, when set, fails the run after ErrorAfter events: the service's
 	// RUN_ERROR, sent twice, and the thread's lastRunError. The streamed
 	// text is not kept (the stored reply is " "), as live.
-	Error      *RunError
+	Error      *RunFailure
 	ErrorAfter int
 	// Hold, when not nil, pauses the run after HoldAfter events until Hold
 	// is closed, the run is cancelled or the client goes away: what a
@@ -154,11 +154,13 @@ type RunComponent struct {
 	Props map[string]any
 }
 
-// RunError is how a scripted run fails. The zero RunError is what the
+// RunFailure is how a scripted run fails. The zero RunFailure is what the
 // service sends when the model fails after its retries: code
 // INTERNAL_ERROR, "An internal error occurred", category server_error,
-// status 500.
-type RunError struct {
+// status 500. A client of package runs reads it as a runs.RunFailedError
+// from the stream and as the thread's runs.RunError, whose Message is
+// Cause.
+type RunFailure struct {
 	// Code is the RUN_ERROR's code (default INTERNAL_ERROR), also the
 	// thread's lastRunError.code.
 	Code string
@@ -198,9 +200,9 @@ type RunRequest struct {
 		Metadata        map[string]any `json:"metadata"`
 		InitialMessages []RunMessage   `json:"initialMessages"`
 	} `json:"thread"`
-	PreviousRunID       string             `json:"previousRunId"`
-	Tools               []RunTool          `json:"tools"`
-	AvailableComponents []OfferedComponent `json:"availableComponents"`
+	PreviousRunID       string              `json:"previousRunId"`
+	Tools               []RunToolDefinition `json:"tools"`
+	AvailableComponents []OfferedComponent  `json:"availableComponents"`
 	// ToolChoice is kept as sent.
 	ToolChoice     json.RawMessage `json:"toolChoice"`
 	Model          string          `json:"model"`
@@ -230,8 +232,9 @@ type RunContent struct {
 	IsError   bool            `json:"isError,omitempty"`
 }
 
-// RunTool is a client tool a run offers to the model.
-type RunTool struct {
+// RunToolDefinition is a client tool a run offers to the model: the wire
+// definition, runs.ToolDefinition as the fake received it.
+type RunToolDefinition struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	// InputSchema and OutputSchema are kept as sent.
@@ -307,17 +310,17 @@ const (
 
 type runEnd struct {
 	kind    endKind
-	err     RunError
+	err     RunFailure
 	pending []v1PendingCall
 	// byRequest: cancelled by DELETE .../runs/{runId}, not by a
 	// disconnect.
 	byRequest bool
 }
 
-func runInternalError(cause string) RunError { return RunError{Cause: cause} }
+func runInternalError(cause string) RunFailure { return RunFailure{Cause: cause} }
 
 // filled returns e with its defaults.
-func (e RunError) filled() RunError {
+func (e RunFailure) filled() RunFailure {
 	if e.Code == "" {
 		e.Code = "INTERNAL_ERROR"
 	}
@@ -564,7 +567,7 @@ func (s *Server) startRunLocked(t *v1Thread, in *RunRequest) *runStream {
 	if !runnable(in.Message.Content) && sc.Error == nil {
 		// Content that passes validation but cannot be run (empty, an
 		// unknown block type) fails after RUN_STARTED (77, 79).
-		sc.Error, sc.ErrorAfter = &RunError{}, 0
+		sc.Error, sc.ErrorAfter = &RunFailure{}, 0
 	}
 	run.finishOnCancel = sc.CancelEnd == "RUN_FINISHED" || (sc.CancelEnd != "RUN_ERROR" && s.cfg.cancelFinishes)
 	pace := s.throttle

@@ -33,7 +33,7 @@ func ExampleServer_PushRunScript() {
 	fmt.Println(res.Outcome, res.Messages[0].Text(), call.ToolName, call.Arguments)
 
 	s, err = alice.Run(ctx, res.ThreadID, runs.RunParams{PreviousRunID: res.RunID,
-		Content: []runs.Content{runs.ToolResult(call.ToolCallID, "18°C and cloudy", false)}})
+		Content: []runs.Content{runs.ToolResult(call.ToolCallID, "18°C and cloudy")}})
 	if err != nil {
 		panic(err)
 	}

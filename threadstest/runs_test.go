@@ -20,7 +20,7 @@ import (
 	"github.com/threadsapi/threads-go/threadstest"
 )
 
-var weatherTool = runs.Tool{Name: "get_weather", Description: "Get the weather for a city",
+var weatherTool = runs.ToolDefinition{Name: "get_weather", Description: "Get the weather for a city",
 	InputSchema: map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}, "required": []string{"city"}}}
 
 // rawRun posts a run body and returns the response and its events, each a
@@ -176,7 +176,7 @@ func TestRunToolPauseAndContinue(t *testing.T) {
 	srv := threadstest.NewServer(t)
 	u := runs.New(srv.Client()).ForUser("user-1")
 	s, err := u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{
-		Content: []runs.Content{runs.Text("Paris")}, Tools: []runs.Tool{weatherTool}}})
+		Content: []runs.Content{runs.Text("Paris")}, ToolDefinitions: []runs.ToolDefinition{weatherTool}}})
 	require.NoError(t, err)
 	var seen []string
 	for ev, err := range s.All() {
@@ -207,7 +207,7 @@ func TestRunToolPauseAndContinue(t *testing.T) {
 	assert.Equal(t, map[string]any{"city": "Paris"}, reply[1].Input)
 
 	next := func(content ...runs.Content) (*runs.Stream, error) {
-		return u.Run(ctx, res.ThreadID, runs.RunParams{PreviousRunID: res.RunID, Tools: []runs.Tool{weatherTool}, Content: content})
+		return u.Run(ctx, res.ThreadID, runs.RunParams{PreviousRunID: res.RunID, ToolDefinitions: []runs.ToolDefinition{weatherTool}, Content: content})
 	}
 	var p *threads.Problem
 	_, err = next(runs.Text("never mind"))
@@ -216,15 +216,15 @@ func TestRunToolPauseAndContinue(t *testing.T) {
 	assert.Equal(t, "Missing tool results for pending tool calls: "+call.ToolCallID, p.Detail)
 	assert.Equal(t, "MISSING_RESULTS", p.Code)
 	assert.JSONEq(t, `["`+call.ToolCallID+`"]`, string(p.Extensions["missingToolCallIds"]))
-	_, err = next(runs.ToolResult("call_unknown", "x", false))
+	_, err = next(runs.ToolResult("call_unknown", "x"))
 	require.ErrorAs(t, err, &p)
 	assert.Equal(t, "MISSING_RESULTS", p.Code)
-	_, err = next(runs.ToolResult(call.ToolCallID, "sunny", false), runs.ToolResult("call_unknown", "x", false))
+	_, err = next(runs.ToolResult(call.ToolCallID, "sunny"), runs.ToolResult("call_unknown", "x"))
 	require.ErrorAs(t, err, &p)
 	assert.Equal(t, "EXTRA_RESULTS", p.Code)
 	assert.Equal(t, "Tool results provided for unknown tool calls: call_unknown", p.Detail)
 
-	s, err = next(runs.ToolResult(call.ToolCallID, "18°C and cloudy", false))
+	s, err = next(runs.ToolResult(call.ToolCallID, "18°C and cloudy"))
 	require.NoError(t, err)
 	res2, err := s.Collect()
 	require.NoError(t, err)
@@ -234,13 +234,13 @@ func TestRunToolPauseAndContinue(t *testing.T) {
 
 	page, err := u.ListMessages(ctx, res.ThreadID, nil)
 	require.NoError(t, err)
-	require.Len(t, page.Messages, 4)
-	result := page.Messages[2]
+	require.Len(t, page.Items, 4)
+	result := page.Items[2]
 	assert.Equal(t, runs.RoleAssistant, result.Role)
 	require.Len(t, result.Content, 1)
 	assert.Equal(t, runs.ContentToolResult, result.Content[0].Type)
 	assert.Equal(t, call.ToolCallID, result.Content[0].ToolUseID)
-	assert.Equal(t, "The tool said: 18°C and cloudy.", page.Messages[3].Text())
+	assert.Equal(t, "The tool said: 18°C and cloudy.", page.Items[3].Text())
 	th, err = u.GetThread(ctx, res.ThreadID)
 	require.NoError(t, err)
 	assert.Empty(t, th.PendingToolCallIDs)
@@ -295,10 +295,11 @@ func TestRunScriptTextAndParallelCalls(t *testing.T) {
 	assert.Equal(t, "Let me check.", res.Messages[0].Text())
 
 	// Both results are needed (131, 132).
-	_, err = u.Run(ctx, res.ThreadID, runs.RunParams{PreviousRunID: res.RunID, Content: []runs.Content{runs.ToolResult("call_a", "sunny", false)}})
+	_, err = u.Run(ctx, res.ThreadID, runs.RunParams{PreviousRunID: res.RunID, Content: []runs.Content{runs.ToolResult("call_a", "sunny")}})
 	assert.ErrorIs(t, err, runs.ErrInvalidToolResult)
-	s, err = u.Run(ctx, res.ThreadID, runs.RunParams{PreviousRunID: res.RunID, Content: []runs.Content{
-		runs.ToolResult("call_a", "sunny", false), runs.ToolResult(res.PendingToolCalls[1].ToolCallID, "rainy", true)}})
+	rainy := runs.ToolResult(res.PendingToolCalls[1].ToolCallID, "rainy")
+	rainy.IsError = true
+	s, err = u.Run(ctx, res.ThreadID, runs.RunParams{PreviousRunID: res.RunID, Content: []runs.Content{runs.ToolResult("call_a", "sunny"), rainy}})
 	require.NoError(t, err)
 	res2, err := s.Collect()
 	require.NoError(t, err)
@@ -311,7 +312,7 @@ func TestRunError(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	srv := threadstest.NewServer(t)
-	srv.PushRunScript(threadstest.RunScript{Text: "partial answer here", ErrorAfter: 3, Error: &threadstest.RunError{Cause: "Unknown error"}})
+	srv.PushRunScript(threadstest.RunScript{Text: "partial answer here", ErrorAfter: 3, Error: &threadstest.RunFailure{Cause: "Unknown error"}})
 	resp, evs, _ := rawRun(t, srv, "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"x"}]},"thread":{"userKey":"user-1"}}`)
 	assert.Equal(t, 201, resp.StatusCode)
 	assert.Equal(t, []string{"RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CONTENT", "RUN_ERROR", "RUN_ERROR"}, types(evs))
@@ -328,7 +329,7 @@ func TestRunError(t *testing.T) {
 	assert.Equal(t, " ", th.Messages[1].Text())
 
 	// Through the client: one error, a 400 from the provider (121).
-	srv.PushRunScript(threadstest.RunScript{Error: &threadstest.RunError{Code: "LLM_CLIENT_ERROR", Message: "fake bad request", Status: 400}})
+	srv.PushRunScript(threadstest.RunScript{Error: &threadstest.RunFailure{Code: "LLM_CLIENT_ERROR", Message: "fake bad request", Status: 400}})
 	s, err := u.Run(ctx, th.ID, runs.RunParams{PreviousRunID: th.LastCompletedRunID, Content: []runs.Content{runs.Text("again")}})
 	require.NoError(t, err)
 	n := 0
@@ -585,12 +586,12 @@ func TestRunComponent(t *testing.T) {
 
 	page, err := u.ListMessages(ctx, s.ThreadID(), nil)
 	require.NoError(t, err)
-	require.Len(t, page.Messages, 3)
-	block := page.Messages[1].Content[1]
+	require.Len(t, page.Items, 3)
+	block := page.Items[1].Content[1]
 	assert.Equal(t, runs.ContentComponent, block.Type)
 	assert.Equal(t, compID, block.ID)
 	assert.Equal(t, want, block.Props)
-	assert.Equal(t, "The tool said: Component was rendered.", page.Messages[2].Text())
+	assert.Equal(t, "The tool said: Component was rendered.", page.Items[2].Text())
 	state, err := u.SetComponentState(ctx, s.ThreadID(), compID, map[string]any{"expanded": true})
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{"expanded": true}, state)
@@ -637,7 +638,7 @@ func TestRunFaults(t *testing.T) {
 	assert.Equal(t, 3, srv.Count("POST", "/v1/threads/runs"), "not re-sent")
 	page, err := u.ListThreads(ctx, nil)
 	require.NoError(t, err)
-	assert.Len(t, page.Threads, 2, "the reset run created its thread")
+	assert.Len(t, page.Items, 2, "the reset run created its thread")
 }
 
 // A user's test written the obvious way (issue 30): a held run, left at
@@ -686,7 +687,7 @@ func leaveAtFirstDeltaThenRead(t *testing.T, mode string) {
 	assert.Equal(t, "hi", th.Messages[0].Text())
 	msgs, err := u.ListMessages(ctx, s.ThreadID(), &runs.ListMessagesParams{})
 	require.NoError(t, err)
-	assert.Len(t, msgs.Messages, 2)
+	assert.Len(t, msgs.Items, 2)
 	if mode == "held" {
 		close(hold)
 	}

@@ -135,7 +135,7 @@ const (
 // back; the fake does so with [WithServiceToolArguments]. The two
 // descriptions are the fake's words. An inputSchema that is not a JSON
 // object comes back as nil.
-func (t RunTool) ModelSchema() map[string]any {
+func (t RunToolDefinition) ModelSchema() map[string]any {
 	var sch map[string]any
 	if json.Unmarshal(t.InputSchema, &sch) != nil || sch == nil {
 		return nil
@@ -560,7 +560,7 @@ func (rs *runStream) stopped() {
 }
 
 // failed writes a failure's RUN_ERROR twice, as the service does.
-func (rs *runStream) failed(e RunError) {
+func (rs *runStream) failed(e RunFailure) {
 	e = e.filled()
 	retry := e.Retryable
 	for range 2 {

@@ -54,7 +54,7 @@ func TestCapturedServiceToolArguments(t *testing.T) {
 	u := runs.New(srv.Client()).ForUser("user-1")
 	page, err := u.ListMessages(context.Background(), got[0]["threadId"].(string), nil)
 	require.NoError(t, err)
-	require.Len(t, page.Messages, 2)
+	require.Len(t, page.Items, 2)
 	var stored struct {
 		Messages []struct {
 			Content []struct {
@@ -63,14 +63,14 @@ func TestCapturedServiceToolArguments(t *testing.T) {
 		} `json:"messages"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(c03.body), &stored))
-	in, err := json.Marshal(page.Messages[1].Content[1].Input)
+	in, err := json.Marshal(page.Items[1].Content[1].Input)
 	require.NoError(t, err)
 	assert.JSONEq(t, string(stored.Messages[1].Content[1].Input), string(in))
 }
 
 // The default model fills the service's two arguments as any string, with
 // the user's text, as a strict model fills every required argument; the
-// schema it reads (RunTool.ModelSchema) requires them. Without the option,
+// schema it reads (RunToolDefinition.ModelSchema) requires them. Without the option,
 // or with RunScript.WithoutServiceArguments, a call has only the tool's
 // own arguments.
 func TestServiceToolArgumentsDefaultModel(t *testing.T) {

@@ -219,6 +219,8 @@ type config struct {
 	overlapPages     bool   // WithOverlappingPages
 	cancelFinishes   bool   // WithCancelledRunsFinished
 	liveSmallRoutes  bool   // the registry's 500, the key deletes' 200s (live habits only)
+
+	extraMembers []byte // WithExtraMembers: a JSON object; nil: none (extra_members.go)
 }
 
 // An Option configures a [Server]; pass options to [NewServer] or [Start].
@@ -230,7 +232,8 @@ type Option struct{ apply func(*config) }
 func option(f func(*config)) Option { return Option{apply: f} }
 
 // WithAPIKey sets the key the server accepts (default "test-key"). The
-// server's [Server.Client] sends it.
+// server's [Server.Client] sends it; another client sends it with
+// [threads.WithAPIKey].
 func WithAPIKey(key string) Option { return option(func(c *config) { c.key = key }) }
 
 // WithAPIKeyHeader makes the server read the key from "name: <key>"
@@ -317,8 +320,8 @@ func WithOAuthValidation(mode string) Option {
 // tambo.run.awaiting_input and in the stored tool_use input. The values
 // are [RunToolCall]'s StatusMessage and CompletionStatusMessage; the
 // default model fills them as any string (with the user's text); see
-// [RunTool.ModelSchema]. A client that checks a call's arguments against
-// its own schema must take them out. [WithLiveHabits] turns it on;
+// [RunToolDefinition.ModelSchema]. A client that checks a call's
+// arguments against its own schema must take them out. [WithLiveHabits] turns it on;
 // [RunScript].WithoutServiceArguments turns it off for one run.
 func WithServiceToolArguments() Option { return option(func(c *config) { c.serviceArgs = true }) }
 

@@ -18,7 +18,8 @@ var fakeCmd = &command{
 	summary: "run a local fake of the service",
 	long: "Run the SDK's fake of the service (threadstest) until Ctrl-C or SIGTERM, and print on stdout the\n" +
 		"export lines that point this command, the SDK and any other program at it (eval them in a\n" +
-		"shell). Without --live-habits the fake reads the key as Authorization: Bearer, as the spec says.\n" +
+		"shell; THREADS_FAKE=1 says that a scripted model, not a real one, answers). Without --live-habits\n" +
+		"the fake reads the key as Authorization: Bearer, as the spec says.\n" +
 		"On Unix the fake also stops when the process that started it exits (unless --outlive-parent):\n" +
 		"\"go run ./cmd/threads fake &\" then \"kill $!\" signals go run only, and the fake stops with it.",
 	example: `  threads fake > fake.env &     # or, in another terminal: threads fake
@@ -55,6 +56,10 @@ var fakeCmd = &command{
 			{threads.EnvAPIKey, srv.APIKey},
 			{threads.EnvAPIKeyHeader, header},
 			{"THREADS_PROJECT_ID", srv.ProjectID},
+			// THREADS_FAKE tells a program (the SDK's live tests) that no
+			// real model answers: the fake's scripted model calls a tool
+			// with the first value of an enum, whatever its description.
+			{"THREADS_FAKE", "1"},
 		} {
 			fmt.Fprintf(e.stdout, "export %s=%s\n", kv[0], shellQuote(kv[1]))
 		}

@@ -29,14 +29,15 @@ func TestFake(t *testing.T) {
 	}()
 	sc := bufio.NewScanner(outR)
 	var lines []string
-	for len(lines) < 4 && sc.Scan() {
+	for len(lines) < 5 && sc.Scan() {
 		lines = append(lines, sc.Text())
 	}
-	require.Len(t, lines, 4)
+	require.Len(t, lines, 5)
 	assert.Regexp(t, `^export THREADS_BASE_URL=http://127\.0\.0\.1:\d+$`, lines[0])
 	assert.Equal(t, "export THREADS_API_KEY=test-key", lines[1])
 	assert.Equal(t, "export THREADS_API_KEY_HEADER=''", lines[2])
 	assert.Equal(t, "export THREADS_PROJECT_ID=p_FakeProj.c0ffee", lines[3])
+	assert.Equal(t, "export THREADS_FAKE=1", lines[4])
 
 	script := strings.Join(lines, "\n")
 	if sh, err := exec.LookPath("sh"); err == nil {

@@ -102,7 +102,7 @@ first: one page (--limit, --cursor), or every page with --all. Without
 				if err != nil {
 					return nil, "", false, err
 				}
-				return page.Threads, page.NextCursor, page.HasMore, nil
+				return page.Items, page.NextCursor, page.HasMore, nil
 			},
 			func(items []runs.Thread) {
 				w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
@@ -576,7 +576,7 @@ var v1MessagesCmd = &command{
 				if err != nil {
 					return nil, "", false, err
 				}
-				return page.Messages, page.NextCursor, page.HasMore, nil
+				return page.Items, page.NextCursor, page.HasMore, nil
 			},
 			func(items []runs.Message) {
 				for _, m := range items {

@@ -38,7 +38,7 @@ func main() {
 
 // weather is the client tool this program offers: the model may call it,
 // and this program answers with the result.
-var weather = runs.Tool{
+var weather = runs.ToolDefinition{
 	Name:        "get_weather",
 	Description: "Get the current weather for a city",
 	InputSchema: map[string]any{
@@ -63,7 +63,7 @@ func run(ctx context.Context) error {
 	// 1. A run that creates its thread and offers a tool. Its events stream
 	// as they arrive; a tool call pauses the run (AwaitingInput), and the
 	// next run sends the results with PreviousRunID.
-	params := runs.RunParams{Content: []runs.Content{runs.Text("Paris")}, Tools: []runs.Tool{weather}}
+	params := runs.RunParams{Content: []runs.Content{runs.Text("Paris")}, ToolDefinitions: []runs.ToolDefinition{weather}}
 	s, err := user.CreateAndRun(ctx, runs.CreateRunParams{RunParams: params})
 	if err != nil {
 		return fmt.Errorf("starting a run: %w", err)
@@ -81,9 +81,9 @@ func run(ctx context.Context) error {
 		var results []runs.Content
 		for _, call := range pending {
 			fmt.Printf("(the model calls %s %s; this program answers)\n", call.ToolName, call.Arguments)
-			results = append(results, runs.ToolResult(call.ToolCallID, "18°C and cloudy", false))
+			results = append(results, runs.ToolResult(call.ToolCallID, "18°C and cloudy"))
 		}
-		s, err = user.Run(ctx, threadID, runs.RunParams{PreviousRunID: s.RunID(), Tools: params.Tools, Content: results})
+		s, err = user.Run(ctx, threadID, runs.RunParams{PreviousRunID: s.RunID(), ToolDefinitions: params.ToolDefinitions, Content: results})
 		if err != nil {
 			return fmt.Errorf("sending the tool results: %w", err)
 		}

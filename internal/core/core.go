@@ -13,6 +13,7 @@ package core
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -100,6 +101,7 @@ type Limits struct {
 	MaxEventSize    int           // one stream event's bytes
 	IdleTimeout     time.Duration // a stream's longest silence; 0: none
 	Logger          *slog.Logger  // nil: no logging
+	KeepRaw         bool          // a JSON answer's values record their bytes (threads.WithRawJSON)
 }
 
 // Conn is a *threads.Client seen from package runs.
@@ -149,4 +151,18 @@ func Register(fn func(client any) (Conn, error)) {
 // client or one not made by threads.NewClient.
 func ConnOf(client any) (Conn, error) {
 	return connOf(client)
+}
+
+// Empty reports whether resp, a 2xx answer, carries no body to decode: a
+// 204, or a Content-Length of 0 (the generic calls leave their result as
+// it is then).
+func Empty(resp *http.Response) bool {
+	return resp.StatusCode == http.StatusNoContent || resp.ContentLength == 0
+}
+
+// DrainClose reads a little of a body that is dropped, so that a short
+// tail does not cost the connection, and closes it.
+func DrainClose(body io.ReadCloser) {
+	_, _ = io.CopyN(io.Discard, body, 4<<10)
+	body.Close()
 }

@@ -144,7 +144,7 @@ func TestScripts(t *testing.T) {
 			e.Setenv("PATH", bin+string(filepath.ListSeparator)+e.Getenv("PATH"))
 			e.Values[fakeKey{}] = &fakeHolder{}
 			// Nothing from the developer's environment leaks in.
-			for _, v := range []string{threads.EnvBaseURL, threads.EnvAPIKey, threads.EnvAPIKeyHeader, "THREADS_PROJECT_ID"} {
+			for _, v := range []string{threads.EnvBaseURL, threads.EnvAPIKey, threads.EnvAPIKeyHeader, "THREADS_PROJECT_ID", "THREADS_FAKE"} {
 				e.Setenv(v, "")
 			}
 			return nil
@@ -276,7 +276,7 @@ func cmdFakeRunFail(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: fakerunfail CODE CATEGORY")
 	}
 	fakeOf(ts).PushRunScript(threadstest.RunScript{Text: "never shown", ErrorAfter: 1,
-		Error: &threadstest.RunError{Code: args[0], Category: args[1], Message: "the model failed"}})
+		Error: &threadstest.RunFailure{Code: args[0], Category: args[1], Message: "the model failed"}})
 }
 
 // cmdFakeRunHold is "fakerunhold": the next /v1 run holds after
