@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/runs"
@@ -127,20 +128,18 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 	if h.cfg.err != nil {
 		return nil, h.cfg.err
 	}
-	for i, t := range h.cfg.tools {
-		if _, err := runs.DefineTool(t); err != nil {
-			return nil, fmt.Errorf("proxy: New: tools[%d]: %w", i, err)
+	// The tool runner checks the tools as RunTools does (an answer to no
+	// call runs nothing).
+	if len(h.cfg.tools) > 0 {
+		if _, err := h.base.AnswerTools(context.Background(), runs.ToolRunner{Tools: h.cfg.tools}, nil); err != nil {
+			return nil, fmt.Errorf("proxy: New: %w", err)
 		}
-		if t.Call == nil {
-			return nil, fmt.Errorf("proxy: New: tool %q has no Call", t.Name)
+		for _, t := range h.cfg.tools {
+			h.tools[t.Name] = true
 		}
-		if h.tools[t.Name] {
-			return nil, fmt.Errorf("proxy: New: tool %q is declared twice", t.Name)
+		if h.cfg.store == nil {
+			h.cfg.store = NewMemoryStore(0)
 		}
-		h.tools[t.Name] = true
-	}
-	if len(h.tools) > 0 && h.cfg.store == nil {
-		h.cfg.store = NewMemoryStore(0)
 	}
 	h.log = h.cfg.logger
 	if h.log == nil {
@@ -153,7 +152,11 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 // WithTools offers tools, which run in the backend, to the model on every
 // run, beside the tools the browser offers (a browser tool of the same
 // name is dropped: the server's wins). They are [threads.Tool] values, as
-// [runs.ToolRunner] runs them ([threads.NewTool], [threads.NewJSONTool]).
+// [runs.ToolRunner] runs them ([threads.NewTool], [threads.NewJSONTool],
+// [threads.NewPartsTool], an MCP server's tools), and they are run by its
+// code in every case: a tool's content parts reach the service as content
+// parts, and an error's text as the model reads it holds neither the
+// project key nor the end user's token.
 //
 // When a run pauses only for server-side tools, the Handler runs them and
 // continues the run itself, in the same response: the browser sees every
@@ -163,9 +166,10 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 // pause mixes both, the browser gets a tambo.run.awaiting_input with only
 // its own calls; the Handler runs its own at once and keeps their results
 // in the [PendingStore] until the browser's continuation (the next run
-// with that previousRunId), which then carries both. A tool that fails or
-// panics is answered to the model as an error result (isError), never a
-// crash; so is a call of a tool that neither side has. The bounds are the
+// with that previousRunId), which then carries both (a result larger than
+// its share of [MaxPendingResults] keeps only its text, cut). A tool that
+// fails or panics is answered to the model as an error result (isError),
+// never a crash; so is a call of a tool that neither side has. The bounds are the
 // [runs.ToolRunner] defaults (10 answered pauses in one response, the same
 // call in 3 pauses in a row); a pause left unanswered by them is answered
 // with error results in the user's next run.
@@ -564,3 +568,14 @@ func pendingKey(user User, threadID, runID string) string {
 	sum := sha256.Sum256([]byte(strings.Join([]string{"threads-go/proxy pending v1", user.id(), threadID, runID}, "\x00")))
 	return "threads-proxy:" + hex.EncodeToString(sum[:])
 }
+
+// wireJSON is how a JSON answer, or a pause's stored results, is written:
+// map keys sorted (a Go map has no order), no HTML escaping
+// (JSON.stringify does none), nil slices as [] and times as the service
+// writes them (UTC, milliseconds: 2026-06-16T10:00:00.000Z).
+var wireJSON = json.JoinOptions(
+	json.Deterministic(true),
+	json.WithMarshalers(json.MarshalToFunc(func(enc *jsontext.Encoder, t time.Time) error {
+		return enc.WriteToken(jsontext.String(t.UTC().Format("2006-01-02T15:04:05.000Z")))
+	})),
+)

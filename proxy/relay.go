@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -15,6 +16,11 @@ import (
 type Stream interface {
 	Next() bool
 	Current() runs.Event
+	// EventJSON is the current event's JSON as the service sent it, the
+	// secrets redacted, valid until the next Next; nil for an event the
+	// service did not send ([runs.Stream.EventJSON]). Relay writes what
+	// it gives, and nothing for nil.
+	EventJSON() []byte
 	Err() error
 	Close() error
 	RunID() string
@@ -70,16 +76,17 @@ const keepAliveComment = ": keep-alive\n\n"
 // [*runs.RunFailedError] for a run that failed (its RUN_ERROR event was
 // written, as the service sends it); a stream error (the connection to
 // the service broke) after the events that did arrive. Relay keeps at
-// most one event in memory, and no goroutine of it runs once it returns.
+// most two events in memory (one being written, the next framed), and no
+// goroutine of it runs once it returns.
 //
-// The events are written as the service writes them: the same members in
-// the same order, strings quoted the same way, so the bytes are the
-// service's (checked against its recorded streams). What the stream does
-// not keep is not written: the service's second RUN_ERROR of a failure
-// (the stream ends at the first), members this SDK version does not know
-// on known events, and the key order inside a component's props, which
-// is sorted. Events of types this version does not know go out as
-// received. A [*runs.ToolStream]'s own [runs.ToolRunStart] and
+// Each event is written as the service sent it (its JSON as received,
+// [runs.Stream.EventJSON]): events and members this SDK version does not model
+// go out too, and the bytes are the service's (checked against its
+// recorded streams), except that every spelling of the project key and
+// of the end user's token reads "[REDACTED]": the browser never sees
+// them, even when the service echoes them. What the stream does not read
+// is not written: the service's second RUN_ERROR of a failure (the stream
+// ends at the first). A [*runs.ToolStream]'s own [runs.ToolRunStart] and
 // [runs.ToolRunResult] are not written: the service has no such events.
 func Relay(w http.ResponseWriter, r *http.Request, s Stream, opts ...RelayOption) (RelayResult, error) {
 	var c config
@@ -97,10 +104,12 @@ func Relay(w http.ResponseWriter, r *http.Request, s Stream, opts ...RelayOption
 type relayer struct {
 	keepAlive, writeTimeout time.Duration
 	status                  int
-	// filter, if set, sees each event in the reading goroutine before it
-	// is written: it may replace it, or drop it (keep false). It may
-	// block (a server-side tool runs); keep-alives go on meanwhile.
-	filter func(runs.Event) (out runs.Event, keep bool)
+	// filter, if set, sees each event (typed, and its JSON as
+	// [Stream.EventJSON] gives it) in the reading goroutine before it is
+	// written: it may replace its JSON (out, which must stay valid until
+	// the next event), or drop it (keep false). It may block (a
+	// server-side tool runs); keep-alives go on meanwhile.
+	filter func(ev runs.Event, raw []byte) (out []byte, keep bool)
 	// stop, if set, is called when the relay ends, before it waits for
 	// the reading goroutine: it must make a blocked filter return.
 	stop func()
@@ -120,20 +129,33 @@ func (rl relayer) relay(w http.ResponseWriter, r *http.Request, s Stream) (res R
 		h.Set("X-Run-Id", id)
 	}
 
-	evs := make(chan runs.Event) // unbuffered: one event at a time
+	// The reading goroutine frames each event in one of two buffers in
+	// turn: the channel is unbuffered, so the writer is done with a
+	// buffer before the reader fills it again.
+	evs := make(chan []byte) // unbuffered: one event at a time
 	quit := make(chan struct{})
 	go func() {
 		defer close(evs)
-		for s.Next() {
-			ev := s.Current()
+		var bufs [2][]byte
+		for i := 0; s.Next(); {
+			raw := s.EventJSON()
 			if rl.filter != nil {
 				var keep bool
-				if ev, keep = rl.filter(ev); !keep {
+				if raw, keep = rl.filter(s.Current(), raw); !keep {
 					continue
 				}
 			}
+			if raw == nil {
+				continue // no wire form: the tool runner's own events
+			}
+			b := &bufs[i%2]
+			if cap(*b) > 64<<10 {
+				*b = nil // one large event does not stay for the run
+			}
+			*b = frame((*b)[:0], raw)
 			select {
-			case evs <- ev:
+			case evs <- *b:
+				i++
 			case <-quit:
 				return
 			}
@@ -180,7 +202,6 @@ func (rl relayer) relay(w http.ResponseWriter, r *http.Request, s Stream) (res R
 		defer timer.Stop()
 		idle = timer.C
 	}
-	buf := make([]byte, 0, 512)
 	for {
 		select {
 		case ev, ok := <-evs:
@@ -190,18 +211,11 @@ func (rl relayer) relay(w http.ResponseWriter, r *http.Request, s Stream) (res R
 				}
 				return res, s.Err()
 			}
-			var keep bool
-			if buf, keep = appendEvent(buf[:0], ev); !keep {
-				continue
-			}
-			if !write(buf) {
+			if !write(ev) {
 				res.Left = true
 				return res, nil
 			}
 			res.Events++
-			if cap(buf) > 64<<10 {
-				buf = make([]byte, 0, 512) // one large event does not stay for the run
-			}
 		case <-idle:
 			if !write([]byte(keepAliveComment)) {
 				res.Left = true
@@ -220,4 +234,20 @@ func (rl relayer) relay(w http.ResponseWriter, r *http.Request, s Stream) (res R
 // leftErr reports whether err is only the browser's request ending.
 func leftErr(ctx context.Context, err error) bool {
 	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ctx.Err()))
+}
+
+// frame appends one SSE event holding data, as the service writes it:
+// "data: ", the JSON, a blank line. An event the service split over
+// several data: lines (joined with "\n" by the reader) is split again.
+func frame(b, data []byte) []byte {
+	for {
+		line, rest, more := bytes.Cut(data, []byte{'\n'})
+		b = append(b, "data: "...)
+		b = append(b, line...)
+		b = append(b, '\n')
+		if !more {
+			return append(b, '\n')
+		}
+		data = rest
+	}
 }

@@ -17,10 +17,12 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/redact"
 	"github.com/threadsapi/threads-go/proxy"
 	"github.com/threadsapi/threads-go/runs"
 	"github.com/threadsapi/threads-go/threadstest"
@@ -49,7 +51,10 @@ func serveSSE(t *testing.T, body []byte) *threads.Client {
 // The relay writes the service's recorded streams back byte for byte:
 // text, a client tool call, text then a tool call, a component, parallel
 // tool calls, a cancel, and a failure (whose second RUN_ERROR the stream
-// does not keep).
+// does not keep); and the replays of events typed after the relay was
+// written (reasoning under both names, tambo.message.parent, subagents, a
+// RUN_FINISHED with an outcome), members the SDK does not model included.
+// The replays' comment lines (their provenance) are not events.
 func TestRelayIsByteCompatible(t *testing.T) {
 	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("testdata", "sse", "*.sse"))
@@ -66,7 +71,7 @@ func TestRelayIsByteCompatible(t *testing.T) {
 
 			w := newRecorder()
 			res, err := proxy.Relay(w, httptest.NewRequest("GET", "/stream", nil), s)
-			want := string(body)
+			want := regexp.MustCompile(`(?m)^:.*\n`).ReplaceAllString(string(body), "")
 			if evs := events(want); strings.Contains(evs[len(evs)-1], `"RUN_ERROR"`) && strings.Contains(evs[len(evs)-2], `"RUN_ERROR"`) {
 				want = want[:strings.LastIndex(want, "data: ")] // the duplicate
 				var failed *runs.RunFailedError
@@ -82,6 +87,39 @@ func TestRelayIsByteCompatible(t *testing.T) {
 			assert.Equal(t, s.RunID(), w.Header().Get("X-Run-Id"))
 			assert.GreaterOrEqual(t, w.flushes, res.Events+1, "the head, then each event, flushed")
 		})
+	}
+}
+
+// A server that echoes the project key, or the end user's token, in any
+// JSON spelling, in a known event, an event the SDK does not model or a
+// failure, never gets it to the browser: each spelling reads
+// [REDACTED], and every event is still one valid JSON object.
+func TestRelayRedactsSecrets(t *testing.T) {
+	t.Parallel()
+	const key, token = "sk-relay-test-key", "tok-end-user-secret"
+	body := strings.Join([]string{
+		`data: {"type":"RUN_STARTED","threadId":"thr_k","runId":"run_k","timestamp":1}`,
+		`data: {"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant","echo":"sk-relay-test-key","timestamp":2}`,
+		`data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"key sk\u002drelay-test-key token tok-end-user-secret","timestamp":3}`,
+		`data: {"type":"TEXT_MESSAGE_END","messageId":"m","timestamp":4}`,
+		`data: {"type":"SOMETHING_NEW","headers":{"x-api-key":"sk-relay-test-key","authorization":"Bearer tok\u002Dend-user-secret"}}`,
+		`data: {"type":"RUN_ERROR","message":"upstream said sk-relay-test-key","code":"X","category":"model","isRetryable":false,"status":500,"timestamp":5}`,
+		``, ``}, "\n\n")
+	c := serveSSE(t, []byte(body))
+	s, err := runs.New(c).ForToken(threads.NewToken(token)).Run(context.Background(), "thr_k", runs.RunParams{Content: []runs.Content{runs.Text("hi")}})
+	require.NoError(t, err)
+	w := newRecorder()
+	res, err := proxy.Relay(w, httptest.NewRequest("GET", "/stream", nil), s)
+	var failed *runs.RunFailedError
+	require.ErrorAs(t, err, &failed)
+	assert.Equal(t, 6, res.Events, "every event relayed")
+	out := w.Body()
+	for _, secret := range []string{key, token} {
+		assert.False(t, redact.Contains(out, secret), "%s reached the browser: %s", secret, out)
+	}
+	assert.Equal(t, 6, strings.Count(out, "[REDACTED]"), out)
+	for _, ev := range events(out) {
+		assert.True(t, jsontext.Value(ev).IsValid(), ev)
 	}
 }
 

@@ -167,12 +167,18 @@ func (h *Handler) runEnded(ctx context.Context, user User, err error) {
 		return
 	}
 	h.log.WarnContext(ctx, "proxy: server-side tools stopped; their calls are answered with errors in the next run", "error", err)
-	results := make([]runs.Content, len(pending))
-	for i, c := range pending {
-		results[i] = runs.ToolResult(c.ToolCallID, "not run: "+cut(err.Error(), 1000))
-		results[i].IsError = true
+	h.keepPending(ctx, pendingKey(user, threadID, runID), notRun(pending, err))
+}
+
+// notRun answers each of calls with an error result that says why it was
+// not run.
+func notRun(calls []runs.PendingToolCall, err error) []runs.Content {
+	out := make([]runs.Content, len(calls))
+	for i, c := range calls {
+		out[i] = runs.ToolResult(c.ToolCallID, "not run: "+cut(err.Error(), 1000))
+		out[i].IsError = true
 	}
-	h.keepPending(ctx, pendingKey(user, threadID, runID), results)
+	return out
 }
 
 // loadPending reads a pause's stored results.

@@ -1,13 +1,12 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"strings"
-	"sync"
 
-	threads "github.com/threadsapi/threads-go"
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/threadsapi/threads-go/runs"
 )
 
@@ -18,7 +17,7 @@ import (
 //     tool runner answers them and the next run's events follow;
 //   - both: the server's calls run now, their results wait in the pending
 //     store for the browser's continuation, and the event lists the
-//     browser's calls only.
+//     browser's calls only (the rest of it as sent).
 //
 // It runs in the relay's reading goroutine, one event at a time.
 type pauses struct {
@@ -29,7 +28,7 @@ type pauses struct {
 	threadID, runID string // the run being read
 }
 
-func (p *pauses) filter(ev runs.Event) (runs.Event, bool) {
+func (p *pauses) filter(ev runs.Event, raw []byte) ([]byte, bool) {
 	switch e := ev.(type) {
 	case runs.RunStarted:
 		p.threadID, p.runID = e.ThreadID, e.RunID
@@ -44,81 +43,114 @@ func (p *pauses) filter(ev runs.Event) (runs.Event, bool) {
 		}
 		switch {
 		case len(ours) == 0:
-			return ev, true
+			return raw, true
 		case len(theirs) == 0:
 			return nil, false
 		}
 		h := p.q.h
-		results := h.callTools(p.ctx, ours)
-		h.keepPending(p.ctx, pendingKey(p.q.user, p.threadID, p.runID), results)
-		e.PendingToolCalls = theirs
-		return e, true
+		h.keepPending(p.ctx, pendingKey(p.q.user, p.threadID, p.runID), p.q.callTools(p.ctx, ours))
+		out, ok := onlyCalls(raw, p.browser)
+		if !ok {
+			h.log.ErrorContext(p.ctx, "proxy: a pause's event is not the JSON it was decoded from; the browser does not get it")
+		}
+		return out, ok
 	}
-	return ev, true
+	return raw, true
 }
 
-// toolConcurrency bounds how many calls of one pause run at once, as
-// runs.ToolRunner's default does.
-const toolConcurrency = 4
-
-// maxErrorText bounds an error result's text, as package runs does.
-const maxErrorText = 4 << 10
-
-// callTools runs the server-side calls of a mixed pause, several at once,
-// and returns one tool_result per call, in order.
-func (h *Handler) callTools(ctx context.Context, calls []runs.PendingToolCall) []runs.Content {
-	out := make([]runs.Content, len(calls))
-	// Each result's share of what the store keeps for the pause.
-	share := max(MaxPendingResults/(2*len(calls))-256, 1024)
-	sem := make(chan struct{}, toolConcurrency)
-	var wg sync.WaitGroup
-	for i, c := range calls {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			text, isErr := h.callTool(ctx, c)
-			out[i] = runs.ToolResult(c.ToolCallID, cut(text, share))
-			out[i].IsError = isErr
-		})
+// callTools runs the server-side calls of a mixed pause (several at once,
+// by the tool runner's own code: runs.Client.AnswerTools) and returns one
+// tool_result per call, in order, each within its share of what the store
+// keeps for a pause. A request that ended before every call returned
+// answers each call with an error result, so that the browser's
+// continuation can still go on.
+func (q *request) callTools(ctx context.Context, calls []runs.PendingToolCall) []runs.Content {
+	h := q.h
+	out, err := q.c.AnswerTools(ctx, runs.ToolRunner{Tools: h.cfg.tools}, calls, h.cfg.callOpts...)
+	if err != nil {
+		return notRun(calls, err)
 	}
-	wg.Wait()
+	share := max(MaxPendingResults/(2*len(calls))-256, 1024)
+	for i, r := range out {
+		out[i] = fit(r, share)
+	}
 	return out
 }
 
-// statusArgs are the members the service adds to every tool's schema and
-// call: the call's status lines, never the tool's arguments (design.md,
-// "The service's own tool arguments").
-var statusArgs = []string{"_tambo_statusMessage", "_tambo_completionStatusMessage"}
+// fit returns tool_result r if its JSON is at most n bytes; else its text
+// parts' text cut to n bytes, with the isError it had.
+func fit(r runs.Content, n int) runs.Content {
+	if b, err := json.Marshal(r, wireJSON); err == nil && len(b) <= n {
+		return r
+	}
+	var text []byte
+	for _, c := range r.Content {
+		if c.Type == runs.ContentText {
+			text = append(text, c.Text...)
+		}
+		if len(text) > n {
+			break
+		}
+	}
+	out := runs.ToolResult(r.ToolUseID, cut(string(text), n))
+	out.IsError = r.IsError
+	return out
+}
 
-// callTool runs one call: an unknown tool, arguments that are not a JSON
-// object, an error and a panic are each answered as an error result.
-func (h *Handler) callTool(ctx context.Context, c runs.PendingToolCall) (text string, isErr bool) {
-	var tool *threads.Tool
-	for i := range h.cfg.tools {
-		if h.cfg.tools[i].Name == c.ToolName {
-			tool = &h.cfg.tools[i]
+// onlyCalls returns awaiting_input event raw (its JSON) with only the
+// pending calls of the tools in keep, every other byte as it was; false
+// when raw is not such an event.
+func onlyCalls(raw []byte, keep map[string]bool) ([]byte, bool) {
+	dec := jsontext.NewDecoder(bytes.NewReader(raw))
+	if !enter(dec, '{') || !seek(dec, "value") || !enter(dec, '{') || !seek(dec, "pendingToolCalls") || !enter(dec, '[') {
+		return nil, false
+	}
+	start := dec.InputOffset() - 1
+	out := append(bytes.Clone(raw[:start]), '[')
+	n := 0
+	for !enter(dec, ']') {
+		v, err := dec.ReadValue()
+		var c struct {
+			ToolName string `json:"toolName"`
+		}
+		if err != nil || json.Unmarshal(v, &c) != nil {
+			return nil, false
+		}
+		if keep[c.ToolName] {
+			if n > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, v...)
+			n++
 		}
 	}
-	if tool == nil {
-		return fmt.Sprintf("there is no tool named %q", cut(c.ToolName, 64)), true
-	}
-	args := map[string]any{}
-	if strings.TrimSpace(c.Arguments) != "" {
-		if err := json.Unmarshal([]byte(c.Arguments), &args); err != nil || args == nil {
-			return fmt.Sprintf("the arguments of tool %q are not a JSON object", tool.Name), true
+	out = append(out, ']')
+	return append(out, raw[dec.InputOffset():]...), true
+}
+
+// seek reads the members of the object dec is in up to the name of the
+// one called name; false when there is none.
+func seek(dec *jsontext.Decoder, name string) bool {
+	for dec.PeekKind() == '"' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return false
+		}
+		if tok.String() == name {
+			return true
+		}
+		if dec.SkipValue() != nil {
+			return false
 		}
 	}
-	for _, k := range statusArgs {
-		delete(args, k)
+	return false
+}
+
+// enter reads the next token if it is the delimiter kind.
+func enter(dec *jsontext.Decoder, kind jsontext.Kind) bool {
+	if dec.PeekKind() != kind {
+		return false
 	}
-	defer func() {
-		if v := recover(); v != nil {
-			text, isErr = cut(fmt.Sprintf("tool %q failed: panic: %v", tool.Name, v), maxErrorText), true
-		}
-	}()
-	out, err := tool.Call(ctx, threads.ToolCall{ID: c.ToolCallID, Name: c.ToolName, Arguments: args})
-	if err != nil {
-		return cut(err.Error(), maxErrorText), true
-	}
-	return out, false
+	_, err := dec.ReadToken()
+	return err == nil
 }

@@ -284,3 +284,84 @@ func TestServerToolBoundAnsweredNextRun(t *testing.T) {
 	assert.Contains(t, req.Message.Content[0].Content[0].Text, "not run: ")
 	assert.Equal(t, "go on", req.Message.Content[1].Text)
 }
+
+// Server-side tools are run by the tool runner's own code, in a pause the
+// handler answers and in a mixed one alike: a tool's content parts (a
+// resource part of threads.NewPartsTool, or of a tool with CallParts
+// alone, as the MCP module makes them) reach the service as content parts,
+// and a tool's error never carries the project key to the service.
+func TestServerToolPartsAndRedaction(t *testing.T) {
+	t.Parallel()
+	type args struct{}
+	chart := threads.NewPartsTool("chart", "Draws a chart", func(context.Context, args) ([]threads.ContentPart, error) {
+		return []threads.ContentPart{{Type: threads.ContentPartTypeText, Text: "a chart"},
+			{Type: threads.ContentPartTypeResource, Resource: &threads.Resource{URI: "mem:chart", MIMEType: "image/png", Blob: "iVBORw0K"}}}, nil
+	})
+	var e *env
+	leaks := threads.Tool{Name: "leaks", Description: "Echoes its credentials in its error",
+		CallParts: func(context.Context, threads.ToolCall) ([]threads.ContentPart, error) {
+			return nil, errors.New("upstream refused x-api-key: " + e.fake.APIKey)
+		}}
+	e = newEnv(t, nil, proxy.WithTools(chart, leaks))
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
+		{ID: "c_b", Name: "get_location"}, {ID: "c_chart", Name: "chart"}, {ID: "c_leaks", Name: "leaks"},
+	}})
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"tools":[`+browserTool+`]}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	threadID := w.Header().Get("X-Thread-Id")
+	w = e.do(t, "s-alice", "POST", "/v1/threads/"+threadID+"/runs",
+		`{"message":{"role":"user","content":[{"type":"tool_result","toolUseId":"c_b","content":[{"type":"text","text":"here"}]}]},"previousRunId":"`+lastRun(parse(t, w.Body.String()))+`"}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	mixed, err := e.last(t).Run()
+	require.NoError(t, err)
+
+	// Only server calls: the tool runner answers them within the response.
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "c_chart2", Name: "chart"}, {ID: "c_leaks2", Name: "leaks"}}})
+	w = e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	own, err := e.last(t).Run()
+	require.NoError(t, err)
+
+	for name, req := range map[string]*threadstest.RunRequest{"mixed pause": mixed, "server pause": own} {
+		got := map[string]threadstest.RunContent{}
+		for _, c := range req.Message.Content {
+			got[strings.TrimSuffix(c.ToolUseID, "2")] = c
+		}
+		c := got["c_chart"]
+		require.Len(t, c.Content, 2, name)
+		assert.Equal(t, "a chart", c.Content[0].Text, name)
+		assert.Equal(t, "resource", c.Content[1].Type, name)
+		assert.JSONEq(t, `{"uri":"mem:chart","mimeType":"image/png","blob":"iVBORw0K"}`, string(c.Content[1].Resource), name)
+		l := got["c_leaks"]
+		require.NotEmpty(t, l.Content, name)
+		assert.True(t, l.IsError, name)
+		assert.Contains(t, l.Content[0].Text, "upstream refused x-api-key: [REDACTED]", name)
+		assert.NotContains(t, l.Content[0].Text, e.fake.APIKey, name)
+	}
+	assert.Empty(t, e.logs.failures())
+}
+
+// A mixed pause's event reaches the browser as the service sent it, but
+// for the server's calls: members the SDK does not model, the other
+// calls' bytes and the key order stay.
+func TestMixedPauseKeepsTheEvent(t *testing.T) {
+	t.Parallel()
+	pause := `{"type":"CUSTOM","name":"tambo.run.awaiting_input","value":{"note":{"z":1,"a":[2]},` +
+		`"pendingToolCalls":[{"toolCallId":"call_s","toolName":"lookup","arguments":"{\"q\": \"tea\"}"},` +
+		`{"toolCallId":"call_b","toolName":"get_location","arguments":"{}","extra":true}],"more":"x"},"timestamp":1795498143084,"rawEvent":{"k":"v"}}`
+	body := "data: " + `{"type":"RUN_STARTED","threadId":"thr_m","runId":"run_m","timestamp":1795498143000}` + "\n\n" +
+		"data: " + pause + "\n\n" +
+		"data: " + `{"type":"RUN_FINISHED","threadId":"thr_m","runId":"run_m","timestamp":1795498143090}` + "\n\n"
+	var l lookup
+	h, err := proxy.New(serveSSE(t, []byte(body)), userBySession, proxy.WithTools(l.tool()))
+	require.NoError(t, err)
+	e := &env{h: h}
+	w := e.do(t, "s-alice", "POST", "/v1/threads/thr_m/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"tools":[`+browserTool+`]}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	evs := events(w.Body.String())
+	require.Len(t, evs, 3)
+	assert.Equal(t, `{"type":"CUSTOM","name":"tambo.run.awaiting_input","value":{"note":{"z":1,"a":[2]},`+
+		`"pendingToolCalls":[{"toolCallId":"call_b","toolName":"get_location","arguments":"{}","extra":true}],"more":"x"},"timestamp":1795498143084,"rawEvent":{"k":"v"}}`,
+		evs[1])
+	require.Len(t, l.calls, 1, "the server's call ran")
+}

@@ -106,6 +106,7 @@ type Stream struct {
 
 	scan  jsonscan.Scanner // decodeFast's
 	cur   Event
+	raw   string   // the data of the event decoded last (EventJSON, eventjson.go)
 	index int      // events decoded so far
 	open  openText // text messages started and not ended
 
@@ -169,6 +170,7 @@ func (d *runEvents) Decode(ev sse.Event) (stream.Verdict, error) {
 		// routes never send and the SSE standard ignores.
 		return stream.Skip, nil
 	}
+	s.raw = ev.Data
 	e, ok := decodeFast(&s.scan, ev.Data)
 	var err error
 	if !ok {

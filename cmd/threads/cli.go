@@ -157,7 +157,7 @@ func (c *command) invoke(e *env, args []string) int {
 	cl := &call{cmd: c, fs: fs}
 	if c.name != "fake" {
 		fs.StringVar(&cl.baseURL, "base-url", "", "the service's base URL (default $THREADS_BASE_URL)")
-		if !strings.HasPrefix(c.name, "v1-") {
+		if !strings.HasPrefix(c.name, "v1-") && c.name != "proxy" {
 			// On /v1 the key always travels in x-api-key: the flag would do
 			// nothing there, so those commands do not offer it.
 			fs.StringVar(&cl.keyHeader, "api-key-header", "", "send the key in this header, e.g. x-api-key\n(default $THREADS_API_KEY_HEADER, else Authorization: Bearer,\nthen x-api-key if the service refuses Bearer)")

@@ -100,3 +100,24 @@ func TestProxyNeedsUser(t *testing.T) {
 	assert.Empty(t, out.String())
 	assert.Contains(t, errOut.String(), "no end user")
 }
+
+// "threads proxy" serves /v1, where the key always travels in x-api-key:
+// it offers no --api-key-header, which would do nothing there, as the
+// v1-* commands do not.
+func TestProxyHasNoKeyHeaderFlag(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	status := run([]string{"proxy", "--help"}, &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr})
+	assert.Equal(t, exitOK, status, stderr.String())
+	assert.Contains(t, stdout.String(), "-user-key")
+	assert.NotContains(t, stdout.String(), "api-key-header")
+	// Refused as a usage error before anything starts (with the flag,
+	// the command got as far as listening on the bad address).
+	t.Setenv(threads.EnvBaseURL, "http://127.0.0.1:1")
+	t.Setenv(threads.EnvAPIKey, "k")
+	stdout.Reset()
+	stderr.Reset()
+	status = run([]string{"proxy", "--api-key-header", "x-api-key", "--user-key", "u", "--addr", "127.0.0.1:99999"},
+		&env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr})
+	assert.Equal(t, exitUsage, status, stderr.String())
+	assert.Contains(t, stderr.String(), "api-key-header")
+}
