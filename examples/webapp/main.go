@@ -40,9 +40,9 @@ import (
 	"time"
 
 	threads "github.com/threadsapi/threads-go"
-	"github.com/threadsapi/threads-go/examples/internal/demo"
 	"github.com/threadsapi/threads-go/proxy"
 	"github.com/threadsapi/threads-go/runs"
+	"github.com/threadsapi/threads-go/threadstest"
 )
 
 func main() {
@@ -53,19 +53,20 @@ func main() {
 		addr = "127.0.0.1:8080"
 	}
 	if err := run(ctx, addr, func(url string) { fmt.Printf("Open %s (Ctrl-C stops it)\n", url) }); err != nil {
-		demo.Exit("webapp", err)
+		fmt.Fprintf(os.Stderr, "webapp: %v\n", err)
+		os.Exit(1)
 	}
 }
 
 // run serves the app on addr until ctx ends; ready gets its URL once it
 // listens.
 func run(ctx context.Context, addr string, ready func(url string)) error {
-	env, err := demo.Setup()
+	client, done, err := setup()
 	if err != nil {
 		return err
 	}
-	defer env.Close()
-	app, err := newApp(env.Client, log.New(os.Stderr, "webapp: ", 0))
+	defer done()
+	app, err := newApp(client, log.New(os.Stderr, "webapp: ", 0))
 	if err != nil {
 		return err
 	}
@@ -206,3 +207,16 @@ document.getElementById("ask").onsubmit = (e) => {
 <p>The official clients work too: <code>new TamboClient({ apiKey: "unused", tamboUrl: location.origin + "/api/tambo" })</code>.</p>
 </html>
 `))
+
+// setup returns a client for the service in THREADS_BASE_URL (with
+// THREADS_API_KEY), or, when it is unset, for the SDK's fake service
+// started in this process; done stops the fake.
+func setup() (client *threads.Client, done func(), err error) {
+	if os.Getenv(threads.EnvBaseURL) != "" {
+		c, err := threads.NewClient()
+		return c, func() {}, err
+	}
+	srv := threadstest.Start()
+	fmt.Printf("(THREADS_BASE_URL is not set: using the built-in fake service at %s)\n\n", srv.URL)
+	return srv.Client(), srv.Close, nil
+}
