@@ -572,9 +572,12 @@ func pendingKey(user User, threadID, runID string) string {
 // wireJSON is how a JSON answer, or a pause's stored results, is written:
 // map keys sorted (a Go map has no order), no HTML escaping
 // (JSON.stringify does none), nil slices as [] and times as the service
-// writes them (UTC, milliseconds: 2026-06-16T10:00:00.000Z).
+// writes them (UTC, milliseconds: 2026-06-16T10:00:00.000Z), and bytes
+// that are not UTF-8 (a tool's text) as U+FFFD, as encoding/json writes
+// them when the runs package sends a result.
 var wireJSON = json.JoinOptions(
 	json.Deterministic(true),
+	jsontext.AllowInvalidUTF8(true),
 	json.WithMarshalers(json.MarshalToFunc(func(enc *jsontext.Encoder, t time.Time) error {
 		return enc.WriteToken(jsontext.String(t.UTC().Format("2006-01-02T15:04:05.000Z")))
 	})),
