@@ -166,8 +166,17 @@ func (h *Handler) runEnded(ctx context.Context, user User, err error) {
 		h.log.ErrorContext(ctx, "proxy: a run's stream failed", "error", err)
 		return
 	}
+	limits, ok := budget(pending)
+	if !ok {
+		h.log.ErrorContext(ctx, "proxy: server-side tools stopped, at a pause whose call ids are too long to keep their results", "error", err)
+		return
+	}
 	h.log.WarnContext(ctx, "proxy: server-side tools stopped; their calls are answered with errors in the next run", "error", err)
-	h.keepPending(ctx, pendingKey(user, threadID, runID), notRun(pending, err))
+	results := notRun(pending, err)
+	for i, r := range results {
+		results[i] = fit(r, limits[i])
+	}
+	h.keepPending(ctx, pendingKey(user, threadID, runID), results)
 }
 
 // notRun answers each of calls with an error result that says why it was

@@ -419,3 +419,33 @@ func TestMixedPauseBoundedByMaxPendingResults(t *testing.T) {
 		})
 	}
 }
+
+// The error results of a pause that the tool runner's bounds left
+// unanswered are kept within MaxPendingResults too, whatever the calls'
+// ids.
+func TestServerToolBoundResultsBounded(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{100, 200} { // their ids' JSON: 0.6 MB, 1.2 MB
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			t.Parallel()
+			var calls []string
+			for i := range n {
+				calls = append(calls, fmt.Sprintf(`{"toolCallId":"%s%d","toolName":"lookup","arguments":"{\"q\":\"x\"}"}`, strings.Repeat(`\u0001`, 1000), i))
+			}
+			body := "data: " + `{"type":"RUN_STARTED","threadId":"thr_m","runId":"run_m","timestamp":1795498143000}` + "\n\n" +
+				"data: " + `{"type":"CUSTOM","name":"tambo.run.awaiting_input","value":{"pendingToolCalls":[` + strings.Join(calls, ",") + `]},"timestamp":1795498143084}` + "\n\n" +
+				"data: " + `{"type":"RUN_FINISHED","threadId":"thr_m","runId":"run_m","timestamp":1795498143090}` + "\n\n"
+			var l lookup
+			store := &sizeStore{MemoryStore: proxy.NewMemoryStore(0)}
+			h, err := proxy.New(serveSSE(t, []byte(body)), userBySession, proxy.WithTools(l.tool()), proxy.WithPendingStore(store))
+			require.NoError(t, err)
+			e := &env{h: h}
+			w := e.do(t, "s-alice", "POST", "/v1/threads/thr_m/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`)
+			require.Equal(t, http.StatusCreated, w.Code)
+			assert.LessOrEqual(t, store.max, proxy.MaxPendingResults)
+			if n == 100 {
+				assert.Positive(t, store.max, "the unanswered calls' results are kept")
+			}
+		})
+	}
+}
