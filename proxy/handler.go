@@ -390,6 +390,15 @@ func (q *request) componentState() {
 	q.answer(http.StatusCreated, map[string]any{"state": state}, err)
 }
 
+// secrets are what the Handler's answers must not show beside the
+// client's API key: the end user's token, if any.
+func (q *request) secrets() []string {
+	if tok := q.user.Token.Reveal(); tok != "" {
+		return []string{tok}
+	}
+	return nil
+}
+
 // query reads an integer query parameter into dst; false (answered 400)
 // when it is not one.
 func (q *request) query(name string, dst *int) bool {
@@ -457,11 +466,7 @@ func (q *request) answer(status int, v any, err error) {
 	}
 	// The service may echo the project key or the user's token in what
 	// it stores (a name, metadata, a message): the browser gets neither.
-	var secrets []string
-	if tok := q.user.Token.Reveal(); tok != "" {
-		secrets = append(secrets, tok)
-	}
-	if s := q.h.redact(string(b), secrets...); s != string(b) {
+	if s := q.h.redact(string(b), q.secrets()...); s != string(b) {
 		if b = []byte(s); !jsontext.Value(b).IsValid() {
 			// A secret that spells JSON punctuation: not to be sent.
 			q.h.log.ErrorContext(q.r.Context(), "proxy: an answer is not valid JSON once the secrets are redacted", "path", q.r.URL.Path)

@@ -118,6 +118,13 @@ func (q *request) run(create bool) {
 		}
 	}
 
+	// The ids go out redacted, as the events do: a service could name the
+	// run or the thread with a secret (the relay copies them as they are).
+	for name, id := range map[string]string{"X-Thread-Id": s.ThreadID(), "X-Run-Id": s.RunID()} {
+		if id != "" {
+			q.w.Header().Set(name, q.h.redact(id, q.secrets()...))
+		}
+	}
 	rl := relayer{keepAlive: h.cfg.keepAlive, writeTimeout: h.cfg.writeTimeout, status: http.StatusCreated, stop: cancel}
 	if len(h.tools) > 0 {
 		browser := make(map[string]bool, len(p.ToolDefinitions))
