@@ -18,6 +18,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/core"
 	"github.com/threadsapi/threads-go/runs"
 )
 
@@ -93,6 +94,9 @@ type Handler struct {
 	tools   map[string]bool // the server-side tools' names
 	limiter limiter
 	log     *slog.Logger
+	// redact removes every spelling of the client's API key, and of
+	// extra, from a JSON answer before the browser gets it.
+	redact func(s string, extra ...string) string
 }
 
 // Defaults of the Handler's options.
@@ -114,7 +118,11 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 	if user == nil {
 		return nil, errors.New("proxy: New: the user function is nil")
 	}
-	h := &Handler{base: runs.New(client), user: user, tools: map[string]bool{}}
+	conn, err := core.ConnOf(client)
+	if err != nil {
+		return nil, fmt.Errorf("proxy: New: %w", err)
+	}
+	h := &Handler{base: runs.New(client), user: user, tools: map[string]bool{}, redact: conn.Redact}
 	h.cfg = config{
 		keepAlive: DefaultKeepAlive, writeTimeout: DefaultWriteTimeout,
 		maxBody: DefaultMaxBodySize, pendingTTL: DefaultPendingTTL,
@@ -382,6 +390,15 @@ func (q *request) componentState() {
 	q.answer(http.StatusCreated, map[string]any{"state": state}, err)
 }
 
+// secrets are what the Handler's answers must not show beside the
+// client's API key: the end user's token, if any.
+func (q *request) secrets() []string {
+	if tok := q.user.Token.Reveal(); tok != "" {
+		return []string{tok}
+	}
+	return nil
+}
+
 // query reads an integer query parameter into dst; false (answered 400)
 // when it is not one.
 func (q *request) query(name string, dst *int) bool {
@@ -446,6 +463,16 @@ func (q *request) answer(status int, v any, err error) {
 		q.h.log.ErrorContext(q.r.Context(), "proxy: cannot encode an answer", "error", err)
 		writeError(q.w, http.StatusInternalServerError, "Internal server error")
 		return
+	}
+	// The service may echo the project key or the user's token in what
+	// it stores (a name, metadata, a message): the browser gets neither.
+	if s := q.h.redact(string(b), q.secrets()...); s != string(b) {
+		if b = []byte(s); !jsontext.Value(b).IsValid() {
+			// A secret that spells JSON punctuation: not to be sent.
+			q.h.log.ErrorContext(q.r.Context(), "proxy: an answer is not valid JSON once the secrets are redacted", "path", q.r.URL.Path)
+			writeError(q.w, http.StatusBadGateway, "Bad Gateway")
+			return
+		}
 	}
 	q.w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	q.w.Header().Set("Content-Length", strconv.Itoa(len(b)))
@@ -572,9 +599,12 @@ func pendingKey(user User, threadID, runID string) string {
 // wireJSON is how a JSON answer, or a pause's stored results, is written:
 // map keys sorted (a Go map has no order), no HTML escaping
 // (JSON.stringify does none), nil slices as [] and times as the service
-// writes them (UTC, milliseconds: 2026-06-16T10:00:00.000Z).
+// writes them (UTC, milliseconds: 2026-06-16T10:00:00.000Z), and bytes
+// that are not UTF-8 (a tool's text) as U+FFFD, as encoding/json writes
+// them when the runs package sends a result.
 var wireJSON = json.JoinOptions(
 	json.Deterministic(true),
+	jsontext.AllowInvalidUTF8(true),
 	json.WithMarshalers(json.MarshalToFunc(func(enc *jsontext.Encoder, t time.Time) error {
 		return enc.WriteToken(jsontext.String(t.UTC().Format("2006-01-02T15:04:05.000Z")))
 	})),

@@ -531,3 +531,76 @@ func TestNewRefuses(t *testing.T) {
 		assert.Error(t, err, name)
 	}
 }
+
+// A service that echoes the project key or the end user's token in a JSON
+// route's 2xx answer (a thread's name, its metadata, a message's text,
+// spelled raw or with JSON escapes) does not hand them to the browser.
+func TestHandlerAnswerRedactsSecrets(t *testing.T) {
+	t.Parallel()
+	const key, tok = "sk-proxy-answer-key-0123456789", "eut-proxy-answer-token-0123456789"
+	escaped := `sk-proxy-answer-key-\u0030123456789`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/thr_err"):
+			w.Header().Set("Content-Type", "application/json; k="+key)
+			w.Header().Set("Retry-After", tok)
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, `{"message":"bad `+escaped+` `+tok+`","statusCode":400}`)
+		case strings.HasSuffix(r.URL.Path, "/messages"):
+			_, _ = io.WriteString(w, `{"messages":[{"id":"m1","threadId":"thr_1","role":"assistant","content":[{"type":"text","text":"key `+escaped+` token `+tok+`"}],"createdAt":"2026-06-16T10:00:00.000Z"}],"hasMore":false}`)
+		default:
+			_, _ = io.WriteString(w, `{"id":"thr_1","name":"`+key+`","metadata":{"`+tok+`":"`+escaped+`"},"createdAt":"2026-06-16T10:00:00.000Z","updatedAt":"2026-06-16T10:00:00.000Z","runStatus":"idle"}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey(key))
+	require.NoError(t, err)
+	h, err := proxy.New(c, func(*http.Request) (proxy.User, error) { return proxy.User{Token: threads.NewToken(tok)}, nil })
+	require.NoError(t, err)
+	for _, target := range []string{"/v1/threads/thr_1", "/v1/threads/thr_1/messages", "/v1/threads/thr_err"} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", target, nil))
+		body := w.Body.String()
+		for name, vals := range w.Header() {
+			body += "\n" + name + ": " + strings.Join(vals, ", ")
+		}
+		assert.NotContains(t, body, "answer-key", target)
+		assert.NotContains(t, body, "answer-token", target)
+		assert.Contains(t, body, "[REDACTED]", target)
+	}
+}
+
+// A service that names the thread or the run with the project key or the
+// end user's token (its X-Thread-Id and X-Run-Id headers, the events'
+// ids) does not get them to the browser, in the events or the headers.
+func TestHandlerRunRedactsSecretsInIDs(t *testing.T) {
+	t.Parallel()
+	const key, tok = "sk-proxy-run-key-0123456789", "eut-proxy-run-token-0123456789"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("X-Run-Id", key)
+		w.Header().Set("X-Thread-Id", tok)
+		w.WriteHeader(http.StatusCreated)
+		_, _ = io.WriteString(w, `data: {"type":"RUN_STARTED","threadId":"`+tok+`","runId":"`+key+`","timestamp":1}`+"\n\n"+
+			`data: {"type":"RUN_FINISHED","threadId":"`+tok+`","runId":"`+key+`","timestamp":2}`+"\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey(key))
+	require.NoError(t, err)
+	h, err := proxy.New(c, func(*http.Request) (proxy.User, error) { return proxy.User{Token: threads.NewToken(tok)}, nil })
+	require.NoError(t, err)
+	for _, target := range []string{"/v1/threads/runs", "/v1/threads/thr_1/runs"} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("POST", target, strings.NewReader(`{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`)))
+		require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+		out := w.Body.String()
+		for name, vals := range w.Header() {
+			out += "\n" + name + ": " + strings.Join(vals, ", ")
+		}
+		assert.NotContains(t, out, "run-key", target)
+		assert.NotContains(t, out, "run-token", target)
+	}
+}

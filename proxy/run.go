@@ -118,6 +118,13 @@ func (q *request) run(create bool) {
 		}
 	}
 
+	// The ids go out redacted, as the events do: a service could name the
+	// run or the thread with a secret (the relay copies them as they are).
+	for name, id := range map[string]string{"X-Thread-Id": s.ThreadID(), "X-Run-Id": s.RunID()} {
+		if id != "" {
+			q.w.Header().Set(name, q.h.redact(id, q.secrets()...))
+		}
+	}
 	rl := relayer{keepAlive: h.cfg.keepAlive, writeTimeout: h.cfg.writeTimeout, status: http.StatusCreated, stop: cancel}
 	if len(h.tools) > 0 {
 		browser := make(map[string]bool, len(p.ToolDefinitions))
@@ -166,8 +173,17 @@ func (h *Handler) runEnded(ctx context.Context, user User, err error) {
 		h.log.ErrorContext(ctx, "proxy: a run's stream failed", "error", err)
 		return
 	}
+	limits, ok := budget(pending)
+	if !ok {
+		h.log.ErrorContext(ctx, "proxy: server-side tools stopped, at a pause whose call ids are too long to keep their results", "error", err)
+		return
+	}
 	h.log.WarnContext(ctx, "proxy: server-side tools stopped; their calls are answered with errors in the next run", "error", err)
-	h.keepPending(ctx, pendingKey(user, threadID, runID), notRun(pending, err))
+	results := notRun(pending, err)
+	for i, r := range results {
+		results[i] = fit(r, limits[i])
+	}
+	h.keepPending(ctx, pendingKey(user, threadID, runID), results)
 }
 
 // notRun answers each of calls with an error result that says why it was

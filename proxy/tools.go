@@ -48,7 +48,16 @@ func (p *pauses) filter(ev runs.Event, raw []byte) ([]byte, bool) {
 			return nil, false
 		}
 		h := p.q.h
-		h.keepPending(p.ctx, pendingKey(p.q.user, p.threadID, p.runID), p.q.callTools(p.ctx, ours))
+		limits, ok := budget(ours)
+		if !ok {
+			// Its results could not be kept within MaxPendingResults: the
+			// service's pause is not one the handler answers, and the
+			// browser's answer alone would be refused.
+			h.log.ErrorContext(p.ctx, "proxy: a pause has too many server-side calls, or call ids too long, to keep their results; the browser does not get it",
+				"calls", len(ours))
+			return nil, false
+		}
+		h.keepPending(p.ctx, pendingKey(p.q.user, p.threadID, p.runID), p.q.callTools(p.ctx, ours, limits))
 		out, ok := onlyCalls(raw, p.browser)
 		if !ok {
 			h.log.ErrorContext(p.ctx, "proxy: a pause's event is not the JSON it was decoded from; the browser does not get it")
@@ -58,27 +67,62 @@ func (p *pauses) filter(ev runs.Event, raw []byte) ([]byte, bool) {
 	return raw, true
 }
 
+// maxPauseCalls bounds the server-side calls of a mixed pause that the
+// handler runs, as runs.ToolStream bounds a pause's calls.
+const maxPauseCalls = 1024
+
+// budget returns the most bytes of JSON each call's result may take so
+// that the pause's results, stored as one JSON array, fit in
+// MaxPendingResults: each result with an empty text, plus an equal share
+// of what is left for the texts. false when there are more calls than
+// maxPauseCalls, or when their ids alone leave no room for a short text.
+func budget(calls []runs.PendingToolCall) ([]int, bool) {
+	if len(calls) > maxPauseCalls {
+		return nil, false
+	}
+	const minText = 64
+	fixed := make([]int, len(calls))
+	left := MaxPendingResults - 2 // the array's brackets
+	for i, c := range calls {
+		empty := runs.ToolResult(c.ToolCallID, "")
+		empty.IsError = true
+		b, err := json.Marshal(empty, wireJSON)
+		if err != nil {
+			return nil, false
+		}
+		fixed[i] = len(b)
+		left -= len(b) + 1 + minText // and its comma
+		if left < 0 {
+			return nil, false
+		}
+	}
+	share := minText + left/max(len(calls), 1)
+	for i := range fixed {
+		fixed[i] += share
+	}
+	return fixed, true
+}
+
 // callTools runs the server-side calls of a mixed pause (several at once,
 // by the tool runner's own code: runs.Client.AnswerTools) and returns one
-// tool_result per call, in order, each within its share of what the store
-// keeps for a pause. A request that ended before every call returned
-// answers each call with an error result, so that the browser's
-// continuation can still go on.
-func (q *request) callTools(ctx context.Context, calls []runs.PendingToolCall) []runs.Content {
+// tool_result per call, in order, each within its limit (budget). A
+// request that ended before every call returned answers each call with an
+// error result, so that the browser's continuation can still go on.
+func (q *request) callTools(ctx context.Context, calls []runs.PendingToolCall, limits []int) []runs.Content {
 	h := q.h
 	out, err := q.c.AnswerTools(ctx, runs.ToolRunner{Tools: h.cfg.tools}, calls, h.cfg.callOpts...)
 	if err != nil {
-		return notRun(calls, err)
+		out = notRun(calls, err)
 	}
-	share := max(MaxPendingResults/(2*len(calls))-256, 1024)
 	for i, r := range out {
-		out[i] = fit(r, share)
+		out[i] = fit(r, limits[i])
 	}
 	return out
 }
 
 // fit returns tool_result r if its JSON is at most n bytes; else its text
-// parts' text cut to n bytes, with the isError it had.
+// parts' text, cut so that its JSON is at most n bytes (n leaves room for
+// a short text: see budget), with the isError it had.
 func fit(r runs.Content, n int) runs.Content {
 	if b, err := json.Marshal(r, wireJSON); err == nil && len(b) <= n {
 		return r
@@ -92,9 +136,16 @@ func fit(r runs.Content, n int) runs.Content {
 			break
 		}
 	}
-	out := runs.ToolResult(r.ToolUseID, cut(string(text), n))
-	out.IsError = r.IsError
-	return out
+	for k := n; ; {
+		out := runs.ToolResult(r.ToolUseID, cut(string(text), k))
+		out.IsError = r.IsError
+		b, err := json.Marshal(out, wireJSON)
+		if err != nil || len(b) <= n || k == 0 {
+			return out
+		}
+		// Each byte of text cut takes at least one byte of JSON away.
+		k = max(k-(len(b)-n)-len("…"), 0)
+	}
 }
 
 // onlyCalls returns awaiting_input event raw (its JSON) with only the

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -364,4 +365,87 @@ func TestMixedPauseKeepsTheEvent(t *testing.T) {
 		`"pendingToolCalls":[{"toolCallId":"call_b","toolName":"get_location","arguments":"{}","extra":true}],"more":"x"},"timestamp":1795498143084,"rawEvent":{"k":"v"}}`,
 		evs[1])
 	require.Len(t, l.calls, 1, "the server's call ran")
+}
+
+// sizeStore is a MemoryStore that records the largest value put in it.
+type sizeStore struct {
+	*proxy.MemoryStore
+	mu  sync.Mutex
+	max int
+}
+
+func (s *sizeStore) Put(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+	s.mu.Lock()
+	s.max = max(s.max, len(value))
+	s.mu.Unlock()
+	return s.MemoryStore.Put(ctx, key, value, ttl)
+}
+
+// A hostile service's mixed pause cannot make the handler keep more than
+// MaxPendingResults for it: thousands of server calls, a call id of
+// megabytes, results full of characters that JSON escapes.
+func TestMixedPauseBoundedByMaxPendingResults(t *testing.T) {
+	t.Parallel()
+	big := threads.Tool{Name: "big", Description: "returns a lot", Call: func(context.Context, threads.ToolCall) (string, error) {
+		return strings.Repeat("\x01\"", 4000), nil
+	}}
+	bad := threads.Tool{Name: "bad", Description: "returns bytes that are not UTF-8", Call: func(context.Context, threads.ToolCall) (string, error) {
+		return strings.Repeat("\xff", 40000), nil
+	}}
+	for name, calls := range map[string]string{
+		"results cut": strings.Repeat(`{"toolCallId":"c","toolName":"big","arguments":"{}"},`, 500),
+		"not UTF-8":   strings.Repeat(`{"toolCallId":"c","toolName":"bad","arguments":"{}"},`, 100),
+		"many calls":  strings.Repeat(`{"toolCallId":"c","toolName":"big","arguments":"{}"},`, 3000),
+		"long id":     `{"toolCallId":"` + strings.Repeat("i", 2<<20) + `","toolName":"big","arguments":"{}"},`,
+		"many ids":    strings.Repeat(`{"toolCallId":"`+strings.Repeat("\\u0001", 1000)+`","toolName":"nope","arguments":"{}"},`, 1000),
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			pause := `{"type":"CUSTOM","name":"tambo.run.awaiting_input","value":{"pendingToolCalls":[` + calls +
+				`{"toolCallId":"call_b","toolName":"get_location","arguments":"{}"}]},"timestamp":1795498143084}`
+			body := "data: " + `{"type":"RUN_STARTED","threadId":"thr_m","runId":"run_m","timestamp":1795498143000}` + "\n\n" +
+				"data: " + pause + "\n\n" +
+				"data: " + `{"type":"RUN_FINISHED","threadId":"thr_m","runId":"run_m","timestamp":1795498143090}` + "\n\n"
+			store := &sizeStore{MemoryStore: proxy.NewMemoryStore(0)}
+			h, err := proxy.New(serveSSE(t, []byte(body)), userBySession, proxy.WithTools(big, bad), proxy.WithPendingStore(store))
+			require.NoError(t, err)
+			e := &env{h: h}
+			w := e.do(t, "s-alice", "POST", "/v1/threads/thr_m/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"tools":[`+browserTool+`]}`)
+			require.Equal(t, http.StatusCreated, w.Code)
+			assert.LessOrEqual(t, store.max, proxy.MaxPendingResults)
+			if strings.HasPrefix(calls, `{"toolCallId":"c"`) && strings.Count(calls, "toolCallId") <= 1024 {
+				assert.Positive(t, store.max, "results that fit once cut are kept")
+			}
+		})
+	}
+}
+
+// The error results of a pause that the tool runner's bounds left
+// unanswered are kept within MaxPendingResults too, whatever the calls'
+// ids.
+func TestServerToolBoundResultsBounded(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{100, 200} { // their ids' JSON: 0.6 MB, 1.2 MB
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			t.Parallel()
+			var calls []string
+			for i := range n {
+				calls = append(calls, fmt.Sprintf(`{"toolCallId":"%s%d","toolName":"lookup","arguments":"{\"q\":\"x\"}"}`, strings.Repeat(`\u0001`, 1000), i))
+			}
+			body := "data: " + `{"type":"RUN_STARTED","threadId":"thr_m","runId":"run_m","timestamp":1795498143000}` + "\n\n" +
+				"data: " + `{"type":"CUSTOM","name":"tambo.run.awaiting_input","value":{"pendingToolCalls":[` + strings.Join(calls, ",") + `]},"timestamp":1795498143084}` + "\n\n" +
+				"data: " + `{"type":"RUN_FINISHED","threadId":"thr_m","runId":"run_m","timestamp":1795498143090}` + "\n\n"
+			var l lookup
+			store := &sizeStore{MemoryStore: proxy.NewMemoryStore(0)}
+			h, err := proxy.New(serveSSE(t, []byte(body)), userBySession, proxy.WithTools(l.tool()), proxy.WithPendingStore(store))
+			require.NoError(t, err)
+			e := &env{h: h}
+			w := e.do(t, "s-alice", "POST", "/v1/threads/thr_m/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`)
+			require.Equal(t, http.StatusCreated, w.Code)
+			assert.LessOrEqual(t, store.max, proxy.MaxPendingResults)
+			if n == 100 {
+				assert.Positive(t, store.max, "the unanswered calls' results are kept")
+			}
+		})
+	}
 }
