@@ -341,3 +341,37 @@ func ExampleRelay() {
 	// TEXT_MESSAGE_END
 	// RUN_FINISHED
 }
+
+// Relay called directly (not through the Handler) copies the stream's ids
+// into X-Run-Id and X-Thread-Id: a service that echoes the project key or
+// the end user's token as an id must not hand it to the browser there.
+// Before, runs.Stream kept the ids as the server sent them.
+func TestRelayHeadersRedactSecretIDs(t *testing.T) {
+	t.Parallel()
+	const key, tok = "sk-relay-id-key-0123456789", "eut-relay-id-token-0123456789"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("X-Run-Id", key)
+		w.Header().Set("X-Thread-Id", tok)
+		w.WriteHeader(http.StatusCreated)
+		_, _ = io.WriteString(w, `data: {"type":"RUN_STARTED","threadId":"`+tok+`","runId":"`+key+`","timestamp":1}`+"\n\n"+
+			`data: {"type":"RUN_FINISHED","threadId":"`+tok+`","runId":"`+key+`","timestamp":2}`+"\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey(key))
+	require.NoError(t, err)
+	s, err := runs.New(c).ForToken(threads.NewToken(tok)).Run(t.Context(), "thr_1", runs.RunParams{Content: []runs.Content{runs.Text("hi")}})
+	require.NoError(t, err)
+	w := httptest.NewRecorder()
+	_, err = proxy.Relay(w, httptest.NewRequest("GET", "/", nil), s)
+	require.NoError(t, err)
+	out := w.Body.String()
+	for name, vals := range w.Header() {
+		out += "\n" + name + ": " + strings.Join(vals, ", ")
+	}
+	assert.NotContains(t, out, "id-key", "the project key")
+	assert.NotContains(t, out, "id-token", "the end user's token")
+	assert.NotContains(t, s.RunID()+s.ThreadID(), "id-key")
+	assert.NotContains(t, s.RunID()+s.ThreadID(), "id-token")
+}

@@ -153,7 +153,10 @@ func newStream(ctx context.Context, body io.ReadCloser, l limits, redact func(st
 	if redact == nil {
 		redact = func(s string, _ ...string) string { return s }
 	}
-	s := &Stream{run: &runState{threadID: threadID, runID: runID}, limits: l, redact: redact}
+	// The ids come from the server (headers, RUN_STARTED) and reach the
+	// caller's logs and a relay's headers: they are kept redacted, as
+	// every other server text is.
+	s := &Stream{run: &runState{threadID: redact(threadID), runID: redact(runID)}, limits: l, redact: redact}
 	stream.Start(&s.eng, ctx, body, (*runEvents)(s), stream.Config{MaxEventSize: l.maxEventSize, IdleTimeout: l.idleTimeout})
 	return s
 }
@@ -280,10 +283,10 @@ func (s *Stream) apply(e Event) (stream.Verdict, error) {
 		r := s.run
 		r.mu.Lock()
 		if r.threadID == "" {
-			r.threadID = e.ThreadID
+			r.threadID = s.redact(e.ThreadID)
 		}
 		if r.runID == "" {
-			r.runID = e.RunID
+			r.runID = s.redact(e.RunID)
 		}
 		r.mu.Unlock()
 	case TextMessageStart:
