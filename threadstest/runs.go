@@ -189,7 +189,9 @@ type RunFailure struct {
 	Cause string
 }
 
-// PushRunScript queues a script for a later /v1 run.
+// PushRunScript queues a script for a later /v1 run: each run takes the
+// oldest queued script, and a run with none queued is the default model
+// (see [RunScript]).
 func (s *Server) PushRunScript(sc RunScript) {
 	s.mu.Lock()
 	s.v1.scripts = append(s.v1.scripts, sc)
