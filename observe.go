@@ -114,6 +114,9 @@ type CallEvent struct {
 	Err      error  // EventAttempt: the transport error, if any
 	From, To string // EventMigrated
 	Round    int    // EventToolRound
+	// Duration is, for EventAttempt, the attempt's time until its
+	// answer's headers (or its error); for EventFirstEvent, the time from
+	// the call's start to the stream's first snapshot.
 	Duration time.Duration
 }
 

@@ -184,10 +184,13 @@ func isJSONType(ct string) bool {
 }
 
 // Raw is embedded in every value the SDK decodes from a JSON answer
-// ([Thread], [Message], [Project], ... and each value inside them): it
+// ([Thread], [Message], [Project], ... and each value inside them): for a
+// call made with [WithRawJSON] (given to the call or to [NewClient]), it
 // gives the JSON the value was decoded from and the members of it that
 // the SDK does not model, such as a field the service added after this
-// release.
+// release. Without that option it records nothing: RawJSON and
+// ExtraFields return nil. Package runs' values embed its counterpart,
+// runs.Raw, which the same option fills.
 //
 // A value keeps the answer's body it came from (RawJSON is a view of it,
 // copied when asked), so holding one small value of a large answer holds
@@ -206,12 +209,13 @@ type Raw jsonx.Raw
 // RawJSON returns a copy of the JSON the value was decoded from, byte for
 // byte as the service sent it (for the whole answer, the body after any
 // decompression, without its surrounding white space); nil when the value
-// was not decoded from a JSON answer.
+// was not decoded from a JSON answer of a call made with [WithRawJSON].
 func (r Raw) RawJSON() json.RawMessage { return jsonx.Bytes(jsonx.Raw(r)) }
 
 // ExtraFields returns the members of the value's JSON object that no
 // field of its Go type takes (matched as the decoder matches names:
 // exactly, or ignoring case, '-' and '_'), each a copy of its JSON; nil
-// when there are none or the value was not decoded from a JSON answer.
-// Members of nested values are in those values' own ExtraFields.
+// when there are none or the value was not decoded from a JSON answer of
+// a call made with [WithRawJSON]. Members of nested values are in those
+// values' own ExtraFields.
 func (r Raw) ExtraFields() map[string]json.RawMessage { return jsonx.Extra(jsonx.Raw(r)) }

@@ -179,7 +179,7 @@ type AvailableComponent struct {
 	Props map[string]any `json:"props"`
 }
 
-// ClientTool is a tool that the client runs when the model asks for it.
+// ClientTool is a tool that the client runs when the model asks for it, as the spec's routes declare it (its wire definition): a Tool is the runnable value that ThreadsService.RunStream declares as one. Its /v1 counterpart is runs.ToolDefinition.
 type ClientTool struct {
 	// Name names the tool; the model calls it by this name.
 	Name string `json:"name"`

@@ -99,10 +99,9 @@ type Handler struct {
 	redact func(s string, extra ...string) string
 }
 
-// Defaults of the Handler's options.
-const (
-	DefaultMaxBodySize = 1 << 20
-)
+// DefaultMaxBodySize is the bound on a browser's request body when
+// [WithMaxBodySize] is not given: 1 MiB; a larger body is answered 413.
+const DefaultMaxBodySize = 1 << 20
 
 // New returns a Handler that sends the browser's calls through client as
 // the end user that user returns for each request. user decides who the

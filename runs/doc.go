@@ -76,7 +76,7 @@
 // run. That is the caller's choice, not a failure. Reading the stream
 // yourself, it shows as an error that matches context.Canceled
 // (errors.Is(err, context.Canceled)) and [OutcomeCancelled]; proxy.Relay
-// reports it as RelayResult.Left with a nil error.
+// reports it as proxy.RelayResult.Left with a nil error.
 //
 // # Options, retries, errors
 //

@@ -10,7 +10,7 @@ import (
 
 // The problem types of the /v1 routes: a [threads.Problem]'s Type. The
 // service sends these problems as application/json, with extra members
-// (threadId, currentRunId, missingToolCallIds...) in Problem.Extensions.
+// (threadId, currentRunId, missingToolCallIds...) in its Extensions.
 const (
 	TypeConcurrentRun      = "urn:tambo:error:concurrent_run"
 	TypeRunActive          = "urn:tambo:error:run_active"
@@ -45,14 +45,15 @@ var (
 	// thread's last completed run (400).
 	ErrInvalidPreviousRun = errors.New("runs: invalid previous run")
 	// ErrInvalidToolResult: tool results missing or extra for the
-	// thread's pending tool calls (400; Problem.Code is MISSING_RESULTS or
-	// EXTRA_RESULTS).
+	// thread's pending tool calls (400; [threads.Problem].Code is
+	// MISSING_RESULTS or EXTRA_RESULTS).
 	ErrInvalidToolResult = errors.New("runs: invalid tool result")
 	// ErrInvalidCursor: a paging cursor the service does not accept (400),
 	// in either of the service's two shapes.
 	ErrInvalidCursor = errors.New("runs: invalid cursor")
 	// ErrInvalidJSONPatch: a component-state patch that does not apply
-	// (400; Problem.Extensions["errors"] says which operation failed).
+	// (400; [threads.Problem].Extensions["errors"] says which operation
+	// failed).
 	ErrInvalidJSONPatch = errors.New("runs: invalid JSON patch")
 	// ErrValidation: a request the service's /v1 checks refused (400
 	// TypeValidation). Class-validator refusals (a message list) are plain

@@ -245,7 +245,8 @@ type ComponentEnd struct {
 	FinalProps  map[string]any
 	// FinalState is the component's final state (finalState), nil when
 	// the service sent none: it sends none today, since a component's
-	// state is not part of what the model writes.
+	// state is not part of what the model writes. To test code that reads
+	// one, script it with threadstest.RunComponent.FinalState.
 	FinalState map[string]any
 	Timestamp  time.Time
 }

@@ -8,23 +8,26 @@ import (
 
 // Raw is embedded in every value this package decodes from a JSON answer
 // ([Thread], [ThreadWithMessages], [Message], [Content], the pages, ...
-// and each value inside them): it gives the JSON the value was decoded
+// and each value inside them): for a call made with
+// [threads.WithRawJSON] (given to the call or to the [threads.Client]
+// this Client was made from), it gives the JSON the value was decoded
 // from and the members of it that the SDK does not model, such as a field
-// the service added after this release. It is [threads.Raw]'s
-// counterpart; see there for what it keeps alive, what a value built in
-// Go or decoded from a run's events holds (nothing), and why == and
-// reflect.DeepEqual see it.
+// the service added after this release; without that option it records
+// nothing. It is [threads.Raw]'s counterpart; see there for what it keeps
+// alive, what a value built in Go or decoded from a run's events holds
+// (nothing), and why == and reflect.DeepEqual see it.
 type Raw jsonx.Raw
 
 // RawJSON returns a copy of the JSON the value was decoded from, byte for
 // byte as the service sent it (for the whole answer, the body after any
 // decompression, without its surrounding white space); nil when the value
-// was not decoded from a JSON answer.
+// was not decoded from a JSON answer of a call made with
+// [threads.WithRawJSON].
 func (r Raw) RawJSON() json.RawMessage { return jsonx.Bytes(jsonx.Raw(r)) }
 
 // ExtraFields returns the members of the value's JSON object that no
 // field of its Go type takes (matched as the decoder matches names:
 // exactly, or ignoring case, '-' and '_'), each a copy of its JSON; nil
-// when there are none or the value was not decoded from a JSON answer.
-// Members of nested values are in those values' own ExtraFields.
+// when there are none or the value was not decoded from a JSON answer of
+// a call made with [threads.WithRawJSON]. Members of nested values are in those values' own ExtraFields.
 func (r Raw) ExtraFields() map[string]json.RawMessage { return jsonx.Extra(jsonx.Raw(r)) }

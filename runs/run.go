@@ -210,7 +210,7 @@ func (c *Client) addContext(ctx context.Context, op string, b *runBody) error {
 // match this package's sentinels: [ErrInvalidPreviousRun] (a
 // PreviousRunID missing or not the last completed run), [ErrInvalidToolResult]
 // (tool results missing or extra), [ErrRunActive] (409: another run is
-// active; Problem.Extensions["currentRunId"] names it), and
+// active; the Problem's Extensions["currentRunId"] names it), and
 // threads.ErrForbidden for a thread that is unknown or another user's.
 // The POST is a write: it is re-sent only when it provably did not reach
 // the service (a refused connection, 429, 503), never once the service may

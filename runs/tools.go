@@ -237,7 +237,7 @@ func (e *ToolArgumentsError) Is(target error) bool { return target == threads.Er
 // description and enum values, so that a [threads.NewTool] struct's
 // `description` and `enum` tags reach the model), "required" the required
 // parameters' names. It fails for a [threads.NewTool] that could not be
-// made (Tool.Err), a tool without a name, and a tool that sets both
+// made ([threads.Tool.Err]), a tool without a name, and a tool that sets both
 // Parameters and InputSchema or whose InputSchema is not a JSON object.
 func DefineTool(t threads.Tool) (ToolDefinition, error) {
 	if strings.TrimSpace(t.Name) == "" {
@@ -280,8 +280,9 @@ func objectSchema(params []threads.ToolParameter) (map[string]any, error) {
 // pauses for client tools (OutcomeAwaitingTools), the stream runs the
 // pending calls (several at once, at most r.Concurrency), sends one
 // tool_result per call in a new run on the thread (PreviousRunID the
-// paused run, the same Tools, AvailableComponents, Model, MaxTokens,
-// Temperature and RunMetadata; ToolChoice, MessageMetadata and
+// paused run, the same ToolDefinitions with r's tools declared beside
+// them, AvailableComponents, Model, MaxTokens, Temperature and
+// RunMetadata; ToolChoice, MessageMetadata and
 // AdditionalContext with the first run only), and goes on with that run's
 // events, until a run ends without a pause. The events of every run, and
 // a [ToolRunStart] and [ToolRunResult] per call, arrive on the one

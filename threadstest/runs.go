@@ -41,7 +41,8 @@ import (
 //     text), and the run pauses for its result (TOOL_CALL_START, ARGS and
 //     END, then CUSTOM tambo.run.awaiting_input, then RUN_FINISHED);
 //   - a message with tool results: the reply "The tool said: <result>."
-//     (several results joined with "; ");
+//     (several results joined with "; "), a result being its text parts
+//     (a resource part is stored, see [RunContent], but not quoted);
 //   - otherwise the reply "You said: <the user's text>".
 //
 // A reply is streamed as live: TEXT_MESSAGE_START, one
@@ -152,6 +153,15 @@ type RunComponent struct {
 	// nil derives them from the offered component's propsSchema like a
 	// tool's arguments.
 	Props map[string]any
+	// FinalState, when not nil, is sent as tambo.component.end's
+	// finalState (an empty map as {}), which a runs client reads as
+	// runs.ComponentEnd.FinalState and runs.ComponentEvent.State
+	// (DecodeState decodes it), and is the stored component's state. nil
+	// sends none, as the service does today (capture 87), and the stored
+	// state is {} (88). The service declares finalState but never sets
+	// it, so no capture shows one: what it would store is this fake's
+	// reading.
+	FinalState map[string]any
 }
 
 // RunFailure is how a scripted run fails. The zero RunFailure is what the
@@ -179,7 +189,9 @@ type RunFailure struct {
 	Cause string
 }
 
-// PushRunScript queues a script for a later /v1 run.
+// PushRunScript queues a script for a later /v1 run: each run takes the
+// oldest queued script, and a run with none queued is the default model
+// (see [RunScript]).
 func (s *Server) PushRunScript(sc RunScript) {
 	s.mu.Lock()
 	s.v1.scripts = append(s.v1.scripts, sc)
@@ -222,7 +234,10 @@ type RunMessage struct {
 
 // RunContent is one content block a client sent: "text" (Text),
 // "resource" (Resource, as sent) or "tool_result" (ToolUseID, Content,
-// IsError).
+// IsError). A tool_result's Content holds its parts, text and resource
+// blocks (what runs.Client.RunTools sends for a tool with CallParts,
+// such as threads.NewPartsTool's); the fake stores them as sent, each
+// tool_result as an assistant message of its own, as the service does.
 type RunContent struct {
 	Type      string          `json:"type"`
 	Text      string          `json:"text,omitempty"`

@@ -261,6 +261,88 @@ func TestRunToolPauseAndContinue(t *testing.T) {
 	assert.Equal(t, "18°C and cloudy", rr.Message.Content[0].Content[0].Text)
 }
 
+// A tool that returns content parts (threads.NewPartsTool), run by
+// runs.Client.RunTools: the fake accepts the tool_result with its text
+// and resource parts (a text resource, a base64 blob) and stores them as
+// sent, listed as an assistant message of their own (46) that a runs
+// client reads back part by part; the default model answers from the
+// result's text parts. A string tool's result beside it stays one text
+// part.
+func TestRunToolResultParts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv := threadstest.NewServer(t)
+	srv.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
+		{ID: "call_chart", Name: "chart", Arguments: map[string]any{"city": "Paris"}},
+		{ID: "call_weather", Name: "weather", Arguments: map[string]any{"city": "Paris"}},
+	}})
+	type cityArgs struct {
+		City string `json:"city"`
+	}
+	chart := threads.NewPartsTool("chart", "A chart of the weather", func(_ context.Context, a cityArgs) ([]threads.ContentPart, error) {
+		return []threads.ContentPart{
+			threads.TextPart("The chart of " + a.City),
+			threads.ResourcePart(threads.Resource{URI: "file:///notes.txt", MIMEType: "text/plain", Text: "sunny"}),
+			threads.BlobPart("chart://paris", "image/png", []byte("PNG")),
+		}, nil
+	})
+	weather := threads.NewTool("weather", "The weather", func(_ context.Context, a cityArgs) (string, error) {
+		return "sunny in " + a.City, nil
+	})
+	u := runs.New(srv.Client()).ForUser("user-1")
+	th, err := u.CreateThread(ctx, runs.CreateThreadParams{})
+	require.NoError(t, err)
+	ts, err := u.RunTools(ctx, th.ID, runs.RunParams{Content: []runs.Content{runs.Text("Paris?")}},
+		runs.ToolRunner{Tools: []threads.Tool{chart, weather}})
+	require.NoError(t, err)
+	for _, err := range ts.All() {
+		require.NoError(t, err)
+	}
+	res, err := ts.Collect()
+	require.NoError(t, err)
+	assert.Equal(t, runs.OutcomeFinished, res.Outcome)
+	assert.Equal(t, "The tool said: The chart of Paris; sunny in Paris.", res.Messages[len(res.Messages)-1].Text())
+
+	page, err := u.ListMessages(ctx, th.ID, nil)
+	require.NoError(t, err)
+	var results []runs.Content
+	for _, m := range page.Items {
+		for _, c := range m.Content {
+			if c.Type == runs.ContentToolResult {
+				assert.Equal(t, runs.RoleAssistant, m.Role)
+				assert.Len(t, m.Content, 1)
+				results = append(results, c)
+			}
+		}
+	}
+	require.Len(t, results, 2)
+	assert.Equal(t, "call_chart", results[0].ToolUseID)
+	parts := results[0].Content
+	require.Len(t, parts, 3)
+	assert.Equal(t, runs.Text("The chart of Paris").Text, parts[0].Text)
+	require.NotNil(t, parts[1].Resource)
+	assert.Equal(t, runs.ContentResource, parts[1].Type)
+	assert.Equal(t, "file:///notes.txt", parts[1].Resource.URI)
+	assert.Equal(t, "text/plain", parts[1].Resource.MIMEType)
+	assert.Equal(t, "sunny", parts[1].Resource.Text)
+	require.NotNil(t, parts[2].Resource)
+	assert.Equal(t, "chart://paris", parts[2].Resource.URI)
+	assert.Equal(t, "image/png", parts[2].Resource.MIMEType)
+	assert.Equal(t, "UE5H", parts[2].Resource.Blob) // base64 of "PNG"
+	assert.Equal(t, "call_weather", results[1].ToolUseID)
+	require.Len(t, results[1].Content, 1)
+	assert.Equal(t, runs.ContentText, results[1].Content[0].Type)
+	assert.Equal(t, "sunny in Paris", results[1].Content[0].Text)
+
+	// The stored block as the service lists it: "type" first, the
+	// resource's keys as live (uri, text, mimeType; 134).
+	page, err = u.ListMessages(ctx, th.ID, nil, threads.WithRawJSON())
+	require.NoError(t, err)
+	raw := string(page.Items[2].Content[0].RawJSON())
+	assert.True(t, strings.HasPrefix(raw, `{"type":"tool_result","toolUseId":"call_chart","content":[{"type":"text","text":"The chart of Paris"},`+
+		`{"type":"resource","resource":{"uri":"file:///notes.txt","text":"sunny","mimeType":"text/plain"}}`), raw)
+}
+
 // A script with text and two tool calls streams them in one model turn,
 // as capture 52 and 129 show.
 func TestRunScriptTextAndParallelCalls(t *testing.T) {
@@ -595,6 +677,104 @@ func TestRunComponent(t *testing.T) {
 	state, err := u.SetComponentState(ctx, s.ThreadID(), compID, map[string]any{"expanded": true})
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{"expanded": true}, state)
+}
+
+// A scripted component with a final state: tambo.component.end carries
+// it, a runs client reads it on ComponentEnd and, through
+// Component.Decode, with DecodeState; the stored component has it as its
+// state, a copy of the script's map. Without one, the end has no
+// finalState member (as capture 87), DecodeState reports none and the
+// stored state is {} (88).
+func TestRunComponentFinalState(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	type cardProps struct {
+		City string `json:"city"`
+	}
+	type cardState struct {
+		Expanded bool     `json:"expanded"`
+		Rows     []string `json:"rows"`
+	}
+	card := runs.NewComponent[cardProps]("WeatherCard", "Weather")
+	require.NoError(t, card.Err())
+	srv := threadstest.NewServer(t)
+	u := runs.New(srv.Client()).ForUser("user-1")
+	run := func(comp threadstest.RunComponent) (string, runs.ComponentEnd, runs.ComponentEvent[cardProps]) {
+		t.Helper()
+		srv.PushRunScript(threadstest.RunScript{Component: &comp})
+		s, err := u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{
+			Content: []runs.Content{runs.Text("weather")}, AvailableComponents: []runs.AvailableComponent{card.Available()}}})
+		require.NoError(t, err)
+		var end runs.ComponentEnd
+		var ev runs.ComponentEvent[cardProps]
+		var ends int
+		for e, err := range s.All() {
+			require.NoError(t, err)
+			if ce, ok := e.(runs.ComponentEnd); ok {
+				ends++
+				end = ce
+				ev, ok = card.Decode(s, e)
+				require.True(t, ok)
+			}
+		}
+		require.Equal(t, 1, ends)
+		return s.ThreadID(), end, ev
+	}
+	stored := func(threadID string) any {
+		t.Helper()
+		page, err := u.ListMessages(ctx, threadID, nil)
+		require.NoError(t, err)
+		for _, m := range page.Items {
+			for _, c := range m.Content {
+				if c.Type == runs.ContentComponent {
+					return c.State
+				}
+			}
+		}
+		t.Fatal("no component stored")
+		return nil
+	}
+
+	final := map[string]any{"expanded": true, "rows": []any{"a", "b"}}
+	threadID, end, ev := run(threadstest.RunComponent{Name: "WeatherCard", Props: map[string]any{"city": "Lisbon"}, FinalState: final})
+	assert.Equal(t, final, end.FinalState)
+	assert.Equal(t, map[string]any{"city": "Lisbon"}, end.FinalProps)
+	assert.True(t, ev.Final)
+	assert.Equal(t, "Lisbon", ev.Props.City)
+	var st cardState
+	ok, err := ev.DecodeState(&st)
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, cardState{Expanded: true, Rows: []string{"a", "b"}}, st)
+	final["expanded"] = false // the fake stored its own copy
+	assert.Equal(t, map[string]any{"expanded": true, "rows": []any{"a", "b"}}, stored(threadID))
+
+	// An empty final state is sent as {}, and decodes as one.
+	_, end, ev = run(threadstest.RunComponent{Name: "WeatherCard", Props: map[string]any{"city": "Faro"}, FinalState: map[string]any{}})
+	assert.Equal(t, map[string]any{}, end.FinalState)
+	ok, err = ev.DecodeState(&cardState{})
+	assert.True(t, ok)
+	assert.NoError(t, err)
+
+	threadID, end, ev = run(threadstest.RunComponent{Name: "WeatherCard", Props: map[string]any{"city": "Porto"}})
+	assert.Nil(t, end.FinalState)
+	ok, err = ev.DecodeState(&st)
+	assert.False(t, ok)
+	assert.NoError(t, err)
+	assert.Equal(t, map[string]any{}, stored(threadID))
+
+	// On the wire: no finalState member when the script has none.
+	srv.PushRunScript(threadstest.RunScript{Component: &threadstest.RunComponent{Name: "WeatherCard", Props: map[string]any{"city": "Braga"}}})
+	_, evs, _ := rawRun(t, srv, "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"x"}]},"thread":{"userKey":"user-1"}}`)
+	var value map[string]any
+	for _, e := range evs {
+		if e["name"] == "tambo.component.end" {
+			value = e["value"].(map[string]any)
+		}
+	}
+	require.NotNil(t, value)
+	assert.NotContains(t, value, "finalState")
+	assert.Contains(t, value, "finalProps")
 }
 
 // Deleting a thread while its run streams is allowed (126) and fails the

@@ -411,12 +411,17 @@ func (rs *runStream) component(msgID string, c RunComponent) bool {
 	if !rs.emit(runEvent{Type: "CUSTOM", Name: "tambo.component.end", Value: struct {
 		ComponentID string         `json:"componentId"`
 		FinalProps  map[string]any `json:"finalProps"`
-	}{id, props}}, true) {
+		FinalState  map[string]any `json:"finalState,omitzero"`
+	}{id, props, c.FinalState}}, true) {
 		return false
+	}
+	state := map[string]any{}
+	if c.FinalState != nil {
+		state = cloneJSON(c.FinalState)
 	}
 	s.mu.Lock()
 	if run.end == nil {
-		run.reply.Content = append(run.reply.Content, map[string]any{"type": "component", "id": id, "name": c.Name, "props": props, "state": map[string]any{}})
+		run.reply.Content = append(run.reply.Content, map[string]any{"type": "component", "id": id, "name": c.Name, "props": props, "state": state})
 	}
 	s.mu.Unlock()
 	return true
@@ -580,4 +585,15 @@ func (rs *runStream) write(ev runEvent) bool {
 		return false
 	}
 	return true
+}
+
+// cloneJSON copies m through JSON, so that the stored value shares
+// nothing with the caller's map (which a test may change after pushing
+// its script). A value that does not encode gives an empty map.
+func cloneJSON(m map[string]any) map[string]any {
+	out := map[string]any{}
+	if b, err := json.Marshal(m); err == nil {
+		json.Unmarshal(b, &out)
+	}
+	return out
 }

@@ -108,7 +108,14 @@
 // X-Run-Id, no DONE). The default model answers "You said: <text>", calls
 // the first offered tool (the run pauses for its result, which the next run
 // must send with previousRunId) and answers a tool result with "The tool
-// said: <result>."; [Server.PushRunScript] scripts a run ([RunScript]).
+// said: <result>."; [Server.PushRunScript] scripts a run ([RunScript]):
+// its text, client tool calls, a component and its final state, the
+// model's reasoning under each set of event names the service and AG-UI
+// use ([RunReasoning]), a parent message (tambo.message.parent), a
+// failure, a pause or a cut. Tool results with text and resource parts
+// are stored as sent ([RunContent]), and [WithExtraMembers] adds members
+// the SDK does not model to every 2xx JSON answer, so that a client's
+// handling of all of these can be tested offline.
 // The recorded refusals are copied: 400 invalid_previous_run and
 // invalid_tool_result, 409 concurrent_run naming the active run, a
 // failure's RUN_ERROR sent twice, a cancel by DELETE (200, then 404) or by
