@@ -14,10 +14,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/threadsapi/threads-go/internal/cputime"
+	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/threadsapi/threads-go/internal/cputime"
 )
 
 // benchMix is the recorded event mix: the run captures of each family
@@ -196,4 +200,133 @@ func pairedRounds(b *testing.B, streams [][]byte, sdkRun func([]byte) (int, erro
 	b.ReportMetric(float64(baseT.Nanoseconds())/float64(b.N), "baseline-ns/op")
 	b.ReportMetric(float64(baseT)/float64(sdkT), "x-throughput")
 	b.ReportMetric(float64(baseCPU)/float64(sdkCPU), "x-cpu")
+}
+
+// deltaRun is one run's stream as the service writes it: RUN_STARTED, a
+// text message of n 11-character deltas, a tool call, the awaiting-input
+// event and RUN_FINISHED.
+func deltaRun(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`data: {"type":"RUN_STARTED","threadId":"thr_72WqxjYa.a1f672","runId":"run_T8XEVJq.9d99dd","timestamp":1795498169947}` + "\n\n")
+	b.WriteString(`data: {"type":"TEXT_MESSAGE_START","messageId":"msg_rGdf9Tpw.fce312","role":"assistant","timestamp":1795498170115}` + "\n\n")
+	words := []string{"Let me chec", "k the weath", "er in Lisbo", "n for you. "}
+	for i := range n {
+		fmt.Fprintf(&b, `data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"msg_rGdf9Tpw.fce312","delta":%q,"timestamp":%d}`+"\n\n", words[i%len(words)], 1795498170118+i)
+	}
+	b.WriteString(`data: {"type":"TOOL_CALL_START","toolCallId":"call_fake_12","toolCallName":"get_weather","parentMessageId":"message-XBz6Sm9VF4WzIcWyaIvXN","timestamp":1795498170148}` + "\n\n")
+	b.WriteString(`data: {"type":"TOOL_CALL_ARGS","toolCallId":"call_fake_12","delta":"{\"city\": \"Lisbon\"}","timestamp":1795498170175}` + "\n\n")
+	b.WriteString(`data: {"type":"TOOL_CALL_END","toolCallId":"call_fake_12","timestamp":1795498170268}` + "\n\n")
+	b.WriteString(`data: {"type":"TEXT_MESSAGE_END","messageId":"msg_rGdf9Tpw.fce312","timestamp":1795498170275}` + "\n\n")
+	b.WriteString(`data: {"type":"CUSTOM","name":"tambo.run.awaiting_input","value":{"pendingToolCalls":[{"toolCallId":"call_fake_12","toolName":"get_weather","arguments":"{\"city\": \"Lisbon\"}"}]},"timestamp":1795498170290}` + "\n\n")
+	b.WriteString(`data: {"type":"RUN_FINISHED","threadId":"thr_72WqxjYa.a1f672","runId":"run_T8XEVJq.9d99dd","timestamp":1795498170293}` + "\n\n")
+	return b.Bytes()
+}
+
+// BenchmarkRunStreamEndToEnd is the /v1 run stream end to end, paired:
+// from sending the request to the run's last event, over a loopback
+// server that writes the whole body at once (10,000 11-character deltas
+// and a tool call), the SDK (Client.CreateAndRun, then Next or Collect)
+// and the baseline (net/http, bufio.Scanner, encoding/json into one
+// struct with the AG-UI members, then the CUSTOM value into its own)
+// back to back in each iteration, in alternating order. The floor, the
+// same request read and discarded, is measured beside them. It reports
+// each side's time per stream, and the baseline's process CPU over the
+// SDK's (x-cpu) and its wall time over the SDK's (x-throughput); the
+// floor's too (floor-x-cpu: the baseline's CPU over the floor's).
+//
+//	go test -c -o /tmp/runs.test ./runs
+//	for r in 1 2 3 4 5; do /tmp/runs.test -test.run '^$' -test.bench BenchmarkRunStreamEndToEnd -test.benchtime 20x; done
+func BenchmarkRunStreamEndToEnd(b *testing.B) {
+	const deltas = 10_000
+	body := deltaRun(deltas)
+	events := bytes.Count(body, []byte("data: "))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusCreated)
+		w.Write(body)
+	}))
+	defer srv.Close()
+	c := newTestClient(b, srv.URL).ForUser("user-1")
+	params := CreateRunParams{RunParams: RunParams{Content: []Content{Text("weather in Lisbon?")}}}
+	reqBody := []byte(`{"message":{"role":"user","content":[{"type":"text","text":"weather in Lisbon?"}]},"thread":{"userKey":"user-1"}}`)
+	raw := func(read func(io.Reader) (int, error)) func() {
+		return func() {
+			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/threads/runs", bytes.NewReader(reqBody))
+			req.Header.Set("X-Api-Key", testKey)
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n, err := read(resp.Body)
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if err != nil || n != events {
+				b.Fatal(n, events, err)
+			}
+		}
+	}
+	baseline := raw(baselineRun)
+	floor := raw(func(r io.Reader) (int, error) {
+		_, err := io.Copy(io.Discard, r)
+		return events, err
+	})
+	sdks := []struct {
+		name string
+		read func(*Stream) int
+	}{
+		{"next", func(s *Stream) int {
+			n := 0
+			for s.Next() {
+				n++
+			}
+			return n
+		}},
+		{"collect", func(s *Stream) int {
+			res, _ := s.Collect()
+			if len(res.ToolCalls) != 1 || len(res.Messages) != 1 {
+				b.Fatal(res)
+			}
+			return s.index
+		}},
+	}
+	for _, sdk := range sdks {
+		b.Run("sdk="+sdk.name, func(b *testing.B) {
+			run := func() {
+				s, err := c.CreateAndRun(context.Background(), params)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n := sdk.read(s)
+				if s.Err() != nil || n != events || s.Outcome() != OutcomeAwaitingTools {
+					b.Fatal(n, events, s.Err(), s.Outcome())
+				}
+				s.Close()
+			}
+			sides := []struct {
+				f         func()
+				wall, cpu time.Duration
+			}{{f: run}, {f: baseline}, {f: floor}}
+			i := 0
+			for b.Loop() {
+				for k := range sides {
+					sd := &sides[(i+k)%len(sides)]
+					sd.cpu += cputime.Process(b, func() {
+						t := time.Now()
+						sd.f()
+						sd.wall += time.Since(t)
+					})
+				}
+				i++
+			}
+			sdkS, baseS, floorS := sides[0], sides[1], sides[2]
+			b.ReportMetric(float64(sdkS.wall.Nanoseconds())/float64(b.N)/1e6, "sdk-ms/stream")
+			b.ReportMetric(float64(baseS.wall.Nanoseconds())/float64(b.N)/1e6, "baseline-ms/stream")
+			b.ReportMetric(float64(floorS.wall.Nanoseconds())/float64(b.N)/1e6, "floor-ms/stream")
+			b.ReportMetric(float64(baseS.cpu)/float64(sdkS.cpu), "x-cpu")
+			b.ReportMetric(float64(baseS.wall)/float64(sdkS.wall), "x-throughput")
+			b.ReportMetric(float64(baseS.cpu)/float64(floorS.cpu), "floor-x-cpu")
+		})
+	}
 }
