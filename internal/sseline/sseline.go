@@ -68,7 +68,7 @@ const minRead = 512
 // loopback one) is then read in a few large reads rather than many small
 // ones (each a system call), as bufio's 64 KiB scanner buffer of a
 // hand-written client does.
-const maxRead = 32 << 10
+const maxRead = 64 << 10
 
 // keepBuf is the largest buffer kept while the filter holds nothing: a
 // stream that waits for the server keeps no more than this (a buffer that
