@@ -285,11 +285,12 @@ func BenchmarkStreamEndToEnd(b *testing.B) {
 	})
 }
 
-// BenchmarkStreamPaired is BenchmarkStreamEndToEnd with the SDK's stream
-// and the baseline run back to back in each iteration, in alternating
-// order, so that load from other processes falls on both alike. It
-// reports each side's time per stream and the baseline's time over the
-// SDK's (the throughput ratio).
+// BenchmarkStreamPaired is BenchmarkStreamEndToEnd with the SDK's stream,
+// the baseline and the floor (the same request read and discarded) run back
+// to back in each iteration, in turns (cputime.Paired), so that load from
+// other processes falls on all alike. It reports each side's wall and CPU
+// time per stream, the baseline's CPU over the SDK's (x-cpu, the bar) and
+// its time over the SDK's (x-throughput), and over the floor.
 func BenchmarkStreamPaired(b *testing.B) {
 	body := growingStream(benchEvents)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -305,8 +306,7 @@ func BenchmarkStreamPaired(b *testing.B) {
 	}
 	params := threads.AdvanceParams{Message: threads.UserMessage("x")}
 	reqBody, _ := json.Marshal(params)
-	sdk := func() time.Duration {
-		t := time.Now()
+	sdk := func() {
 		s, err := c.Threads.CreateAndAdvanceStream(context.Background(), params)
 		if err != nil {
 			b.Fatal(err)
@@ -318,44 +318,31 @@ func BenchmarkStreamPaired(b *testing.B) {
 		if s.Err() != nil || n != benchEvents {
 			b.Fatal(n, s.Err())
 		}
-		return time.Since(t)
+		s.Close()
 	}
-	baseline := func() time.Duration {
-		t := time.Now()
-		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/threads/advancestream", bytes.NewReader(reqBody))
-		req.Header.Set("Authorization", "Bearer "+testKey)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			b.Fatal(err)
+	raw := func(read func(io.Reader) (int, error)) func() {
+		return func() {
+			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/threads/advancestream", bytes.NewReader(reqBody))
+			req.Header.Set("Authorization", "Bearer "+testKey)
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n, err := read(resp.Body)
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if err != nil || n != benchEvents {
+				b.Fatal(n, err)
+			}
 		}
-		n, err := baselineDecode(resp.Body, nil)
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if err != nil || n != benchEvents {
-			b.Fatal(n, err)
-		}
-		return time.Since(t)
 	}
-	var sdkT, baseT, sdkCPU, baseCPU time.Duration
-	side := func(f func() time.Duration, wall, cpu *time.Duration) {
-		*cpu += cputime.Process(b, func() { *wall += f() })
-	}
-	i := 0
-	for b.Loop() {
-		if i%2 == 0 {
-			side(sdk, &sdkT, &sdkCPU)
-			side(baseline, &baseT, &baseCPU)
-		} else {
-			side(baseline, &baseT, &baseCPU)
-			side(sdk, &sdkT, &sdkCPU)
-		}
-		i++
-	}
-	b.ReportMetric(float64(sdkT.Nanoseconds())/float64(b.N)/1e6, "sdk-ms/stream")
-	b.ReportMetric(float64(baseT.Nanoseconds())/float64(b.N)/1e6, "baseline-ms/stream")
-	b.ReportMetric(float64(baseCPU)/float64(sdkCPU), "x-cpu")
-	b.ReportMetric(float64(baseT)/float64(sdkT), "x-throughput")
+	baseline := raw(func(r io.Reader) (int, error) { return baselineDecode(r, nil) })
+	floor := raw(func(r io.Reader) (int, error) {
+		_, err := io.Copy(io.Discard, r)
+		return benchEvents, err
+	})
+	cputime.Paired(b, sdk, baseline, floor)
 }
 
 // getServer serves GET /threads/{id} with 50 messages, as the live service

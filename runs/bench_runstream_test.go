@@ -16,11 +16,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/internal/cputime"
 )
 
@@ -152,54 +160,32 @@ func BenchmarkRunStreamDecode(b *testing.B) {
 	}
 }
 
-// BenchmarkRunStreamPaired runs the SDK and the baseline on each stream of
-// the mix back to back, in alternating order, and reports each side's time
-// per pass over the mix and the baseline's time over the SDK's (the
-// throughput ratio): on a shared machine, load that comes and goes then
-// falls on both sides alike.
+// BenchmarkRunStreamPaired runs the SDK and the baseline over the mix back
+// to back, in turns (cputime.Paired), and reports each side's time per
+// pass over the mix and the baseline's CPU and time over the SDK's: on a
+// shared machine, load that comes and goes then falls on both sides alike.
 func BenchmarkRunStreamPaired(b *testing.B) {
 	streams, _ := benchMix(b)
 	for _, sdk := range []struct {
 		name string
 		run  func([]byte) (int, error)
 	}{{"next", sdkRun}, {"collect", sdkCollect}} {
-		b.Run("sdk="+sdk.name, func(b *testing.B) { pairedRounds(b, streams, sdk.run) })
-	}
-}
-
-func pairedRounds(b *testing.B, streams [][]byte, sdkRun func([]byte) (int, error)) {
-	var sdkT, baseT, sdkCPU, baseCPU time.Duration
-	i := 0
-	for b.Loop() {
-		for _, body := range streams {
-			sdk := func() {
-				t := time.Now()
-				if _, err := sdkRun(body); err != nil && !errors.As(err, new(*RunFailedError)) {
-					b.Fatal(err)
+		b.Run("sdk="+sdk.name, func(b *testing.B) {
+			cputime.Paired(b, func() {
+				for _, body := range streams {
+					if _, err := sdk.run(body); err != nil && !errors.As(err, new(*RunFailedError)) {
+						b.Fatal(err)
+					}
 				}
-				sdkT += time.Since(t)
-			}
-			base := func() {
-				t := time.Now()
-				if _, err := baselineRun(bytes.NewReader(body)); err != nil {
-					b.Fatal(err)
+			}, func() {
+				for _, body := range streams {
+					if _, err := baselineRun(bytes.NewReader(body)); err != nil {
+						b.Fatal(err)
+					}
 				}
-				baseT += time.Since(t)
-			}
-			if i%2 == 0 {
-				sdkCPU += cputime.Process(b, sdk)
-				baseCPU += cputime.Process(b, base)
-			} else {
-				baseCPU += cputime.Process(b, base)
-				sdkCPU += cputime.Process(b, sdk)
-			}
-			i++
-		}
+			}, nil)
+		})
 	}
-	b.ReportMetric(float64(sdkT.Nanoseconds())/float64(b.N), "sdk-ns/op")
-	b.ReportMetric(float64(baseT.Nanoseconds())/float64(b.N), "baseline-ns/op")
-	b.ReportMetric(float64(baseT)/float64(sdkT), "x-throughput")
-	b.ReportMetric(float64(baseCPU)/float64(sdkCPU), "x-cpu")
 }
 
 // deltaRun is one run's stream as the service writes it: RUN_STARTED, a
@@ -228,11 +214,12 @@ func deltaRun(n int) []byte {
 // and a tool call), the SDK (Client.CreateAndRun, then Next or Collect)
 // and the baseline (net/http, bufio.Scanner, encoding/json into one
 // struct with the AG-UI members, then the CUSTOM value into its own)
-// back to back in each iteration, in alternating order. The floor, the
-// same request read and discarded, is measured beside them. It reports
-// each side's time per stream, and the baseline's process CPU over the
-// SDK's (x-cpu) and its wall time over the SDK's (x-throughput); the
-// floor's too (floor-x-cpu: the baseline's CPU over the floor's).
+// back to back in each iteration, in turns (cputime.Paired). The floor,
+// the same request read and discarded, is measured beside them. It reports
+// each side's wall and CPU time per stream, and the baseline's process CPU
+// over the SDK's (x-cpu, the bar) and its wall time over the SDK's
+// (x-throughput); and over the floor's (floor-x-cpu), and x-cpu with the
+// floor taken from both (x-cpu-over-floor).
 //
 //	go test -c -o /tmp/runs.test ./runs
 //	for r in 1 2 3 4 5; do /tmp/runs.test -test.run '^$' -test.bench BenchmarkRunStreamEndToEnd -test.benchtime 20x; done
@@ -304,32 +291,192 @@ func BenchmarkRunStreamEndToEnd(b *testing.B) {
 				}
 				s.Close()
 			}
-			sides := []struct {
-				f         func()
-				wall, cpu time.Duration
-			}{{f: run}, {f: baseline}, {f: floor}}
-			i := 0
-			for b.Loop() {
-				for k := range sides {
-					sd := &sides[(i+k)%len(sides)]
-					sd.cpu += cputime.Process(b, func() {
-						t := time.Now()
-						sd.f()
-						sd.wall += time.Since(t)
-					})
-				}
-				i++
-			}
-			sdkS, baseS, floorS := sides[0], sides[1], sides[2]
-			b.ReportMetric(float64(sdkS.wall.Nanoseconds())/float64(b.N)/1e6, "sdk-ms/stream")
-			b.ReportMetric(float64(baseS.wall.Nanoseconds())/float64(b.N)/1e6, "baseline-ms/stream")
-			b.ReportMetric(float64(floorS.wall.Nanoseconds())/float64(b.N)/1e6, "floor-ms/stream")
-			b.ReportMetric(float64(sdkS.cpu.Nanoseconds())/float64(b.N)/1e6, "sdk-cpu-ms/stream")
-			b.ReportMetric(float64(baseS.cpu.Nanoseconds())/float64(b.N)/1e6, "baseline-cpu-ms/stream")
-			b.ReportMetric(float64(floorS.cpu.Nanoseconds())/float64(b.N)/1e6, "floor-cpu-ms/stream")
-			b.ReportMetric(float64(baseS.cpu)/float64(sdkS.cpu), "x-cpu")
-			b.ReportMetric(float64(baseS.wall)/float64(sdkS.wall), "x-throughput")
-			b.ReportMetric(float64(baseS.cpu)/float64(floorS.cpu), "floor-x-cpu")
+			cputime.Paired(b, run, baseline, floor)
 		})
+	}
+}
+
+const holdRunServerEnv = "THREADS_HOLD_RUN_SERVER"
+
+// TestHelperHoldRunServer is not a test: run with THREADS_HOLD_RUN_SERVER=1,
+// it serves /v1 run streams on loopback that send RUN_STARTED and then hold
+// until GET /release, then send the rest of deltaRun(10). It prints its
+// address on stdout and stops when stdin closes.
+func TestHelperHoldRunServer(t *testing.T) {
+	if os.Getenv(holdRunServerEnv) != "1" {
+		t.Skip("a helper process for BenchmarkManyRunStreams")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	var once sync.Once
+	run := deltaRun(10)
+	first := run[:bytes.Index(run, []byte("\n\n"))+2]
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/release" {
+			once.Do(func() { close(release) })
+			return
+		}
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusCreated)
+		w.Write(first)
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		w.Write(run[len(first):])
+	})}
+	go srv.Serve(ln)
+	fmt.Printf("%s\n", ln.Addr())
+	io.Copy(io.Discard, os.Stdin)
+	srv.Close()
+}
+
+// BenchmarkManyRunStreams is BenchmarkManyStreams (package threads) for
+// /v1 run streams: N streams on one client (THREADS_MANY_STREAMS, default
+// 10,000), each read to its first event (RUN_STARTED) and left idle, the
+// live heap (with goroutine stacks) and goroutines per idle stream beside
+// raw net/http + bufio holding the same responses after their first event;
+// then all released at once and read to RUN_FINISHED.
+//
+//	go test -c -o /tmp/runs.test ./runs && (cd runs && /tmp/runs.test -test.run '^$' -test.bench BenchmarkManyRunStreams -test.benchtime 1x)
+func BenchmarkManyRunStreams(b *testing.B) {
+	n := 10_000
+	if v, err := strconv.Atoi(os.Getenv("THREADS_MANY_STREAMS")); err == nil && v > 0 {
+		n = v
+	}
+	liveHeap := func() (uint64, int) {
+		runtime.GC()
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc + ms.StackInuse, runtime.NumGoroutine()
+	}
+	reqBody := []byte(`{"message":{"role":"user","content":[{"type":"text","text":"x"}]},"thread":{"userKey":"user-1"}}`)
+	events := bytes.Count(deltaRun(10), []byte("data: "))
+	for b.Loop() {
+		for _, impl := range []string{"sdk", "baseline"} {
+			cmd := exec.Command(os.Args[0], "-test.run", "^TestHelperHoldRunServer$")
+			cmd.Env = append(os.Environ(), holdRunServerEnv+"=1")
+			stdin, _ := cmd.StdinPipe()
+			stdout, _ := cmd.StdoutPipe()
+			cmd.Stderr = os.Stderr
+			if err := cmd.Start(); err != nil {
+				b.Fatal(err)
+			}
+			line, err := bufio.NewReader(stdout).ReadString('\n')
+			if err != nil {
+				b.Fatal(err)
+			}
+			base := "http://" + strings.TrimSpace(line)
+			tr := &http.Transport{MaxIdleConnsPerHost: n, DialContext: (&net.Dialer{}).DialContext}
+			hc := &http.Client{Transport: tr}
+			c := newTestClient(b, base, threads.WithHTTPClient(hc)).ForUser("user-1")
+			heap0, g0 := liveHeap()
+			streams := make([]*Stream, n)
+			raws := make([]*bufio.Reader, n)
+			bodies := make([]io.ReadCloser, n)
+			var wg sync.WaitGroup
+			work := make(chan int)
+			errs := make(chan error, n)
+			for range 64 {
+				wg.Go(func() {
+					for i := range work {
+						if impl == "sdk" {
+							s, err := c.CreateAndRun(context.Background(), CreateRunParams{RunParams: RunParams{Content: []Content{Text("x")}}})
+							if err != nil {
+								errs <- err
+								continue
+							}
+							if !s.Next() {
+								errs <- fmt.Errorf("stream %d: no first event: %v", i, s.Err())
+								continue
+							}
+							streams[i] = s
+							continue
+						}
+						req, _ := http.NewRequest(http.MethodPost, base+"/v1/threads/runs", bytes.NewReader(reqBody))
+						req.Header.Set("X-Api-Key", testKey)
+						resp, err := hc.Do(req)
+						if err != nil {
+							errs <- err
+							continue
+						}
+						br := bufio.NewReader(resp.Body)
+						for {
+							line, err := br.ReadSlice('\n')
+							if err != nil {
+								errs <- err
+								break
+							}
+							if len(bytes.TrimSpace(line)) == 0 {
+								break
+							}
+						}
+						raws[i], bodies[i] = br, resp.Body
+					}
+				})
+			}
+			t0 := time.Now()
+			for i := range n {
+				work <- i
+			}
+			close(work)
+			wg.Wait()
+			opened := time.Since(t0)
+			close(errs)
+			for err := range errs {
+				b.Fatal(err)
+			}
+			heap1, g1 := liveHeap()
+			b.ReportMetric(float64(int64(heap1)-int64(heap0))/float64(n), impl+"-idle-heap+stack-B/stream")
+			b.ReportMetric(float64(g1-g0)/float64(n), impl+"-idle-goroutines/stream")
+			b.ReportMetric(float64(opened.Milliseconds()), impl+"-open-ms")
+
+			if resp, err := http.Get(base + "/release"); err == nil {
+				resp.Body.Close()
+			} else {
+				b.Fatal(err)
+			}
+			var done sync.WaitGroup
+			completed := make(chan bool, n)
+			for i := range n {
+				done.Go(func() {
+					if impl == "sdk" {
+						s := streams[i]
+						k := 1
+						for s.Next() {
+							k++
+						}
+						completed <- s.Err() == nil && k == events && s.Outcome() == OutcomeAwaitingTools
+						s.Close()
+						return
+					}
+					k, err := baselineRun(raws[i])
+					bodies[i].Close()
+					completed <- err == nil && k+1 == events
+				})
+			}
+			done.Wait()
+			close(completed)
+			ok := 0
+			for c := range completed {
+				if c {
+					ok++
+				}
+			}
+			if ok != n {
+				b.Fatalf("%s: %d of %d streams ended cleanly", impl, ok, n)
+			}
+			b.ReportMetric(float64(ok), impl+"-completed")
+			tr.CloseIdleConnections()
+			stdin.Close()
+			cmd.Wait()
+		}
 	}
 }
