@@ -399,6 +399,43 @@ func BenchmarkGet(b *testing.B) {
 	})
 }
 
+// BenchmarkGetPaired is BenchmarkGet with the SDK and the baseline back to
+// back in each iteration, in turns (cputime.Paired): the bar is x-cpu, the
+// baseline's process CPU over the SDK's (at least 1/0.7).
+func BenchmarkGetPaired(b *testing.B) {
+	srv := getServer(b)
+	defer srv.Close()
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey(testKey))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	const calls = 20 // per side and iteration: a Get is short
+	cputime.Paired(b, func() {
+		for range calls {
+			t, err := c.Threads.Get(ctx, "thr_iSp004Xf.f4a5d7")
+			if err != nil || len(t.Messages) != 50 {
+				b.Fatal(err)
+			}
+		}
+	}, func() {
+		for range calls {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/threads/thr_iSp004Xf.f4a5d7", nil)
+			req.Header.Set("Authorization", "Bearer "+testKey)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var t threads.ThreadWithMessages
+			err = json.NewDecoder(resp.Body).Decode(&t)
+			resp.Body.Close()
+			if err != nil || len(t.Messages) != 50 {
+				b.Fatal(err)
+			}
+		}
+	}, nil)
+}
+
 // BenchmarkTimeToFirstEvent measures the gap between the server's flush of
 // the first event and the caller receiving it, with the rest of the stream
 // held back. It reports the median and p99 gap.
