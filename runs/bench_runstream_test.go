@@ -6,7 +6,7 @@ package runs
 // the CUSTOM value into its own struct). Run the rounds interleaved:
 //
 //	go test -c -o /tmp/runs.test ./runs
-//	for r in 1 2 3 4 5; do /tmp/runs.test -test.run '^$' -test.benchmem -test.bench 'BenchmarkRunStreamDecode/impl=(sdk|baseline)$'; done
+//	for r in 1 2 3 4 5; do /tmp/runs.test -test.run '^$' -test.benchmem -test.bench 'BenchmarkRunStreamDecode/.*/impl=(sdk|baseline)$'; done
 
 import (
 	"bufio"
@@ -113,8 +113,8 @@ func sdkRun(body []byte) (int, error) {
 	return n, s.Err()
 }
 
-// sdkCollect reads the stream with Collect, which runs the parser without
-// the pull form's coroutine.
+// sdkCollect reads the stream with Collect, which also assembles the
+// run's Result.
 func sdkCollect(body []byte) (int, error) {
 	s := newStream(context.Background(), io.NopCloser(bytes.NewReader(body)), limits{}, nil, "", "")
 	_, err := s.Collect()
@@ -122,7 +122,19 @@ func sdkCollect(body []byte) (int, error) {
 }
 
 func BenchmarkRunStreamDecode(b *testing.B) {
-	streams, _ := benchMix(b)
+	mix, _ := benchMix(b)
+	for _, input := range []struct {
+		name    string
+		streams [][]byte
+	}{{"mix", mix}, {"deltas", [][]byte{deltaRun(10_000)}}} {
+		b.Run("input="+input.name, func(b *testing.B) { decodeRounds(b, input.streams) })
+	}
+}
+
+// decodeRounds reads streams with the SDK (Next, Collect) and the baseline,
+// and reports per event what each allocates (allocs-per-event,
+// B-per-event) beside the usual per-pass figures.
+func decodeRounds(b *testing.B, streams [][]byte) {
 	var total int64
 	for _, s := range streams {
 		total += int64(len(s))
@@ -150,12 +162,18 @@ func BenchmarkRunStreamDecode(b *testing.B) {
 			want := count(impl.run)
 			b.SetBytes(total)
 			b.ReportAllocs()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
 			for b.Loop() {
 				if n := count(impl.run); n != want {
 					b.Fatal(n, want)
 				}
 			}
-			b.ReportMetric(float64(want)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+			runtime.ReadMemStats(&after)
+			events := float64(want) * float64(b.N)
+			b.ReportMetric(events/b.Elapsed().Seconds(), "events/s")
+			b.ReportMetric(float64(after.Mallocs-before.Mallocs)/events, "allocs-per-event")
+			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/events, "B-per-event")
 		})
 	}
 }
