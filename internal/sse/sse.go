@@ -161,11 +161,14 @@ func (r *Reader) parse() {
 	// and doubles up to the limit when an event does not fit: bounded by
 	// twice the batch's largest event (and what prefix adds), a stream of
 	// short events allocates short buffers, and what one event leaves free
-	// always takes the next whole (see batch.Read). Past 4 KiB, the limit
-	// is the largest event: one growth at most.
+	// always takes the next whole (see batch.Read). Past 4 KiB, and for a
+	// batch of one event (a stream whose events arrive one at a time), the
+	// limit is the largest event: one growth at most.
 	largest += len(in.prefix) + 64
 	r.cfg.MaxEventSize = 2 * largest
-	if r.cfg.MaxEventSize > 4<<10 {
+	if len(in.events) == 1 {
+		r.cfg.MaxEventSize = largest
+	} else if r.cfg.MaxEventSize > 4<<10 {
 		r.cfg.MaxEventSize = max(4<<10, largest)
 	}
 	for ev, err := range gosse.Read(in, &r.cfg) {
