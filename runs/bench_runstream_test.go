@@ -16,20 +16,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
-	"os/exec"
 	"runtime"
-	"strconv"
-	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/internal/cputime"
+	"github.com/threadsapi/threads-go/internal/loopback"
 )
 
 // benchMix is the recorded event mix: the run captures of each family
@@ -245,38 +239,14 @@ func BenchmarkRunStreamEndToEnd(b *testing.B) {
 	const deltas = 10_000
 	body := deltaRun(deltas)
 	events := bytes.Count(body, []byte("data: "))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(http.StatusCreated)
-		w.Write(body)
-	}))
+	srv := loopback.Body(body)
 	defer srv.Close()
 	c := newTestClient(b, srv.URL).ForUser("user-1")
 	params := CreateRunParams{RunParams: RunParams{Content: []Content{Text("weather in Lisbon?")}}}
 	reqBody := []byte(`{"message":{"role":"user","content":[{"type":"text","text":"weather in Lisbon?"}]},"thread":{"userKey":"user-1"}}`)
-	raw := func(read func(io.Reader) (int, error)) func() {
-		return func() {
-			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/threads/runs", bytes.NewReader(reqBody))
-			req.Header.Set("X-Api-Key", testKey)
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			n, err := read(resp.Body)
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if err != nil || n != events {
-				b.Fatal(n, events, err)
-			}
-		}
-	}
-	baseline := raw(baselineRun)
-	floor := raw(func(r io.Reader) (int, error) {
-		_, err := io.Copy(io.Discard, r)
-		return events, err
-	})
+	url, key := srv.URL+"/v1/threads/runs", http.Header{"X-Api-Key": {testKey}}
+	baseline := loopback.Post(b, url, key, reqBody, events, baselineRun)
+	floor := loopback.Post(b, url, key, reqBody, events, loopback.Discard(events))
 	sdks := []struct {
 		name string
 		read func(*Stream) int
@@ -318,41 +288,15 @@ const holdRunServerEnv = "THREADS_HOLD_RUN_SERVER"
 
 // TestHelperHoldRunServer is not a test: run with THREADS_HOLD_RUN_SERVER=1,
 // it serves /v1 run streams on loopback that send RUN_STARTED and then hold
-// until GET /release, then send the rest of deltaRun(10). It prints its
-// address on stdout and stops when stdin closes.
+// until GET /release, then send the rest of deltaRun(10)
+// (loopback.Serve).
 func TestHelperHoldRunServer(t *testing.T) {
 	if os.Getenv(holdRunServerEnv) != "1" {
 		t.Skip("a helper process for BenchmarkManyRunStreams")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	release := make(chan struct{})
-	var once sync.Once
 	run := deltaRun(10)
-	first := run[:bytes.Index(run, []byte("\n\n"))+2]
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/release" {
-			once.Do(func() { close(release) })
-			return
-		}
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(http.StatusCreated)
-		w.Write(first)
-		w.(http.Flusher).Flush()
-		select {
-		case <-release:
-		case <-r.Context().Done():
-			return
-		}
-		w.Write(run[len(first):])
-	})}
-	go srv.Serve(ln)
-	fmt.Printf("%s\n", ln.Addr())
-	io.Copy(io.Discard, os.Stdin)
-	srv.Close()
+	first := bytes.Index(run, []byte("\n\n")) + 2
+	loopback.Serve(t, run[:first], run[first:])
 }
 
 // BenchmarkManyRunStreams is BenchmarkManyStreams (package threads) for
@@ -364,137 +308,19 @@ func TestHelperHoldRunServer(t *testing.T) {
 //
 //	go test -c -o /tmp/runs.test ./runs && (cd runs && /tmp/runs.test -test.run '^$' -test.bench BenchmarkManyRunStreams -test.benchtime 1x)
 func BenchmarkManyRunStreams(b *testing.B) {
-	n := 10_000
-	if v, err := strconv.Atoi(os.Getenv("THREADS_MANY_STREAMS")); err == nil && v > 0 {
-		n = v
-	}
-	liveHeap := func() (uint64, int) {
-		runtime.GC()
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		return ms.HeapAlloc + ms.StackInuse, runtime.NumGoroutine()
-	}
 	reqBody := []byte(`{"message":{"role":"user","content":[{"type":"text","text":"x"}]},"thread":{"userKey":"user-1"}}`)
 	events := bytes.Count(deltaRun(10), []byte("data: "))
 	for b.Loop() {
-		for _, impl := range []string{"sdk", "baseline"} {
-			cmd := exec.Command(os.Args[0], "-test.run", "^TestHelperHoldRunServer$")
-			cmd.Env = append(os.Environ(), holdRunServerEnv+"=1")
-			stdin, _ := cmd.StdinPipe()
-			stdout, _ := cmd.StdoutPipe()
-			cmd.Stderr = os.Stderr
-			if err := cmd.Start(); err != nil {
-				b.Fatal(err)
-			}
-			line, err := bufio.NewReader(stdout).ReadString('\n')
-			if err != nil {
-				b.Fatal(err)
-			}
-			base := "http://" + strings.TrimSpace(line)
-			tr := &http.Transport{MaxIdleConnsPerHost: n, DialContext: (&net.Dialer{}).DialContext}
-			hc := &http.Client{Transport: tr}
+		loopback.Many(b, "TestHelperHoldRunServer", holdRunServerEnv, func(hc *http.Client, base string, n int) loopback.Impl {
 			c := newTestClient(b, base, threads.WithHTTPClient(hc)).ForUser("user-1")
-			heap0, g0 := liveHeap()
-			streams := make([]*Stream, n)
-			raws := make([]*bufio.Reader, n)
-			bodies := make([]io.ReadCloser, n)
-			var wg sync.WaitGroup
-			work := make(chan int)
-			errs := make(chan error, n)
-			for range 64 {
-				wg.Go(func() {
-					for i := range work {
-						if impl == "sdk" {
-							s, err := c.CreateAndRun(context.Background(), CreateRunParams{RunParams: RunParams{Content: []Content{Text("x")}}})
-							if err != nil {
-								errs <- err
-								continue
-							}
-							if !s.Next() {
-								errs <- fmt.Errorf("stream %d: no first event: %v", i, s.Err())
-								continue
-							}
-							streams[i] = s
-							continue
-						}
-						req, _ := http.NewRequest(http.MethodPost, base+"/v1/threads/runs", bytes.NewReader(reqBody))
-						req.Header.Set("X-Api-Key", testKey)
-						resp, err := hc.Do(req)
-						if err != nil {
-							errs <- err
-							continue
-						}
-						br := bufio.NewReader(resp.Body)
-						for {
-							line, err := br.ReadSlice('\n')
-							if err != nil {
-								errs <- err
-								break
-							}
-							if len(bytes.TrimSpace(line)) == 0 {
-								break
-							}
-						}
-						raws[i], bodies[i] = br, resp.Body
-					}
-				})
-			}
-			t0 := time.Now()
-			for i := range n {
-				work <- i
-			}
-			close(work)
-			wg.Wait()
-			opened := time.Since(t0)
-			close(errs)
-			for err := range errs {
-				b.Fatal(err)
-			}
-			heap1, g1 := liveHeap()
-			b.ReportMetric(float64(int64(heap1)-int64(heap0))/float64(n), impl+"-idle-heap+stack-B/stream")
-			b.ReportMetric(float64(g1-g0)/float64(n), impl+"-idle-goroutines/stream")
-			b.ReportMetric(float64(opened.Milliseconds()), impl+"-open-ms")
-
-			if resp, err := http.Get(base + "/release"); err == nil {
-				resp.Body.Close()
-			} else {
-				b.Fatal(err)
-			}
-			var done sync.WaitGroup
-			completed := make(chan bool, n)
-			for i := range n {
-				done.Go(func() {
-					if impl == "sdk" {
-						s := streams[i]
-						k := 1
-						for s.Next() {
-							k++
-						}
-						completed <- s.Err() == nil && k == events && s.Outcome() == OutcomeAwaitingTools
-						s.Close()
-						return
-					}
-					k, err := baselineRun(raws[i])
-					bodies[i].Close()
-					completed <- err == nil && k+1 == events
-				})
-			}
-			done.Wait()
-			close(completed)
-			ok := 0
-			for c := range completed {
-				if c {
-					ok++
-				}
-			}
-			if ok != n {
-				b.Fatalf("%s: %d of %d streams ended cleanly", impl, ok, n)
-			}
-			b.ReportMetric(float64(ok), impl+"-completed")
-			tr.CloseIdleConnections()
-			stdin.Close()
-			cmd.Wait()
-		}
+			return loopback.SDK(n, func() (*Stream, error) {
+				return c.CreateAndRun(context.Background(), CreateRunParams{RunParams: RunParams{Content: []Content{Text("x")}}})
+			}, func(s *Stream, k int) bool { return k == events && s.Outcome() == OutcomeAwaitingTools })
+		}, func(hc *http.Client, base string, n int) loopback.Impl {
+			return loopback.Raw(hc, n, base+"/v1/threads/runs", http.Header{"X-Api-Key": {testKey}}, reqBody, func(r *bufio.Reader) bool {
+				k, err := baselineRun(r)
+				return err == nil && k+1 == events
+			})
+		})
 	}
 }
