@@ -23,6 +23,7 @@ import (
 
 	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/internal/cputime"
+	"github.com/threadsapi/threads-go/internal/loopback"
 	"github.com/threadsapi/threads-go/threadstest"
 )
 
@@ -227,86 +228,21 @@ func BenchmarkStreamLoopback(b *testing.B) {
 	})
 }
 
-// BenchmarkStreamEndToEnd streams 10,000 growing snapshots (the bytes of
-// BenchmarkStreamDecode) from a loopback server: the SDK's stream against
-// raw net/http with bufio and encoding/json, each reading the whole reply.
-func BenchmarkStreamEndToEnd(b *testing.B) {
+// specEndToEnd serves 10,000 growing snapshots (the bytes of
+// BenchmarkStreamDecode) from a loopback server that writes them at once,
+// and returns one read of them by the SDK's stream, by raw net/http with
+// bufio and encoding/json, and by the floor (read and discarded); and the
+// body's length. The caller closes srv.
+func specEndToEnd(b *testing.B) (srv *httptest.Server, sdk, baseline, floor func(), size int) {
 	body := growingStream(benchEvents)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(http.StatusCreated)
-		w.Write(body)
-	}))
-	defer srv.Close()
+	srv = loopback.Body(body)
 	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey(testKey))
 	if err != nil {
 		b.Fatal(err)
 	}
 	params := threads.AdvanceParams{Message: threads.UserMessage("x")}
 	reqBody, _ := json.Marshal(params)
-	b.Run("impl=sdk", func(b *testing.B) {
-		b.SetBytes(int64(len(body)))
-		b.ReportAllocs()
-		for b.Loop() {
-			s, err := c.Threads.CreateAndAdvanceStream(context.Background(), params)
-			if err != nil {
-				b.Fatal(err)
-			}
-			n := 0
-			for s.Next() {
-				n++
-			}
-			if s.Err() != nil || n != benchEvents {
-				b.Fatal(n, s.Err())
-			}
-		}
-		reportPerEvent(b, benchEvents)
-	})
-	b.Run("impl=baseline", func(b *testing.B) {
-		b.SetBytes(int64(len(body)))
-		b.ReportAllocs()
-		for b.Loop() {
-			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/threads/advancestream", bytes.NewReader(reqBody))
-			req.Header.Set("Authorization", "Bearer "+testKey)
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			n, err := baselineDecode(resp.Body, nil)
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if err != nil || n != benchEvents {
-				b.Fatal(n, err)
-			}
-		}
-		reportPerEvent(b, benchEvents)
-	})
-}
-
-// BenchmarkStreamPaired is BenchmarkStreamEndToEnd with the SDK's stream
-// and the baseline run back to back in each iteration, in alternating
-// order, so that load from other processes falls on both alike. It
-// reports each side's time per stream and the baseline's time over the
-// SDK's (the throughput ratio).
-func BenchmarkStreamPaired(b *testing.B) {
-	body := growingStream(benchEvents)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(http.StatusCreated)
-		w.Write(body)
-	}))
-	defer srv.Close()
-	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey(testKey))
-	if err != nil {
-		b.Fatal(err)
-	}
-	params := threads.AdvanceParams{Message: threads.UserMessage("x")}
-	reqBody, _ := json.Marshal(params)
-	sdk := func() time.Duration {
-		t := time.Now()
+	sdk = func() {
 		s, err := c.Threads.CreateAndAdvanceStream(context.Background(), params)
 		if err != nil {
 			b.Fatal(err)
@@ -318,44 +254,45 @@ func BenchmarkStreamPaired(b *testing.B) {
 		if s.Err() != nil || n != benchEvents {
 			b.Fatal(n, s.Err())
 		}
-		return time.Since(t)
+		s.Close()
 	}
-	baseline := func() time.Duration {
-		t := time.Now()
-		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/threads/advancestream", bytes.NewReader(reqBody))
-		req.Header.Set("Authorization", "Bearer "+testKey)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		n, err := baselineDecode(resp.Body, nil)
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if err != nil || n != benchEvents {
-			b.Fatal(n, err)
-		}
-		return time.Since(t)
+	url, auth := srv.URL+"/threads/advancestream", http.Header{"Authorization": {"Bearer " + testKey}}
+	baseline = loopback.Post(b, url, auth, reqBody, benchEvents, func(r io.Reader) (int, error) { return baselineDecode(r, nil) })
+	floor = loopback.Post(b, url, auth, reqBody, benchEvents, loopback.Discard(benchEvents))
+	return srv, sdk, baseline, floor, len(body)
+}
+
+// BenchmarkStreamEndToEnd streams 10,000 growing snapshots from a loopback
+// server (specEndToEnd): the SDK's stream against raw net/http with bufio
+// and encoding/json, each reading the whole reply.
+func BenchmarkStreamEndToEnd(b *testing.B) {
+	srv, sdk, baseline, _, size := specEndToEnd(b)
+	defer srv.Close()
+	for _, impl := range []struct {
+		name string
+		read func()
+	}{{"sdk", sdk}, {"baseline", baseline}} {
+		b.Run("impl="+impl.name, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				impl.read()
+			}
+			reportPerEvent(b, benchEvents)
+		})
 	}
-	var sdkT, baseT, sdkCPU, baseCPU time.Duration
-	side := func(f func() time.Duration, wall, cpu *time.Duration) {
-		*cpu += cputime.Process(b, func() { *wall += f() })
-	}
-	i := 0
-	for b.Loop() {
-		if i%2 == 0 {
-			side(sdk, &sdkT, &sdkCPU)
-			side(baseline, &baseT, &baseCPU)
-		} else {
-			side(baseline, &baseT, &baseCPU)
-			side(sdk, &sdkT, &sdkCPU)
-		}
-		i++
-	}
-	b.ReportMetric(float64(sdkT.Nanoseconds())/float64(b.N)/1e6, "sdk-ms/stream")
-	b.ReportMetric(float64(baseT.Nanoseconds())/float64(b.N)/1e6, "baseline-ms/stream")
-	b.ReportMetric(float64(baseCPU)/float64(sdkCPU), "x-cpu")
-	b.ReportMetric(float64(baseT)/float64(sdkT), "x-throughput")
+}
+
+// BenchmarkStreamPaired is BenchmarkStreamEndToEnd with the SDK's stream,
+// the baseline and the floor (the same request read and discarded) run back
+// to back in each iteration, in turns (cputime.Paired), so that load from
+// other processes falls on all alike. It reports each side's wall and CPU
+// time per stream, the baseline's CPU over the SDK's (x-cpu, the bar) and
+// its time over the SDK's (x-throughput), and over the floor.
+func BenchmarkStreamPaired(b *testing.B) {
+	srv, sdk, baseline, floor, _ := specEndToEnd(b)
+	defer srv.Close()
+	cputime.Paired(b, sdk, baseline, floor)
 }
 
 // getServer serves GET /threads/{id} with 50 messages, as the live service
@@ -376,40 +313,71 @@ func getServer(b *testing.B) *httptest.Server {
 	}))
 }
 
-func BenchmarkGet(b *testing.B) {
-	srv := getServer(b)
-	defer srv.Close()
+// getCalls returns one Get of the SDK and one of raw net/http +
+// encoding/json, of the thread getServer serves.
+func getCalls(b *testing.B, srv *httptest.Server) (sdk, raw func()) {
 	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey(testKey))
 	if err != nil {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	b.Run("impl=sdk", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			t, err := c.Threads.Get(ctx, "thr_iSp004Xf.f4a5d7")
-			if err != nil || len(t.Messages) != 50 {
-				b.Fatal(err)
-			}
+	sdk = func() {
+		t, err := c.Threads.Get(ctx, "thr_iSp004Xf.f4a5d7")
+		if err != nil || len(t.Messages) != 50 {
+			b.Fatal(err)
 		}
-	})
-	b.Run("impl=baseline", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/threads/thr_iSp004Xf.f4a5d7", nil)
-			req.Header.Set("Authorization", "Bearer "+testKey)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			var t threads.ThreadWithMessages
-			err = json.NewDecoder(resp.Body).Decode(&t)
-			resp.Body.Close()
-			if err != nil || len(t.Messages) != 50 {
-				b.Fatal(err)
-			}
+	}
+	raw = func() {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/threads/thr_iSp004Xf.f4a5d7", nil)
+		req.Header.Set("Authorization", "Bearer "+testKey)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
 		}
-	})
+		var t threads.ThreadWithMessages
+		err = json.NewDecoder(resp.Body).Decode(&t)
+		resp.Body.Close()
+		if err != nil || len(t.Messages) != 50 {
+			b.Fatal(err)
+		}
+	}
+	return sdk, raw
+}
+
+func BenchmarkGet(b *testing.B) {
+	srv := getServer(b)
+	defer srv.Close()
+	sdk, raw := getCalls(b, srv)
+	for _, impl := range []struct {
+		name string
+		get  func()
+	}{{"sdk", sdk}, {"baseline", raw}} {
+		b.Run("impl="+impl.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				impl.get()
+			}
+		})
+	}
+}
+
+// BenchmarkGetPaired is BenchmarkGet with the SDK and the baseline back to
+// back in each iteration, in turns (cputime.Paired): the bar is x-cpu, the
+// baseline's process CPU over the SDK's (at least 1/0.7).
+func BenchmarkGetPaired(b *testing.B) {
+	srv := getServer(b)
+	defer srv.Close()
+	sdk, raw := getCalls(b, srv)
+	const calls = 20 // per side and iteration: a Get is short
+	cputime.Paired(b, func() {
+		for range calls {
+			sdk()
+		}
+	}, func() {
+		for range calls {
+			raw()
+		}
+	}, nil)
 }
 
 // BenchmarkTimeToFirstEvent measures the gap between the server's flush of

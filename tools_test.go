@@ -1293,6 +1293,8 @@ func TestRunStreamIdleClockRestartsForNextRound(t *testing.T) {
 	})
 }
 
+// RunStream's bound on tool rounds, against a hostile server.
+
 // TestAttackToolRoundsErrorCleaned: the unanswered call's id and name come
 // from the server; the error shows them on one short line, without the key.
 func TestAttackToolRoundsErrorCleaned(t *testing.T) {

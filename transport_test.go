@@ -186,6 +186,9 @@ func BenchmarkCompressedBodies(b *testing.B) {
 	}
 }
 
+// WithRequestTimeout against servers that trickle: a JSON call's whole
+// answer is bounded, a stream only until its headers.
+
 // trickle writes the headers and then one byte of body every gap, until
 // the client goes away.
 func trickle(status int, contentType string, gap time.Duration) http.HandlerFunc {

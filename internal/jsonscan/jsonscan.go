@@ -14,6 +14,8 @@
 package jsonscan
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -230,6 +232,22 @@ func (s *Scanner) Float() (float64, bool) {
 	if !ok {
 		return 0, false
 	}
+	if len(lit) <= 15 {
+		// An integer of at most 15 digits (a millisecond timestamp) is
+		// below 2^53: its float64 is exact, as ParseFloat's would be.
+		n := uint64(0)
+		for i := 0; i < len(lit); i++ {
+			c := lit[i]
+			if c < '0' || c > '9' {
+				n = ^uint64(0)
+				break
+			}
+			n = n*10 + uint64(c-'0')
+		}
+		if n != ^uint64(0) {
+			return float64(n), true
+		}
+	}
 	f, err := strconv.ParseFloat(lit, 64)
 	return f, err == nil
 }
@@ -323,6 +341,18 @@ func (s *Scanner) str(h *Hints) (string, bool) {
 	from := start
 	if h != nil && h.last != "" && strings.HasPrefix(s.data[start:], h.last) {
 		from += len(h.last) // checked when it was decoded: plain, whole runes
+	}
+	// Most strings (names, ids, a delta, the new part of a repeated text)
+	// are short, plain ASCII: one pass over at most shortScan bytes finds
+	// the closing quote and checks the bytes before it, where the general
+	// path below takes three (two searches and a check).
+	if j := shortEnd(s.data, from); j < len(s.data) && s.data[j] == '"' {
+		v := s.data[start:j]
+		s.i = j + 1
+		if h != nil && len(v) >= minHint {
+			h.last = v
+		}
+		return v, true
 	}
 	q := strings.IndexByte(s.data[from:], '"')
 	if q < 0 {
@@ -426,6 +456,38 @@ func Float64(s *Scanner, p *float64) bool {
 	v, ok := s.Float()
 	*p = v
 	return ok
+}
+
+// shortScan is how far shortEnd looks: past it, the vectorised searches of
+// the general path are faster than its 8 bytes a step.
+const shortScan = 64
+
+// shortEnd returns the index of the first byte at or after d[i] (within
+// shortScan bytes) that is a quote, a backslash, a control character or
+// not ASCII; an index past that window (or len(d)) when there is none in
+// it. Eight bytes are looked at a time: a byte's high bit flags it in t,
+// and the lowest flag is exact (a false flag can only sit above a true
+// one, from a borrow).
+func shortEnd(d string, i int) int {
+	end := min(len(d), i+shortScan)
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= end; i += 8 {
+		// Little-endian whatever the machine: the lowest flag is then the
+		// first byte in d.
+		w := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(d[i:]), 8))
+		q := w ^ (ones * '"')
+		b := w ^ (ones * '\\')
+		t := ((w - ones*0x20) | w | (q-ones)&^q | (b-ones)&^b) & highs
+		if t != 0 {
+			return i + bits.TrailingZeros64(t)/8
+		}
+	}
+	for ; i < end; i++ {
+		if c := d[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+			return i
+		}
+	}
+	return end
 }
 
 // Plain reports whether v may stand as a JSON string's content as it is,

@@ -1,6 +1,9 @@
 package jsonscan
 
 import (
+	"math"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -278,5 +281,53 @@ func TestRewind(t *testing.T) {
 	s.Rewind(p)
 	if v, ok := s.Skip(); !ok || v != `"abc"` {
 		t.Fatalf("after Rewind: %q %t", v, ok)
+	}
+}
+
+// shortEnd finds what a byte-by-byte search finds, wherever the byte sits
+// in its 8-byte word and whatever follows it (a borrow from one byte must
+// not hide or fake another).
+func TestShortEnd(t *testing.T) {
+	t.Parallel()
+	special := func(c byte) bool { return c < 0x20 || c >= 0x80 || c == '"' || c == '\\' }
+	bytesOf := []byte{'a', ' ', '!', '"', '#', '\\', ']', 0x00, 0x01, 0x1f, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xa0, 0xff}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		b := make([]byte, rng.IntN(90))
+		for i := range b {
+			b[i] = 'x'
+			if rng.IntN(6) == 0 {
+				b[i] = bytesOf[rng.IntN(len(bytesOf))]
+			}
+		}
+		d := string(b)
+		from := 0
+		if len(d) > 0 {
+			from = rng.IntN(len(d))
+		}
+		want := min(len(d), from+shortScan)
+		for i := from; i < want; i++ {
+			if special(d[i]) {
+				want = i
+				break
+			}
+		}
+		if got := shortEnd(d, from); got != want {
+			t.Fatalf("shortEnd(%q, %d) = %d, want %d", d, from, got, want)
+		}
+	}
+}
+
+// Float's fast path for short integers gives ParseFloat's value.
+func TestFloatIntegers(t *testing.T) {
+	t.Parallel()
+	for _, lit := range []string{"0", "7", "1795498170118", "999999999999999", "1000000000000000", "9007199254740993", "-0", "-12", "1.5", "1e3", "12345678901234567890"} {
+		var s Scanner
+		s.Reset(lit)
+		got, ok := s.Float()
+		want, err := strconv.ParseFloat(lit, 64)
+		if !ok || err != nil || math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("Float(%s) = %v %v, want %v", lit, got, ok, want)
+		}
 	}
 }

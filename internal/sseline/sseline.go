@@ -23,8 +23,14 @@
 //
 // The filter never reads ahead: it reads from the source only while it has
 // no complete event to give, so an event reaches the parser as soon as its
-// last byte arrives. It buffers at most one event and what the read that
-// completed it returned beyond it.
+// last byte arrives. It buffers what the read that completed an event
+// returned beyond it: a read returns what has arrived, and asks for more
+// room only while reads fill what they are given (a body that arrives
+// faster than it is read), so that a fast stream takes few large reads
+// and a slow one small ones.
+//
+// It is read in one of two ways: as an io.Reader (Read, one whole event
+// per call), or event by event (Take, and Fill when Take has none).
 package sseline
 
 import (
@@ -57,6 +63,23 @@ var (
 // the buffer doubles for larger ones.
 const minRead = 512
 
+// maxRead is the most free space a read asks for when reads keep filling
+// what they are given: a body that is already there (a fast server, a
+// loopback one) is then read in a few large reads rather than many small
+// ones (each a system call), as bufio's 64 KiB scanner buffer of a
+// hand-written client does.
+const maxRead = 64 << 10
+
+// keepBuf is the largest buffer kept while the filter holds nothing: a
+// stream that waits for the server keeps no more than this (a buffer that
+// fits its events, which a live stream's reads bring one at a time, but
+// not the room a fast body's reads took).
+const keepBuf = 16 << 10
+
+// maxEmptyReads is how many reads in a row may return nothing (0, nil)
+// before Fill gives up with io.ErrNoProgress, as bufio.Scanner does.
+const maxEmptyReads = 100
+
 // Filter is an io.Reader over an event stream that yields whole events.
 // The zero value is not usable; call New.
 type Filter struct {
@@ -74,6 +97,9 @@ type Filter struct {
 
 	out []byte // the next event to hand on (a slice of buf, or rewritten)
 	err error  // from src, returned once the buffer is empty
+
+	want  int // the free space the next read gets (minRead to maxRead; 0: minRead)
+	empty int // reads in a row that returned nothing
 }
 
 // New returns a Filter reading from src whose events may be at most max
@@ -110,6 +136,39 @@ func (f *Filter) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// Take hands on the next complete event the filter holds, without reading
+// from the source; once the source has ended, what is left of an
+// unfinished event, as the last one. ok is false when it holds none: call
+// Fill, unless Err says the source has ended. The event is a slice of the
+// filter's buffer (or of a rewritten event), valid until the next Fill.
+// Do not mix with Read.
+func (f *Filter) Take() (ev []byte, ok bool) {
+	if len(f.out) == 0 && !f.next() {
+		if f.err == nil || f.start == f.end {
+			return nil, false
+		}
+		f.finish(f.end)
+	}
+	ev, f.out = f.out, nil
+	return ev, true
+}
+
+// Fill makes one read from the source, for Take: it blocks until some
+// bytes arrive or the source ends (Err then says how). A source that
+// returns nothing maxEmptyReads times in a row ends with io.ErrNoProgress.
+func (f *Filter) Fill() {
+	if f.err != nil {
+		return
+	}
+	if f.fill() {
+		f.empty = 0
+		return
+	}
+	if f.empty++; f.empty >= maxEmptyReads {
+		f.err = io.ErrNoProgress
+	}
+}
+
 // Err reports what ended the source (io.EOF at its end), once the filter
 // has seen it, and nil before.
 func (f *Filter) Err() error { return f.err }
@@ -123,11 +182,15 @@ func (f *Filter) Buffered() int { return len(f.out) + f.end - f.start }
 func (f *Filter) fill() bool {
 	if f.start == f.end {
 		f.start, f.end, f.scan, f.seen = 0, 0, 0, 0
-		if len(f.buf) > 64<<10 {
-			f.buf = nil // do not keep a large event's buffer
+		if len(f.buf) > keepBuf && f.want <= keepBuf {
+			// Nothing buffered, and the reads have caught up with the
+			// server: do not keep a large event's or a fast body's buffer
+			// while the stream waits.
+			f.buf = nil
 		}
 	}
-	if len(f.buf)-f.end < minRead {
+	want := max(f.want, minRead)
+	if len(f.buf)-f.end < want {
 		if f.start > 0 && f.start >= len(f.buf)/2 {
 			// Move the current event to the front rather than grow.
 			n := copy(f.buf, f.buf[f.start:f.end])
@@ -135,18 +198,31 @@ func (f *Filter) fill() bool {
 			f.seen -= f.start
 			f.start, f.end = 0, n
 		}
-		if len(f.buf)-f.end < minRead {
-			grown := make([]byte, max(2*len(f.buf), f.end-f.start+minRead))
+		// Grow (doubling: a large event arriving in many reads is copied
+		// a linear number of bytes in all) when the room left is short by
+		// more than a quarter of what the read should get.
+		if len(f.buf)-f.end < max(want-want/4, minRead) {
+			grown := make([]byte, max(2*len(f.buf), f.end-f.start+want))
 			n := copy(grown, f.buf[f.start:f.end])
 			f.scan -= f.start
 			f.seen -= f.start
 			f.buf, f.start, f.end = grown, 0, n
 		}
 	}
+	free := len(f.buf) - f.end
 	n, err := f.src.Read(f.buf[f.end:])
 	f.end += n
 	if err != nil {
 		f.err = err
+	}
+	switch {
+	case n == free:
+		// The read filled all it was given: more is waiting, so the next
+		// read gets more room.
+		f.want = min(2*free, maxRead)
+	case n < free/4:
+		// The reads have caught up with the server: small ones again.
+		f.want = minRead
 	}
 	return n > 0 || err != nil
 }

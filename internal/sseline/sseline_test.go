@@ -3,6 +3,7 @@ package sseline
 import (
 	"bytes"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -111,4 +112,70 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n := copy(p, c.chunks[0])
 	c.chunks = c.chunks[1:]
 	return n, nil
+}
+
+// sizes records the room each Read is given, and fills it all (full: a
+// body that is already there, as net/http's chunked reader gives it) or
+// gives one short event per Read.
+type sizes struct {
+	full bool
+	got  []int
+	body []byte
+}
+
+func (s *sizes) Read(p []byte) (int, error) {
+	s.got = append(s.got, len(p))
+	if len(s.body) == 0 {
+		return 0, io.EOF
+	}
+	n := len(p)
+	if !s.full {
+		n = bytes.IndexByte(s.body, '\n') + 2
+	}
+	n = copy(p, s.body[:min(n, len(s.body))])
+	s.body = s.body[n:]
+	return n, nil
+}
+
+// The room a read gets grows while reads fill it (a body already there is
+// read in few large reads, up to maxRead), and stays small while each read
+// brings one short event (a stream that waits for the server keeps a small
+// buffer).
+func TestFilterReadSize(t *testing.T) {
+	t.Parallel()
+	for _, full := range []bool{true, false} {
+		src := &sizes{full: full, body: bytes.Repeat([]byte("data: 0123456789\n\n"), 20000)}
+		f := New(src, 0)
+		n := 0
+		for {
+			if _, ok := f.Take(); ok {
+				n++
+				continue
+			}
+			if f.Err() != nil {
+				break
+			}
+			f.Fill()
+		}
+		require.Equal(t, io.EOF, f.Err())
+		require.Equal(t, 20000, n)
+		most := slices.Max(src.got)
+		if full {
+			assert.GreaterOrEqual(t, most, maxRead/2, "reads that fill their room")
+			assert.LessOrEqual(t, most, 2*maxRead, "reads that fill their room")
+			assert.Less(t, len(src.got), 50, "reads that fill their room")
+		} else {
+			assert.LessOrEqual(t, most, 2*minRead, "one short event per read")
+		}
+	}
+}
+
+// Fill gives up on a source that returns nothing, as bufio.Scanner does.
+func TestFilterNoProgress(t *testing.T) {
+	t.Parallel()
+	f := New(iotest.ErrReader(nil), 0)
+	for f.Err() == nil {
+		f.Fill()
+	}
+	assert.Equal(t, io.ErrNoProgress, f.Err())
 }

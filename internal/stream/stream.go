@@ -5,11 +5,11 @@
 // one ssestream.Stream[T] serves every stream kind.
 //
 // The engine owns what a stream does with its connection:
-//   - the body and go-sse's parser (through internal/sse), with the event
-//     size bound;
-//   - Next, in pull form over go-sse's push iterator (iter.Pull2: go-sse has
-//     no pull API), and Push, which runs go-sse's iterator directly for All
-//     and Collect, without the coroutine the pull form needs;
+//   - the body and go-sse's parser (through internal/sse, whose Reader
+//     gives go-sse's events in pull form without a goroutine or coroutine:
+//     an open stream, idle or not, runs nothing of its own), with the
+//     event size bound;
+//   - Next, and All and Collect on it;
 //   - Close, from any goroutine, also while Next blocks in a read;
 //   - the idle timer, which runs only while the caller waits for an event
 //     (not while it works on the previous one, nor while a Continuation
@@ -44,6 +44,7 @@ import (
 	"iter"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/threadsapi/threads-go/internal/core"
@@ -161,14 +162,14 @@ type Engine struct {
 	obs  core.Observation
 	cont Continuation
 
-	src  *sse.Reader                     // the body's events
-	next func() (sse.Event, error, bool) // pull form of src's events, made by the first Next
+	src *sse.Reader // the body's events
 
 	maxEventSize int
 	idleTimeout  time.Duration
 
 	rounds  int  // further bodies adopted (Continuation)
 	drained bool // the body was read to its end (continueRound)
+	armed   bool // the idle clock runs (Next waits; c.timer is set)
 	done    bool
 	err     error
 
@@ -179,15 +180,17 @@ type Engine struct {
 // share with Next. It holds no reference to its Engine's owner, so a
 // dropped stream can become unreachable while its connection is open.
 type conn struct {
-	mu      sync.Mutex // guards the fields below
-	body    *body      // what the stream reads; another when it goes on (adoptLocked); nil once handed on
-	closed  bool       // Close was called or the stream ended
-	left    bool       // Close was called
-	running bool       // Next is inside the parser
-	idle    bool       // the idle timer fired
-	timer   *time.Timer
-	stop    func() // ends the pull iterator
-	drain   bool   // what follows the clean end is still to be read (drainNow)
+	mu   sync.Mutex // guards the fields below
+	body *body      // what the stream reads; another when it goes on (adoptLocked); nil once handed on
+	// closed: Close was called or the stream ended; idle: the idle timer
+	// fired. Both are set under mu, and read without it by Next once per
+	// event (an atomic load, where a lock per event was a tenth of a short
+	// event's time).
+	closed atomic.Bool
+	idle   atomic.Bool
+	left   bool // Close was called
+	timer  *time.Timer
+	drain  bool // what follows the clean end is still to be read (drainNow)
 }
 
 // body is a body the stream reads, closed once.
@@ -278,14 +281,29 @@ func (e *Engine) Next() bool {
 		e.drainNow()
 		return false
 	}
-	arm := true // the idle clock starts once per Next, not per event read
+	c := e.c
 	for !e.done {
-		if !e.enter(true, arm) {
+		if c.closed.Load() {
 			e.fail(nil, ByClient)
 			return false
 		}
-		arm = false
-		ev, err, ok := e.next()
+		if !e.armed && e.idleTimeout > 0 && !e.src.Buffered() {
+			// The idle clock runs only while the caller waits for an
+			// event, not while it works on the previous one (nor while
+			// Next takes an event that has already arrived). It starts
+			// once per Next: events the decoder skips (an id: line alone,
+			// a comment) do not restart it, since the idle timeout means
+			// "no event for that long".
+			c.mu.Lock()
+			if c.timer == nil {
+				c.timer = time.AfterFunc(e.idleTimeout, c.idleFired)
+			} else {
+				c.timer.Reset(e.idleTimeout)
+			}
+			c.mu.Unlock()
+			e.armed = true
+		}
+		ev, err, ok := e.src.Next()
 		if e.step(ev, err, ok) {
 			return true
 		}
@@ -293,57 +311,14 @@ func (e *Engine) Next() bool {
 	return false
 }
 
-// Push runs go-sse's iterator directly, without the coroutine that the
-// pull form needs, calling yield for each delivered event (the decoder
-// holds it). It returns with the stream ended, or when the stream was
-// closed, or at once when Next was called before (the caller goes on in
-// pull form); it reports false when yield did (the caller stopped).
-func (e *Engine) Push(yield func() bool) bool {
-	if e.Zero() {
-		return true
-	}
-	for !e.done && e.next == nil {
-		if !e.enter(false, true) {
-			return true // closed: the Next that follows ends it
-		}
-		src := e.src
-		for ev, err := range src.All() {
-			if e.step(ev, err, true) {
-				if !yield() {
-					return false
-				}
-				if e.done || !e.enter(false, true) {
-					return true
-				}
-				continue
-			}
-			if e.done || e.src != src {
-				break // the end, or a further body to read (Continuation)
-			}
-			if !e.enter(false, false) {
-				return true
-			}
-		}
-		if !e.done && e.src == src {
-			e.step(sse.Event{}, nil, false) // the body ended before the stream's end
-		}
-	}
-	return true
-}
-
 // All is a stream's All method: an iterator over its events, the current
 // one after each successful next (the package's Next, which resets its
 // current event at the end), and the stream's error (err, the package's
-// Err) yielded once, last, with the zero E. No Next yet: the parser runs
-// in push form, without the coroutine; mixed with Next, or after it, in
-// pull form. Breaking out of the loop, or reaching the end, closes the
-// stream.
+// Err) yielded once, last, with the zero E. Breaking out of the loop, or
+// reaching the end, closes the stream.
 func All[E any](e *Engine, next func() bool, current func() E, err func() error) iter.Seq2[E, error] {
 	return func(yield func(E, error) bool) {
 		defer e.Close()
-		if !e.Push(func() bool { return yield(current(), nil) }) {
-			return
-		}
 		for next() {
 			if !yield(current(), nil) {
 				return
@@ -356,40 +331,12 @@ func All[E any](e *Engine, next func() bool, current func() E, err func() error)
 	}
 }
 
-// Collect reads the stream to its end, in push form when no Next was
-// called before (next is the package's Next: see All), and closes it.
+// Collect reads the stream to its end with next (the package's Next: see
+// All), and closes it.
 func (e *Engine) Collect(next func() bool) {
-	e.Push(func() bool { return true })
 	for next() {
 	}
 	e.Close()
-}
-
-// enter marks the parser as running, unless the stream was closed. pull
-// makes the pull iterator on first use; arm starts the idle clock.
-func (e *Engine) enter(pull, arm bool) bool {
-	c := e.c
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return false
-	}
-	if pull && e.next == nil {
-		e.next, c.stop = iter.Pull2(e.src.All())
-	}
-	c.running = true
-	// The idle clock runs only while the caller waits for an event, not
-	// while it works on the previous one. Events the decoder skips (an id:
-	// line alone, a comment) do not restart it: the idle timeout means "no
-	// event for that long".
-	if d := e.idleTimeout; d > 0 && arm {
-		if c.timer == nil {
-			c.timer = time.AfterFunc(d, c.idleFired)
-		} else {
-			c.timer.Reset(d)
-		}
-	}
-	return true
 }
 
 // step handles one result of the parser (ok is false when it ended). It
@@ -397,15 +344,10 @@ func (e *Engine) enter(pull, arm bool) bool {
 // it has set e.done and e.err.
 func (e *Engine) step(ev sse.Event, err error, ok bool) bool {
 	c := e.c
-	c.mu.Lock()
-	c.running = false
-	closed, idle := c.closed, c.idle
-	c.mu.Unlock()
-
 	switch {
-	case closed:
+	case c.closed.Load():
 		e.fail(nil, ByClient)
-	case idle:
+	case c.idle.Load():
 		e.fail(e.dec.IdleFailure(), ByClient)
 	case !ok:
 		e.fail(e.dec.ReadFailure(io.ErrUnexpectedEOF), ByServer)
@@ -415,7 +357,9 @@ func (e *Engine) step(ev sse.Event, err error, ok bool) bool {
 		v, err := e.dec.Decode(ev)
 		switch v {
 		case Deliver:
-			e.stopTimer()
+			if e.armed {
+				e.stopTimer()
+			}
 			e.obs.Event()
 			return true
 		case DeliverLast:
@@ -443,6 +387,7 @@ func (e *Engine) stopTimer() {
 		c.timer.Stop()
 	}
 	c.mu.Unlock()
+	e.armed = false
 }
 
 // end ends the stream at its clean end, with err as its Err. The body is
@@ -454,7 +399,7 @@ func (e *Engine) end(err error) {
 	e.done, e.err = true, err
 	c := e.c
 	c.mu.Lock()
-	wasClosed := c.shutLocked() // Next is not inside the parser: step runs after it
+	wasClosed := c.shutLocked()
 	drain := !wasClosed && !e.src.Ended() && !e.drained
 	c.drain = drain
 	c.mu.Unlock()
@@ -518,21 +463,16 @@ func (e *Engine) Close() {
 	c := e.c
 	c.mu.Lock()
 	c.left = true
-	if c.closed {
+	if c.closed.Load() {
 		c.mu.Unlock()
 		if !e.drainNow() {
 			c.closeBody() // ends a Next's drain now (or does nothing)
 		}
 		return
 	}
-	c.closed = true
+	c.closed.Store(true)
 	if c.timer != nil {
 		c.timer.Stop()
-	}
-	if !c.running {
-		// Next is not inside the parser, so it can be stopped here;
-		// otherwise Next stops it when its read returns.
-		c.stopParserLocked()
 	}
 	c.mu.Unlock()
 	c.closeBody()
@@ -592,7 +532,7 @@ func (e *Engine) continueRound() bool {
 	}
 	next, err := e.cont.Continue(e.ctx)
 	c.mu.Lock()
-	closed := c.closed
+	closed := c.closed.Load()
 	if closed || err != nil || next == nil {
 		c.mu.Unlock()
 		if next != nil {
@@ -609,10 +549,7 @@ func (e *Engine) continueRound() bool {
 		}
 		return closed || err != nil
 	}
-	e.adoptLocked(next)
-	if c.timer != nil {
-		c.timer.Reset(e.idleTimeout) // the next body's silence counts again
-	}
+	e.adoptLocked(next) // Next restarts the idle clock: the next body's silence counts again
 	c.mu.Unlock()
 	// The observer's calls come after the lock: an observer may call back
 	// into the stream without deadlocking it.
@@ -626,13 +563,10 @@ func (e *Engine) continueRound() bool {
 }
 
 // adoptLocked makes src's body the one the stream reads, with a new
-// parser. e.c.mu is held and the parser is not running.
+// parser. e.c.mu is held.
 func (e *Engine) adoptLocked(src *Source) {
-	c := e.c
-	c.body = &body{rc: src.Body}
+	e.c.body = &body{rc: src.Body}
 	e.src, e.drained = sse.New(src.Body, e.maxEventSize), false
-	c.stopParserLocked()
-	e.next = nil // Next pulls from the new parser
 }
 
 // Restart reads src after the stream's clean end as the stream's next part:
@@ -652,8 +586,10 @@ func (e *Engine) Restart(src *Source) bool {
 		c.mu.Lock()
 		if !c.left {
 			e.adoptLocked(src)
-			c.closed, c.idle, c.drain = false, false, false
-			e.done, e.obs = false, obs
+			c.closed.Store(false)
+			c.idle.Store(false)
+			c.drain = false
+			e.done, e.obs, e.armed = false, obs, false
 			e.cleanup.Stop()
 			e.cleanup = runtime.AddCleanup(e, (*conn).abandon, c)
 			c.mu.Unlock()
@@ -670,26 +606,27 @@ func (e *Engine) Restart(src *Source) bool {
 // pauseIdle stops the idle clock while a Continuation runs. The idle
 // timeout is about the server's silence: a round's own work (a tool) is
 // not the server's, and the next request's wait for its headers has its
-// own bound (the request timeout). The clock is restarted when the next
-// body is in place. end reports that the stream is over instead (closed:
+// own bound (the request timeout). Next restarts the clock when it waits
+// for the next body. end reports that the stream is over instead (closed:
 // err nil; the clock already fired: the idle failure), so that no round
 // runs.
 func (e *Engine) pauseIdle() (end bool, err error) {
 	c := e.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	armed := e.armed
+	e.armed = false
 	switch {
-	case c.closed:
+	case c.closed.Load():
 		return true, nil
-	case c.idle:
+	case c.idle.Load():
 		return true, e.dec.IdleFailure()
-	case c.timer == nil:
+	case !armed:
 		return false, nil
 	}
-	// Next started the clock (or the last round's swap restarted it), and
-	// only a delivered event or Close stops it, so at a body's clean end a
-	// Stop that finds it not running means that it fired, even if
-	// idleFired has not yet set c.idle.
+	// Next started the clock, and only a delivered event or Close stops
+	// it, so at a body's clean end a Stop that finds it not running means
+	// that it fired, even if idleFired has not yet set c.idle.
 	if !c.timer.Stop() {
 		return true, e.dec.IdleFailure()
 	}
@@ -713,7 +650,7 @@ func (e *Engine) Detach() *Source {
 
 func (c *conn) idleFired() {
 	c.mu.Lock()
-	c.idle = true
+	c.idle.Store(true)
 	c.mu.Unlock()
 	c.closeBody()
 }
@@ -735,27 +672,17 @@ func (c *conn) closeBody() {
 // abandon releases a stream that became unreachable without Close.
 func (c *conn) abandon() {
 	c.mu.Lock()
-	c.shutLocked() // Next cannot be running: the stream is unreachable
+	c.shutLocked()
 	c.mu.Unlock()
 	c.closeBody()
 }
 
-// shutLocked marks the stream closed, stops the idle clock and ends the
-// pull iterator (the parser must not be running), and reports whether it
-// was closed before.
+// shutLocked marks the stream closed and stops the idle clock, and
+// reports whether it was closed before.
 func (c *conn) shutLocked() (wasClosed bool) {
-	wasClosed, c.closed = c.closed, true
+	wasClosed = c.closed.Swap(true)
 	if c.timer != nil {
 		c.timer.Stop()
 	}
-	c.stopParserLocked()
 	return wasClosed
-}
-
-// stopParserLocked ends the pull iterator. The parser must not be running.
-func (c *conn) stopParserLocked() {
-	if c.stop != nil {
-		c.stop()
-		c.stop = nil
-	}
 }

@@ -129,12 +129,12 @@ func start(text string, cfg Config) (*Engine, *toy, *obs, *tbody) {
 }
 
 // A zero (or nil) Engine is a stream that has ended: Next false, Err the
-// package's error, Close and Push harmless.
+// package's error, Close and Collect harmless.
 func TestEngineZero(t *testing.T) {
 	t.Parallel()
 	zero := errors.New("zero")
 	for _, e := range []*Engine{nil, new(Engine)} {
-		if e.Next() || !e.Push(func() bool { return true }) || e.Err(zero) != zero || !e.Done() || !e.Zero() {
+		if e.Next() || e.Err(zero) != zero || !e.Done() || !e.Zero() {
 			t.Errorf("%v: a zero Engine works as an ended stream", e == nil)
 		}
 		e.Close()
@@ -142,9 +142,9 @@ func TestEngineZero(t *testing.T) {
 	}
 }
 
-// A Continuation's bodies are read on the same stream, in push form (All,
-// Collect) as in pull form: each adopted body's call observation ends, the
-// stream's own hears the round, and the stream ends at the last DONE.
+// A Continuation's bodies are read on the same stream, by All as by Next:
+// each adopted body's call observation ends, the stream's own hears the
+// round, and the stream ends at the last DONE.
 func TestEngineContinues(t *testing.T) {
 	t.Parallel()
 	for _, push := range []bool{true, false} {
@@ -154,7 +154,12 @@ func TestEngineContinues(t *testing.T) {
 		e.Continue(r)
 		var got []string
 		if push {
-			e.Push(func() bool { got = append(got, d.cur); return true })
+			for ev, err := range All(e, e.Next, func() string { return d.cur }, func() error { return e.Err(nil) }) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, ev)
+			}
 		}
 		for e.Next() {
 			got = append(got, d.cur)
@@ -294,4 +299,61 @@ func TestEngineRestart(t *testing.T) {
 	if ends := d.ended(); len(ends) != 2 || ends[0] != Clean || ends[1] != Clean {
 		t.Errorf("ended %v", ends)
 	}
+}
+
+// An open stream runs nothing of its own: once Next has delivered an event
+// and while the caller is away, the stream holds no goroutine (go-sse has
+// only a push iterator, and the coroutine that pulled from it was one more
+// goroutine per open stream, idle ones included).
+func TestEngineIdleStreamRunsNothing(t *testing.T) {
+	before := goleak.IgnoreCurrent()
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		pw.Write([]byte("data: a\n\ndata: b\n\n"))
+	}()
+	e, d := new(Engine), &toy{}
+	Start(e, context.Background(), pr, d, Config{IdleTimeout: time.Hour})
+	defer e.Close()
+	if !e.Next() || d.cur != "a" {
+		t.Fatal(d.cur, e.Err(nil))
+	}
+	<-wrote
+	if err := goleak.Find(before); err != nil {
+		t.Errorf("an open stream, between events: %v", err)
+	}
+	if !e.Next() || d.cur != "b" {
+		t.Fatal(d.cur, e.Err(nil))
+	}
+	if err := goleak.Find(before); err != nil {
+		t.Errorf("an open stream waiting for the server: %v", err)
+	}
+}
+
+// The idle clock measures the server's silence only: an event that had
+// arrived while the caller was busy is delivered however long the caller
+// took, and the wait after it is timed from the Next that waits.
+func TestEngineIdleCountsWaitsOnly(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		pr, pw := io.Pipe()
+		defer pw.Close()
+		go pw.Write([]byte("data: a\n\ndata: b\n\n"))
+		e, d := new(Engine), &toy{}
+		Start(e, context.Background(), pr, d, Config{IdleTimeout: 50 * time.Millisecond})
+		defer e.Close()
+		if !e.Next() || d.cur != "a" {
+			t.Fatal(d.cur, e.Err(nil))
+		}
+		time.Sleep(time.Second) // the caller's own work
+		if !e.Next() || d.cur != "b" {
+			t.Fatalf("the event that had arrived: %q, %v", d.cur, e.Err(nil))
+		}
+		start := time.Now()
+		if e.Next() || e.Err(nil) != errIdle || time.Since(start) != 50*time.Millisecond {
+			t.Errorf("the wait after it: err %v after %v", e.Err(nil), time.Since(start))
+		}
+	})
 }
