@@ -66,12 +66,12 @@ type StreamEvent struct {
 	// TextDelta is then its whole new text (empty when the new text is
 	// white space only).
 	TextReset bool `json:"textReset,omitempty"`
-	// ToolRunResult, on a [ThreadsService.RunStream] stream, is set on an
-	// event of the runner's own: the result it sent for a tool call, after
-	// the round's last snapshot and before the reply to the result. That
-	// event's AdvanceResponse is the round's last snapshot again (the
-	// message that asked for the tool), with no TextDelta. Nil on every
-	// snapshot the service sent.
+	// ToolRunResult is set on an event of a [ThreadsService.RunStream]
+	// runner's own, with [WithToolRunResults]: the result it sent for a
+	// tool call, after the round's last snapshot and before the reply to
+	// the result. That event's AdvanceResponse is the round's last
+	// snapshot again (the message that asked for the tool), with no
+	// TextDelta. Nil on every snapshot the service sent.
 	ToolRunResult *ToolRunResult `json:"-"`
 }
 
@@ -248,7 +248,7 @@ func (s *Stream) Next() bool {
 		switch {
 		case err != nil || next == nil:
 			s.eng.EndPause(err)
-		case s.eng.Continue(next.eng.Detach()):
+		case s.eng.Continue(next.eng.Detach()) && s.tools.show:
 			s.cur = StreamEvent{AdvanceResponse: last, ToolRunResult: res}
 			return true
 		}

@@ -425,3 +425,27 @@ func TestContextHelperErrors(t *testing.T) {
 		t.Errorf("%d requests were sent", n)
 	}
 }
+
+// A failed run's error shows the run and thread ids the server sent:
+// cleaned and bounded like its message, never raw.
+func TestRunFailedErrorHidesServerRunID(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(201)
+		fmt.Fprintf(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"thr_1\",\"runId\":%s,\"timestamp\":1}\n\n", jsonString(hostileRunID+strings.Repeat("x", 1<<20)))
+		fmt.Fprint(w, "data: {\"type\":\"RUN_ERROR\",\"message\":\"boom\",\"code\":\"E\"}\n\n")
+	}))
+	defer srv.Close()
+	st, err := client(t, srv.URL).Run(context.Background(), "thr_1", runs.RunParams{Content: []runs.Content{runs.Text("hi")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = st.Collect()
+	if err == nil {
+		t.Fatal("no error for a failed run")
+	}
+	if s := err.Error(); strings.Contains(s, testKey) || strings.Contains(s, "\x1b") || len(s) > 4096 {
+		t.Fatalf("RunFailedError shows the server's run id raw (%d bytes): %.200q", len(s), s)
+	}
+}
