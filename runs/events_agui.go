@@ -209,3 +209,21 @@ func (RawEvent) isEvent()         {}
 func (CustomEvent) isEvent()      {}
 func (StepStarted) isEvent()      {}
 func (StepFinished) isEvent()     {}
+
+// ResumeEntry is AG-UI's answer to one [Interrupt]: what a continuation
+// run sends back (RunParams.Resume), one entry per interrupt of the run
+// that paused. Status is [ResumeResolved] with the answer in Payload (any
+// JSON value; the interrupt's ResponseSchema says which), or
+// [ResumeCancelled] for an interrupt abandoned.
+type ResumeEntry struct {
+	InterruptID string         `json:"interruptId"`
+	Status      string         `json:"status"`
+	Payload     any            `json:"payload,omitzero"`
+	Metadata    map[string]any `json:"metadata,omitzero"`
+}
+
+// The statuses of a [ResumeEntry].
+const (
+	ResumeResolved  = "resolved"
+	ResumeCancelled = "cancelled"
+)
