@@ -18,8 +18,10 @@
 //     through the backend's [*threads.Client] as the [User] the backend's
 //     function returns for the request; only the allow-listed routes are
 //     served, and server-side tools ([WithTools]) run in the backend, their
-//     results waiting in a [PendingStore] when a pause also needs the
-//     browser's tools.
+//     results waiting in a [Store] when a pause also needs the browser's
+//     tools. Instances behind one load balancer share a Store
+//     ([WithStore]): pending results and each user's run slots;
+//     [Handler.Shutdown] ends a deploy's instance gracefully.
 //
 // Both are safe for concurrent use. The package serves /v1 only (package
 // runs), not the spec's routes of package threads. The command "threads

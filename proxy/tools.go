@@ -57,7 +57,7 @@ func (p *pauses) filter(ev runs.Event, raw []byte) ([]byte, bool) {
 				"calls", len(ours))
 			return nil, false
 		}
-		h.keepPending(p.ctx, pendingKey(p.q.user, p.threadID, p.runID), p.q.callTools(p.ctx, ours, limits))
+		h.keepPending(p.ctx, p.q.user, p.threadID, p.runID, p.q.callTools(p.ctx, ours, limits))
 		out, ok := onlyCalls(raw, p.browser)
 		if !ok {
 			h.log.ErrorContext(p.ctx, "proxy: a pause's event is not the JSON it was decoded from; the browser does not get it")
