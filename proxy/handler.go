@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"strconv"
@@ -29,6 +30,20 @@ import (
 type User struct {
 	Key   string
 	Token threads.Token
+}
+
+// userKey is the context key of a run's [User] (UserFrom).
+type userKey struct{}
+
+// UserFrom returns the end user of the run that ctx serves, and true, in
+// a server-side tool ([WithTools]) that the [Handler] runs: the user the
+// backend's user function returned for the request that started the
+// run, whose thread the tool's call came from. It belongs to the run,
+// not to an HTTP request: it is the same wherever and whenever the run's
+// tools are called. False for a context of no Handler's run.
+func UserFrom(ctx context.Context) (User, bool) {
+	u, ok := ctx.Value(userKey{}).(User)
+	return u, ok
 }
 
 // id is the user as the handler counts runs and keys pending results: the
@@ -71,6 +86,15 @@ func (u User) id() string {
 //   - Bodies are bounded ([WithMaxBodySize]), answers and streams by the
 //     client's limits, and each user's concurrent runs can be limited
 //     ([WithMaxRunsPerUser]).
+//   - A route that takes a body (POST, PATCH) takes only a JSON one
+//     (application/json or application/*+json, any charset); another is
+//     answered 415 before the user function runs. A page of another site
+//     may send a text/plain, form or multipart body with the user's
+//     cookies without asking; a JSON one only after a CORS preflight.
+//
+// The backend must add around it what it alone can know: its session
+// check and CSRF protection (see "Safe in front of browsers" in the
+// package documentation).
 //
 // Answers are the service's: its status codes (201 for a new thread or a
 // run, 204 for a delete), its JSON shapes (from the runs types, so
@@ -174,9 +198,16 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 // its own calls; the Handler runs its own at once and keeps their results
 // in the [PendingStore] until the browser's continuation (the next run
 // with that previousRunId), which then carries both (a result larger than
-// its share of [MaxPendingResults] keeps only its text, cut). A tool that
+// its share of [MaxPendingResults] keeps only its text, cut). The
+// server's calls are the server's: a result the browser sends for one is
+// taken out, and calls whose results are gone are answered with error
+// results (see "Safe in front of browsers" in the package documentation).
+// Of two calls in one turn the service hands the model only the last
+// one's result (see the package documentation). A tool that
 // fails or panics is answered to the model as an error result (isError),
-// never a crash; so is a call of a tool that neither side has. The bounds are the
+// never a crash; so is a call of a tool that neither side has.
+// A tool learns whose run it serves with [UserFrom] (its ctx), to act
+// as that user in the backend's own data. The bounds are the
 // [runs.ToolRunner] defaults (10 answered pauses in one response, the same
 // call in 3 pauses in a row); a pause left unanswered by them is answered
 // with error results in the user's next run.
@@ -267,6 +298,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, "The path is not a /v1 route")
 		return
 	}
+	if (r.Method == http.MethodPost || r.Method == http.MethodPatch) && !isJSON(r.Header.Get("Content-Type")) {
+		// A browser sends text/plain, form or multipart bodies to another
+		// site without asking it first (a "simple" request, cookies
+		// included); a JSON body it sends only after a CORS preflight.
+		writeError(w, http.StatusUnsupportedMediaType, "Content-Type must be application/json")
+		return
+	}
 	u, err := h.user(r)
 	if err != nil {
 		h.log.DebugContext(r.Context(), "proxy: the user function refused a request", "error", err)
@@ -286,6 +324,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	call := &request{h: h, w: w, r: r, c: c, user: u, vals: vals}
 	call.serve(id)
+}
+
+// isJSON reports whether a Content-Type names JSON: application/json or
+// application/*+json, whatever its parameters (charset).
+func isJSON(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return false
+	}
+	sub, ok := strings.CutPrefix(mt, "application/")
+	return ok && (sub == "json" || strings.HasSuffix(sub, "+json"))
 }
 
 // request is one browser call being served.

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"slices"
 
+	threads "github.com/threadsapi/threads-go"
+
 	"github.com/go-json-experiment/json"
 
 	"github.com/threadsapi/threads-go/runs"
@@ -69,26 +71,28 @@ func (q *request) run(create bool) {
 	}
 	defer h.limiter.release(uid)
 
-	ctx, cancel := context.WithCancel(q.r.Context())
+	// The run's context says whose run it is (UserFrom), for the
+	// server-side tools it runs.
+	ctx, cancel := context.WithCancel(context.WithValue(q.r.Context(), userKey{}, q.user))
 	defer cancel()
 	p := b.params(h.tools)
 	threadID := ""
 	if !create {
 		threadID = q.vals[0]
 	}
-	// The continuation of a pause whose server-side results wait here.
+	// The continuation of a pause whose server-side calls are recorded
+	// here: their results are the server's, never the browser's.
+	continues := threadID != "" && p.PreviousRunID != "" && len(h.tools) > 0
 	var pending string
-	if threadID != "" && p.PreviousRunID != "" && h.cfg.store != nil {
+	var ours []runs.Content
+	if continues {
 		key := pendingKey(q.user, threadID, p.PreviousRunID)
-		extra, ok := h.loadPending(ctx, key)
-		if ok {
-			p.Content = append(extra, p.Content...)
-			pending = key
+		if stored, ok := h.loadPending(ctx, key); ok {
+			ours, pending = stored, key
+			p.Content = append(slices.Clone(ours), q.withoutForged(ctx, threadID, p.Content, ours)...)
 		}
 	}
 
-	var s Stream
-	var err error
 	opts := h.cfg.callOpts
 	cp := runs.CreateRunParams{RunParams: p, ThreadMetadata: b.ThreadMetadata}
 	if b.Thread != nil {
@@ -97,15 +101,27 @@ func (q *request) run(create bool) {
 			cp.ThreadMetadata = b.Thread.Metadata // the service: threadMetadata wins
 		}
 	}
-	switch tools := (runs.ToolRunner{Tools: h.cfg.tools}); {
-	case len(h.tools) > 0 && create:
-		s, err = nilIfErr(q.c.CreateAndRunTools(ctx, cp, tools, opts...))
-	case len(h.tools) > 0:
-		s, err = nilIfErr(q.c.RunTools(ctx, threadID, p, tools, opts...))
-	case create:
-		s, err = nilIfErr(q.c.CreateAndRun(ctx, cp, opts...))
-	default:
-		s, err = nilIfErr(q.c.Run(ctx, threadID, p, opts...))
+	start := func() (Stream, error) {
+		switch tools := (runs.ToolRunner{Tools: h.cfg.tools}); {
+		case len(h.tools) > 0 && create:
+			return nilIfErr(q.c.CreateAndRunTools(ctx, cp, tools, opts...))
+		case len(h.tools) > 0:
+			return nilIfErr(q.c.RunTools(ctx, threadID, p, tools, opts...))
+		case create:
+			return nilIfErr(q.c.CreateAndRun(ctx, cp, opts...))
+		default:
+			return nilIfErr(q.c.Run(ctx, threadID, p, opts...))
+		}
+	}
+	s, err := start()
+	if err != nil && continues {
+		// Server-side results the store no longer holds (expired,
+		// dropped): the service names the calls without a result, and
+		// the handler answers them, so that the thread is not stuck.
+		if content, ok := h.answerLost(ctx, threadID, p.Content, ours, err); ok {
+			p.Content = content
+			s, err = start()
+		}
 	}
 	if err != nil {
 		h.fail(q.w, q.r, err)
@@ -189,9 +205,14 @@ func (h *Handler) runEnded(ctx context.Context, user User, err error) {
 // notRun answers each of calls with an error result that says why it was
 // not run.
 func notRun(calls []runs.PendingToolCall, err error) []runs.Content {
+	return notRunBecause(calls, "not run: "+cut(err.Error(), 1000))
+}
+
+// notRunBecause answers each of calls with an error result of text why.
+func notRunBecause(calls []runs.PendingToolCall, why string) []runs.Content {
 	out := make([]runs.Content, len(calls))
 	for i, c := range calls {
-		out[i] = runs.ToolResult(c.ToolCallID, "not run: "+cut(err.Error(), 1000))
+		out[i] = runs.ToolResult(c.ToolCallID, why)
 		out[i].IsError = true
 	}
 	return out
@@ -226,4 +247,73 @@ func (h *Handler) keepPending(ctx context.Context, key string, results []runs.Co
 	if err != nil {
 		h.log.ErrorContext(ctx, "proxy: cannot keep server-side tool results in the pending store", "error", err)
 	}
+}
+
+// withoutForged returns the browser's content without its tool results
+// for the server's calls (those of ours), logging each one it takes out:
+// a browser never answers a server-side tool's call.
+func (q *request) withoutForged(ctx context.Context, threadID string, content, ours []runs.Content) []runs.Content {
+	server := make(map[string]bool, len(ours))
+	for _, r := range ours {
+		server[r.ToolUseID] = true
+	}
+	return slices.DeleteFunc(slices.Clone(content), func(c runs.Content) bool {
+		if c.Type != runs.ContentToolResult || !server[c.ToolUseID] {
+			return false
+		}
+		q.h.log.WarnContext(ctx, "proxy: the browser sent a result for a server-side tool's call; it was taken out, the server's result is sent",
+			"thread", threadID, "call", cut(c.ToolUseID, 200))
+		return true
+	})
+}
+
+// Why a server-side call is answered with an error result when its
+// result is not there.
+const (
+	whyLeft = "not run: the user left before the server-side tool ran"
+	whyLost = "no result: the server-side tool's result was not kept (it expired or was dropped before this run); the tool may not have run"
+)
+
+// answerLost reads a run refused for its tool results (400
+// invalid_tool_result) and returns the content that answers it: an error
+// result for each call the service names as missing one, and without
+// the results the handler added (ours) for calls the service does not
+// have. false when err is another refusal, or names nothing to fix.
+func (h *Handler) answerLost(ctx context.Context, threadID string, content, ours []runs.Content, err error) ([]runs.Content, bool) {
+	var p *threads.Problem
+	if !errors.Is(err, runs.ErrInvalidToolResult) || !errors.As(err, &p) {
+		return nil, false
+	}
+	var missing, extra []string
+	_ = json.Unmarshal(p.Extensions["missingToolCallIds"], &missing)
+	_ = json.Unmarshal(p.Extensions["extraToolCallIds"], &extra)
+	calls := make([]runs.PendingToolCall, 0, len(missing))
+	for _, id := range missing {
+		if id != "" && !slices.ContainsFunc(content, func(c runs.Content) bool { return c.Type == runs.ContentToolResult && c.ToolUseID == id }) {
+			calls = append(calls, runs.PendingToolCall{ToolCallID: id})
+		}
+	}
+	added := make(map[string]bool, len(ours))
+	for _, r := range ours {
+		added[r.ToolUseID] = true
+	}
+	drop := map[string]bool{}
+	for _, id := range extra {
+		if added[id] {
+			drop[id] = true
+		}
+	}
+	limits, ok := budget(calls)
+	if !ok || len(calls)+len(drop) == 0 {
+		return nil, false
+	}
+	h.log.WarnContext(ctx, "proxy: a continuation lacked server-side results that are gone; its calls are answered with error results",
+		"thread", threadID, "missing", len(calls), "dropped", len(drop))
+	out := slices.DeleteFunc(slices.Clone(content), func(c runs.Content) bool {
+		return c.Type == runs.ContentToolResult && drop[c.ToolUseID]
+	})
+	for i, r := range notRunBecause(calls, whyLost) {
+		out = append(out, fit(r, limits[i]))
+	}
+	return out, true
 }

@@ -60,7 +60,7 @@ func TestProxy(t *testing.T) {
 		return resp, string(b)
 	}
 	resp, body := get("POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"thread":{"userKey":"bob"}}`,
-		"X-Api-Key", "placeholder", "Origin", "http://localhost:5173")
+		"X-Api-Key", "placeholder", "Origin", "http://localhost:5173", "Content-Type", "application/json")
 	require.Equal(t, http.StatusCreated, resp.StatusCode, body)
 	assert.Contains(t, body, `"delta":"hi"`)
 	assert.Equal(t, "http://localhost:5173", resp.Header.Get("Access-Control-Allow-Origin"))
