@@ -77,7 +77,7 @@ func TestProxy(t *testing.T) {
 	assert.Equal(t, http.StatusNoContent, resp.StatusCode)
 	assert.Equal(t, "content-type, x-api-key", resp.Header.Get("Access-Control-Allow-Headers"))
 	resp, _ = get("OPTIONS", "/v1/threads", "", "Origin", "http://evil.example", "Access-Control-Request-Method", "POST")
-	assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode, "another origin gets no preflight")
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode, "another origin gets no preflight")
 	resp, _ = get("GET", "/projects", "")
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
 
