@@ -188,10 +188,10 @@ func TestRunCapturesToolCall(t *testing.T) {
 			}
 			for i, call := range r.ToolCalls {
 				var v map[string]any
-				if call.Arguments != args[call.ID] || json.Unmarshal([]byte(call.Arguments), &v) != nil || v["city"] == nil {
-					t.Fatalf("call %d: %+v (deltas %q)", i, call, args[call.ID])
+				if call.Arguments != args[call.ToolCallID] || json.Unmarshal([]byte(call.Arguments), &v) != nil || v["city"] == nil {
+					t.Fatalf("call %d: %+v (deltas %q)", i, call, args[call.ToolCallID])
 				}
-				if call.Name != "get_weather" || awaiting.PendingToolCalls[len(awaiting.PendingToolCalls)-len(r.ToolCalls)+i].ToolName != "get_weather" {
+				if call.ToolName != "get_weather" || awaiting.PendingToolCalls[len(awaiting.PendingToolCalls)-len(r.ToolCalls)+i].ToolName != "get_weather" {
 					t.Fatalf("call %+v", call)
 				}
 			}
