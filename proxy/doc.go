@@ -54,8 +54,10 @@
 // When the model makes two tool calls in one turn, the service streams
 // both and pauses for both, takes both results, but stores only the last
 // call's tool_use and hands the model only its result: the model may not
-// see the other results. This holds for server-side tools as for the
-// browser's ([runs.Client.RunTools]).
+// see the other results (captures-turn5 07-09). This holds for
+// server-side tools as for the browser's ([runs.Client.RunTools]); the
+// fake copies it with threadstest.WithLastToolCallOnly (and
+// WithLiveHabits).
 //
 // Both are safe for concurrent use. The package serves /v1 only (package
 // runs), not the spec's routes of package threads. The command "threads
