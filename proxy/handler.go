@@ -94,6 +94,8 @@ type Handler struct {
 	tools   map[string]bool // the server-side tools' names
 	limiter limiter
 	log     *slog.Logger
+	// flushWarn: a writer that cannot flush is logged once.
+	flushWarn sync.Once
 	// redact removes every spelling of the client's API key, and of
 	// extra, from a JSON answer before the browser gets it.
 	redact func(s string, extra ...string) string

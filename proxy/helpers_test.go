@@ -13,11 +13,12 @@ import (
 // recorder is an http.ResponseWriter that a test may read while the
 // handler still writes (httptest.ResponseRecorder may not be read then).
 type recorder struct {
-	mu      sync.Mutex
-	header  http.Header
-	status  int
-	body    bytes.Buffer
-	flushes int
+	mu        sync.Mutex
+	header    http.Header
+	status    int
+	body      bytes.Buffer
+	flushes   int
+	unflushed int // bytes written since the last flush
 }
 
 func newRecorder() *recorder { return &recorder{header: http.Header{}} }
@@ -38,6 +39,7 @@ func (r *recorder) Write(b []byte) (int, error) {
 	if r.status == 0 {
 		r.status = http.StatusOK
 	}
+	r.unflushed += len(b)
 	return r.body.Write(b)
 }
 
@@ -45,6 +47,14 @@ func (r *recorder) Flush() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.flushes++
+	r.unflushed = 0
+}
+
+// Unflushed returns how many bytes were written since the last flush.
+func (r *recorder) Unflushed() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.unflushed
 }
 
 // Body returns what was written so far.

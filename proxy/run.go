@@ -3,11 +3,14 @@ package proxy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
+	"sync"
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/threadsapi/threads-go/internal/rawrun"
 	"github.com/threadsapi/threads-go/runs"
 )
 
@@ -67,10 +70,16 @@ func (q *request) run(create bool) {
 		writeError(q.w, http.StatusTooManyRequests, "Too many runs in progress for this user")
 		return
 	}
-	defer h.limiter.release(uid)
+	var releaseOnce sync.Once
+	release := func() { releaseOnce.Do(func() { h.limiter.release(uid) }) }
+	defer release()
 
-	ctx, cancel := context.WithCancel(q.r.Context())
+	// The run's calls do not end with the browser's request: a run whose
+	// pause reached the relay is read to its end after the browser left
+	// (the relay decides; until it runs, the browser leaving cancels).
+	ctx, cancel := context.WithCancel(context.WithoutCancel(q.r.Context()))
 	defer cancel()
+	stopStart := context.AfterFunc(q.r.Context(), cancel)
 	p := b.params(h.tools)
 	threadID := ""
 	if !create {
@@ -90,6 +99,14 @@ func (q *request) run(create bool) {
 	var s Stream
 	var err error
 	opts := h.cfg.callOpts
+	var tap *rawrun.Tap
+	callCtx := ctx
+	if len(h.tools) == 0 {
+		// No server-side tools: the relay reads the service's bytes
+		// itself, decoding only what it acts on.
+		tap = new(rawrun.Tap)
+		callCtx = rawrun.With(ctx, tap)
+	}
 	cp := runs.CreateRunParams{RunParams: p, ThreadMetadata: b.ThreadMetadata}
 	if b.Thread != nil {
 		cp.InitialMessages = b.Thread.InitialMessages
@@ -103,13 +120,17 @@ func (q *request) run(create bool) {
 	case len(h.tools) > 0:
 		s, err = nilIfErr(q.c.RunTools(ctx, threadID, p, tools, opts...))
 	case create:
-		s, err = nilIfErr(q.c.CreateAndRun(ctx, cp, opts...))
+		s, err = nilIfErr(q.c.CreateAndRun(callCtx, cp, opts...))
 	default:
-		s, err = nilIfErr(q.c.Run(ctx, threadID, p, opts...))
+		s, err = nilIfErr(q.c.Run(callCtx, threadID, p, opts...))
 	}
+	stopStart()
 	if err != nil {
 		h.fail(q.w, q.r, err)
 		return
+	}
+	if tap != nil && tap.Body == nil {
+		tap = nil // not taken: the stream reads its own answer
 	}
 	if pending != "" {
 		// The service took the results: they are not sent twice.
@@ -125,7 +146,10 @@ func (q *request) run(create bool) {
 			q.w.Header().Set(name, q.h.redact(id, q.secrets()...))
 		}
 	}
-	rl := relayer{keepAlive: h.cfg.keepAlive, writeTimeout: h.cfg.writeTimeout, status: http.StatusCreated, stop: cancel}
+	rl := relayer{
+		keepAlive: h.cfg.keepAlive, writeTimeout: h.cfg.writeTimeout, status: http.StatusCreated,
+		stop: cancel, overrun: release, noFlush: h.cannotFlush, tap: tap,
+	}
 	if len(h.tools) > 0 {
 		browser := make(map[string]bool, len(p.ToolDefinitions))
 		for _, t := range p.ToolDefinitions {
@@ -141,6 +165,16 @@ func (q *request) run(create bool) {
 	case err != nil:
 		h.runEnded(ctx, q.user, err)
 	}
+}
+
+// cannotFlush logs, once per Handler, a response writer that cannot flush:
+// the backend's middleware wraps the writer without Unwrap, and every run
+// reaches the browser only at its end.
+func (h *Handler) cannotFlush(w http.ResponseWriter) {
+	h.flushWarn.Do(func() {
+		h.log.Error(fmt.Sprintf("proxy: the response writer %T cannot flush, so runs reach the browser only at their end; "+
+			"give the middleware's writer an Unwrap() http.ResponseWriter method (see http.ResponseController)", w))
+	})
 }
 
 // nilIfErr turns a typed nil stream into a nil Stream, so that a failed
