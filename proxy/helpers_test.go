@@ -3,6 +3,8 @@ package proxy_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -130,3 +132,47 @@ func newLogs(t *testing.T) (*logs, *slog.Logger) {
 	})
 	return l, slog.New(l)
 }
+
+// inProcess is an http.RoundTripper that serves each request with h in
+// this process, the response's body streamed through a pipe as h writes
+// it (each write reaches the reader at once): a browser in front of a
+// handler inside a synctest bubble.
+type inProcess struct{ h http.Handler }
+
+func (p inProcess) RoundTrip(r *http.Request) (*http.Response, error) {
+	pr, pw := io.Pipe()
+	w := &pipeWriter{header: http.Header{}, pw: pw, head: make(chan int, 1)}
+	go func() {
+		p.h.ServeHTTP(w, r)
+		w.WriteHeader(http.StatusOK)
+		pw.Close()
+	}()
+	status := <-w.head
+	return &http.Response{StatusCode: status, Header: w.header, Body: readCloser{pr}, Request: r}, nil
+}
+
+// readCloser is the pipe's reading end; closing it (or the request's
+// context ending) is the browser leaving.
+type readCloser struct{ *io.PipeReader }
+
+func (r readCloser) Close() error { return r.PipeReader.CloseWithError(errors.New("the browser left")) }
+
+type pipeWriter struct {
+	header http.Header
+	pw     *io.PipeWriter
+	once   sync.Once
+	head   chan int
+}
+
+func (w *pipeWriter) Header() http.Header { return w.header }
+func (w *pipeWriter) WriteHeader(status int) {
+	w.once.Do(func() {
+		w.header = w.header.Clone()
+		w.head <- status
+	})
+}
+func (w *pipeWriter) Write(b []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	return w.pw.Write(b)
+}
+func (w *pipeWriter) Flush() {}
