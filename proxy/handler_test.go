@@ -749,3 +749,87 @@ func TestHandlerWritesAHeldPauseWithAnyEnd(t *testing.T) {
 	assert.Equal(t, body, w.Body(), "the pause is written when the stream breaks")
 	assert.Zero(t, w.Unflushed())
 }
+
+// plainWriter is a middleware's response wrapper with neither Flush nor
+// Unwrap: nothing can flush through it.
+type plainWriter struct{ w http.ResponseWriter }
+
+func (p plainWriter) Header() http.Header         { return p.w.Header() }
+func (p plainWriter) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p plainWriter) WriteHeader(status int)      { p.w.WriteHeader(status) }
+
+// A response writer that can neither flush nor unwrap to one that can
+// makes every run arrive at its end: the Handler says so once, naming the
+// writer's type and the fix, rather than buffer in silence.
+func TestHandlerLogsAWriterThatCannotFlush(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	for range 2 {
+		r := httptest.NewRequest("POST", "/v1/threads/runs", strings.NewReader(`{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`))
+		r.Header.Set("Content-Type", "application/json")
+		r.AddCookie(&http.Cookie{Name: "session", Value: "s-alice"})
+		w := httptest.NewRecorder()
+		e.h.ServeHTTP(plainWriter{w}, r)
+		require.Equal(t, http.StatusCreated, w.Code)
+		assert.Contains(t, w.Body.String(), "RUN_FINISHED")
+	}
+	fails := e.logs.failures()
+	require.Len(t, fails, 1, "logged once per Handler")
+	assert.Contains(t, fails[0], "proxy_test.plainWriter")
+	assert.Contains(t, fails[0], "Unwrap")
+}
+
+// stuckWriter is a middleware's wrapper with Flush but no Unwrap (so no
+// write deadline can be set through it) in front of a browser that never
+// reads: each Write after the headers blocks until the test ends.
+type stuckWriter struct {
+	header http.Header
+	stuck  <-chan struct{}
+}
+
+func (s *stuckWriter) Header() http.Header { return s.header }
+func (s *stuckWriter) WriteHeader(int)     {}
+func (s *stuckWriter) Flush()              {}
+func (s *stuckWriter) Write(b []byte) (int, error) {
+	<-s.stuck
+	return 0, errors.New("the connection died")
+}
+
+// Behind a writer that takes no write deadline, a browser that stops
+// reading still cannot hold the run: when a write overruns the write
+// timeout, the run is cancelled on the service and the user's run slot is
+// freed, although the handler's goroutine stays in the write until the
+// connection dies.
+func TestHandlerWriteTimeoutWithoutDeadline(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, []threadstest.Option{threadstest.WithoutListener()}, proxy.WithWriteTimeout(time.Second), proxy.WithMaxRunsPerUser(1))
+		hold := make(chan struct{})
+		defer close(hold)
+		e.fake.PushRunScript(threadstest.RunScript{Text: "one two three", Hold: hold, HoldAfter: 2})
+		stuck := make(chan struct{})
+		post := func(w http.ResponseWriter) {
+			r := httptest.NewRequest("POST", "/v1/threads/runs", strings.NewReader(`{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`))
+			r.Header.Set("Content-Type", "application/json")
+			r.AddCookie(&http.Cookie{Name: "session", Value: "s-alice"})
+			e.h.ServeHTTP(w, r)
+		}
+		sw := &stuckWriter{header: http.Header{}, stuck: stuck}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			post(sw)
+		}()
+		time.Sleep(2 * time.Second) // fake time: the write has overrun
+		synctest.Wait()
+
+		th, err := runs.New(e.fake.Client()).ForUser("alice").GetThread(context.Background(), sw.header.Get("X-Thread-Id"))
+		require.NoError(t, err)
+		assert.True(t, th.LastRunCancelled, "the run was cancelled on the service")
+		w := newRecorder()
+		post(w)
+		assert.Equal(t, http.StatusCreated, w.Status(), "the user's run slot was freed")
+		close(stuck) // the connection dies
+		<-done
+	})
+}
