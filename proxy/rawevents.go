@@ -61,6 +61,10 @@ func (e *rawEvents) take() ([]byte, bool) {
 		e.scan = max(e.end-1, e.start) // the last '\n' may start a blank line
 		return nil, false
 	}
+	if e.max > 0 && n > e.max {
+		e.err, e.start, e.end = errTooLarge, 0, 0
+		return nil, false
+	}
 	ev = e.buf[e.start : e.start+n]
 	e.start += n
 	e.scan = e.start
@@ -100,12 +104,11 @@ func isBlank(line []byte) bool {
 // fill reads once from the body into the buffer, after moving what is
 // held to its start; false when the body has ended or failed (err).
 func (e *rawEvents) fill() bool {
-	if e.err != nil {
-		return false
-	}
 	held := e.end - e.start
 	if e.max > 0 && held > e.max {
-		e.err = errTooLarge
+		e.err = errTooLarge // what is held is no whole event
+	}
+	if e.err != nil {
 		return false
 	}
 	size := len(e.buf)

@@ -270,7 +270,7 @@ func (rl *relayer) relayRaw(k *sink, s Stream) (int, error) {
 			case is(re.typ, "RUN_FINISHED"):
 				ended = true
 			case is(re.typ, "RUN_ERROR"):
-				ended, runErr = true, runFailure(re.data, t.Redact)
+				ended, runErr = true, runFailure(re.data, t.Redact, s)
 			case is(re.typ, "CUSTOM") && b.heldN == 0:
 				if name, _ := member(re.data, "name"); name == runs.CustomAwaitingInput {
 					b.emit(true)
@@ -339,14 +339,25 @@ func drain(body io.Reader, s Stream) {
 	t.Stop()
 }
 
-// runFailure is the error of a run that ended with RUN_ERROR data.
-func runFailure(data []byte, redact func(string) string) error {
+// runFailure is the error of a run that ended with RUN_ERROR data, as
+// runs.Stream.Err gives it: nil for a cancel (code CANCELLED).
+func runFailure(data []byte, redact func(string) string, s Stream) error {
 	var e struct {
-		Message string `json:"message"`
-		Code    string `json:"code"`
+		Message   string `json:"message"`
+		Code      string `json:"code"`
+		Category  string `json:"category"`
+		Retryable bool   `json:"isRetryable"`
+		Status    int    `json:"status"`
 	}
 	_ = json.Unmarshal(data, &e)
-	return &runs.RunFailedError{Message: cut(oneLine(redact(e.Message)), 1<<10), Code: cut(oneLine(redact(e.Code)), 200)}
+	if e.Code == runs.CodeCancelled {
+		return nil
+	}
+	clean := func(v string, n int) string { return cut(oneLine(redact(v)), n) }
+	return &runs.RunFailedError{
+		ThreadID: s.ThreadID(), RunID: s.RunID(), Message: clean(e.Message, 1<<10),
+		Code: clean(e.Code, 200), Category: clean(e.Category, 200), Retryable: e.Retryable, Status: e.Status,
+	}
 }
 
 // oneLine keeps s on one line of printable text.
