@@ -179,10 +179,10 @@ func TestProblemRequestIDAndCap(t *testing.T) {
 	assert.Equal(t, "about:blank", p.Type)
 }
 
-// TestHardenProblemErrorOneLine: CR, LF, ANSI escapes, other control and
+// TestProblemErrorIsOneCleanLine: CR, LF, ANSI escapes, other control and
 // format characters from a JSON error never reach Error(), which is one
 // line with each part capped; the fields keep what was sent.
-func TestHardenProblemErrorOneLine(t *testing.T) {
+func TestProblemErrorIsOneCleanLine(t *testing.T) {
 	t.Parallel()
 	title := "Bad\r\nInjected: yes\x1b[31mRED\x1b[0m\x1b]0;title\x07\x00\u202e\u2028x"
 	detail := strings.Repeat("long detail \t", 4_000)

@@ -14,6 +14,7 @@ import (
 	"github.com/threadsapi/threads-go/internal/core"
 	"github.com/threadsapi/threads-go/internal/jsonx"
 	"github.com/threadsapi/threads-go/internal/route"
+	"github.com/threadsapi/threads-go/internal/v1wire"
 )
 
 // Client calls the /v1 routes for one end user. Make one with [New] and
@@ -149,17 +150,17 @@ func (c *Client) secrets(extra ...string) []string {
 // call is one /v1 operation: its route (routes.go), its ids in the
 // template's order, and what it sends.
 type call struct {
-	ep     endpoint
+	ep     v1wire.Route
 	ids    []string
 	route  *route.Route // the route itself, when not ep filled with ids (Client.Do)
 	query  url.Values
 	body   any          // JSON-encoded when not nil
 	raw    []byte       // the JSON body as sent (Client.Do), instead of body
-	setKey func(string) // a keyInBody route's: puts the user key in body
+	setKey func(string) // a KeyInBody or KeyInThread route's: puts the user key in body
 }
 
 // op names the call in errors: "runs: GET /v1/threads/{threadId}".
-func (k call) op() string { return k.ep.op() }
+func (k call) op() string { return opOf(k.ep) }
 
 // prepare checks the Client's end user and the call's ids, puts the user
 // key where the route reads it (an end-user token in Authorization) and
@@ -170,7 +171,7 @@ func (c *Client) prepare(ctx context.Context, k call) (core.Call, error) {
 		r = *k.route
 	} else {
 		var err error
-		if r, err = k.ep.route(k.ids...); err != nil {
+		if r, err = fill(k.ep, k.ids...); err != nil {
 			return core.Call{}, err
 		}
 	}
@@ -180,13 +181,13 @@ func (c *Client) prepare(ctx context.Context, k call) (core.Call, error) {
 	}
 	q := k.query
 	if key != "" {
-		switch k.ep.key {
-		case keyInQuery:
+		switch k.ep.Key {
+		case v1wire.KeyInQuery:
 			if q == nil {
 				q = url.Values{}
 			}
 			q.Set("userKey", key)
-		case keyInBody:
+		case v1wire.KeyInBody, v1wire.KeyInThread:
 			if k.setKey == nil {
 				return core.Call{}, fmt.Errorf("%s: the call has no place for the user key", k.op())
 			}
@@ -301,9 +302,9 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any, opt
 		return err
 	}
 	var keyErr error
-	if k.ep.key == keyInBody {
+	if k.ep.Key == v1wire.KeyInBody || k.ep.Key == v1wire.KeyInThread {
 		toks := []string{"userKey"}
-		if k.ep.template == epCreateAndRun.template {
+		if k.ep.Key == v1wire.KeyInThread {
 			toks = []string{"thread", "userKey"}
 		}
 		k.setKey = func(key string) {
@@ -359,7 +360,7 @@ func (c *Client) genericCall(method, path string, body any) (call, error) {
 	}
 	if len(k.raw) == 0 {
 		k.raw = nil
-		if k.ep.key == keyInBody {
+		if k.ep.Key == v1wire.KeyInBody || k.ep.Key == v1wire.KeyInThread {
 			k.raw = []byte("{}") // the user key needs an object to go in
 		}
 	}

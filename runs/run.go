@@ -7,6 +7,7 @@ import (
 
 	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/internal/rawrun"
+	"github.com/threadsapi/threads-go/internal/v1wire"
 )
 
 // RunParams is one run: the user message it sends and how the model may
@@ -75,32 +76,11 @@ type ToolDefinition struct {
 	MaxCalls     int    `json:"maxCalls,omitzero"`
 }
 
-type runMessage struct {
-	Role              Role           `json:"role"`
-	Content           []Content      `json:"content"`
-	Metadata          map[string]any `json:"metadata,omitzero"`
-	AdditionalContext map[string]any `json:"additionalContext,omitzero"`
-}
+// runBody is the body of both run routes, declared once in
+// internal/v1wire (package proxy reads a browser's run into it).
+type runBody = v1wire.RunBody[Content, ToolDefinition, AvailableComponent, InitialMessage]
 
-type runBody struct {
-	Message             runMessage           `json:"message"`
-	UserKey             string               `json:"userKey,omitzero"`
-	Thread              *runThread           `json:"thread,omitzero"`
-	PreviousRunID       string               `json:"previousRunId,omitzero"`
-	Tools               []ToolDefinition     `json:"tools,omitzero"`
-	AvailableComponents []AvailableComponent `json:"availableComponents,omitzero"`
-	ToolChoice          any                  `json:"toolChoice,omitzero"`
-	Model               string               `json:"model,omitzero"`
-	MaxTokens           int                  `json:"maxTokens,omitzero"`
-	Temperature         *float64             `json:"temperature,omitzero"`
-	RunMetadata         map[string]any       `json:"runMetadata,omitzero"`
-	ThreadMetadata      map[string]any       `json:"threadMetadata,omitzero"`
-}
-
-type runThread struct {
-	UserKey         string           `json:"userKey,omitzero"`
-	InitialMessages []InitialMessage `json:"initialMessages,omitzero"`
-}
+type runThread = v1wire.RunThread[InitialMessage]
 
 func (p RunParams) body(op string) (*runBody, error) {
 	if len(p.Content) == 0 {
@@ -109,7 +89,7 @@ func (p RunParams) body(op string) (*runBody, error) {
 		return nil, fmt.Errorf("%s: RunParams.Content is empty", op)
 	}
 	return &runBody{
-		Message:             runMessage{Role: RoleUser, Content: p.Content, Metadata: p.MessageMetadata, AdditionalContext: p.AdditionalContext},
+		Message:             v1wire.RunMessage[Content]{Role: string(RoleUser), Content: p.Content, Metadata: p.MessageMetadata, AdditionalContext: p.AdditionalContext},
 		PreviousRunID:       p.PreviousRunID,
 		Tools:               p.ToolDefinitions,
 		AvailableComponents: p.AvailableComponents,
@@ -217,7 +197,7 @@ func (c *Client) addContext(ctx context.Context, op string, b *runBody) error {
 // the service (a refused connection, 429, 503), never once the service may
 // have started the run, and a stream is never retried.
 func (c *Client) Run(ctx context.Context, threadID string, params RunParams, opts ...threads.RequestOption) (*Stream, error) {
-	k := call{ep: epRun, ids: []string{threadID}}
+	k := call{ep: v1wire.Run, ids: []string{threadID}}
 	body, err := params.body(k.op())
 	if err != nil {
 		return nil, err
@@ -247,7 +227,7 @@ func (c *Client) Run(ctx context.Context, threadID string, params RunParams, opt
 // service creates the thread before it checks the run, so a run that
 // fails may leave an empty thread behind.
 func (c *Client) CreateAndRun(ctx context.Context, params CreateRunParams, opts ...threads.RequestOption) (*Stream, error) {
-	k := call{ep: epCreateAndRun}
+	k := call{ep: v1wire.CreateAndRun}
 	body, err := params.body(k.op())
 	if err != nil {
 		return nil, err
@@ -321,7 +301,7 @@ type cancelAnswer struct {
 // did not act (a connection that failed before the request was written,
 // 429, 503); a connection lost after it was written is returned.
 func (c *Client) Cancel(ctx context.Context, threadID, runID string, opts ...threads.RequestOption) error {
-	k := call{ep: epCancel, ids: []string{threadID, runID}}
+	k := call{ep: v1wire.Cancel, ids: []string{threadID, runID}}
 	var out cancelAnswer
 	return c.do(ctx, opts, k, &out)
 }
