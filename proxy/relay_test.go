@@ -460,3 +460,50 @@ func TestHandlerRelayRedactsSecrets(t *testing.T) {
 	_, _ = proxy.Relay(r, httptest.NewRequest("GET", "/stream", nil), s)
 	assert.Equal(t, r.Body(), out, "the Handler's bytes are Relay's")
 }
+
+// statusWriter is the package doc's logging middleware's writer: it
+// records the status and unwraps, so that the relay still flushes and
+// sets write deadlines through it.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(s int)           { w.status = s; w.ResponseWriter.WriteHeader(s) }
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Behind the package doc's logging middleware, a run still streams: its
+// first events reach the browser while the run is held on the service.
+func TestHandlerBehindLoggingMiddlewareStreams(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	hold := make(chan struct{})
+	e.fake.PushRunScript(threadstest.RunScript{Text: "one two three", Hold: hold, HoldAfter: 2})
+	status := make(chan int, 1)
+	logged := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w, status: 200}
+		e.h.ServeHTTP(sw, r)
+		status <- sw.status
+	})
+	srv := httptest.NewServer(logged)
+	defer srv.Close()
+	req, _ := http.NewRequest("POST", srv.URL+"/v1/threads/runs", strings.NewReader(`{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.AddCookie(&http.Cookie{Name: "session", Value: "s-alice"})
+	resp, err := srv.Client().Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	for n := 0; n < 3; {
+		line, err := br.ReadString('\n')
+		require.NoError(t, err, "the first events arrive while the run is held")
+		if strings.HasPrefix(line, "data: ") {
+			n++
+		}
+	}
+	close(hold)
+	_, err = io.Copy(io.Discard, br)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusCreated, <-status)
+	assert.Empty(t, e.logs.failures())
+}
