@@ -18,8 +18,10 @@
 //     through the backend's [*threads.Client] as the [User] the backend's
 //     function returns for the request; only the allow-listed routes are
 //     served, and server-side tools ([WithTools]) run in the backend, their
-//     results waiting in a [PendingStore] when a pause also needs the
-//     browser's tools.
+//     results waiting in a [Store] when a pause also needs the browser's
+//     tools. Instances behind one load balancer share a Store
+//     ([WithStore]): pending results and each user's run slots;
+//     [Handler.Shutdown] ends a deploy's instance gracefully.
 //
 // # Safe in front of browsers
 //
@@ -43,7 +45,7 @@
 // Server-side tools' calls are the server's: a result the browser sends
 // for one is taken out of its continuation (and logged at warn level),
 // and the server's own results are sent instead; when those are gone
-// (expired from the [PendingStore], dropped from a full one, or never
+// (expired from the [Store], refused by a full one, or never
 // made because the browser left before the tool ran), the Handler
 // answers the calls with error results that say so, and the run goes on.
 //

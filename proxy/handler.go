@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -12,7 +13,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -112,12 +113,16 @@ func (u User) id() string {
 // beside the browser's own; see [WithTools] for how a run that pauses for
 // them goes on.
 type Handler struct {
-	base    *runs.Client
-	user    func(*http.Request) (User, error)
-	cfg     config
-	tools   map[string]bool // the server-side tools' names
-	limiter limiter
-	log     *slog.Logger
+	base  *runs.Client
+	user  func(*http.Request) (User, error)
+	cfg   config
+	tools map[string]bool // the server-side tools' names
+	log   *slog.Logger
+	// instance names this Handler's leases in the store (random, so
+	// that instances sharing a store never take each other's).
+	instance string
+	leases   atomic.Uint64
+	life     lifecycle
 	// redact removes every spelling of the client's API key, and of
 	// extra, from a JSON answer before the browser gets it.
 	redact func(s string, extra ...string) string
@@ -149,6 +154,7 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 	h.cfg = config{
 		keepAlive: DefaultKeepAlive, writeTimeout: DefaultWriteTimeout,
 		maxBody: DefaultMaxBodySize, pendingTTL: DefaultPendingTTL,
+		keyPrefix: DefaultStoreKeyPrefix, leaseTTL: DefaultLeaseTTL,
 	}
 	for _, o := range opts {
 		if o == nil {
@@ -168,15 +174,18 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 		for _, t := range h.cfg.tools {
 			h.tools[t.Name] = true
 		}
-		if h.cfg.store == nil {
-			h.cfg.store = NewMemoryStore(0)
-		}
 	}
+	if h.cfg.store == nil {
+		h.cfg.store = NewMemoryStore(0, 0)
+	}
+	var id [8]byte
+	_, _ = rand.Read(id[:])
+	h.instance = hex.EncodeToString(id[:])
+	h.life.init()
 	h.log = h.cfg.logger
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
-	h.limiter = limiter{max: h.cfg.maxRuns, n: map[string]int{}}
 	return h, nil
 }
 
@@ -196,9 +205,10 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 // RUN_STARTED's) is the thread's last run, as the service wants. When a
 // pause mixes both, the browser gets a tambo.run.awaiting_input with only
 // its own calls; the Handler runs its own at once and keeps their results
-// in the [PendingStore] until the browser's continuation (the next run
-// with that previousRunId), which then carries both (a result larger than
-// its share of [MaxPendingResults] keeps only its text, cut). The
+// in the [Store] ([WithStore]) until the browser's continuation (the next
+// run with that previousRunId; taken once, a second continuation finds
+// none), which then carries both (a result larger than its share of
+// [MaxPendingResults] keeps only its text, cut). The
 // server's calls are the server's: a result the browser sends for one is
 // taken out, and calls whose results are gone are answered with error
 // results (see "Safe in front of browsers" in the package documentation).
@@ -230,8 +240,12 @@ func WithMaxBodySize(n int64) Option {
 
 // WithMaxRunsPerUser bounds how many runs one end user may have streaming
 // through the Handler at once (0, the default: no bound). A run over the
-// bound is answered 429 and nothing is sent. The count is per Handler:
-// several instances each count their own.
+// bound is answered 429 and nothing is sent. Each run holds one of its
+// user's slots, a lease in the [Store] ([WithStore]) renewed while the
+// run goes on: instances that share a store share the bound, and the
+// slots of an instance that died come back once their leases lapse
+// ([WithLeaseTTL]). A store that cannot answer refuses the run (503),
+// unless [WithRunSlotsOpenOnStoreError].
 func WithMaxRunsPerUser(n int) Option {
 	return option(func(c *config) {
 		if n < 0 {
@@ -239,19 +253,6 @@ func WithMaxRunsPerUser(n int) Option {
 			return
 		}
 		c.maxRuns = n
-	})
-}
-
-// WithPendingStore sets where the results of server-side tools wait for
-// the browser's continuation (see [PendingStore]); default: a
-// [MemoryStore] of [DefaultMemoryStoreBytes], for one instance.
-func WithPendingStore(s PendingStore) Option {
-	return option(func(c *config) {
-		if s == nil {
-			c.fail(errors.New("proxy: WithPendingStore: nil store"))
-			return
-		}
-		c.store = s
 	})
 }
 
@@ -604,45 +605,6 @@ func cut(s string, n int) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
-// limiter counts each user's runs in flight.
-type limiter struct {
-	max int
-	mu  sync.Mutex
-	n   map[string]int // only users with runs in flight: bounded by them
-}
-
-// acquire takes one of user's run slots; false when they are all taken.
-func (l *limiter) acquire(user string) bool {
-	if l.max == 0 {
-		return true
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.n[user] >= l.max {
-		return false
-	}
-	l.n[user]++
-	return true
-}
-
-func (l *limiter) release(user string) {
-	if l.max == 0 {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.n[user]--; l.n[user] <= 0 {
-		delete(l.n, user)
-	}
-}
-
-// pendingKey is the store key of a paused run's server-side results: a
-// hash, so that a shared store holds no user key or id in clear.
-func pendingKey(user User, threadID, runID string) string {
-	sum := sha256.Sum256([]byte(strings.Join([]string{"threads-go/proxy pending v1", user.id(), threadID, runID}, "\x00")))
-	return "threads-proxy:" + hex.EncodeToString(sum[:])
-}
 
 // wireJSON is how a JSON answer, or a pause's stored results, is written:
 // map keys sorted (a Go map has no order), no HTML escaping

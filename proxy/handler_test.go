@@ -527,7 +527,7 @@ func TestNewRefuses(t *testing.T) {
 		"tool without call": {fake.Client(), user, []proxy.Option{proxy.WithTools(threads.Tool{Name: "x"})}},
 		"zero body size":    {fake.Client(), user, []proxy.Option{proxy.WithMaxBodySize(0)}},
 		"negative runs":     {fake.Client(), user, []proxy.Option{proxy.WithMaxRunsPerUser(-1)}},
-		"nil store":         {fake.Client(), user, []proxy.Option{proxy.WithPendingStore(nil)}},
+		"nil store":         {fake.Client(), user, []proxy.Option{proxy.WithStore(nil)}},
 		"nil option":        {fake.Client(), user, []proxy.Option{nil}},
 	} {
 		_, err := proxy.New(c.client, c.user, c.opts...)

@@ -64,32 +64,63 @@ func (q *request) run(create bool) {
 		return
 	}
 	h := q.h
-	uid := q.user.id()
-	if !h.limiter.acquire(uid) {
-		writeError(q.w, http.StatusTooManyRequests, "Too many runs in progress for this user")
+	if !h.life.begin() {
+		q.w.Header().Set("Retry-After", "1")
+		writeError(q.w, http.StatusServiceUnavailable, "The server is shutting down; try again")
 		return
 	}
-	defer h.limiter.release(uid)
+	defer h.life.runs.Done()
+	slot, status := h.takeSlot(q.r.Context(), q.user)
+	switch status {
+	case 0:
+	case http.StatusTooManyRequests:
+		writeError(q.w, status, "Too many runs in progress for this user")
+		return
+	default:
+		writeError(q.w, status, "The run cannot start now; try again")
+		return
+	}
+	defer h.release(q.r.Context(), slot)
 
 	// The run's context says whose run it is (UserFrom), for the
 	// server-side tools it runs.
 	ctx, cancel := context.WithCancel(context.WithValue(q.r.Context(), userKey{}, q.user))
 	defer cancel()
+	// Shutdown's deadline ends the run as the browser leaving would.
+	defer context.AfterFunc(h.life.stop, cancel)()
 	p := b.params(h.tools)
 	threadID := ""
 	if !create {
 		threadID = q.vals[0]
 	}
 	// The continuation of a pause whose server-side calls are recorded
-	// here: their results are the server's, never the browser's.
+	// in the store: their results are the server's, never the browser's,
+	// taken now, once, so that no other continuation sends them.
 	continues := threadID != "" && p.PreviousRunID != "" && len(h.tools) > 0
-	var pending string
+	var pending []byte
 	var ours []runs.Content
+	pendingKey := ""
 	if continues {
-		key := pendingKey(q.user, threadID, p.PreviousRunID)
-		if stored, ok := h.loadPending(ctx, key); ok {
-			ours, pending = stored, key
-			p.Content = append(slices.Clone(ours), q.withoutForged(ctx, threadID, p.Content, ours)...)
+		pendingKey = h.pendingKey(q.user, threadID, p.PreviousRunID)
+		v, ok, err := h.cfg.store.Take(ctx, pendingKey)
+		if err == nil && !ok {
+			// Kept as error results: the user's share was full.
+			pendingKey = h.overKey(q.user, threadID, p.PreviousRunID)
+			v, ok, err = h.cfg.store.Take(ctx, pendingKey)
+		}
+		if err != nil {
+			// Without them the service would refuse the continuation, or
+			// take it without the server's results: nothing is sent.
+			h.log.ErrorContext(ctx, "proxy: cannot take server-side tool results from the store; the continuation is refused", "error", err)
+			q.w.Header().Set("Retry-After", "1")
+			writeError(q.w, http.StatusServiceUnavailable, "The run cannot start now; try again")
+			return
+		}
+		if ok {
+			if stored, ok := h.decodePending(ctx, v); ok {
+				ours, pending = stored, v
+				p.Content = append(slices.Clone(ours), q.withoutForged(ctx, threadID, p.Content, ours)...)
+			}
 		}
 	}
 
@@ -124,14 +155,14 @@ func (q *request) run(create bool) {
 		}
 	}
 	if err != nil {
+		if pending != nil {
+			// Not sent: they wait for the browser's next try.
+			if err := h.cfg.store.Set(context.WithoutCancel(ctx), pendingKey, pending, h.cfg.pendingTTL); err != nil {
+				h.log.ErrorContext(ctx, "proxy: cannot put back server-side tool results after a continuation failed", "error", err)
+			}
+		}
 		h.fail(q.w, q.r, err)
 		return
-	}
-	if pending != "" {
-		// The service took the results: they are not sent twice.
-		if err := h.cfg.store.Delete(context.WithoutCancel(ctx), pending); err != nil {
-			h.log.WarnContext(ctx, "proxy: cannot delete server-side tool results from the pending store", "error", err)
-		}
 	}
 
 	// The ids go out redacted, as the events do: a service could name the
@@ -199,7 +230,7 @@ func (h *Handler) runEnded(ctx context.Context, user User, err error) {
 	for i, r := range results {
 		results[i] = fit(r, limits[i])
 	}
-	h.keepPending(ctx, pendingKey(user, threadID, runID), results)
+	h.keepPending(ctx, user, threadID, runID, results)
 }
 
 // notRun answers each of calls with an error result that says why it was
@@ -218,19 +249,11 @@ func notRunBecause(calls []runs.PendingToolCall, why string) []runs.Content {
 	return out
 }
 
-// loadPending reads a pause's stored results.
-func (h *Handler) loadPending(ctx context.Context, key string) ([]runs.Content, bool) {
-	v, ok, err := h.cfg.store.Get(ctx, key)
-	if err != nil {
-		h.log.ErrorContext(ctx, "proxy: cannot read server-side tool results from the pending store", "error", err)
-		return nil, false
-	}
-	if !ok {
-		return nil, false
-	}
+// decodePending reads a pause's stored results.
+func (h *Handler) decodePending(ctx context.Context, v []byte) ([]runs.Content, bool) {
 	var out []runs.Content
 	if err := json.Unmarshal(v, &out); err != nil {
-		h.log.ErrorContext(ctx, "proxy: the pending store holds results that are not JSON tool results", "error", err)
+		h.log.ErrorContext(ctx, "proxy: the store holds pending results that are not JSON tool results", "error", err)
 		return nil, false
 	}
 	return out, true
@@ -239,13 +262,30 @@ func (h *Handler) loadPending(ctx context.Context, key string) ([]runs.Content, 
 // keepPending stores a pause's server-side results until the browser's
 // continuation. It goes on if the browser has just left: the pause stays
 // on the thread, and its results must be there when the user comes back.
-func (h *Handler) keepPending(ctx context.Context, key string, results []runs.Content) {
+// Results the store refuses as over its bound (the user's share of a
+// MemoryStore) are replaced by error results that say so, kept under
+// another scope than the full one: the model reads why, and the thread
+// goes on.
+func (h *Handler) keepPending(ctx context.Context, user User, threadID, runID string, results []runs.Content) {
+	key := h.pendingKey(user, threadID, runID)
+	ctx = context.WithoutCancel(ctx)
 	v, err := json.Marshal(results, wireJSON)
 	if err == nil {
-		err = h.cfg.store.Put(context.WithoutCancel(ctx), key, v, h.cfg.pendingTTL)
+		err = h.cfg.store.Set(ctx, key, v, h.cfg.pendingTTL)
+	}
+	if errors.Is(err, ErrStoreFull) {
+		h.log.WarnContext(ctx, "proxy: the store is full for this user's pending results; the pause's server-side calls are answered with errors", "calls", len(results))
+		calls := make([]runs.PendingToolCall, len(results))
+		for i, r := range results {
+			calls[i].ToolCallID = r.ToolUseID
+		}
+		v, err = json.Marshal(notRun(calls, errors.New("the server's results could not be kept: too many pending results for this user")), wireJSON)
+		if err == nil {
+			err = h.cfg.store.Set(ctx, h.overKey(user, threadID, runID), v, h.cfg.pendingTTL)
+		}
 	}
 	if err != nil {
-		h.log.ErrorContext(ctx, "proxy: cannot keep server-side tool results in the pending store", "error", err)
+		h.log.ErrorContext(ctx, "proxy: cannot keep server-side tool results in the store", "error", err)
 	}
 }
 

@@ -74,7 +74,7 @@ func (p *pauses) filter(ev runs.Event, raw []byte) ([]byte, bool) {
 				"calls", len(ours))
 			return nil, false
 		}
-		h.keepPending(p.ctx, pendingKey(p.q.user, p.threadID, p.runID), p.q.callTools(p.ctx, ours, limits))
+		h.keepPending(p.ctx, p.q.user, p.threadID, p.runID, p.q.callTools(p.ctx, ours, limits))
 		out, ok := onlyCalls(raw, p.browser)
 		if !ok {
 			h.log.ErrorContext(p.ctx, "proxy: a pause's event is not the JSON it was decoded from; the browser does not get it")
@@ -104,17 +104,17 @@ func (p *pauses) record(callID string) {
 		return
 	}
 	p.recorded = append(p.recorded, notRunBecause(calls[len(p.recorded):], whyLeft)...)
-	p.q.h.keepPending(p.ctx, pendingKey(p.q.user, p.threadID, p.runID), p.recorded)
+	p.q.h.keepPending(p.ctx, p.q.user, p.threadID, p.runID, p.recorded)
 }
 
-// forget deletes the run's recorded calls, if any, from the pending store.
+// forget deletes the run's recorded calls, if any, from the store.
 func (p *pauses) forget() {
 	if len(p.recorded) == 0 {
 		return
 	}
 	p.recorded = nil
-	if err := p.q.h.cfg.store.Delete(context.WithoutCancel(p.ctx), pendingKey(p.q.user, p.threadID, p.runID)); err != nil {
-		p.q.h.log.WarnContext(p.ctx, "proxy: cannot delete server-side tool results from the pending store", "error", err)
+	if err := p.q.h.cfg.store.Delete(context.WithoutCancel(p.ctx), p.q.h.pendingKey(p.q.user, p.threadID, p.runID)); err != nil {
+		p.q.h.log.WarnContext(p.ctx, "proxy: cannot delete server-side tool results from the store", "error", err)
 	}
 }
 

@@ -177,14 +177,14 @@ func TestMixedPause(t *testing.T) {
 	assert.Len(t, req.Message.Content, 1)
 }
 
-// Two instances of a backend share a PendingStore: the pause is served by
+// Two instances of a backend share a Store: the pause is served by
 // one, the browser's continuation by the other.
 func TestMixedPauseAcrossInstances(t *testing.T) {
 	t.Parallel()
 	var l lookup
-	store := proxy.NewMemoryStore(0)
-	e := newEnv(t, nil, proxy.WithTools(l.tool()), proxy.WithPendingStore(store))
-	other, err := proxy.New(e.fake.Client(), userBySession, proxy.WithTools(l.tool()), proxy.WithPendingStore(store))
+	store := proxy.NewMemoryStore(0, 0)
+	e := newEnv(t, nil, proxy.WithTools(l.tool()), proxy.WithStore(store))
+	other, err := proxy.New(e.fake.Client(), userBySession, proxy.WithTools(l.tool()), proxy.WithStore(store))
 	require.NoError(t, err)
 	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
 		{ID: "call_b", Name: "get_location"}, {ID: "call_s", Name: "lookup", Arguments: map[string]any{"q": "x"}},
@@ -209,6 +209,55 @@ func TestMixedPauseAcrossInstances(t *testing.T) {
 		`{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"previousRunId":"`+lastRun(parse(t, w.Body.String()))+`"}`)
 	assert.Equal(t, http.StatusForbidden, w.Code)
 	assert.Equal(t, 1, store.Len())
+}
+
+// One user's unanswered mixed pauses cannot push another user's stored
+// server result out of the default memory store: 70 pauses of ~1 MiB by
+// bob (more than the store's 64 MiB), then alice's continuation still
+// carries her server result; bob's pauses over his share are kept as
+// error results that say why. (Failed before: the store dropped its
+// oldest entries, alice's first, to make room.)
+func TestPendingResultsBoundedPerUser(t *testing.T) {
+	t.Parallel()
+	var l lookup
+	big := threads.Tool{Name: "big", Description: "returns a lot", Call: func(context.Context, threads.ToolCall) (string, error) {
+		return strings.Repeat("x", proxy.MaxPendingResults-200), nil
+	}}
+	e := newEnv(t, nil, proxy.WithTools(l.tool(), big))
+	mixed := func(session, server string) (threadID, runID string) {
+		t.Helper()
+		e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
+			{ID: "call_b", Name: "get_location"}, {ID: "call_s", Name: server, Arguments: map[string]any{"q": "tea"}},
+		}})
+		w := e.do(t, session, "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"tools":[`+browserTool+`]}`)
+		require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+		return w.Header().Get("X-Thread-Id"), lastRun(parse(t, w.Body.String()))
+	}
+	cont := func(session, threadID, runID string) map[string]string {
+		t.Helper()
+		w := e.do(t, session, "POST", "/v1/threads/"+threadID+"/runs",
+			`{"message":{"role":"user","content":[{"type":"tool_result","toolUseId":"call_b","content":[{"type":"text","text":"Lisbon"}]}]},"previousRunId":"`+runID+`","tools":[`+browserTool+`]}`)
+		require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+		req, err := e.last(t).Run()
+		require.NoError(t, err)
+		out := map[string]string{}
+		for _, c := range req.Message.Content {
+			out[c.ToolUseID] = c.Content[0].Text
+		}
+		return out
+	}
+	herThread, herRun := mixed("s-alice", "lookup")
+	var bobs [][2]string
+	for range 70 {
+		th, run := mixed("s-bob", "big")
+		bobs = append(bobs, [2]string{th, run})
+	}
+	assert.Equal(t, map[string]string{"call_s": "found tea", "call_b": "Lisbon"}, cont("s-alice", herThread, herRun), "her server result is still there")
+
+	got := cont("s-bob", bobs[0][0], bobs[0][1])
+	assert.Len(t, got["call_s"], proxy.MaxPendingResults-200, "a pause within his share keeps its result")
+	got = cont("s-bob", bobs[69][0], bobs[69][1])
+	assert.Contains(t, got["call_s"], "too many pending results for this user", "a pause over his share is answered with an error result")
 }
 
 // A server-side tool that fails or panics is answered to the model as an
@@ -375,11 +424,11 @@ type sizeStore struct {
 	max int
 }
 
-func (s *sizeStore) Put(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+func (s *sizeStore) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
 	s.mu.Lock()
 	s.max = max(s.max, len(value))
 	s.mu.Unlock()
-	return s.MemoryStore.Put(ctx, key, value, ttl)
+	return s.MemoryStore.Set(ctx, key, value, ttl)
 }
 
 // A hostile service's mixed pause cannot make the handler keep more than
@@ -407,8 +456,8 @@ func TestMixedPauseBoundedByMaxPendingResults(t *testing.T) {
 			body := "data: " + `{"type":"RUN_STARTED","threadId":"thr_m","runId":"run_m","timestamp":1795498143000}` + "\n\n" +
 				"data: " + pause + "\n\n" +
 				"data: " + `{"type":"RUN_FINISHED","threadId":"thr_m","runId":"run_m","timestamp":1795498143090}` + "\n\n"
-			store := &sizeStore{MemoryStore: proxy.NewMemoryStore(0)}
-			h, err := proxy.New(serveSSE(t, []byte(body)), userBySession, proxy.WithTools(big, bad), proxy.WithPendingStore(store))
+			store := &sizeStore{MemoryStore: proxy.NewMemoryStore(0, 0)}
+			h, err := proxy.New(serveSSE(t, []byte(body)), userBySession, proxy.WithTools(big, bad), proxy.WithStore(store))
 			require.NoError(t, err)
 			e := &env{h: h}
 			w := e.do(t, "s-alice", "POST", "/v1/threads/thr_m/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"tools":[`+browserTool+`]}`)
@@ -437,8 +486,8 @@ func TestServerToolBoundResultsBounded(t *testing.T) {
 				"data: " + `{"type":"CUSTOM","name":"tambo.run.awaiting_input","value":{"pendingToolCalls":[` + strings.Join(calls, ",") + `]},"timestamp":1795498143084}` + "\n\n" +
 				"data: " + `{"type":"RUN_FINISHED","threadId":"thr_m","runId":"run_m","timestamp":1795498143090}` + "\n\n"
 			var l lookup
-			store := &sizeStore{MemoryStore: proxy.NewMemoryStore(0)}
-			h, err := proxy.New(serveSSE(t, []byte(body)), userBySession, proxy.WithTools(l.tool()), proxy.WithPendingStore(store))
+			store := &sizeStore{MemoryStore: proxy.NewMemoryStore(0, 0)}
+			h, err := proxy.New(serveSSE(t, []byte(body)), userBySession, proxy.WithTools(l.tool()), proxy.WithStore(store))
 			require.NoError(t, err)
 			e := &env{h: h}
 			w := e.do(t, "s-alice", "POST", "/v1/threads/thr_m/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`)
@@ -540,11 +589,11 @@ func TestBrowserCannotAnswerServerCallAfterLeaving(t *testing.T) {
 	assert.Len(t, e.logs.failures(), 1, "the browser's result is logged")
 }
 
-// forgetful is a PendingStore that has lost every entry (they expired, or
-// were dropped to make room).
-type forgetful struct{ proxy.PendingStore }
+// forgetful is a Store that has lost every value (they expired, or were
+// deleted by hand).
+type forgetful struct{ proxy.Store }
 
-func (forgetful) Get(context.Context, string) ([]byte, bool, error) { return nil, false, nil }
+func (forgetful) Take(context.Context, string) ([]byte, bool, error) { return nil, false, nil }
 
 // When the server's results of a mixed pause are gone from the store, the
 // browser's continuation still goes on: the handler answers the server's
@@ -552,7 +601,7 @@ func (forgetful) Get(context.Context, string) ([]byte, bool, error) { return nil
 func TestLostServerResultsAnsweredWithErrors(t *testing.T) {
 	t.Parallel()
 	var l lookup
-	e := newEnv(t, nil, proxy.WithTools(l.tool()), proxy.WithPendingStore(forgetful{proxy.NewMemoryStore(0)}))
+	e := newEnv(t, nil, proxy.WithTools(l.tool()), proxy.WithStore(forgetful{proxy.NewMemoryStore(0, 0)}))
 	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
 		{ID: "call_b", Name: "get_location"}, {ID: "call_s", Name: "lookup", Arguments: map[string]any{"q": "tea"}},
 	}})

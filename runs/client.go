@@ -291,8 +291,10 @@ func (c *Client) roundTrip(ctx context.Context, opts []threads.RequestOption, cc
 // body and out are as for [threads.Client.Do]: nil sends none; a []byte
 // or json.RawMessage is sent as it is; anything else is encoded with
 // encoding/json; out nil drops the answer, a *json.RawMessage takes its
-// bytes, anything else is decoded from JSON, and an empty answer leaves
-// out as it is. Retries follow the method, as for every call.
+// bytes, a *[Response] the answer's status, headers and bytes with the
+// call's secrets redacted, anything else is decoded from JSON, and an
+// empty answer leaves out as it is. Retries follow the method, as for
+// every call.
 func (c *Client) Do(ctx context.Context, method, path string, body, out any, opts ...threads.RequestOption) error {
 	if c.err != nil {
 		return c.err
@@ -324,11 +326,59 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any, opt
 	if err != nil {
 		return err
 	}
+	if r, ok := out.(*Response); ok {
+		return c.response(ans, cc, r)
+	}
 	if out == nil || core.Empty(ans.Resp) {
 		core.DrainClose(ans.Resp.Body)
 		return nil
 	}
 	return c.conn.DecodeJSON(ans, cc, out)
+}
+
+// Response is a 2xx /v1 answer as the service sent it, for a backend that
+// passes it on to its own front end (package proxy does): give a
+// *Response as [Client.Do]'s out. Its Header and Body have every spelling
+// of the call's secrets (the client's API key, a key set for the call with
+// [threads.WithAPIKey], the end user's token), raw or JSON-escaped,
+// replaced by "[REDACTED]", and nothing else changed: members this
+// package does not model pass as sent. Do reads the body within the
+// client's response size limit ([threads.WithMaxResponseSize]) and does
+// not check that it is JSON: Header's Content-Type says what it is. A
+// non-2xx answer is Do's *threads.Problem, whose Body is redacted alike.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// response reads ans into r, redacted with the call's secrets.
+func (c *Client) response(ans *core.Answer, cc core.Call, r *Response) error {
+	resp := ans.Resp
+	defer resp.Body.Close()
+	// The call's key and secrets, and the client's own key, which a call
+	// with a per-call key did not send but the service may hold.
+	redact := func(s string) string { return c.conn.Redact(ans.Redact(s, cc.Secrets...)) }
+	limit := ans.Limits.MaxResponseSize
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	switch {
+	case err != nil:
+		err = fmt.Errorf("runs: %s %s: reading the answer: %w (%w)", cc.Route.Method, cc.Route.Template, threads.ErrUnexpectedResponse, errors.New(redact(err.Error())))
+	case int64(len(body)) > limit:
+		err = fmt.Errorf("runs: %s %s: the answer is larger than %d bytes (threads.WithMaxResponseSize): %w", cc.Route.Method, cc.Route.Template, limit, threads.ErrUnexpectedResponse)
+	}
+	if err != nil {
+		ans.Observe.End(err)
+		return err
+	}
+	h := make(http.Header, len(resp.Header))
+	for k, vs := range resp.Header {
+		for _, v := range vs {
+			h[redact(k)] = append(h[redact(k)], redact(v))
+		}
+	}
+	*r = Response{Status: resp.StatusCode, Header: h, Body: []byte(redact(string(body)))}
+	return nil
 }
 
 // genericCall checks Do's method, path and body and returns the call.

@@ -217,6 +217,44 @@ func TestDo(t *testing.T) {
 	}
 }
 
+// Do with a *Response gives the answer as the service sent it, members
+// this package does not model included, with the call's secrets redacted
+// in every spelling (the client's key, a per-call key, the end user's
+// token) and nothing else changed; the body stays within the response
+// size limit.
+func TestDoResponse(t *testing.T) {
+	t.Parallel()
+	const clientKey, callKey, token = "client-key-0123456789", "call-key-0123456789", "user-token-0123456789"
+	body := `{"id":"thr_1","unmodelled":{"a":[1,2]},"k":"` + clientKey + `","c":"call\u002dkey-0123456789","t":"` + token + `"}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Echo", callKey)
+		w.WriteHeader(http.StatusCreated)
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	tc, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey(clientKey), threads.WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := runs.New(tc).ForToken(threads.NewToken(token))
+	var resp runs.Response
+	if err := u.Do(context.Background(), "POST", "/v1/threads", nil, &resp, threads.WithAPIKey(callKey)); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"id":"thr_1","unmodelled":{"a":[1,2]},"k":"[REDACTED]","c":"[REDACTED]","t":"[REDACTED]"}`
+	if resp.Status != http.StatusCreated || string(resp.Body) != want || resp.Header.Get("X-Echo") != "[REDACTED]" ||
+		resp.Header.Get("Content-Type") != "application/json" {
+		t.Errorf("got %d %v %s\nwant body %s", resp.Status, resp.Header, resp.Body, want)
+	}
+
+	var small runs.Response
+	err = u.Do(context.Background(), "GET", "/v1/threads", nil, &small, threads.WithMaxResponseSize(10))
+	if !errors.Is(err, threads.ErrUnexpectedResponse) || small.Body != nil {
+		t.Errorf("an answer over the size limit: %v, %q", err, small.Body)
+	}
+}
+
 // Every JSON route against the fake, as it answers with and without the
 // live habits.
 func TestAgainstFake(t *testing.T) {

@@ -899,6 +899,9 @@ func (s *ToolStream) merge(r *Result) {
 	}
 	a.RunID, a.Outcome, a.PendingToolCalls, a.Failure = r.RunID, r.Outcome, r.PendingToolCalls, r.Failure
 	a.Incomplete = a.Incomplete || r.Incomplete
+	var dropped bool
+	a.Usage, dropped = sumUsage(a.Usage, r.Usage)
+	a.Incomplete = a.Incomplete || dropped
 	for _, m := range r.Messages {
 		if len(a.Messages) >= maxItems || !s.keep(messageCost(m)) {
 			a.Incomplete = true
