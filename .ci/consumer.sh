@@ -43,6 +43,11 @@ mods=$(go list -mod=mod -m all)
 if grep -q 'rogpeppe/go-internal' <<<"$mods"; then
   echo "go-internal reached the consumer's module graph (the script tests belong in cmd/threads/scripttest)"; exit 1
 fi
+# The check of the fake's events against AG-UI's schema lives in its own
+# module (threadstest/aguischema): its validator must not reach a consumer.
+if grep -q 'santhosh-tekuri/jsonschema\|threads-go/threadstest/aguischema' <<<"$mods"; then
+  echo "the JSON Schema validator reached the consumer's module graph (it belongs in threadstest/aguischema)"; exit 1
+fi
 # The MCP support (github.com/threadsapi/threads-go/mcp) is a module of
 # its own: a consumer of package threads alone has no MCP module (neither
 # it nor the MCP Go SDK) in its module graph.
