@@ -192,9 +192,9 @@ func TestRedirectToOtherHostKeepsKey(t *testing.T) {
 	assert.Empty(t, leaked)
 }
 
-// TestHardenMisuse: zero values and bad ids fail with an error naming the
+// TestMisuseFailsWithoutPanicOrRequest: zero values and bad ids fail with an error naming the
 // problem, without a panic or a request.
-func TestHardenMisuse(t *testing.T) {
+func TestMisuseFailsWithoutPanicOrRequest(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	p := threads.AdvanceParams{Message: threads.UserMessage("x")}

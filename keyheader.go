@@ -42,7 +42,7 @@ func (c *Client) sendAuth(ctx context.Context, cfg *config, r route.Route, cl co
 	if ok2xx(resp.StatusCode) {
 		return resp, nil, cfg, false, nil
 	}
-	p := decodeProblem(resp, r.Method, pathOf(r), cfg.apiKey.get())
+	p := decodeRouteProblem(resp, r, cfg.apiKey.get())
 	if cl.KeyHeader != "" || !authRefusal(p) {
 		return nil, p, cfg, false, nil
 	}
@@ -70,7 +70,7 @@ func (c *Client) sendAuth(ctx context.Context, cfg *config, r route.Route, cl co
 	// The second answer is the caller's: it is what the service says
 	// about the call sent the way it reads keys (a 404 for a route it
 	// lacks, a 410 to migrate with x-api-key...).
-	p2 := decodeProblem(resp, r.Method, pathOf(r), xcfg.apiKey.get())
+	p2 := decodeRouteProblem(resp, r, xcfg.apiKey.get())
 	if p.Status == http.StatusForbidden && p2.Status == http.StatusUnauthorized && authRefusal(p2) {
 		// A service that reads Bearer keys: without Authorization the
 		// call has no credentials (401), so the 403 came after it read

@@ -39,7 +39,7 @@ func (c *Client) migrate(ctx context.Context, cfg *config, cl core.Call, r route
 		return nil, err
 	}
 	if !ok2xx(resp.StatusCode) {
-		p2 := decodeProblem(resp, to.Method, pathOf(to), cfg.apiKey.get())
+		p2 := decodeRouteProblem(resp, to, cfg.apiKey.get())
 		if p2.Status == http.StatusGone && p2.Code == codeEndpointDeprecated {
 			p.migration = "the replacement " + to.String() + " answered 410 too"
 			return nil, p

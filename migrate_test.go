@@ -239,10 +239,10 @@ func sseFinal(w http.ResponseWriter, _ *http.Request) {
 	io.WriteString(w, "data: {\"responseMessageDto\":{\"id\":\"m1\",\"threadId\":\"thr_1\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]},\"generationStage\":\"COMPLETE\"}\n\ndata: DONE\n\n")
 }
 
-// TestHardenMigrationRefusals: advice that switches the method, climbs
+// TestMigrationRefusesUnsafeAdvice: advice that switches the method, climbs
 // with encoded dot segments or drops the thread id is refused: nothing
 // but the one deprecated call is sent.
-func TestHardenMigrationRefusals(t *testing.T) {
+func TestMigrationRefusesUnsafeAdvice(t *testing.T) {
 	t.Parallel()
 	for _, advice := range []string{
 		"DELETE /threads/:id", "GET /:id", "PUT /:id/advancestream",
@@ -259,9 +259,9 @@ func TestHardenMigrationRefusals(t *testing.T) {
 	}
 }
 
-// TestHardenMigrationQueryPlaceholder: a placeholder in the advice's query
+// TestMigrationFillsQueryPlaceholders: a placeholder in the advice's query
 // is filled like one in its path.
-func TestHardenMigrationQueryPlaceholder(t *testing.T) {
+func TestMigrationFillsQueryPlaceholders(t *testing.T) {
 	t.Parallel()
 	m, url := newMigrationServer(t, http.StatusGone, "POST /advancestream2?thread=:id", sseFinal)
 	c := hardClient(t, url)
@@ -271,9 +271,9 @@ func TestHardenMigrationQueryPlaceholder(t *testing.T) {
 	require.Equal(t, []string{"POST /threads/thr%201/advance", "POST /threads/advancestream2?thread=thr+1"}, m.log())
 }
 
-// TestHardenMigrationOnly410 : a 500 that carries ENDPOINT_DEPRECATED is
+// TestMigrationOnlyOn410 : a 500 that carries ENDPOINT_DEPRECATED is
 // a server error, not advice.
-func TestHardenMigrationOnly410(t *testing.T) {
+func TestMigrationOnlyOn410(t *testing.T) {
 	t.Parallel()
 	m, url := newMigrationServer(t, http.StatusInternalServerError, "POST /:id/advancestream", sseFinal)
 	c := hardClient(t, url, threads.WithMaxRetries(0))
@@ -282,10 +282,10 @@ func TestHardenMigrationOnly410(t *testing.T) {
 	require.Equal(t, []string{"POST /threads/thr_1/advance"}, m.log())
 }
 
-// TestHardenMigrationRememberedOnly2xx: a replacement that answers 404 is
+// TestMigrationRememberedOnlyAfter2xx: a replacement that answers 404 is
 // not remembered: the next call asks the deprecated route again (and is
 // migrated once the replacement works).
-func TestHardenMigrationRememberedOnly2xx(t *testing.T) {
+func TestMigrationRememberedOnlyAfter2xx(t *testing.T) {
 	t.Parallel()
 	var broken atomic.Bool
 	broken.Store(true)
@@ -317,9 +317,9 @@ func TestHardenMigrationRememberedOnly2xx(t *testing.T) {
 	}, m.log())
 }
 
-// TestHardenMigrationCreateAdvance: the live create-and-advance advice
+// TestMigrationFollowsCreateAndAdvanceAdvice: the live create-and-advance advice
 // (no placeholder on either side) is still followed.
-func TestHardenMigrationCreateAdvance(t *testing.T) {
+func TestMigrationFollowsCreateAndAdvanceAdvice(t *testing.T) {
 	t.Parallel()
 	m, url := newMigrationServer(t, http.StatusGone, "POST /advancestream", sseFinal)
 	c := hardClient(t, url)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/threadsapi/threads-go/internal/jsonx"
 	"github.com/threadsapi/threads-go/internal/redact"
+	"github.com/threadsapi/threads-go/internal/route"
 	"github.com/threadsapi/threads-go/internal/termtext"
 )
 
@@ -66,6 +67,11 @@ type Problem struct {
 	// Method and Path name the call that failed (the path has no query).
 	Method string
 	Path   string
+	// Route is the template of the call's route, as the SDK names it
+	// ("/v1/threads/{threadId}/messages"): which route failed, whatever
+	// its ids and the base URL's path. For a path that Client.Do does
+	// not know, it is the path itself.
+	Route string
 
 	migration   string       // why a 410 was not followed, when it was not
 	hint        string       // what the caller can change, when the SDK can tell
@@ -198,10 +204,20 @@ type Deprecation struct {
 // server text enters a Problem: secret (the API key), when not empty, is
 // removed from every field in every spelling (see scrub).
 func decodeProblem(resp *http.Response, method, path, secret string) *Problem {
+	return decodeProblemAt(resp, method, path, "", secret)
+}
+
+// decodeRouteProblem is decodeProblem for a call of route r: the Problem
+// names r's template too.
+func decodeRouteProblem(resp *http.Response, r route.Route, secret string) *Problem {
+	return decodeProblemAt(resp, r.Method, pathOf(r), r.Template, secret)
+}
+
+func decodeProblemAt(resp *http.Response, method, path, template, secret string) *Problem {
 	body := readCapped(resp)
 	resp.Body.Close()
 	p := parseProblem(resp.StatusCode, body, "")
-	p.Method, p.Path = method, path
+	p.Method, p.Path, p.Route = method, path, template
 	p.Header = resp.Header.Clone()
 	p.RequestID = requestID(resp.Header)
 	p.scrub(secret)
@@ -222,6 +238,7 @@ func (p *Problem) scrub(secret string) {
 	}
 	// The path may hold ids a server sent, percent-encoded.
 	p.Path = redact.URL(p.Path, secret)
+	p.Route = redact.URL(p.Route, secret)
 	p.Body = redact.Bytes(p.Body, secret)
 	if p.Details != nil {
 		p.Details = scrubValue(p.Details, secret).(map[string]any)

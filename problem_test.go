@@ -179,10 +179,10 @@ func TestProblemRequestIDAndCap(t *testing.T) {
 	assert.Equal(t, "about:blank", p.Type)
 }
 
-// TestHardenProblemErrorOneLine: CR, LF, ANSI escapes, other control and
+// TestProblemErrorIsOneCleanLine: CR, LF, ANSI escapes, other control and
 // format characters from a JSON error never reach Error(), which is one
 // line with each part capped; the fields keep what was sent.
-func TestHardenProblemErrorOneLine(t *testing.T) {
+func TestProblemErrorIsOneCleanLine(t *testing.T) {
 	t.Parallel()
 	title := "Bad\r\nInjected: yes\x1b[31mRED\x1b[0m\x1b]0;title\x07\x00\u202e\u2028x"
 	detail := strings.Repeat("long detail \t", 4_000)
@@ -216,4 +216,28 @@ func TestProblemErrorShowsRequestID(t *testing.T) {
 func threadstestFault(status int, reqID string) threadstest.Fault {
 	return threadstest.Fault{Status: status, Header: http.Header{"X-Request-Id": {reqID}, "Content-Type": {"application/json"}},
 		Body: `{"message":"bad","error":"Bad Request","statusCode":400}`}
+}
+
+// A Problem names the route that failed by its template, whatever its ids
+// and the base URL's path, so that a caller (the command line's hint on a
+// 403) tells a thread's route from the list without parsing paths.
+func TestProblemNamesItsRoute(t *testing.T) {
+	t.Parallel()
+	c, _ := setup(t)
+	_, err := c.Threads.Get(context.Background(), "thr_unknown.v1")
+	var p *threads.Problem
+	require.ErrorAs(t, err, &p)
+	assert.Equal(t, "/threads/{id}", p.Route)
+	assert.Equal(t, "/threads/thr_unknown.v1", p.Path)
+
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusForbidden)
+	}))
+	t.Cleanup(srv.Close)
+	c2, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL+"/api/v1/threads"), threads.WithAPIKey(testKey), threads.WithMaxRetries(0))
+	require.NoError(t, err)
+	_, err = c2.Threads.Get(context.Background(), "runs")
+	require.ErrorAs(t, err, &p)
+	assert.Equal(t, "/threads/{id}", p.Route, "a base URL path and an id that look like another route")
+	assert.Equal(t, "/threads/runs", p.Path)
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -66,31 +67,45 @@ type readmeBlock struct {
 	code    string
 }
 
-// readmeBlocks returns the Go code blocks of README.md, in order. A fence
-// closes only on a line of its own (CommonMark): text after the backticks
-// would leave the block open and swallow the page, so such a line fails
-// the test.
+// readmeBlocks returns the Go code blocks of README.md, in order.
 func readmeBlocks(t *testing.T) (readme string, blocks []readmeBlock) {
 	t.Helper()
-	b, err := os.ReadFile("README.md")
+	return markdownBlocks(t, "README.md")
+}
+
+// docPages are the Markdown pages whose Go blocks must compile and whose
+// links must resolve: the README and the docs/ pages it sends readers to.
+func docPages(t *testing.T) []string {
+	t.Helper()
+	pages, err := filepath.Glob(filepath.Join("docs", "*.md"))
 	require.NoError(t, err)
-	readme = string(b)
+	return append([]string{"README.md"}, pages...)
+}
+
+// markdownBlocks returns the Go code blocks of the Markdown file name, in
+// order. A fence closes only on a line of its own (CommonMark): text
+// after the backticks would leave the block open and swallow the page, so
+// such a line fails the test.
+func markdownBlocks(t *testing.T, name string) (text string, blocks []readmeBlock) {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	require.NoError(t, err)
+	text = string(b)
 	fence := regexp.MustCompile("^```[a-z]+$")
-	for i, line := range strings.Split(readme, "\n") {
+	for i, line := range strings.Split(text, "\n") {
 		if strings.HasPrefix(line, "```") && strings.Trim(line, "`") != "" && !fence.MatchString(line) {
-			t.Errorf("README.md:%d: a fence with text after it: %q", i+1, line)
+			t.Errorf("%s:%d: a fence with text after it: %q", name, i+1, line)
 		}
 	}
 	heading := ""
 	headings := regexp.MustCompile("(?m)^#{2,3} .*$")
-	for _, m := range regexp.MustCompile("(?sm)^```go\n(.*?)^```$").FindAllStringSubmatchIndex(readme, -1) {
-		if hs := headings.FindAllString(readme[:m[0]], -1); len(hs) > 0 {
+	for _, m := range regexp.MustCompile("(?sm)^```go\n(.*?)^```$").FindAllStringSubmatchIndex(text, -1) {
+		if hs := headings.FindAllString(text[:m[0]], -1); len(hs) > 0 {
 			heading = hs[len(hs)-1]
 		}
-		blocks = append(blocks, readmeBlock{heading: heading, code: readme[m[2]:m[3]]})
+		blocks = append(blocks, readmeBlock{heading: heading, code: text[m[2]:m[3]]})
 	}
-	require.NotEmpty(t, blocks)
-	return readme, blocks
+	return text, blocks
 }
 
 // readmeModule writes blocks into a temporary module that requires this
@@ -141,15 +156,21 @@ func goBuild(t *testing.T, dir string, args ...string) {
 	require.NoError(t, err, "README code blocks do not compile:\n%s", out)
 }
 
-// TestReadmeCodeBlocksCompile builds every Go code block of README.md.
+// TestReadmeCodeBlocksCompile builds every Go code block of README.md and
+// of the docs/ pages.
 func TestReadmeCodeBlocksCompile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds programs with the go command")
 	}
-	_, blocks := readmeBlocks(t)
+	var blocks []readmeBlock
+	for _, page := range docPages(t) {
+		_, bs := markdownBlocks(t, page)
+		blocks = append(blocks, bs...)
+	}
+	require.NotEmpty(t, blocks)
 	dir, pkgs := readmeModule(t, blocks)
 	goBuild(t, dir, append([]string{"-o", os.DevNull}, pkgs...)...)
-	t.Logf("%d README code blocks compile", len(blocks))
+	t.Logf("%d Go code blocks of README.md and docs/ compile", len(blocks))
 }
 
 // readmePrograms are the README's programs that TestReadmeProgramsRun
@@ -255,4 +276,88 @@ func TestReadmeQuickStart(t *testing.T) {
 	ci, err := os.ReadFile(".ci/run")
 	require.NoError(t, err)
 	assert.Regexp(t, `(?m)^go test -race \./\.\.\.$`, string(ci), "CI runs the README's test command")
+}
+
+// TestReadmeIsATour holds the README to a tour of the SDK: deeper material
+// goes to docs/ pages and package documentation, which it links.
+func TestReadmeIsATour(t *testing.T) {
+	readme, _ := readmeBlocks(t)
+	lines := strings.Count(readme, "\n")
+	assert.LessOrEqual(t, lines, 800, "README.md has %d lines: move a section to a docs/ page and link it", lines)
+}
+
+// TestReadmeLinksResolve checks that every relative link of README.md and
+// the docs/ pages names a file of the repository and, with a #fragment
+// into a Markdown page, one of its headings (as GitHub makes anchors).
+func TestReadmeLinksResolve(t *testing.T) {
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	anchors := map[string]map[string]bool{}
+	anchorsOf := func(page string) map[string]bool {
+		if a, ok := anchors[page]; ok {
+			return a
+		}
+		b, err := os.ReadFile(page)
+		require.NoError(t, err)
+		a := map[string]bool{}
+		for _, line := range strings.Split(proseOf(string(b)), "\n") {
+			if h, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " "); ok && strings.HasPrefix(line, "#") {
+				slug := headingAnchor(h)
+				for n := 1; a[slug]; n++ { // GitHub numbers repeated headings
+					slug = fmt.Sprintf("%s-%d", headingAnchor(h), n)
+				}
+				a[slug] = true
+			}
+		}
+		anchors[page] = a
+		return a
+	}
+	checked := 0
+	for _, page := range docPages(t) {
+		b, err := os.ReadFile(page)
+		require.NoError(t, err)
+		for _, m := range link.FindAllStringSubmatch(proseOf(string(b)), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			checked++
+			file, frag, _ := strings.Cut(target, "#")
+			path := page
+			if file != "" {
+				path = filepath.Join(filepath.Dir(page), filepath.FromSlash(file))
+				if _, err := os.Stat(path); err != nil {
+					t.Errorf("%s: link %q: no such file", page, target)
+					continue
+				}
+			}
+			if frag != "" && strings.HasSuffix(path, ".md") && !anchorsOf(path)[frag] {
+				t.Errorf("%s: link %q: %s has no heading with that anchor", page, target, path)
+			}
+		}
+	}
+	require.Positive(t, checked)
+}
+
+// proseOf returns Markdown text without its fenced code blocks and inline
+// code spans, where brackets and hashes are code, not links or headings.
+func proseOf(md string) string {
+	md = regexp.MustCompile("(?sm)^```.*?^```$").ReplaceAllString(md, "")
+	return regexp.MustCompile("`[^`\n]*`").ReplaceAllStringFunc(md, func(code string) string {
+		return strings.Trim(code, "`") // a heading's code still counts in its anchor
+	})
+}
+
+// headingAnchor is GitHub's anchor for a heading: lower case, letters,
+// digits, '-' and '_' kept, spaces made '-', everything else dropped.
+func headingAnchor(h string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(h)) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

@@ -367,9 +367,9 @@ func TestNoDuplicateCreatesUnderFaultStorm(t *testing.T) {
 	t.Logf("fault storm: %d created, %d failed, %d threads on the server", ok, failed, len(page.Items))
 }
 
-// TestAttackRedirectWithShouldRetry: a 3xx to a write carrying
+// TestRedirectOfWriteIsFinalDespiteShouldRetry: a 3xx to a write carrying
 // x-should-retry is final: the write may have acted.
-func TestAttackRedirectWithShouldRetry(t *testing.T) {
+func TestRedirectOfWriteIsFinalDespiteShouldRetry(t *testing.T) {
 	t.Parallel()
 	var n atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -385,10 +385,10 @@ func TestAttackRedirectWithShouldRetry(t *testing.T) {
 	assert.False(t, errors.Is(err, context.DeadlineExceeded))
 }
 
-// TestHardenNoRetryOf2xxOr410: x-should-retry overrides the status rule
+// TestShouldRetryNeverRetries2xxOr410: x-should-retry overrides the status rule
 // for failures only. A 2xx has acted: retrying it created three threads.
 // A 410 is final too.
-func TestHardenNoRetryOf2xxOr410(t *testing.T) {
+func TestShouldRetryNeverRetries2xxOr410(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		status int

@@ -79,7 +79,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 // The MCP token the service returned in an earlier snapshot must not reach
 // the stream's error: not through a later snapshot that fails to decode,
 // nor through an error line that echoes it.
-func TestAttackMCPTokenInStreamErrors(t *testing.T) {
+func TestMCPTokenNeverInStreamErrors(t *testing.T) {
 	const tok = "mcp_tok_SECRETSECRET123456"
 	first := `data: {"responseMessageDto":{"id":"m","threadId":"t","role":"assistant","content":[]},"generationStage":"STREAMING_RESPONSE","mcpAccessToken":"` + tok + "\"}\n\n"
 	for name, tail := range map[string]string{
@@ -147,9 +147,9 @@ func keyInPathServer(t *testing.T) *httptest.Server {
 	return srv
 }
 
-// TestAttackKeyInServerSentPath: a project id that spells the key becomes a
+// TestKeyInServerSentPathRedacted: a project id that spells the key becomes a
 // path; the error, the problem and the debug log show it redacted.
-func TestAttackKeyInServerSentPath(t *testing.T) {
+func TestKeyInServerSentPathRedacted(t *testing.T) {
 	t.Parallel()
 	srv := keyInPathServer(t)
 	var logs bytes.Buffer
@@ -163,10 +163,10 @@ func TestAttackKeyInServerSentPath(t *testing.T) {
 	}
 }
 
-// TestAttackKeyAsHeaderName: the transport canonicalises header names, so
+// TestKeyEchoedAsHeaderNameRedacted: the transport canonicalises header names, so
 // a key echoed as a name, or echoed upper-cased, is matched whatever its
 // case.
-func TestAttackKeyAsHeaderName(t *testing.T) {
+func TestKeyEchoedAsHeaderNameRedacted(t *testing.T) {
 	t.Parallel()
 	key := "sk-live-abcdefghijklmnop"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -253,10 +253,10 @@ func requireNoKey(t testing.TB, key string, shown map[string]string) {
 	}
 }
 
-// TestHardenProblemNeverShowsKey: the key echoed by the server, raw or
+// TestProblemNeverShowsKey: the key echoed by the server, raw or
 // JSON-escaped (\/, \uXXXX), in any member, header or the raw body, never
 // reaches any rendering of the *Problem; a short key neither.
-func TestHardenProblemNeverShowsKey(t *testing.T) {
+func TestProblemNeverShowsKey(t *testing.T) {
 	t.Parallel()
 	for _, key := range []string{hardKey, "ab1x"} {
 		esc := strings.ReplaceAll(key, "/", `\/`)
@@ -281,10 +281,10 @@ func TestHardenProblemNeverShowsKey(t *testing.T) {
 	}
 }
 
-// TestHardenTransportErrorsRedactURL: a failed connection's error (a
+// TestTransportErrorsRedactURL: a failed connection's error (a
 // *url.Error) and the logger's error field show the URL without the
 // values of credential-like query parameters or the key.
-func TestHardenTransportErrorsRedactURL(t *testing.T) {
+func TestTransportErrorsRedactURL(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL

@@ -823,7 +823,7 @@ func gzipServer(t *testing.T, body []byte) *httptest.Server {
 // One event of 15 MB (under the 16 MiB event cap, 15 KiB gzipped) would
 // decode into 5M ContentParts: about 900 MiB. The stream refuses it before
 // decoding, with ErrEventTooLarge.
-func TestAttackStreamDecodedBlowup(t *testing.T) {
+func TestStreamRefusesEventThatDecodesTooLarge(t *testing.T) {
 	body := append(emptyParts("m1", 5_000_000), "data: DONE\n\n"...)
 	srv := gzipServer(t, body)
 	c := atkClient(t, srv.URL)
@@ -864,7 +864,7 @@ func TestAttackStreamDecodedBlowup(t *testing.T) {
 // refused 15 MB events keep nothing, and many events each within the
 // per-event budget (100k empty parts, 300 KB of JSON, about 20 MiB of Go
 // memory each) keep about 64 MiB's worth, not all of them.
-func TestAttackStreamRetainedBlowup(t *testing.T) {
+func TestStreamRetainedMessagesBoundedInGoMemory(t *testing.T) {
 	t.Run("huge", func(t *testing.T) {
 		var body []byte
 		for i := range 4 {

@@ -463,9 +463,9 @@ func TestListSpecRouteIsKept(t *testing.T) {
 	assert.Equal(t, map[string]int{"/threads": 3}, paths)
 }
 
-// TestAttackListTurnHonoursContext: a caller waiting for another caller's
+// TestListWaitingForRouteHonoursContext: a caller waiting for another caller's
 // slow first List leaves when its own context ends.
-func TestAttackListTurnHonoursContext(t *testing.T) {
+func TestListWaitingForRouteHonoursContext(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
 	var arrived atomic.Bool
@@ -497,9 +497,9 @@ func TestAttackListTurnHonoursContext(t *testing.T) {
 	require.NoError(t, <-done)
 }
 
-// TestAttackProjectIDDots: "." and ".." never become path steps, whether
+// TestProjectIDDotsNeverBecomePathSteps: "." and ".." never become path steps, whether
 // the caller or the server names the project.
-func TestAttackProjectIDDots(t *testing.T) {
+func TestProjectIDDotsNeverBecomePathSteps(t *testing.T) {
 	t.Parallel()
 	var paths atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

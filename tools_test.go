@@ -1295,9 +1295,9 @@ func TestRunStreamIdleClockRestartsForNextRound(t *testing.T) {
 
 // RunStream's bound on tool rounds, against a hostile server.
 
-// TestAttackToolRoundsErrorCleaned: the unanswered call's id and name come
+// TestToolRoundsErrorShowsServerNamesOnOneLine: the unanswered call's id and name come
 // from the server; the error shows them on one short line, without the key.
-func TestAttackToolRoundsErrorCleaned(t *testing.T) {
+func TestToolRoundsErrorShowsServerNamesOnOneLine(t *testing.T) {
 	t.Parallel()
 	// As long as RunStream echoes (1 KiB): a longer id is refused before
 	// the rounds are counted.

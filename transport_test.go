@@ -88,12 +88,12 @@ func heapDuring(fn func()) (peak, allocated uint64) {
 	return peak, after.TotalAlloc - before.TotalAlloc
 }
 
-// TestHardenCompressedBodiesBounded: small gzip bodies that inflate into
+// TestCompressedBodiesDecodeInBoundedMemory: small gzip bodies that inflate into
 // millions of empty objects (47 KiB for List, 248 KiB for Get; 6.4 GiB and
 // 5.9 GiB of heap before) are refused with bounded memory, by the wire cap
 // (counted after decompression) or, when the caller raised it, by the
 // pre-scan of the decoded size. A dense body under the budget decodes.
-func TestHardenCompressedBodiesBounded(t *testing.T) {
+func TestCompressedBodiesDecodeInBoundedMemory(t *testing.T) {
 	// Not parallel: it measures the heap.
 	const mib = 1 << 20
 	list := gzipRepeat(t, `{"items":[{}`, `,{}`, `],"total":1}`, 16_300_000)
@@ -150,7 +150,7 @@ func TestHardenCompressedBodiesBounded(t *testing.T) {
 }
 
 // BenchmarkCompressedBodies reports what the decompression-bomb bodies of
-// TestHardenCompressedBodiesBounded cost per call (-benchmem's B/op, and the
+// TestCompressedBodiesDecodeInBoundedMemory cost per call (-benchmem's B/op, and the
 // peak heap above the start of the call): 47 KiB of gzip for List and
 // 248 KiB for Get, refused within the default WithMaxResponseSize.
 func BenchmarkCompressedBodies(b *testing.B) {
@@ -228,12 +228,12 @@ func callWithin(t *testing.T, limit time.Duration, fn func() error) (time.Durati
 	}
 }
 
-// TestHardenTricklingBodiesEnd: WithRequestTimeout covers a JSON call's
+// TestTricklingBodiesEndWithinRequestTimeout: WithRequestTimeout covers a JSON call's
 // whole answer: a 2xx body, an error body, and the drain of a 503 that is
 // retried, all trickling, end within the timeout per attempt under
 // context.Background(). Run in a synctest bubble over an in-memory network,
 // so the bound is exact on the fake clock whatever the machine's load.
-func TestHardenTricklingBodiesEnd(t *testing.T) {
+func TestTricklingBodiesEndWithinRequestTimeout(t *testing.T) {
 	t.Parallel()
 	const d = time.Second
 	for _, tc := range []struct {
@@ -283,15 +283,15 @@ func TestHardenTricklingBodiesEnd(t *testing.T) {
 	}
 }
 
-// TestHardenStreamOutlivesRequestTimeout: a stream whose headers arrived in
+// TestRequestTimeoutSparesPausesInsideStream: a stream whose headers arrived in
 // time is not cut by WithRequestTimeout (in a synctest bubble: the server's
 // pauses and the timeout run on the fake clock).
-func TestHardenStreamOutlivesRequestTimeout(t *testing.T) {
+func TestRequestTimeoutSparesPausesInsideStream(t *testing.T) {
 	t.Parallel()
-	synctest.Test(t, testHardenStreamOutlivesRequestTimeout)
+	synctest.Test(t, testRequestTimeoutSparesPausesInsideStream)
 }
 
-func testHardenStreamOutlivesRequestTimeout(t *testing.T) {
+func testRequestTimeoutSparesPausesInsideStream(t *testing.T) {
 	const d = 200 * time.Millisecond
 	base, tr := pipeServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")

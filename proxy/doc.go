@@ -18,11 +18,53 @@
 //     through the backend's [*threads.Client] as the [User] the backend's
 //     function returns for the request; only the allow-listed routes are
 //     served, and server-side tools ([WithTools]) run in the backend, their
-//     results waiting in a [PendingStore] when a pause also needs the
-//     browser's tools.
+//     results waiting in a [Store] when a pause also needs the browser's
+//     tools. Instances behind one load balancer share a Store
+//     ([WithStore]): pending results and each user's run slots;
+//     [Handler.Shutdown] ends a deploy's instance gracefully.
 //
 // Both are safe for concurrent use. The package serves /v1 only (package
 // runs), not the spec's routes of package threads. The command "threads
 // proxy --user-key NAME" serves a Handler for one user, to try a web
 // client locally.
+//
+// # Safe in front of browsers
+//
+// The Handler decides nothing about who the user is: the backend's user
+// function does. What it needs from the backend around it:
+//
+//   - Its session check: the user function refuses a request without a
+//     valid session (the Handler answers 401 and sends nothing).
+//   - CSRF protection: a browser sends a site's cookies with requests
+//     that other sites' pages make. The Handler refuses bodies that are
+//     not JSON (415), so a page of another site cannot start a run or
+//     write to a thread without the browser's CORS preflight; the backend
+//     refuses the rest. Wrap the Handler in [http.CrossOriginProtection]
+//     (it refuses cross-origin writes by their Sec-Fetch-Site and Origin
+//     headers), give the session cookie SameSite=Lax or Strict, and
+//     answer CORS only for the origins it trusts.
+//   - A server that answers only its own host names (a DNS rebinding
+//     page reaches a local server under another name): "threads proxy"
+//     does; a backend behind a load balancer usually gets that from it.
+//
+// Server-side tools' calls are the server's: a result the browser sends
+// for one is taken out of its continuation (and logged at warn level),
+// and the server's own results are sent instead; when those are gone
+// (expired from the [Store], refused by a full one, or never
+// made because the browser left before the tool ran), the Handler
+// answers the calls with error results that say so, and the run goes on.
+// (The Handler records each server-side call in the store before the
+// browser sees it; once that record has expired too, it can no longer
+// tell which calls were the server's.)
+//
+// # The service's habits that a backend meets
+//
+// When the model makes two tool calls in one turn, the service streams
+// both and pauses for both, takes both results, but stores only the last
+// call's tool_use and hands the model only its result: the model may not
+// see the other results (captures-turn5 07-09). This holds for
+// server-side tools as for the browser's ([runs.Client.RunTools]); the
+// fake copies it with threadstest.WithLastToolCallOnly (and
+// WithLiveHabits).
+//
 package proxy

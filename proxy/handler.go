@@ -2,16 +2,18 @@ package proxy
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -29,6 +31,20 @@ import (
 type User struct {
 	Key   string
 	Token threads.Token
+}
+
+// userKey is the context key of a run's [User] (UserFrom).
+type userKey struct{}
+
+// UserFrom returns the end user of the run that ctx serves, and true, in
+// a server-side tool ([WithTools]) that the [Handler] runs: the user the
+// backend's user function returned for the request that started the
+// run, whose thread the tool's call came from. It belongs to the run,
+// not to an HTTP request: it is the same wherever and whenever the run's
+// tools are called. False for a context of no Handler's run.
+func UserFrom(ctx context.Context) (User, bool) {
+	u, ok := ctx.Value(userKey{}).(User)
+	return u, ok
 }
 
 // id is the user as the handler counts runs and keys pending results: the
@@ -71,6 +87,15 @@ func (u User) id() string {
 //   - Bodies are bounded ([WithMaxBodySize]), answers and streams by the
 //     client's limits, and each user's concurrent runs can be limited
 //     ([WithMaxRunsPerUser]).
+//   - A route that takes a body (POST, PATCH) takes only a JSON one
+//     (application/json or application/*+json, any charset); another is
+//     answered 415 before the user function runs. A page of another site
+//     may send a text/plain, form or multipart body with the user's
+//     cookies without asking; a JSON one only after a CORS preflight.
+//
+// The backend must add around it what it alone can know: its session
+// check and CSRF protection (see "Safe in front of browsers" in the
+// package documentation).
 //
 // Answers are the service's: its status codes (201 for a new thread or a
 // run, 204 for a delete), its JSON shapes (from the runs types, so
@@ -88,12 +113,16 @@ func (u User) id() string {
 // beside the browser's own; see [WithTools] for how a run that pauses for
 // them goes on.
 type Handler struct {
-	base    *runs.Client
-	user    func(*http.Request) (User, error)
-	cfg     config
-	tools   map[string]bool // the server-side tools' names
-	limiter limiter
-	log     *slog.Logger
+	base  *runs.Client
+	user  func(*http.Request) (User, error)
+	cfg   config
+	tools map[string]bool // the server-side tools' names
+	log   *slog.Logger
+	// instance names this Handler's leases in the store (random, so
+	// that instances sharing a store never take each other's).
+	instance string
+	leases   atomic.Uint64
+	life     lifecycle
 	// redact removes every spelling of the client's API key, and of
 	// extra, from a JSON answer before the browser gets it.
 	redact func(s string, extra ...string) string
@@ -125,6 +154,7 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 	h.cfg = config{
 		keepAlive: DefaultKeepAlive, writeTimeout: DefaultWriteTimeout,
 		maxBody: DefaultMaxBodySize, pendingTTL: DefaultPendingTTL,
+		keyPrefix: DefaultStoreKeyPrefix, leaseTTL: DefaultLeaseTTL,
 	}
 	for _, o := range opts {
 		if o == nil {
@@ -144,15 +174,18 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 		for _, t := range h.cfg.tools {
 			h.tools[t.Name] = true
 		}
-		if h.cfg.store == nil {
-			h.cfg.store = NewMemoryStore(0)
-		}
 	}
+	if h.cfg.store == nil {
+		h.cfg.store = NewMemoryStore(0, 0)
+	}
+	var id [8]byte
+	_, _ = rand.Read(id[:])
+	h.instance = hex.EncodeToString(id[:])
+	h.life.init()
 	h.log = h.cfg.logger
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
-	h.limiter = limiter{max: h.cfg.maxRuns, n: map[string]int{}}
 	return h, nil
 }
 
@@ -172,11 +205,19 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 // RUN_STARTED's) is the thread's last run, as the service wants. When a
 // pause mixes both, the browser gets a tambo.run.awaiting_input with only
 // its own calls; the Handler runs its own at once and keeps their results
-// in the [PendingStore] until the browser's continuation (the next run
-// with that previousRunId), which then carries both (a result larger than
-// its share of [MaxPendingResults] keeps only its text, cut). A tool that
+// in the [Store] ([WithStore]) until the browser's continuation (the next
+// run with that previousRunId; taken once, a second continuation finds
+// none), which then carries both (a result larger than its share of
+// [MaxPendingResults] keeps only its text, cut). The
+// server's calls are the server's: a result the browser sends for one is
+// taken out, and calls whose results are gone are answered with error
+// results (see "Safe in front of browsers" in the package documentation).
+// Of two calls in one turn the service hands the model only the last
+// one's result (see the package documentation). A tool that
 // fails or panics is answered to the model as an error result (isError),
-// never a crash; so is a call of a tool that neither side has. The bounds are the
+// never a crash; so is a call of a tool that neither side has.
+// A tool learns whose run it serves with [UserFrom] (its ctx), to act
+// as that user in the backend's own data. The bounds are the
 // [runs.ToolRunner] defaults (10 answered pauses in one response, the same
 // call in 3 pauses in a row); a pause left unanswered by them is answered
 // with error results in the user's next run.
@@ -199,8 +240,12 @@ func WithMaxBodySize(n int64) Option {
 
 // WithMaxRunsPerUser bounds how many runs one end user may have streaming
 // through the Handler at once (0, the default: no bound). A run over the
-// bound is answered 429 and nothing is sent. The count is per Handler:
-// several instances each count their own.
+// bound is answered 429 and nothing is sent. Each run holds one of its
+// user's slots, a lease in the [Store] ([WithStore]) renewed while the
+// run goes on: instances that share a store share the bound, and the
+// slots of an instance that died come back once their leases lapse
+// ([WithLeaseTTL]). A store that cannot answer refuses the run (503),
+// unless [WithRunSlotsOpenOnStoreError].
 func WithMaxRunsPerUser(n int) Option {
 	return option(func(c *config) {
 		if n < 0 {
@@ -208,19 +253,6 @@ func WithMaxRunsPerUser(n int) Option {
 			return
 		}
 		c.maxRuns = n
-	})
-}
-
-// WithPendingStore sets where the results of server-side tools wait for
-// the browser's continuation (see [PendingStore]); default: a
-// [MemoryStore] of [DefaultMemoryStoreBytes], for one instance.
-func WithPendingStore(s PendingStore) Option {
-	return option(func(c *config) {
-		if s == nil {
-			c.fail(errors.New("proxy: WithPendingStore: nil store"))
-			return
-		}
-		c.store = s
 	})
 }
 
@@ -267,6 +299,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, "The path is not a /v1 route")
 		return
 	}
+	if (r.Method == http.MethodPost || r.Method == http.MethodPatch) && !isJSON(r.Header.Get("Content-Type")) {
+		// A browser sends text/plain, form or multipart bodies to another
+		// site without asking it first (a "simple" request, cookies
+		// included); a JSON body it sends only after a CORS preflight.
+		writeError(w, http.StatusUnsupportedMediaType, "Content-Type must be application/json")
+		return
+	}
 	u, err := h.user(r)
 	if err != nil {
 		h.log.DebugContext(r.Context(), "proxy: the user function refused a request", "error", err)
@@ -286,6 +325,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	call := &request{h: h, w: w, r: r, c: c, user: u, vals: vals}
 	call.serve(id)
+}
+
+// isJSON reports whether a Content-Type names JSON: application/json or
+// application/*+json, whatever its parameters (charset).
+func isJSON(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return false
+	}
+	sub, ok := strings.CutPrefix(mt, "application/")
+	return ok && (sub == "json" || strings.HasSuffix(sub, "+json"))
 }
 
 // request is one browser call being served.
@@ -555,45 +605,6 @@ func cut(s string, n int) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
-// limiter counts each user's runs in flight.
-type limiter struct {
-	max int
-	mu  sync.Mutex
-	n   map[string]int // only users with runs in flight: bounded by them
-}
-
-// acquire takes one of user's run slots; false when they are all taken.
-func (l *limiter) acquire(user string) bool {
-	if l.max == 0 {
-		return true
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.n[user] >= l.max {
-		return false
-	}
-	l.n[user]++
-	return true
-}
-
-func (l *limiter) release(user string) {
-	if l.max == 0 {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.n[user]--; l.n[user] <= 0 {
-		delete(l.n, user)
-	}
-}
-
-// pendingKey is the store key of a paused run's server-side results: a
-// hash, so that a shared store holds no user key or id in clear.
-func pendingKey(user User, threadID, runID string) string {
-	sum := sha256.Sum256([]byte(strings.Join([]string{"threads-go/proxy pending v1", user.id(), threadID, runID}, "\x00")))
-	return "threads-proxy:" + hex.EncodeToString(sum[:])
-}
 
 // wireJSON is how a JSON answer, or a pause's stored results, is written:
 // map keys sorted (a Go map has no order), no HTML escaping

@@ -358,6 +358,7 @@ func TestHandlerTokenUser(t *testing.T) {
 	h, err := proxy.New(fake.Client(), func(*http.Request) (proxy.User, error) { return proxy.User{Token: tok.Token}, nil })
 	require.NoError(t, err)
 	r := httptest.NewRequest("POST", "/v1/threads", strings.NewReader(`{}`))
+	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set("Authorization", "Bearer from-the-browser")
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
@@ -410,6 +411,7 @@ func TestHandlerBehindMiddleware(t *testing.T) {
 
 	req, _ := http.NewRequest("POST", srv.URL+"/api/tambo/v1/threads", strings.NewReader(`{}`))
 	req.Header.Set("X-Session", "s-carol")
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := srv.Client().Do(req)
 	require.NoError(t, err)
 	b, _ := io.ReadAll(resp.Body)
@@ -460,6 +462,7 @@ func TestHandlerBrowserLeaves(t *testing.T) {
 		e.fake.PushRunScript(threadstest.RunScript{Text: "one two three", Hold: hold, HoldAfter: 2})
 		ctx, leave := context.WithCancel(context.Background())
 		r := httptest.NewRequest("POST", "/v1/threads/runs", strings.NewReader(`{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`)).WithContext(ctx)
+		r.Header.Set("Content-Type", "application/json")
 		r.AddCookie(&http.Cookie{Name: "session", Value: "s-alice"})
 		w := newRecorder()
 		done := make(chan struct{})
@@ -524,7 +527,7 @@ func TestNewRefuses(t *testing.T) {
 		"tool without call": {fake.Client(), user, []proxy.Option{proxy.WithTools(threads.Tool{Name: "x"})}},
 		"zero body size":    {fake.Client(), user, []proxy.Option{proxy.WithMaxBodySize(0)}},
 		"negative runs":     {fake.Client(), user, []proxy.Option{proxy.WithMaxRunsPerUser(-1)}},
-		"nil store":         {fake.Client(), user, []proxy.Option{proxy.WithPendingStore(nil)}},
+		"nil store":         {fake.Client(), user, []proxy.Option{proxy.WithStore(nil)}},
 		"nil option":        {fake.Client(), user, []proxy.Option{nil}},
 	} {
 		_, err := proxy.New(c.client, c.user, c.opts...)
@@ -594,7 +597,9 @@ func TestHandlerRunRedactsSecretsInIDs(t *testing.T) {
 	require.NoError(t, err)
 	for _, target := range []string{"/v1/threads/runs", "/v1/threads/thr_1/runs"} {
 		w := httptest.NewRecorder()
-		h.ServeHTTP(w, httptest.NewRequest("POST", target, strings.NewReader(`{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`)))
+		r := httptest.NewRequest("POST", target, strings.NewReader(`{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`))
+		r.Header.Set("Content-Type", "application/json")
+		h.ServeHTTP(w, r)
 		require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
 		out := w.Body.String()
 		for name, vals := range w.Header() {
@@ -602,5 +607,46 @@ func TestHandlerRunRedactsSecretsInIDs(t *testing.T) {
 		}
 		assert.NotContains(t, out, "run-key", target)
 		assert.NotContains(t, out, "run-token", target)
+	}
+}
+
+// A page of another site can post text/plain, form and multipart bodies
+// with the user's cookies and no CORS preflight: every route that takes a
+// body refuses them (415) before the user function runs or anything is
+// sent; JSON, with any charset or as a +json type, goes through.
+func TestHandlerTakesOnlyJSONBodies(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	users := 0
+	h, err := proxy.New(e.fake.Client(), func(r *http.Request) (proxy.User, error) { users++; return userBySession(r) })
+	require.NoError(t, err)
+	run := `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`
+	routes := []struct{ method, target, body string }{
+		{"POST", "/v1/threads/runs", run},
+		{"POST", "/v1/threads/thr_1/runs", run},
+		{"POST", "/v1/threads", `{}`},
+		{"PATCH", "/v1/threads/thr_1", `{"name":"x"}`},
+		{"POST", "/v1/threads/thr_1/messages/msg_1/suggestions", `{}`},
+		{"POST", "/v1/threads/thr_1/components/c_1/state", `{"state":{}}`},
+	}
+	for _, rt := range routes {
+		for _, ct := range []string{"text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded",
+			"multipart/form-data; boundary=x", "", "application/jsonx", "text/json", "application/json garbage"} {
+			r := httptest.NewRequest(rt.method, rt.target, strings.NewReader(rt.body))
+			if ct != "" {
+				r.Header.Set("Content-Type", ct)
+			}
+			r.AddCookie(&http.Cookie{Name: "session", Value: "s-alice"})
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			assert.Equal(t, http.StatusUnsupportedMediaType, w.Code, "%s %s as %q", rt.method, rt.target, ct)
+		}
+	}
+	assert.Empty(t, e.fake.Requests(), "nothing was sent")
+	assert.Zero(t, users, "the user function was not asked")
+
+	for _, ct := range []string{"application/json", "Application/JSON; charset=UTF-8", "application/merge-patch+json"} {
+		w := e.do(t, "s-alice", "POST", "/v1/threads/runs", run, "Content-Type", ct)
+		assert.Equal(t, http.StatusCreated, w.Code, "%q: %s", ct, w.Body.String())
 	}
 }

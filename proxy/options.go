@@ -13,8 +13,10 @@ type config struct {
 	maxBody                 int64
 	maxRuns                 int
 	tools                   []threads.Tool
-	store                   PendingStore
-	pendingTTL              time.Duration
+	store                   Store
+	keyPrefix               string
+	pendingTTL, leaseTTL    time.Duration
+	openSlots               bool
 	logger                  *slog.Logger
 	callOpts                []threads.RequestOption
 	err                     error // the first invalid option

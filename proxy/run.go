@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"slices"
 
+	threads "github.com/threadsapi/threads-go"
+
 	"github.com/go-json-experiment/json"
 
 	"github.com/threadsapi/threads-go/runs"
@@ -62,33 +64,66 @@ func (q *request) run(create bool) {
 		return
 	}
 	h := q.h
-	uid := q.user.id()
-	if !h.limiter.acquire(uid) {
-		writeError(q.w, http.StatusTooManyRequests, "Too many runs in progress for this user")
+	if !h.life.begin() {
+		q.w.Header().Set("Retry-After", "1")
+		writeError(q.w, http.StatusServiceUnavailable, "The server is shutting down; try again")
 		return
 	}
-	defer h.limiter.release(uid)
+	defer h.life.runs.Done()
+	slot, status := h.takeSlot(q.r.Context(), q.user)
+	switch status {
+	case 0:
+	case http.StatusTooManyRequests:
+		writeError(q.w, status, "Too many runs in progress for this user")
+		return
+	default:
+		writeError(q.w, status, "The run cannot start now; try again")
+		return
+	}
+	defer h.release(q.r.Context(), slot)
 
-	ctx, cancel := context.WithCancel(q.r.Context())
+	// The run's context says whose run it is (UserFrom), for the
+	// server-side tools it runs.
+	ctx, cancel := context.WithCancel(context.WithValue(q.r.Context(), userKey{}, q.user))
 	defer cancel()
+	// Shutdown's deadline ends the run as the browser leaving would.
+	defer context.AfterFunc(h.life.stop, cancel)()
 	p := b.params(h.tools)
 	threadID := ""
 	if !create {
 		threadID = q.vals[0]
 	}
-	// The continuation of a pause whose server-side results wait here.
-	var pending string
-	if threadID != "" && p.PreviousRunID != "" && h.cfg.store != nil {
-		key := pendingKey(q.user, threadID, p.PreviousRunID)
-		extra, ok := h.loadPending(ctx, key)
+	// The continuation of a pause whose server-side calls are recorded
+	// in the store: their results are the server's, never the browser's,
+	// taken now, once, so that no other continuation sends them.
+	continues := threadID != "" && p.PreviousRunID != "" && len(h.tools) > 0
+	var pending []byte
+	var ours []runs.Content
+	pendingKey := ""
+	if continues {
+		pendingKey = h.pendingKey(q.user, threadID, p.PreviousRunID)
+		v, ok, err := h.cfg.store.Take(ctx, pendingKey)
+		if err == nil && !ok {
+			// Kept as error results: the user's share was full.
+			pendingKey = h.overKey(q.user, threadID, p.PreviousRunID)
+			v, ok, err = h.cfg.store.Take(ctx, pendingKey)
+		}
+		if err != nil {
+			// Without them the service would refuse the continuation, or
+			// take it without the server's results: nothing is sent.
+			h.log.ErrorContext(ctx, "proxy: cannot take server-side tool results from the store; the continuation is refused", "error", err)
+			q.w.Header().Set("Retry-After", "1")
+			writeError(q.w, http.StatusServiceUnavailable, "The run cannot start now; try again")
+			return
+		}
 		if ok {
-			p.Content = append(extra, p.Content...)
-			pending = key
+			if stored, ok := h.decodePending(ctx, v); ok {
+				ours, pending = stored, v
+				p.Content = append(slices.Clone(ours), q.withoutForged(ctx, threadID, p.Content, ours)...)
+			}
 		}
 	}
 
-	var s Stream
-	var err error
 	opts := h.cfg.callOpts
 	cp := runs.CreateRunParams{RunParams: p, ThreadMetadata: b.ThreadMetadata}
 	if b.Thread != nil {
@@ -97,25 +132,37 @@ func (q *request) run(create bool) {
 			cp.ThreadMetadata = b.Thread.Metadata // the service: threadMetadata wins
 		}
 	}
-	switch tools := (runs.ToolRunner{Tools: h.cfg.tools}); {
-	case len(h.tools) > 0 && create:
-		s, err = nilIfErr(q.c.CreateAndRunTools(ctx, cp, tools, opts...))
-	case len(h.tools) > 0:
-		s, err = nilIfErr(q.c.RunTools(ctx, threadID, p, tools, opts...))
-	case create:
-		s, err = nilIfErr(q.c.CreateAndRun(ctx, cp, opts...))
-	default:
-		s, err = nilIfErr(q.c.Run(ctx, threadID, p, opts...))
+	start := func() (Stream, error) {
+		switch tools := (runs.ToolRunner{Tools: h.cfg.tools}); {
+		case len(h.tools) > 0 && create:
+			return nilIfErr(q.c.CreateAndRunTools(ctx, cp, tools, opts...))
+		case len(h.tools) > 0:
+			return nilIfErr(q.c.RunTools(ctx, threadID, p, tools, opts...))
+		case create:
+			return nilIfErr(q.c.CreateAndRun(ctx, cp, opts...))
+		default:
+			return nilIfErr(q.c.Run(ctx, threadID, p, opts...))
+		}
+	}
+	s, err := start()
+	if err != nil && continues {
+		// Server-side results the store no longer holds (expired,
+		// dropped): the service names the calls without a result, and
+		// the handler answers them, so that the thread is not stuck.
+		if content, ok := h.answerLost(ctx, threadID, p.Content, ours, err); ok {
+			p.Content = content
+			s, err = start()
+		}
 	}
 	if err != nil {
+		if pending != nil {
+			// Not sent: they wait for the browser's next try.
+			if err := h.cfg.store.Set(context.WithoutCancel(ctx), pendingKey, pending, h.cfg.pendingTTL); err != nil {
+				h.log.ErrorContext(ctx, "proxy: cannot put back server-side tool results after a continuation failed", "error", err)
+			}
+		}
 		h.fail(q.w, q.r, err)
 		return
-	}
-	if pending != "" {
-		// The service took the results: they are not sent twice.
-		if err := h.cfg.store.Delete(context.WithoutCancel(ctx), pending); err != nil {
-			h.log.WarnContext(ctx, "proxy: cannot delete server-side tool results from the pending store", "error", err)
-		}
 	}
 
 	// The ids go out redacted, as the events do: a service could name the
@@ -183,33 +230,30 @@ func (h *Handler) runEnded(ctx context.Context, user User, err error) {
 	for i, r := range results {
 		results[i] = fit(r, limits[i])
 	}
-	h.keepPending(ctx, pendingKey(user, threadID, runID), results)
+	h.keepPending(ctx, user, threadID, runID, results)
 }
 
 // notRun answers each of calls with an error result that says why it was
 // not run.
 func notRun(calls []runs.PendingToolCall, err error) []runs.Content {
+	return notRunBecause(calls, "not run: "+cut(err.Error(), 1000))
+}
+
+// notRunBecause answers each of calls with an error result of text why.
+func notRunBecause(calls []runs.PendingToolCall, why string) []runs.Content {
 	out := make([]runs.Content, len(calls))
 	for i, c := range calls {
-		out[i] = runs.ToolResult(c.ToolCallID, "not run: "+cut(err.Error(), 1000))
+		out[i] = runs.ToolResult(c.ToolCallID, why)
 		out[i].IsError = true
 	}
 	return out
 }
 
-// loadPending reads a pause's stored results.
-func (h *Handler) loadPending(ctx context.Context, key string) ([]runs.Content, bool) {
-	v, ok, err := h.cfg.store.Get(ctx, key)
-	if err != nil {
-		h.log.ErrorContext(ctx, "proxy: cannot read server-side tool results from the pending store", "error", err)
-		return nil, false
-	}
-	if !ok {
-		return nil, false
-	}
+// decodePending reads a pause's stored results.
+func (h *Handler) decodePending(ctx context.Context, v []byte) ([]runs.Content, bool) {
 	var out []runs.Content
 	if err := json.Unmarshal(v, &out); err != nil {
-		h.log.ErrorContext(ctx, "proxy: the pending store holds results that are not JSON tool results", "error", err)
+		h.log.ErrorContext(ctx, "proxy: the store holds pending results that are not JSON tool results", "error", err)
 		return nil, false
 	}
 	return out, true
@@ -218,12 +262,98 @@ func (h *Handler) loadPending(ctx context.Context, key string) ([]runs.Content, 
 // keepPending stores a pause's server-side results until the browser's
 // continuation. It goes on if the browser has just left: the pause stays
 // on the thread, and its results must be there when the user comes back.
-func (h *Handler) keepPending(ctx context.Context, key string, results []runs.Content) {
+// Results the store refuses as over its bound (the user's share of a
+// MemoryStore) are replaced by error results that say so, kept under
+// another scope than the full one: the model reads why, and the thread
+// goes on.
+func (h *Handler) keepPending(ctx context.Context, user User, threadID, runID string, results []runs.Content) {
+	key := h.pendingKey(user, threadID, runID)
+	ctx = context.WithoutCancel(ctx)
 	v, err := json.Marshal(results, wireJSON)
 	if err == nil {
-		err = h.cfg.store.Put(context.WithoutCancel(ctx), key, v, h.cfg.pendingTTL)
+		err = h.cfg.store.Set(ctx, key, v, h.cfg.pendingTTL)
+	}
+	if errors.Is(err, ErrStoreFull) {
+		h.log.WarnContext(ctx, "proxy: the store is full for this user's pending results; the pause's server-side calls are answered with errors", "calls", len(results))
+		calls := make([]runs.PendingToolCall, len(results))
+		for i, r := range results {
+			calls[i].ToolCallID = r.ToolUseID
+		}
+		v, err = json.Marshal(notRun(calls, errors.New("the server's results could not be kept: too many pending results for this user")), wireJSON)
+		if err == nil {
+			err = h.cfg.store.Set(ctx, h.overKey(user, threadID, runID), v, h.cfg.pendingTTL)
+		}
 	}
 	if err != nil {
-		h.log.ErrorContext(ctx, "proxy: cannot keep server-side tool results in the pending store", "error", err)
+		h.log.ErrorContext(ctx, "proxy: cannot keep server-side tool results in the store", "error", err)
 	}
+}
+
+// withoutForged returns the browser's content without its tool results
+// for the server's calls (those of ours), logging each one it takes out:
+// a browser never answers a server-side tool's call.
+func (q *request) withoutForged(ctx context.Context, threadID string, content, ours []runs.Content) []runs.Content {
+	server := make(map[string]bool, len(ours))
+	for _, r := range ours {
+		server[r.ToolUseID] = true
+	}
+	return slices.DeleteFunc(slices.Clone(content), func(c runs.Content) bool {
+		if c.Type != runs.ContentToolResult || !server[c.ToolUseID] {
+			return false
+		}
+		q.h.log.WarnContext(ctx, "proxy: the browser sent a result for a server-side tool's call; it was taken out, the server's result is sent",
+			"thread", threadID, "call", cut(c.ToolUseID, 200))
+		return true
+	})
+}
+
+// Why a server-side call is answered with an error result when its
+// result is not there.
+const (
+	whyLeft = "not run: the user left before the server-side tool ran"
+	whyLost = "no result: the server-side tool's result was not kept (it expired or was dropped before this run); the tool may not have run"
+)
+
+// answerLost reads a run refused for its tool results (400
+// invalid_tool_result) and returns the content that answers it: an error
+// result for each call the service names as missing one, and without
+// the results the handler added (ours) for calls the service does not
+// have. false when err is another refusal, or names nothing to fix.
+func (h *Handler) answerLost(ctx context.Context, threadID string, content, ours []runs.Content, err error) ([]runs.Content, bool) {
+	var p *threads.Problem
+	if !errors.Is(err, runs.ErrInvalidToolResult) || !errors.As(err, &p) {
+		return nil, false
+	}
+	var missing, extra []string
+	_ = json.Unmarshal(p.Extensions["missingToolCallIds"], &missing)
+	_ = json.Unmarshal(p.Extensions["extraToolCallIds"], &extra)
+	calls := make([]runs.PendingToolCall, 0, len(missing))
+	for _, id := range missing {
+		if id != "" && !slices.ContainsFunc(content, func(c runs.Content) bool { return c.Type == runs.ContentToolResult && c.ToolUseID == id }) {
+			calls = append(calls, runs.PendingToolCall{ToolCallID: id})
+		}
+	}
+	added := make(map[string]bool, len(ours))
+	for _, r := range ours {
+		added[r.ToolUseID] = true
+	}
+	drop := map[string]bool{}
+	for _, id := range extra {
+		if added[id] {
+			drop[id] = true
+		}
+	}
+	limits, ok := budget(calls)
+	if !ok || len(calls)+len(drop) == 0 {
+		return nil, false
+	}
+	h.log.WarnContext(ctx, "proxy: a continuation lacked server-side results that are gone; its calls are answered with error results",
+		"thread", threadID, "missing", len(calls), "dropped", len(drop))
+	out := slices.DeleteFunc(slices.Clone(content), func(c runs.Content) bool {
+		return c.Type == runs.ContentToolResult && drop[c.ToolUseID]
+	})
+	for i, r := range notRunBecause(calls, whyLost) {
+		out = append(out, fit(r, limits[i]))
+	}
+	return out, true
 }

@@ -2,50 +2,59 @@ package proxy_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/threadsapi/threads-go/proxy"
+	"github.com/threadsapi/threads-go/proxy/storetest"
 )
 
-// The memory store keeps a value until its ttl, hands out copies, and
-// stays within its byte bound by dropping the oldest entries.
-func TestMemoryStore(t *testing.T) {
+// The memory store passes the store conformance suite.
+func TestMemoryStoreConforms(t *testing.T) {
 	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		ctx := context.Background()
-		m := proxy.NewMemoryStore(10)
-		require.NoError(t, m.Put(ctx, "a", []byte("aaaa"), time.Minute))
-		v, ok, err := m.Get(ctx, "a")
-		require.NoError(t, err)
-		require.True(t, ok)
-		v[0] = 'x'
-		v, _, _ = m.Get(ctx, "a")
-		assert.Equal(t, "aaaa", string(v), "a copy")
+	storetest.Run(t, "test:", func(*testing.T) storetest.Store { return proxy.NewMemoryStore(0, 0) })
+}
 
-		require.NoError(t, m.Put(ctx, "b", []byte("bbbb"), time.Minute))
-		require.NoError(t, m.Put(ctx, "c", []byte("cccc"), time.Minute)) // 12 bytes > 10: a goes
-		_, ok, _ = m.Get(ctx, "a")
-		assert.False(t, ok, "the oldest was dropped")
-		assert.Equal(t, 2, m.Len())
+// One scope (one user's keys) filling its share is refused a new value,
+// and never makes room by dropping another scope's: the other user's
+// value is still there, and she can still write.
+func TestMemoryStoreScopeFullKeepsOtherScopes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	m := proxy.NewMemoryStore(100, 30)
+	require.NoError(t, m.Set(ctx, "p:her:1", []byte("0123456789"), time.Minute))
+	for i := range 3 {
+		require.NoError(t, m.Set(ctx, "p:him:"+string(rune('a'+i)), []byte("0123456789"), time.Minute))
+	}
+	err := m.Set(ctx, "p:him:d", []byte("0123456789"), time.Minute)
+	assert.ErrorIs(t, err, proxy.ErrStoreFull)
+	v, ok, err := m.Get(ctx, "p:her:1")
+	require.NoError(t, err)
+	assert.True(t, ok, "another scope's value stays")
+	assert.Equal(t, "0123456789", string(v))
+	assert.NoError(t, m.Set(ctx, "p:her:2", []byte("0123456789"), time.Minute), "another scope still has room")
 
-		require.NoError(t, m.Put(ctx, "big", []byte(strings.Repeat("z", 11)), time.Minute))
-		_, ok, _ = m.Get(ctx, "big")
-		assert.False(t, ok, "larger than the bound: not kept")
+	// Expired values make room for their own scope.
+	require.NoError(t, m.ExpireNow(ctx, "p:him:a"))
+	assert.NoError(t, m.Set(ctx, "p:him:d", []byte("0123456789"), time.Minute))
+}
 
-		time.Sleep(time.Minute)
-		_, ok, _ = m.Get(ctx, "b")
-		assert.False(t, ok, "expired")
-		require.NoError(t, m.Put(ctx, "d", []byte("d"), time.Minute))
-		assert.Equal(t, 1, m.Len(), "expired entries are dropped as new ones come")
-
-		require.NoError(t, m.Delete(ctx, "d"))
-		require.NoError(t, m.Delete(ctx, "never"))
-		assert.Equal(t, 0, m.Len())
-	})
+// The whole store full is refused too, without dropping a live value.
+func TestMemoryStoreFullDropsNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	m := proxy.NewMemoryStore(25, 20)
+	require.NoError(t, m.Set(ctx, "a:1", []byte(strings.Repeat("a", 20)), time.Minute))
+	err := m.Set(ctx, "b:1", []byte(strings.Repeat("b", 10)), time.Minute)
+	assert.True(t, errors.Is(err, proxy.ErrStoreFull))
+	_, ok, _ := m.Get(ctx, "a:1")
+	assert.True(t, ok)
+	_, err = m.Append(ctx, "c:log", []byte(strings.Repeat("c", 10)), 5, time.Minute)
+	assert.ErrorIs(t, err, proxy.ErrStoreFull)
+	assert.Equal(t, 1, m.Len())
 }

@@ -26,13 +26,30 @@ type pauses struct {
 	browser map[string]bool // the tools the browser offered on this run
 
 	threadID, runID string // the run being read
+	// recorded are the run's server-side calls so far, each answered
+	// with an error result (whyLeft), as kept in the pending store; paused
+	// is set once the run paused.
+	recorded []runs.Content
+	paused   bool
 }
 
 func (p *pauses) filter(ev runs.Event, raw []byte) ([]byte, bool) {
 	switch e := ev.(type) {
 	case runs.RunStarted:
-		p.threadID, p.runID = e.ThreadID, e.RunID
+		// A run that follows a paused one in the same response: the tool
+		// runner answered the pause, and the service took its results.
+		p.forget()
+		p.threadID, p.runID, p.paused = e.ThreadID, e.RunID, false
+	case runs.ToolCallStart:
+		if p.q.h.tools[e.ToolCallName] {
+			p.record(e.ToolCallID)
+		}
+	case runs.RunFinished, runs.RunErrorEvent:
+		if !p.paused {
+			p.forget() // no pause: nothing for anyone to answer
+		}
 	case runs.AwaitingInput:
+		p.paused = true
 		var theirs, ours []runs.PendingToolCall
 		for _, c := range e.PendingToolCalls {
 			if p.browser[c.ToolName] {
@@ -57,7 +74,7 @@ func (p *pauses) filter(ev runs.Event, raw []byte) ([]byte, bool) {
 				"calls", len(ours))
 			return nil, false
 		}
-		h.keepPending(p.ctx, pendingKey(p.q.user, p.threadID, p.runID), p.q.callTools(p.ctx, ours, limits))
+		h.keepPending(p.ctx, p.q.user, p.threadID, p.runID, p.q.callTools(p.ctx, ours, limits))
 		out, ok := onlyCalls(raw, p.browser)
 		if !ok {
 			h.log.ErrorContext(p.ctx, "proxy: a pause's event is not the JSON it was decoded from; the browser does not get it")
@@ -65,6 +82,40 @@ func (p *pauses) filter(ev runs.Event, raw []byte) ([]byte, bool) {
 		return out, ok
 	}
 	return raw, true
+}
+
+// record keeps a server-side call in the pending store before the
+// browser learns its id (the event that names it is written after the
+// filter returns), answered with an error result until its tool has run:
+// a continuation from a browser that left before then gets that answer
+// for it, and a result the browser sends for it is taken out (see
+// request.withoutForged). The calls of one run beyond the pause's bound
+// are not kept; the pause's own check (budget) refuses them.
+func (p *pauses) record(callID string) {
+	if p.threadID == "" || p.runID == "" || len(p.recorded) >= maxPauseCalls {
+		return
+	}
+	calls := make([]runs.PendingToolCall, len(p.recorded)+1)
+	for i, r := range p.recorded {
+		calls[i].ToolCallID = r.ToolUseID
+	}
+	calls[len(p.recorded)].ToolCallID = callID
+	if _, ok := budget(calls); !ok {
+		return
+	}
+	p.recorded = append(p.recorded, notRunBecause(calls[len(p.recorded):], whyLeft)...)
+	p.q.h.keepPending(p.ctx, p.q.user, p.threadID, p.runID, p.recorded)
+}
+
+// forget deletes the run's recorded calls, if any, from the store.
+func (p *pauses) forget() {
+	if len(p.recorded) == 0 {
+		return
+	}
+	p.recorded = nil
+	if err := p.q.h.cfg.store.Delete(context.WithoutCancel(p.ctx), p.q.h.pendingKey(p.q.user, p.threadID, p.runID)); err != nil {
+		p.q.h.log.WarnContext(p.ctx, "proxy: cannot delete server-side tool results from the store", "error", err)
+	}
 }
 
 // maxPauseCalls bounds the server-side calls of a mixed pause that the

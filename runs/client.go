@@ -14,6 +14,7 @@ import (
 	"github.com/threadsapi/threads-go/internal/core"
 	"github.com/threadsapi/threads-go/internal/jsonx"
 	"github.com/threadsapi/threads-go/internal/route"
+	"github.com/threadsapi/threads-go/internal/v1wire"
 )
 
 // Client calls the /v1 routes for one end user. Make one with [New] and
@@ -149,17 +150,17 @@ func (c *Client) secrets(extra ...string) []string {
 // call is one /v1 operation: its route (routes.go), its ids in the
 // template's order, and what it sends.
 type call struct {
-	ep     endpoint
+	ep     v1wire.Route
 	ids    []string
 	route  *route.Route // the route itself, when not ep filled with ids (Client.Do)
 	query  url.Values
 	body   any          // JSON-encoded when not nil
 	raw    []byte       // the JSON body as sent (Client.Do), instead of body
-	setKey func(string) // a keyInBody route's: puts the user key in body
+	setKey func(string) // a KeyInBody or KeyInThread route's: puts the user key in body
 }
 
 // op names the call in errors: "runs: GET /v1/threads/{threadId}".
-func (k call) op() string { return k.ep.op() }
+func (k call) op() string { return opOf(k.ep) }
 
 // prepare checks the Client's end user and the call's ids, puts the user
 // key where the route reads it (an end-user token in Authorization) and
@@ -170,7 +171,7 @@ func (c *Client) prepare(ctx context.Context, k call) (core.Call, error) {
 		r = *k.route
 	} else {
 		var err error
-		if r, err = k.ep.route(k.ids...); err != nil {
+		if r, err = fill(k.ep, k.ids...); err != nil {
 			return core.Call{}, err
 		}
 	}
@@ -180,13 +181,13 @@ func (c *Client) prepare(ctx context.Context, k call) (core.Call, error) {
 	}
 	q := k.query
 	if key != "" {
-		switch k.ep.key {
-		case keyInQuery:
+		switch k.ep.Key {
+		case v1wire.KeyInQuery:
 			if q == nil {
 				q = url.Values{}
 			}
 			q.Set("userKey", key)
-		case keyInBody:
+		case v1wire.KeyInBody, v1wire.KeyInThread:
 			if k.setKey == nil {
 				return core.Call{}, fmt.Errorf("%s: the call has no place for the user key", k.op())
 			}
@@ -290,8 +291,10 @@ func (c *Client) roundTrip(ctx context.Context, opts []threads.RequestOption, cc
 // body and out are as for [threads.Client.Do]: nil sends none; a []byte
 // or json.RawMessage is sent as it is; anything else is encoded with
 // encoding/json; out nil drops the answer, a *json.RawMessage takes its
-// bytes, anything else is decoded from JSON, and an empty answer leaves
-// out as it is. Retries follow the method, as for every call.
+// bytes, a *[Response] the answer's status, headers and bytes with the
+// call's secrets redacted, anything else is decoded from JSON, and an
+// empty answer leaves out as it is. Retries follow the method, as for
+// every call.
 func (c *Client) Do(ctx context.Context, method, path string, body, out any, opts ...threads.RequestOption) error {
 	if c.err != nil {
 		return c.err
@@ -301,9 +304,9 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any, opt
 		return err
 	}
 	var keyErr error
-	if k.ep.key == keyInBody {
+	if k.ep.Key == v1wire.KeyInBody || k.ep.Key == v1wire.KeyInThread {
 		toks := []string{"userKey"}
-		if k.ep.template == epCreateAndRun.template {
+		if k.ep.Key == v1wire.KeyInThread {
 			toks = []string{"thread", "userKey"}
 		}
 		k.setKey = func(key string) {
@@ -323,11 +326,59 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any, opt
 	if err != nil {
 		return err
 	}
+	if r, ok := out.(*Response); ok {
+		return c.response(ans, cc, r)
+	}
 	if out == nil || core.Empty(ans.Resp) {
 		core.DrainClose(ans.Resp.Body)
 		return nil
 	}
 	return c.conn.DecodeJSON(ans, cc, out)
+}
+
+// Response is a 2xx /v1 answer as the service sent it, for a backend that
+// passes it on to its own front end (package proxy does): give a
+// *Response as [Client.Do]'s out. Its Header and Body have every spelling
+// of the call's secrets (the client's API key, a key set for the call with
+// [threads.WithAPIKey], the end user's token), raw or JSON-escaped,
+// replaced by "[REDACTED]", and nothing else changed: members this
+// package does not model pass as sent. Do reads the body within the
+// client's response size limit ([threads.WithMaxResponseSize]) and does
+// not check that it is JSON: Header's Content-Type says what it is. A
+// non-2xx answer is Do's *threads.Problem, whose Body is redacted alike.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// response reads ans into r, redacted with the call's secrets.
+func (c *Client) response(ans *core.Answer, cc core.Call, r *Response) error {
+	resp := ans.Resp
+	defer resp.Body.Close()
+	// The call's key and secrets, and the client's own key, which a call
+	// with a per-call key did not send but the service may hold.
+	redact := func(s string) string { return c.conn.Redact(ans.Redact(s, cc.Secrets...)) }
+	limit := ans.Limits.MaxResponseSize
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	switch {
+	case err != nil:
+		err = fmt.Errorf("runs: %s %s: reading the answer: %w (%w)", cc.Route.Method, cc.Route.Template, threads.ErrUnexpectedResponse, errors.New(redact(err.Error())))
+	case int64(len(body)) > limit:
+		err = fmt.Errorf("runs: %s %s: the answer is larger than %d bytes (threads.WithMaxResponseSize): %w", cc.Route.Method, cc.Route.Template, limit, threads.ErrUnexpectedResponse)
+	}
+	if err != nil {
+		ans.Observe.End(err)
+		return err
+	}
+	h := make(http.Header, len(resp.Header))
+	for k, vs := range resp.Header {
+		for _, v := range vs {
+			h[redact(k)] = append(h[redact(k)], redact(v))
+		}
+	}
+	*r = Response{Status: resp.StatusCode, Header: h, Body: []byte(redact(string(body)))}
+	return nil
 }
 
 // genericCall checks Do's method, path and body and returns the call.
@@ -359,7 +410,7 @@ func (c *Client) genericCall(method, path string, body any) (call, error) {
 	}
 	if len(k.raw) == 0 {
 		k.raw = nil
-		if k.ep.key == keyInBody {
+		if k.ep.Key == v1wire.KeyInBody || k.ep.Key == v1wire.KeyInThread {
 			k.raw = []byte("{}") // the user key needs an object to go in
 		}
 	}

@@ -3,6 +3,7 @@ package runs_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -213,5 +214,144 @@ func TestDo(t *testing.T) {
 	}
 	if got := len(srv.Requests()); got != n {
 		t.Errorf("%d requests sent by refused calls", got-n)
+	}
+}
+
+// Do with a *Response gives the answer as the service sent it, members
+// this package does not model included, with the call's secrets redacted
+// in every spelling (the client's key, a per-call key, the end user's
+// token) and nothing else changed; the body stays within the response
+// size limit.
+func TestDoResponse(t *testing.T) {
+	t.Parallel()
+	const clientKey, callKey, token = "client-key-0123456789", "call-key-0123456789", "user-token-0123456789"
+	body := `{"id":"thr_1","unmodelled":{"a":[1,2]},"k":"` + clientKey + `","c":"call\u002dkey-0123456789","t":"` + token + `"}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Echo", callKey)
+		w.WriteHeader(http.StatusCreated)
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	tc, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL), threads.WithAPIKey(clientKey), threads.WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := runs.New(tc).ForToken(threads.NewToken(token))
+	var resp runs.Response
+	if err := u.Do(context.Background(), "POST", "/v1/threads", nil, &resp, threads.WithAPIKey(callKey)); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"id":"thr_1","unmodelled":{"a":[1,2]},"k":"[REDACTED]","c":"[REDACTED]","t":"[REDACTED]"}`
+	if resp.Status != http.StatusCreated || string(resp.Body) != want || resp.Header.Get("X-Echo") != "[REDACTED]" ||
+		resp.Header.Get("Content-Type") != "application/json" {
+		t.Errorf("got %d %v %s\nwant body %s", resp.Status, resp.Header, resp.Body, want)
+	}
+
+	var small runs.Response
+	err = u.Do(context.Background(), "GET", "/v1/threads", nil, &small, threads.WithMaxResponseSize(10))
+	if !errors.Is(err, threads.ErrUnexpectedResponse) || small.Body != nil {
+		t.Errorf("an answer over the size limit: %v, %q", err, small.Body)
+	}
+}
+
+// Every JSON route against the fake, as it answers with and without the
+// live habits.
+func TestAgainstFake(t *testing.T) {
+	t.Parallel()
+	for name, opts := range map[string][]threadstest.Option{"spec": nil, "live": {threadstest.WithLiveHabits()}} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			srv := threadstest.NewServer(t, opts...)
+			base := runs.New(srv.Client())
+			u := base.ForUser("user-1")
+
+			th, err := u.CreateThread(ctx, runs.CreateThreadParams{Metadata: map[string]any{"n": 1}, InitialMessages: []runs.InitialMessage{
+				{Role: runs.RoleUser, Content: []runs.Content{runs.Text("one")}},
+				{Role: runs.RoleAssistant, Content: []runs.Content{runs.Text("two")}},
+				{Role: runs.RoleUser, Content: []runs.Content{runs.Text("three")}},
+			}})
+			if err != nil || th.UserKey != "user-1" || th.RunStatus != runs.RunStatusIdle {
+				t.Fatalf("create: %+v %v", th, err)
+			}
+			got, err := u.GetThread(ctx, th.ID)
+			if err != nil || len(got.Messages) != 3 || got.Messages[2].Text() != "three" {
+				t.Fatalf("get: %+v %v", got, err)
+			}
+			up, err := u.UpdateThread(ctx, th.ID, runs.UpdateThreadParams{Name: "renamed", Metadata: map[string]any{"topic": "x"}})
+			if err != nil || up.Name != "renamed" || up.Metadata["n"] != nil || up.Metadata["topic"] != "x" {
+				t.Fatalf("update: %+v %v", up, err)
+			}
+			var texts []string
+			for m, err := range u.AllMessages(ctx, th.ID, &runs.ListMessagesParams{Limit: 2, Order: runs.OrderDesc}) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				texts = append(texts, m.Text())
+			}
+			if len(texts) != 3 || texts[0] != "three" || texts[2] != "one" {
+				t.Fatalf("messages: %v", texts)
+			}
+			msg := got.Messages[1]
+			if m, err := u.GetMessage(ctx, th.ID, msg.ID); err != nil || m.Text() != "two" {
+				t.Fatalf("get message: %+v %v", m, err)
+			}
+			if _, err := u.GetMessage(ctx, th.ID, "msg_nope.000000"); !errors.Is(err, threads.ErrNotFound) {
+				t.Fatalf("unknown message: %v", err)
+			}
+			sg, err := u.GenerateSuggestions(ctx, th.ID, msg.ID, runs.GenerateSuggestionsParams{MaxSuggestions: 3})
+			if err != nil || len(sg.Items) != 3 {
+				t.Fatalf("generate: %+v %v", sg, err)
+			}
+			n := 0
+			for _, err := range u.AllSuggestions(ctx, th.ID, msg.ID, &runs.ListSuggestionsParams{Limit: 1}) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				n++
+			}
+			if n != 3 {
+				t.Fatalf("suggestions: %d", n)
+			}
+			if _, err := u.ListSuggestions(ctx, th.ID, msg.ID, &runs.ListSuggestionsParams{Cursor: "garbage"}); !errors.Is(err, runs.ErrInvalidCursor) {
+				t.Fatalf("bad cursor: %v", err)
+			}
+			if _, err := u.SetComponentState(ctx, th.ID, "message-none", map[string]any{}); !errors.Is(err, threads.ErrNotFound) {
+				t.Fatalf("component: %v", err)
+			}
+			// Another user, then a token user, cannot see the thread.
+			if _, err := base.ForUser("user-2").GetThread(ctx, th.ID); !errors.Is(err, threads.ErrForbidden) {
+				t.Fatalf("user-2: %v", err)
+			}
+			subject := "e30." + base64.RawURLEncoding.EncodeToString([]byte(`{"iss":"https://idp.example.com","sub":"alice"}`)) + "."
+			tok, err := base.ExchangeToken(ctx, subject)
+			if err != nil || tok.ExpiresIn == 0 {
+				t.Fatalf("exchange: %+v %v", tok, err)
+			}
+			alice := base.ForToken(tok.Token)
+			if _, err := alice.GetThread(ctx, th.ID); !errors.Is(err, threads.ErrForbidden) {
+				t.Fatalf("token user: %v", err)
+			}
+			at, err := alice.CreateThread(ctx, runs.CreateThreadParams{})
+			if err != nil || at.UserKey != "oauth:user:idp.example.com:alice" {
+				t.Fatalf("token create: %+v %v", at, err)
+			}
+			if _, err := base.ExchangeToken(ctx, "not-a-jwt"); !errors.Is(err, threads.ErrUnauthorized) {
+				t.Fatalf("bad subject: %v", err)
+			}
+			if err := u.DeleteThread(ctx, th.ID); err != nil {
+				t.Fatal(err)
+			}
+			if err := u.DeleteThread(ctx, th.ID); !errors.Is(err, threads.ErrForbidden) {
+				t.Fatalf("delete again: %v", err)
+			}
+			// The key always travelled in x-api-key.
+			for _, r := range srv.Requests() {
+				if r.Header.Get("X-Api-Key") != srv.APIKey {
+					t.Fatalf("%s %s without x-api-key", r.Method, r.Path)
+				}
+			}
+		})
 	}
 }

@@ -16,13 +16,11 @@ import (
 	echolib "github.com/threadsapi/threads-go/internal/echo"
 	"github.com/threadsapi/threads-go/internal/termtext"
 	"github.com/threadsapi/threads-go/internal/toolcore"
+	"github.com/threadsapi/threads-go/internal/v1wire"
 )
 
-type componentStateBody struct {
-	UserKey string         `json:"userKey,omitzero"`
-	State   map[string]any `json:"state,omitzero"`
-	Patch   []PatchOp      `json:"patch,omitzero"`
-}
+// componentStateBody is the route's body, as package proxy takes it too.
+type componentStateBody = v1wire.ComponentStateBody[PatchOp]
 
 type componentStateAnswer struct {
 	State map[string]any `json:"state"`
@@ -58,7 +56,7 @@ func (c *Client) PatchComponentState(ctx context.Context, threadID, componentID 
 }
 
 func (c *Client) componentState(ctx context.Context, threadID, componentID string, body *componentStateBody, opts []threads.RequestOption) (map[string]any, error) {
-	k := call{ep: epComponentState, ids: []string{threadID, componentID},
+	k := call{ep: v1wire.ComponentState, ids: []string{threadID, componentID},
 		body: body, setKey: func(key string) { body.UserKey = key }}
 	var out componentStateAnswer
 	if err := c.do(ctx, opts, k, &out); err != nil {

@@ -110,7 +110,7 @@ func (c *Client) wrap(err error, extra ...string) error {
 // scrub applies redact to every text of p the server chose.
 func scrub(p *threads.Problem, redact func(string) string) {
 	p.Title, p.Detail, p.Instance, p.Code = redact(p.Title), redact(p.Detail), redact(p.Instance), redact(p.Code)
-	p.Type, p.RequestID, p.Path = redact(p.Type), redact(p.RequestID), redact(p.Path)
+	p.Type, p.RequestID, p.Path, p.Route = redact(p.Type), redact(p.RequestID), redact(p.Path), redact(p.Route)
 	if p.Body != nil {
 		p.Body = []byte(redact(string(p.Body)))
 	}

@@ -6,6 +6,7 @@ import (
 	"iter"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/v1wire"
 )
 
 // Order is the order of [Client.ListMessages].
@@ -41,7 +42,7 @@ func (c *Client) ListMessages(ctx context.Context, threadID string, params *List
 	if params != nil {
 		p = *params
 	}
-	k := call{ep: epListMessages, ids: []string{threadID}}
+	k := call{ep: v1wire.ListMessages, ids: []string{threadID}}
 	q, err := pageQuery(k.op(), p.Limit, p.Cursor)
 	if err != nil {
 		return nil, err
@@ -83,7 +84,7 @@ func (c *Client) AllMessages(ctx context.Context, threadID string, params *ListM
 // /v1/threads/{threadId}/messages/{messageId}). An unknown message is a 404
 // problem (threads.ErrNotFound); an unknown thread a 403.
 func (c *Client) GetMessage(ctx context.Context, threadID, messageID string, opts ...threads.RequestOption) (*Message, error) {
-	k := call{ep: epGetMessage, ids: []string{threadID, messageID}}
+	k := call{ep: v1wire.GetMessage, ids: []string{threadID, messageID}}
 	var out Message
 	if err := c.do(ctx, opts, k, &out); err != nil {
 		return nil, err

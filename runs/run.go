@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/v1wire"
 )
 
 // RunParams is one run: the user message it sends and how the model may
@@ -74,41 +75,28 @@ type ToolDefinition struct {
 	MaxCalls     int    `json:"maxCalls,omitzero"`
 }
 
-type runMessage struct {
-	Role              Role           `json:"role"`
-	Content           []Content      `json:"content"`
-	Metadata          map[string]any `json:"metadata,omitzero"`
-	AdditionalContext map[string]any `json:"additionalContext,omitzero"`
-}
+// runBody is the body of both run routes, declared once in
+// internal/v1wire (package proxy reads a browser's run into it).
+type runBody = v1wire.RunBody[Content, ToolDefinition, AvailableComponent, InitialMessage]
 
-type runBody struct {
-	Message             runMessage           `json:"message"`
-	UserKey             string               `json:"userKey,omitzero"`
-	Thread              *runThread           `json:"thread,omitzero"`
-	PreviousRunID       string               `json:"previousRunId,omitzero"`
-	Tools               []ToolDefinition     `json:"tools,omitzero"`
-	AvailableComponents []AvailableComponent `json:"availableComponents,omitzero"`
-	ToolChoice          any                  `json:"toolChoice,omitzero"`
-	Model               string               `json:"model,omitzero"`
-	MaxTokens           int                  `json:"maxTokens,omitzero"`
-	Temperature         *float64             `json:"temperature,omitzero"`
-	RunMetadata         map[string]any       `json:"runMetadata,omitzero"`
-	ThreadMetadata      map[string]any       `json:"threadMetadata,omitzero"`
-}
+type runThread = v1wire.RunThread[InitialMessage]
 
-type runThread struct {
-	UserKey         string           `json:"userKey,omitzero"`
-	InitialMessages []InitialMessage `json:"initialMessages,omitzero"`
-}
-
-func (p RunParams) body(op string) (*runBody, error) {
+// check refuses a run that the service would not take well.
+func (p RunParams) check(op string) error {
 	if len(p.Content) == 0 {
 		// The service answers a missing message with a 500 (and, on the
 		// create route, an orphan thread): refused here.
-		return nil, fmt.Errorf("%s: RunParams.Content is empty", op)
+		return fmt.Errorf("%s: RunParams.Content is empty", op)
 	}
+	return nil
+}
+
+// wire is the run's body, without the user key: the one conversion from
+// RunParams to the wire, as fromWire is the one back (run_test.go's
+// TestRunParamsJSONRoundTrip keeps them each other's inverse).
+func (p RunParams) wire() *runBody {
 	return &runBody{
-		Message:             runMessage{Role: RoleUser, Content: p.Content, Metadata: p.MessageMetadata, AdditionalContext: p.AdditionalContext},
+		Message:             v1wire.RunMessage[Content]{Role: string(RoleUser), Content: p.Content, Metadata: p.MessageMetadata, AdditionalContext: p.AdditionalContext},
 		PreviousRunID:       p.PreviousRunID,
 		Tools:               p.ToolDefinitions,
 		AvailableComponents: p.AvailableComponents,
@@ -117,7 +105,90 @@ func (p RunParams) body(op string) (*runBody, error) {
 		MaxTokens:           p.MaxTokens,
 		Temperature:         p.Temperature,
 		RunMetadata:         p.RunMetadata,
-	}, nil
+	}
+}
+
+// fromWire sets p to the run of b.
+func (p *RunParams) fromWire(b *runBody) {
+	*p = RunParams{
+		Content:             b.Message.Content,
+		MessageMetadata:     b.Message.Metadata,
+		AdditionalContext:   b.Message.AdditionalContext,
+		PreviousRunID:       b.PreviousRunID,
+		ToolDefinitions:     b.Tools,
+		AvailableComponents: b.AvailableComponents,
+		ToolChoice:          b.ToolChoice,
+		Model:               b.Model,
+		MaxTokens:           b.MaxTokens,
+		Temperature:         b.Temperature,
+		RunMetadata:         b.RunMetadata,
+	}
+}
+
+// MarshalJSON writes the run as the body of POST
+// /v1/threads/{threadId}/runs, as [Client.Run] sends it but without the
+// user key and the context helpers' members (AfterLastRun is not a member
+// of the body).
+func (p RunParams) MarshalJSON() ([]byte, error) { return json.Marshal(p.wire()) }
+
+// UnmarshalJSON reads the body of the service's run routes, as the
+// official clients send it, into p: message (content, metadata,
+// additionalContext), previousRunId, tools, availableComponents,
+// toolChoice, model, maxTokens, temperature and runMetadata. Every other
+// member is not read: message.role (a run's message is the user's),
+// userKey (the Client's end user is the call's), and any member the
+// route does not take. This is how a backend takes a run from its own
+// front end (package proxy does) and sends nothing the route does not
+// take.
+func (p *RunParams) UnmarshalJSON(data []byte) error {
+	var b runBody
+	if err := json.Unmarshal(data, &b); err != nil {
+		return err
+	}
+	p.fromWire(&b)
+	return nil
+}
+
+// wire is the run's body, without the user key.
+func (p CreateRunParams) wire() *runBody {
+	b := p.RunParams.wire()
+	b.ThreadMetadata = p.ThreadMetadata
+	if len(p.InitialMessages) > 0 {
+		b.Thread = &runThread{InitialMessages: p.InitialMessages}
+	}
+	return b
+}
+
+// fromWire sets p to the run of b; the service's older thread.metadata
+// counts when threadMetadata is not sent (the service: threadMetadata
+// wins).
+func (p *CreateRunParams) fromWire(b *runBody) {
+	*p = CreateRunParams{ThreadMetadata: b.ThreadMetadata}
+	p.RunParams.fromWire(b)
+	if b.Thread != nil {
+		p.InitialMessages = b.Thread.InitialMessages
+		if p.ThreadMetadata == nil {
+			p.ThreadMetadata = b.Thread.Metadata
+		}
+	}
+}
+
+// MarshalJSON writes the run as the body of POST /v1/threads/runs, as
+// [Client.CreateAndRun] sends it but without the user key and the context
+// helpers' members.
+func (p CreateRunParams) MarshalJSON() ([]byte, error) { return json.Marshal(p.wire()) }
+
+// UnmarshalJSON reads the body of POST /v1/threads/runs into p: what
+// [RunParams.UnmarshalJSON] reads, and threadMetadata (else
+// thread.metadata) and thread.initialMessages; thread.userKey is not
+// read.
+func (p *CreateRunParams) UnmarshalJSON(data []byte) error {
+	var b runBody
+	if err := json.Unmarshal(data, &b); err != nil {
+		return err
+	}
+	p.fromWire(&b)
+	return nil
 }
 
 // ContextHelper computes one member of the additionalContext of every
@@ -216,11 +287,11 @@ func (c *Client) addContext(ctx context.Context, op string, b *runBody) error {
 // the service (a refused connection, 429, 503), never once the service may
 // have started the run, and a stream is never retried.
 func (c *Client) Run(ctx context.Context, threadID string, params RunParams, opts ...threads.RequestOption) (*Stream, error) {
-	k := call{ep: epRun, ids: []string{threadID}}
-	body, err := params.body(k.op())
-	if err != nil {
+	k := call{ep: v1wire.Run, ids: []string{threadID}}
+	if err := params.check(k.op()); err != nil {
 		return nil, err
 	}
+	body := params.wire()
 	if err := c.addContext(ctx, k.op(), body); err != nil {
 		return nil, err
 	}
@@ -246,20 +317,21 @@ func (c *Client) Run(ctx context.Context, threadID string, params RunParams, opt
 // service creates the thread before it checks the run, so a run that
 // fails may leave an empty thread behind.
 func (c *Client) CreateAndRun(ctx context.Context, params CreateRunParams, opts ...threads.RequestOption) (*Stream, error) {
-	k := call{ep: epCreateAndRun}
-	body, err := params.body(k.op())
-	if err != nil {
+	k := call{ep: v1wire.CreateAndRun}
+	if err := params.check(k.op()); err != nil {
 		return nil, err
 	}
+	body := params.wire()
 	if err := c.addContext(ctx, k.op(), body); err != nil {
 		return nil, err
 	}
 	if params.AfterLastRun {
 		return nil, fmt.Errorf("%s: RunParams.AfterLastRun: a new thread has no runs to follow", k.op())
 	}
-	body.ThreadMetadata = params.ThreadMetadata
-	th := &runThread{InitialMessages: params.InitialMessages}
-	body.Thread = th
+	if body.Thread == nil {
+		body.Thread = &runThread{} // the user key goes in it
+	}
+	th := body.Thread
 	k.body = body
 	// This route reads the user key from thread.userKey only.
 	k.setKey = func(key string) { th.UserKey = key }
@@ -312,7 +384,7 @@ type cancelAnswer struct {
 // did not act (a connection that failed before the request was written,
 // 429, 503); a connection lost after it was written is returned.
 func (c *Client) Cancel(ctx context.Context, threadID, runID string, opts ...threads.RequestOption) error {
-	k := call{ep: epCancel, ids: []string{threadID, runID}}
+	k := call{ep: v1wire.Cancel, ids: []string{threadID, runID}}
 	var out cancelAnswer
 	return c.do(ctx, opts, k, &out)
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -423,5 +424,98 @@ func TestContextHelperErrors(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("%d requests were sent", n)
+	}
+}
+
+// A run goes to JSON as the run routes take it and back whole: every field
+// of CreateRunParams (AfterLastRun is no member of the body) survives, so
+// a field added to RunParams and its body (internal/v1wire) but not to
+// the way back fails here, and a backend reading its front end's runs
+// (package proxy) takes the new member with no edit of its own.
+func TestRunParamsJSONRoundTrip(t *testing.T) {
+	t.Parallel()
+	temp := 0.5
+	p := runs.CreateRunParams{
+		RunParams: runs.RunParams{
+			Content:             []runs.Content{runs.Text("hi")},
+			MessageMetadata:     map[string]any{"m": "1"},
+			AdditionalContext:   map[string]any{"page": "/home"},
+			PreviousRunID:       "run_1",
+			ToolDefinitions:     []runs.ToolDefinition{{Name: "lookup", InputSchema: map[string]any{"type": "object"}}},
+			AvailableComponents: []runs.AvailableComponent{{Name: "Card", PropsSchema: map[string]any{"type": "object"}}},
+			ToolChoice:          "auto",
+			Model:               "gpt",
+			MaxTokens:           5,
+			Temperature:         &temp,
+			RunMetadata:         map[string]any{"r": "1"},
+		},
+		ThreadMetadata:  map[string]any{"t": "1"},
+		InitialMessages: []runs.InitialMessage{{Role: runs.RoleUser, Content: []runs.Content{runs.Text("seed")}}},
+	}
+	var unset []string
+	var walk func(v reflect.Value, prefix string)
+	walk = func(v reflect.Value, prefix string) {
+		for i := range v.NumField() {
+			f := v.Type().Field(i)
+			switch {
+			case f.Anonymous && f.Type.Kind() == reflect.Struct:
+				walk(v.Field(i), f.Name+".")
+			case f.Name != "AfterLastRun" && v.Field(i).IsZero():
+				unset = append(unset, prefix+f.Name)
+			}
+		}
+	}
+	walk(reflect.ValueOf(p), "")
+	if len(unset) > 0 {
+		t.Fatalf("set every field of the run here: %v", unset)
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got runs.CreateRunParams
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, p) {
+		t.Errorf("round trip through %s:\n got %+v\nwant %+v", b, got, p)
+	}
+	b, err = json.Marshal(p.RunParams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotRun runs.RunParams
+	if err := json.Unmarshal(b, &gotRun); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(gotRun, p.RunParams) {
+		t.Errorf("round trip through %s:\n got %+v\nwant %+v", b, gotRun, p.RunParams)
+	}
+}
+
+// Reading a run body takes only what the run routes take: the end user
+// (userKey, thread.userKey), the message's role and members the routes do
+// not take are not read; thread.metadata counts when threadMetadata is
+// not sent, as the service reads it.
+func TestRunParamsUnmarshalReadsOnlyTheRoutesMembers(t *testing.T) {
+	t.Parallel()
+	var p runs.CreateRunParams
+	err := json.Unmarshal([]byte(`{"userKey":"mallory","message":{"role":"assistant","content":[{"type":"text","text":"hi"}],"extra":1},
+		"thread":{"userKey":"mallory","metadata":{"a":"1"}},"apiKey":"x","previousRunId":"run_1"}`), &p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"previousRunId":"run_1","threadMetadata":{"a":"1"}}`; string(b) != want {
+		t.Errorf("read and written again:\n got %s\nwant %s", b, want)
+	}
+	if err := json.Unmarshal([]byte(`{"threadMetadata":{"b":"2"},"thread":{"metadata":{"a":"1"}}}`), &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.ThreadMetadata["b"] != "2" || len(p.ThreadMetadata) != 1 {
+		t.Errorf("threadMetadata does not win over thread.metadata: %v", p.ThreadMetadata)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"iter"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/v1wire"
 )
 
 // ListSuggestionsParams pages [Client.ListSuggestions] and
@@ -30,7 +31,7 @@ func (c *Client) ListSuggestions(ctx context.Context, threadID, messageID string
 	if params != nil {
 		p = *params
 	}
-	k := call{ep: epListSuggestions, ids: []string{threadID, messageID}}
+	k := call{ep: v1wire.ListSuggestions, ids: []string{threadID, messageID}}
 	q, err := pageQuery(k.op(), p.Limit, p.Cursor)
 	if err != nil {
 		return nil, err
@@ -69,11 +70,6 @@ type GenerateSuggestionsParams struct {
 	AvailableComponents []AvailableComponent `json:"availableComponents,omitzero"`
 }
 
-type generateSuggestionsBody struct {
-	UserKey string `json:"userKey,omitzero"`
-	GenerateSuggestionsParams
-}
-
 // GenerateSuggestions asks the service's model for follow-up suggestions
 // to a message and returns them (POST
 // /v1/threads/{threadId}/messages/{messageId}/suggestions, 201). They
@@ -81,11 +77,11 @@ type generateSuggestionsBody struct {
 // is a 404 problem. Retried as a POST is: only when it provably did not
 // act.
 func (c *Client) GenerateSuggestions(ctx context.Context, threadID, messageID string, params GenerateSuggestionsParams, opts ...threads.RequestOption) (*SuggestionPage, error) {
-	k := call{ep: epGenerateSuggestions, ids: []string{threadID, messageID}}
+	k := call{ep: v1wire.GenerateSuggestions, ids: []string{threadID, messageID}}
 	if params.MaxSuggestions < 0 || params.MaxSuggestions > 10 {
 		return nil, fmt.Errorf("%s: MaxSuggestions %d is out of range: 1 to 10, or 0 for the service's default", k.op(), params.MaxSuggestions)
 	}
-	body := &generateSuggestionsBody{GenerateSuggestionsParams: params}
+	body := &v1wire.SuggestionsBody[AvailableComponent]{MaxSuggestions: params.MaxSuggestions, AvailableComponents: params.AvailableComponents}
 	k.body, k.setKey = body, func(key string) { body.UserKey = key }
 	var out SuggestionPage
 	if err := c.do(ctx, opts, k, &out); err != nil {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/v1wire"
 )
 
 // ListThreadsParams pages [Client.ListThreads] and [Client.AllThreads].
@@ -31,7 +32,7 @@ func (c *Client) ListThreads(ctx context.Context, params *ListThreadsParams, opt
 	if params != nil {
 		p = *params
 	}
-	k := call{ep: epListThreads}
+	k := call{ep: v1wire.ListThreads}
 	q, err := pageQuery(k.op(), p.Limit, p.Cursor)
 	if err != nil {
 		return nil, err
@@ -78,12 +79,6 @@ type CreateThreadParams struct {
 	InitialMessages []InitialMessage
 }
 
-type createThreadBody struct {
-	UserKey         string           `json:"userKey,omitzero"`
-	Metadata        map[string]any   `json:"metadata,omitzero"`
-	InitialMessages []InitialMessage `json:"initialMessages,omitzero"`
-}
-
 // CreateThread creates a thread for the end user and returns it (POST
 // /v1/threads, 201). The user key travels in the body.
 //
@@ -91,8 +86,8 @@ type createThreadBody struct {
 // connection that failed before the request was written, 429, 503), so no
 // thread is ever created twice.
 func (c *Client) CreateThread(ctx context.Context, params CreateThreadParams, opts ...threads.RequestOption) (*Thread, error) {
-	body := &createThreadBody{Metadata: params.Metadata, InitialMessages: params.InitialMessages}
-	k := call{ep: epCreateThread, body: body, setKey: func(key string) { body.UserKey = key }}
+	body := &v1wire.CreateThreadBody[InitialMessage]{Metadata: params.Metadata, InitialMessages: params.InitialMessages}
+	k := call{ep: v1wire.CreateThread, body: body, setKey: func(key string) { body.UserKey = key }}
 	var out Thread
 	if err := c.do(ctx, opts, k, &out); err != nil {
 		return nil, err
@@ -104,7 +99,7 @@ func (c *Client) CreateThread(ctx context.Context, params CreateThreadParams, op
 // /v1/threads/{threadId}). An unknown or deleted thread, or another end
 // user's, is a 403 problem (threads.ErrForbidden).
 func (c *Client) GetThread(ctx context.Context, threadID string, opts ...threads.RequestOption) (*ThreadWithMessages, error) {
-	k := call{ep: epGetThread, ids: []string{threadID}}
+	k := call{ep: v1wire.GetThread, ids: []string{threadID}}
 	var out ThreadWithMessages
 	if err := c.do(ctx, opts, k, &out); err != nil {
 		return nil, err
@@ -126,7 +121,7 @@ type UpdateThreadParams struct {
 // thread (PATCH /v1/threads/{threadId}; the user key travels in the
 // query, the only place this route reads it). Retried as a POST is.
 func (c *Client) UpdateThread(ctx context.Context, threadID string, params UpdateThreadParams, opts ...threads.RequestOption) (*Thread, error) {
-	k := call{ep: epUpdateThread, ids: []string{threadID}, body: &params}
+	k := call{ep: v1wire.UpdateThread, ids: []string{threadID}, body: &v1wire.UpdateThreadBody{Name: params.Name, Metadata: params.Metadata}}
 	var out Thread
 	if err := c.do(ctx, opts, k, &out); err != nil {
 		return nil, err
@@ -139,7 +134,7 @@ func (c *Client) UpdateThread(ctx context.Context, threadID string, params Updat
 // (threads.ErrForbidden), as for any unknown thread. A run in progress on
 // the thread ends with an error event.
 func (c *Client) DeleteThread(ctx context.Context, threadID string, opts ...threads.RequestOption) error {
-	k := call{ep: epDeleteThread, ids: []string{threadID}}
+	k := call{ep: v1wire.DeleteThread, ids: []string{threadID}}
 	return c.do(ctx, opts, k, nil)
 }
 

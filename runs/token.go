@@ -11,6 +11,7 @@ import (
 
 	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/internal/core"
+	"github.com/threadsapi/threads-go/internal/v1wire"
 )
 
 // TokenTypeAccess is the RFC 8693 token type of the subject token
@@ -42,7 +43,7 @@ type tokenAnswer struct {
 // settings say (a refused token is a 401 problem, threads.ErrUnauthorized).
 // Retried as a POST is: only when it provably did not act.
 func (c *Client) ExchangeToken(ctx context.Context, subjectToken string, opts ...threads.RequestOption) (*AccessToken, error) {
-	op := epExchangeToken.op()
+	op := opOf(v1wire.ExchangeToken)
 	if c.err != nil {
 		return nil, c.err
 	}
@@ -59,7 +60,7 @@ func (c *Client) ExchangeToken(ctx context.Context, subjectToken string, opts ..
 		"subject_token":      {subjectToken},
 		"subject_token_type": {TokenTypeAccess},
 	}
-	r, _ := epExchangeToken.route() // no ids: it cannot fail
+	r, _ := fill(v1wire.ExchangeToken) // no ids: it cannot fail
 	cc := core.Call{
 		Route:     r,
 		Raw:       []byte(form.Encode()),

@@ -60,7 +60,7 @@ func TestProxy(t *testing.T) {
 		return resp, string(b)
 	}
 	resp, body := get("POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"thread":{"userKey":"bob"}}`,
-		"X-Api-Key", "placeholder", "Origin", "http://localhost:5173")
+		"X-Api-Key", "placeholder", "Origin", "http://localhost:5173", "Content-Type", "application/json")
 	require.Equal(t, http.StatusCreated, resp.StatusCode, body)
 	assert.Contains(t, body, `"delta":"hi"`)
 	assert.Equal(t, "http://localhost:5173", resp.Header.Get("Access-Control-Allow-Origin"))
@@ -77,7 +77,7 @@ func TestProxy(t *testing.T) {
 	assert.Equal(t, http.StatusNoContent, resp.StatusCode)
 	assert.Equal(t, "content-type, x-api-key", resp.Header.Get("Access-Control-Allow-Headers"))
 	resp, _ = get("OPTIONS", "/v1/threads", "", "Origin", "http://evil.example", "Access-Control-Request-Method", "POST")
-	assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode, "another origin gets no preflight")
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode, "another origin gets no preflight")
 	resp, _ = get("GET", "/projects", "")
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
 

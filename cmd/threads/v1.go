@@ -47,30 +47,19 @@ func (cl *call) v1Client(e *env) (*runs.Client, bool) {
 // 403 that the service also gives a wrong key): /v1 always sends the key
 // in x-api-key, so the key is the thing to check. A 403 on a route that
 // names a thread is more often the thread: unknown, deleted or another end
-// user's, which the service answers with the same 403. The hint names the
-// CLI's variable and flag, once.
+// user's, which the service answers with the same 403: the Problem's Route
+// says which route failed. The hint names the CLI's variable and flag,
+// once.
 func v1Fail(e *env, err error) int {
 	if (errors.Is(err, threads.ErrUnauthorized) || errors.Is(err, threads.ErrForbidden)) && !strings.Contains(err.Error(), threads.EnvAPIKey) {
 		var p *threads.Problem
-		if errors.Is(err, threads.ErrForbidden) && errors.As(err, &p) && namesThread(p.Path) {
+		if errors.Is(err, threads.ErrForbidden) && errors.As(err, &p) && strings.Contains(p.Route, "{threadId}") {
 			err = fmt.Errorf("%w (the thread may not exist or may belong to another end user; or a refused key: check %s or --api-key-stdin)", err, threads.EnvAPIKey)
 		} else {
 			err = fmt.Errorf("%w (a refused key? check %s or --api-key-stdin)", err, threads.EnvAPIKey)
 		}
 	}
 	return fail(e, err)
-}
-
-// namesThread reports whether path is a /v1 route of one thread
-// (/v1/threads/{id}..., after any path of the base URL), not the list or
-// POST /v1/threads/runs.
-func namesThread(path string) bool {
-	i := strings.Index(path, "/v1/threads/")
-	if i < 0 {
-		return false
-	}
-	id := path[i+len("/v1/threads/"):]
-	return id != "" && id != "runs"
 }
 
 var v1ListCmd = &command{

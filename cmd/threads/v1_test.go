@@ -44,3 +44,21 @@ func TestV1RunReasoning(t *testing.T) {
 	assert.Equal(t, 5, strings.Count(out, `"kind":"reasoning"`)) // one per word
 	assert.Equal(t, 1, strings.Count(out, `"kind":"text"`))
 }
+
+// A 403 on a thread's route hints that the thread may be unknown or
+// another end user's, whatever the thread's id: the route comes from the
+// error, so an id that spells another route ("runs": GET
+// /v1/threads/runs) is still a thread's.
+func TestV1ForbiddenThreadHint(t *testing.T) {
+	srv := threadstest.Start()
+	t.Cleanup(srv.Close)
+	t.Setenv(threads.EnvBaseURL, srv.URL)
+	t.Setenv(threads.EnvAPIKey, srv.APIKey)
+	t.Setenv(threads.EnvAPIKeyHeader, "")
+	for _, id := range []string{"thr_unknown.1", "runs"} {
+		var stdout, stderr bytes.Buffer
+		status := run([]string{"v1-get", "--user-key", "u", id}, &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, interrupt: make(chan os.Signal)})
+		assert.NotEqual(t, exitOK, status)
+		assert.Contains(t, stderr.String(), "the thread may not exist or may belong to another end user", id)
+	}
+}

@@ -15,6 +15,11 @@
 //     or the TypeScript SDK (baseURL) at http://ADDR/api/tambo. It offers
 //     the model a server-side tool, server_time, beside the browser's own.
 //
+// What proxy.Handler leaves to the backend, it adds: the session check
+// (the user function refuses a request without a known session: 401) and
+// CSRF protection (http.CrossOriginProtection around everything, and a
+// SameSite=Strict session cookie).
+//
 // With THREADS_BASE_URL unset it starts the SDK's built-in fake service in
 // this process, so it runs anywhere:
 //
@@ -118,7 +123,13 @@ func newApp(client *threads.Client, logger *log.Logger) (*app, error) {
 	mux.HandleFunc("GET /{$}", a.page)
 	mux.HandleFunc("GET /stream", a.stream)
 	mux.Handle("/api/tambo/", http.StripPrefix("/api/tambo", v1))
-	a.Handler = mux
+	// CSRF protection: the browser sends the session cookie with requests
+	// that other sites' pages make too. This refuses their writes (a POST
+	// that starts a run) by the browser's Sec-Fetch-Site and Origin
+	// headers; the cookie's SameSite=Strict keeps it off their GETs. An
+	// app whose web client is served from another origin adds it with
+	// AddTrustedOrigin, and answers that origin's CORS preflights.
+	a.Handler = http.NewCrossOriginProtection().Handler(mux)
 	return a, nil
 }
 

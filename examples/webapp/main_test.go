@@ -67,7 +67,11 @@ func TestWebapp(t *testing.T) {
 	assert.NotContains(t, body, "someone-else")
 
 	// The server-side tool is offered on a run of the official clients.
-	req, _ := http.NewRequest("POST", srv.URL+"/api/tambo/v1/threads/runs", strings.NewReader(`{"message":{"role":"user","content":[{"type":"text","text":"what time is it?"}]}}`))
+	run := `{"message":{"role":"user","content":[{"type":"text","text":"what time is it?"}]}}`
+	req, _ := http.NewRequest("POST", srv.URL+"/api/tambo/v1/threads/runs", strings.NewReader(run))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Origin", srv.URL)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	resp, err = browser.Do(req)
 	require.NoError(t, err)
 	b, _ := io.ReadAll(resp.Body)
@@ -76,6 +80,27 @@ func TestWebapp(t *testing.T) {
 	assert.Equal(t, 2, strings.Count(string(b), `"type":"RUN_STARTED"`), "the server_time call answered in the same response")
 	assert.Contains(t, string(b), `"delta":"said: "`, "the second run read the tool's result")
 	assert.Empty(t, logged.String())
+
+	// Another site's page posting with the user's cookie starts nothing:
+	// neither a JSON fetch (refused by its Sec-Fetch-Site or Origin) nor
+	// a text/plain form or fetch that needs no preflight.
+	before := len(fake.Requests())
+	for _, hdr := range [][]string{
+		{"Content-Type", "application/json", "Sec-Fetch-Site", "cross-site", "Origin", "https://evil.example"},
+		{"Content-Type", "application/json", "Origin", "https://evil.example"},
+		{"Content-Type", "text/plain", "Sec-Fetch-Site", "cross-site", "Origin", "https://evil.example"},
+		{"Content-Type", "text/plain"},
+	} {
+		req, _ := http.NewRequest("POST", srv.URL+"/api/tambo/v1/threads/runs", strings.NewReader(run))
+		for i := 0; i < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		resp, err := browser.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Contains(t, []int{http.StatusForbidden, http.StatusUnsupportedMediaType}, resp.StatusCode, "%q", hdr)
+	}
+	assert.Len(t, fake.Requests(), before, "nothing reached the service")
 
 	stranger := &http.Client{}
 	resp, err = stranger.Get(srv.URL + "/api/tambo/v1/threads")

@@ -170,6 +170,8 @@ func TestScripts(t *testing.T) {
 			"gorunfake":     goRunFakeCmd(dir),
 			"killgorun":     cmdKillGoRun,
 			"fakestops":     fakeStops(t),
+			"proxystart":    cmdProxyStart,
+			"httpreq":       cmdHTTPReq,
 		},
 	})
 }
