@@ -66,5 +66,4 @@
 // server-side tools as for the browser's ([runs.Client.RunTools]); the
 // fake copies it with threadstest.WithLastToolCallOnly (and
 // WithLiveHabits).
-//
 package proxy
