@@ -22,6 +22,7 @@ import (
 	"fmt"
 
 	threads "github.com/threadsapi/threads-go"
+	_ "github.com/threadsapi/threads-go/proxy"
 )
 
 func main() {
@@ -54,5 +55,12 @@ fi
 if grep -q 'modelcontextprotocol\|threads-go/mcp' <<<"$mods"; then
   echo "an MCP module reached the consumer's module graph (MCP belongs in the mcp module):"
   grep 'modelcontextprotocol\|threads-go/mcp' <<<"$mods"; exit 1
+fi
+# The Redis store (github.com/threadsapi/threads-go/proxy/redisstore) is a
+# module of its own: a consumer of the SDK (and of package proxy) has no
+# Redis client in its module graph.
+if grep -q 'redis' <<<"$mods"; then
+  echo "Redis reached the consumer's module graph (the Redis store belongs in proxy/redisstore):"
+  grep 'redis' <<<"$mods"; exit 1
 fi
 echo "consumer build with -mod=vendor: ok"
