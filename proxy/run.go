@@ -94,7 +94,7 @@ func (q *request) run(create bool) {
 	// request: a run whose pause reached the relay is read to its end
 	// after the browser left (the relay decides; until it runs, the
 	// browser leaving cancels).
-	ctx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(q.r.Context()), userKey{}, q.user))
+	ctx, cancel := context.WithCancel(withRunUser(context.WithoutCancel(q.r.Context()), q.user))
 	defer cancel()
 	stopStart := context.AfterFunc(q.r.Context(), cancel)
 	// Shutdown's deadline ends the run as the browser leaving would.
