@@ -416,6 +416,8 @@ func (q *request) serve(id routeID) {
 		}
 	case routeComponentState:
 		q.componentState()
+	case routeRunEvents:
+		q.resume()
 	case routeCreateRun, routeRun:
 		q.run(id == routeCreateRun)
 	}
