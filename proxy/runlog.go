@@ -39,7 +39,7 @@ const (
 // /v1/threads/{threadId}/runs/{runId}/events (runId: the X-Run-Id
 // header), sending the last id it got as Last-Event-ID (an EventSource
 // does so by itself): every event after it once, in order, then the live
-// ones, then the end. See docs/instances.md.
+// ones, then the end. See docs/reloads.md.
 //
 // A detached run is an exception to "no goroutine after a call": it ends
 // with the run, at max, or at [Handler.Shutdown]'s deadline. It keeps its
