@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -123,6 +124,8 @@ type Handler struct {
 	instance string
 	leases   atomic.Uint64
 	life     lifecycle
+	// flushWarn: a writer that cannot flush is logged once.
+	flushWarn sync.Once
 	// redact removes every spelling of the client's API key, and of
 	// extra, from a JSON answer before the browser gets it.
 	redact func(s string, extra ...string) string
@@ -406,6 +409,8 @@ func (q *request) serve(id routeID) {
 		}
 	case routeComponentState:
 		q.componentState()
+	case routeRunEvents:
+		q.resume()
 	case routeCreateRun, routeRun:
 		q.run(id == routeCreateRun)
 	}
