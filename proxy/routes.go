@@ -23,6 +23,7 @@ const (
 	routeListSuggestions
 	routeGenerateSuggestions
 	routeComponentState
+	routeRunEvents
 )
 
 // routes is the allow-list: the /v1 routes that the official TypeScript
@@ -46,6 +47,9 @@ var routes = []struct {
 	{"GET", "/v1/threads/{threadId}/messages/{messageId}/suggestions", routeListSuggestions},
 	{"POST", "/v1/threads/{threadId}/messages/{messageId}/suggestions", routeGenerateSuggestions},
 	{"POST", "/v1/threads/{threadId}/components/{componentId}/state", routeComponentState},
+	// The Handler's own: a detached run's events, for a page resuming it
+	// (WithDetachedRuns); the service has no such route.
+	{"GET", "/v1/threads/{threadId}/runs/{runId}/events", routeRunEvents},
 }
 
 // match finds r's route. On a miss it returns the status to answer: 400

@@ -3,13 +3,16 @@ package proxy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
+	"sync"
 
 	threads "github.com/threadsapi/threads-go"
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/threadsapi/threads-go/internal/rawrun"
 	"github.com/threadsapi/threads-go/runs"
 )
 
@@ -69,7 +72,13 @@ func (q *request) run(create bool) {
 		writeError(q.w, http.StatusServiceUnavailable, "The server is shutting down; try again")
 		return
 	}
-	defer h.life.runs.Done()
+	// A detached run hands what it holds to the goroutine that owns it.
+	handed := false
+	defer func() {
+		if !handed {
+			h.life.runs.Done()
+		}
+	}()
 	slot, status := h.takeSlot(q.r.Context(), q.user)
 	switch status {
 	case 0:
@@ -80,14 +89,37 @@ func (q *request) run(create bool) {
 		writeError(q.w, status, "The run cannot start now; try again")
 		return
 	}
-	defer h.release(q.r.Context(), slot)
+	// Released once: at the end, or by the relay when a write overran
+	// on a writer that takes no deadline.
+	var releaseOnce sync.Once
+	release := func() { releaseOnce.Do(func() { h.release(context.WithoutCancel(q.r.Context()), slot) }) }
+	defer func() {
+		if !handed {
+			release()
+		}
+	}()
 
 	// The run's context says whose run it is (UserFrom), for the
-	// server-side tools it runs.
-	ctx, cancel := context.WithCancel(context.WithValue(q.r.Context(), userKey{}, q.user))
-	defer cancel()
+	// server-side tools it runs. It does not end with the browser's
+	// request: a run whose pause reached the relay is read to its end
+	// after the browser left (the relay decides; until it runs, the
+	// browser leaving cancels). A detached run's is bounded by its
+	// maximum.
+	base, cancelBase := context.WithoutCancel(q.r.Context()), context.CancelFunc(func() {})
+	if h.cfg.detach > 0 {
+		base, cancelBase = context.WithTimeout(base, h.cfg.detach)
+	}
+	ctx, cancelRun := context.WithCancel(withRunUser(base, q.user))
+	cancel := func() { cancelRun(); cancelBase() }
+	stopStart := context.AfterFunc(q.r.Context(), cancel)
 	// Shutdown's deadline ends the run as the browser leaving would.
-	defer context.AfterFunc(h.life.stop, cancel)()
+	stopAfter := context.AfterFunc(h.life.stop, cancel)
+	defer func() {
+		if !handed {
+			stopAfter()
+			cancel()
+		}
+	}()
 	p := b.params(h.tools)
 	threadID := ""
 	if !create {
@@ -125,6 +157,14 @@ func (q *request) run(create bool) {
 	}
 
 	opts := h.cfg.callOpts
+	var tap *rawrun.Tap
+	callCtx := ctx
+	if len(h.tools) == 0 && h.cfg.detach == 0 {
+		// No server-side tools: the relay reads the service's bytes
+		// itself, decoding only what it acts on.
+		tap = new(rawrun.Tap)
+		callCtx = rawrun.With(ctx, tap)
+	}
 	cp := runs.CreateRunParams{RunParams: p, ThreadMetadata: b.ThreadMetadata}
 	if b.Thread != nil {
 		cp.InitialMessages = b.Thread.InitialMessages
@@ -139,9 +179,9 @@ func (q *request) run(create bool) {
 		case len(h.tools) > 0:
 			return nilIfErr(q.c.RunTools(ctx, threadID, p, tools, opts...))
 		case create:
-			return nilIfErr(q.c.CreateAndRun(ctx, cp, opts...))
+			return nilIfErr(q.c.CreateAndRun(callCtx, cp, opts...))
 		default:
-			return nilIfErr(q.c.Run(ctx, threadID, p, opts...))
+			return nilIfErr(q.c.Run(callCtx, threadID, p, opts...))
 		}
 	}
 	s, err := start()
@@ -154,6 +194,7 @@ func (q *request) run(create bool) {
 			s, err = start()
 		}
 	}
+	stopStart()
 	if err != nil {
 		if pending != nil {
 			// Not sent: they wait for the browser's next try.
@@ -164,6 +205,9 @@ func (q *request) run(create bool) {
 		h.fail(q.w, q.r, err)
 		return
 	}
+	if tap != nil && tap.Body == nil {
+		tap = nil // not taken: the stream reads its own answer
+	}
 
 	// The ids go out redacted, as the events do: a service could name the
 	// run or the thread with a secret (the relay copies them as they are).
@@ -172,14 +216,27 @@ func (q *request) run(create bool) {
 			q.w.Header().Set(name, q.h.redact(id, q.secrets()...))
 		}
 	}
-	rl := relayer{keepAlive: h.cfg.keepAlive, writeTimeout: h.cfg.writeTimeout, status: http.StatusCreated, stop: cancel}
+	var filter func(runs.Event, []byte) ([]byte, bool)
 	if len(h.tools) > 0 {
 		browser := make(map[string]bool, len(p.ToolDefinitions))
 		for _, t := range p.ToolDefinitions {
 			browser[t.Name] = true
 		}
-		pz := &pauses{q: q, ctx: ctx, browser: browser}
-		rl.filter = pz.filter
+		filter = (&pauses{q: q, ctx: ctx, browser: browser}).filter
+	}
+	if h.cfg.detach > 0 {
+		handed = true
+		q.detach(ctx, s, filter, func() {
+			stopAfter()
+			cancel()
+			release()
+			h.life.runs.Done()
+		})
+		return
+	}
+	rl := relayer{
+		keepAlive: h.cfg.keepAlive, writeTimeout: h.cfg.writeTimeout, status: http.StatusCreated,
+		stop: cancel, overrun: release, noFlush: h.cannotFlush, tap: tap, filter: filter,
 	}
 	res, err := rl.relay(q.w, q.r, s)
 	switch {
@@ -188,6 +245,37 @@ func (q *request) run(create bool) {
 	case err != nil:
 		h.runEnded(ctx, q.user, err)
 	}
+}
+
+// detach hands run s to a goroutine that reads it to its end into its
+// log, then calls done, and serves the browser from the log: the browser
+// leaving ends only its own stream.
+func (q *request) detach(ctx context.Context, s Stream, filter func(runs.Event, []byte) ([]byte, bool), done func()) {
+	h := q.h
+	ref := h.runRef(q.user, s.ThreadID(), s.RunID())
+	meta, _ := json.Marshal(runMeta{ThreadID: ref.threadID, RunID: ref.runID})
+	if err := h.cfg.store.Set(ctx, ref.meta, meta, ref.metaTTL); err != nil {
+		h.log.WarnContext(ctx, "proxy: cannot record a detached run in the store; it cannot be resumed", "error", err)
+	}
+	ready := make(chan struct{})
+	go ref.own(ctx, s, filter, ready, func(err error) {
+		if err != nil {
+			h.runEnded(ctx, q.user, err)
+		}
+		done()
+	})
+	<-ready // the log exists: the browser reads it from its start
+	ref.serve(q.w, q.r, q.c, "", http.StatusCreated)
+}
+
+// cannotFlush logs, once per Handler, a response writer that cannot flush:
+// the backend's middleware wraps the writer without Unwrap, and every run
+// reaches the browser only at its end.
+func (h *Handler) cannotFlush(w http.ResponseWriter) {
+	h.flushWarn.Do(func() {
+		h.log.Error(fmt.Sprintf("proxy: the response writer %T cannot flush, so runs reach the browser only at their end; "+
+			"give the middleware's writer an Unwrap() http.ResponseWriter method (see http.ResponseController)", w))
+	})
 }
 
 // nilIfErr turns a typed nil stream into a nil Stream, so that a failed

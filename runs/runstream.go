@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/core"
 	"github.com/threadsapi/threads-go/internal/jsonscan"
 	"github.com/threadsapi/threads-go/internal/sse"
 	"github.com/threadsapi/threads-go/internal/stream"
@@ -236,6 +237,14 @@ func (s *Stream) Next() bool {
 	return ok
 }
 
+// Buffered reports whether the next event (or the stream's end) has
+// already arrived, so that Next will return it without waiting for the
+// network. A relay uses it to write the events that have arrived as one
+// batch, and to flush only when Next would wait ([proxy.Relay]).
+func (s *Stream) Buffered() bool {
+	return s == nil || s.eng.Buffered()
+}
+
 // engine is s's engine; nil for a nil Stream (whose methods work, as a
 // zero Stream's).
 func (s *Stream) engine() *stream.Engine {
@@ -314,7 +323,7 @@ func (s *Stream) apply(e Event) (stream.Verdict, error) {
 		a.final(e.ComponentID, e.FinalProps, e.FinalState)
 	case RunFinished:
 		s.cur = e
-		a.addUsage(e.Usage)
+		s.usage(e.Usage)
 		o := OutcomeFinished
 		switch {
 		case e.Ending != nil && e.Ending.Outcome == EndingCancelled:
@@ -333,7 +342,7 @@ func (s *Stream) apply(e Event) (stream.Verdict, error) {
 	case RunErrorEvent:
 		e.Message = s.clean(e.Message)
 		s.cur = e
-		a.addUsage(e.Usage)
+		s.usage(e.Usage)
 		if e.Code == CodeCancelled {
 			s.end(OutcomeCancelled)
 			return stream.DeliverLast, nil
@@ -681,4 +690,15 @@ func (s *Stream) result() *Result {
 		r.ToolCalls = append(r.ToolCalls, StreamedToolCall{ID: c.id, Name: c.name, Arguments: string(c.args), ParentMessageID: c.parent})
 	}
 	return r
+}
+
+// usage records a run's reported usage: in the Result, and for the call's
+// observer (threads.CallEnd.Usage).
+func (s *Stream) usage(u []TokenUsage) {
+	s.acc.addUsage(u)
+	obs := s.eng.Observation()
+	for _, t := range u[:min(len(u), maxItems)] {
+		obs.Usage(core.TokenUsage{Provider: t.Provider, Model: t.Model, InputTokens: t.InputTokens, OutputTokens: t.OutputTokens,
+			TotalTokens: t.TotalTokens, ReasoningTokens: t.ReasoningTokens, CachedInputTokens: t.CachedInputTokens, CacheWrite: t.CacheWriteInputTokens})
+	}
 }
