@@ -26,6 +26,7 @@ type runBody struct {
 		AdditionalContext map[string]any `json:"additionalContext"`
 	} `json:"message"`
 	PreviousRunID       string                    `json:"previousRunId"`
+	Resume              []runs.ResumeEntry        `json:"resume"`
 	Tools               []runs.ToolDefinition     `json:"tools"`
 	AvailableComponents []runs.AvailableComponent `json:"availableComponents"`
 	ToolChoice          any                       `json:"toolChoice"`
@@ -120,7 +121,7 @@ func (q *request) run(create bool) {
 			cancel()
 		}
 	}()
-	p := b.params(h.tools)
+	p := b.params(h.server)
 	threadID := ""
 	if !create {
 		threadID = q.vals[0]
@@ -128,10 +129,27 @@ func (q *request) run(create bool) {
 	// The continuation of a pause whose server-side calls are recorded
 	// in the store: their results are the server's, never the browser's,
 	// taken now, once, so that no other continuation sends them.
-	continues := threadID != "" && p.PreviousRunID != "" && len(h.tools) > 0
+	continues := threadID != "" && p.PreviousRunID != "" && len(h.server) > 0
 	var pending []byte
 	var ours []runs.Content
 	pendingKey := ""
+	var parked []byte
+	parkedKey := ""
+	if continues && h.approvals != nil {
+		// The pause's parked calls: each decided (through the approval
+		// API, or now by the page's resume[] entry), or expired and
+		// answered so; else the continuation waits.
+		var results []runs.Content
+		var status int
+		parkedKey = h.parkedKey(q.user, threadID, p.PreviousRunID)
+		parked, results, status = q.settleParked(ctx, parkedKey, b.Resume)
+		if status != 0 {
+			return
+		}
+		if parked != nil {
+			p.Content = append(slices.Clone(results), q.withoutForged(ctx, threadID, p.Content, results)...)
+		}
+	}
 	if continues {
 		pendingKey = h.pendingKey(q.user, threadID, p.PreviousRunID)
 		v, ok, err := h.cfg.store.Take(ctx, pendingKey)
@@ -173,11 +191,19 @@ func (q *request) run(create bool) {
 		}
 	}
 	start := func() (Stream, error) {
+		withParked := func(p runs.RunParams) runs.RunParams {
+			if h.approvals != nil {
+				p.ToolDefinitions = append(slices.Clone(p.ToolDefinitions), h.approvals.defs...)
+			}
+			return p
+		}
 		switch tools := (runs.ToolRunner{Tools: h.cfg.tools}); {
-		case len(h.tools) > 0 && create:
+		case len(h.server) > 0 && create:
+			cp := cp
+			cp.RunParams = withParked(cp.RunParams)
 			return nilIfErr(q.c.CreateAndRunTools(ctx, cp, tools, opts...))
-		case len(h.tools) > 0:
-			return nilIfErr(q.c.RunTools(ctx, threadID, p, tools, opts...))
+		case len(h.server) > 0:
+			return nilIfErr(q.c.RunTools(ctx, threadID, withParked(p), tools, opts...))
 		case create:
 			return nilIfErr(q.c.CreateAndRun(callCtx, cp, opts...))
 		default:
@@ -202,6 +228,12 @@ func (q *request) run(create bool) {
 				h.log.ErrorContext(ctx, "proxy: cannot put back server-side tool results after a continuation failed", "error", err)
 			}
 		}
+		if parked != nil {
+			// Its decisions are recorded: the next try finds them.
+			if err := h.cfg.store.Set(context.WithoutCancel(ctx), parkedKey, parked, h.approvals.TTL+DefaultPendingTTL); err != nil {
+				h.log.ErrorContext(ctx, "proxy: cannot put back a pause's parked calls after a continuation failed", "error", err)
+			}
+		}
 		h.fail(q.w, q.r, err)
 		return
 	}
@@ -217,7 +249,7 @@ func (q *request) run(create bool) {
 		}
 	}
 	var filter func(runs.Event, []byte) ([]byte, bool)
-	if len(h.tools) > 0 {
+	if len(h.server) > 0 {
 		browser := make(map[string]bool, len(p.ToolDefinitions))
 		for _, t := range p.ToolDefinitions {
 			browser[t.Name] = true
