@@ -633,4 +633,3 @@ func cliFakeHeld(t *testing.T) func(ts *testscript.TestScript, neg bool, args []
 		ts.Setenv(args[1], ids[1])
 	}
 }
-
