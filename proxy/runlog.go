@@ -174,6 +174,12 @@ func (ref *runRef) serve(w http.ResponseWriter, r *http.Request, c *runs.Client,
 			return
 		}
 		if len(es) == 0 {
+			if !ref.ownerLives(ctx) {
+				// Its owner died mid-run: what the log held was sent, and
+				// the run's end is the service's.
+				write(frame(nil, ref.storedEnd(ctx, c)))
+				return
+			}
 			if !write([]byte(keepAliveComment)) {
 				return
 			}
@@ -197,6 +203,22 @@ func (ref *runRef) serve(w http.ResponseWriter, r *http.Request, c *runs.Client,
 	}
 }
 
+// ownerLives reports whether an instance still reads the run: its owner
+// lease is held. The store has no read of a lease, so this takes it for a
+// moment when it is free (and lets it go at once).
+func (ref *runRef) ownerLives(ctx context.Context) bool {
+	h := ref.h
+	probe := h.instance + ":probe:" + ref.runID
+	free, err := h.cfg.store.Lease(ctx, ref.owner, probe, h.cfg.leaseTTL)
+	if err != nil {
+		return true // unknown: keep waiting, the log may go on
+	}
+	if free {
+		_ = h.cfg.store.Release(context.WithoutCancel(ctx), ref.owner, probe)
+	}
+	return !free
+}
+
 // snapshot writes AG-UI's own form of the run's state, for a page whose
 // place in the log is gone: RUN_STARTED, MESSAGES_SNAPSHOT of the
 // thread's messages as the service has them, and the run's end as the
@@ -214,13 +236,31 @@ func (ref *runRef) snapshot(ctx context.Context, c *runs.Client, write func([]by
 		}
 		msgs = append(msgs, aguiMessages(m)...)
 	}
-	var end []byte
-	th, terr := c.GetThread(ctx, ref.threadID, opts...)
-	switch {
-	case err != nil || terr != nil:
-		h.log.WarnContext(ctx, "proxy: cannot read a thread for a run's snapshot", "error", errors.Join(err, terr))
-		end, _ = json.Marshal(map[string]any{"type": "RUN_ERROR", "message": "the run's state could not be read; reload the thread", "code": "SNAPSHOT_FAILED"})
+	end := ref.storedEnd(ctx, c)
+	if err != nil {
+		h.log.WarnContext(ctx, "proxy: cannot read a thread's messages for a run's snapshot", "error", err)
 		msgs = []any{}
+	}
+	snap, _ := json.Marshal(map[string]any{"type": "MESSAGES_SNAPSHOT", "messages": msgs}, wireJSON)
+	var b []byte
+	for _, ev := range [][]byte{start, snap, end} {
+		b = frame(b, []byte(h.redact(string(ev), ref.secrets()...)))
+	}
+	write(b)
+}
+
+// storedEnd is the run's end as the service stored it, as AG-UI's
+// RUN_FINISHED or RUN_ERROR: RUN_ERROR for a failed or cancelled run (code
+// CANCELLED), for one still going whose events this instance cannot serve
+// (RUN_IN_PROGRESS), and when the thread cannot be read (STATE_UNKNOWN).
+func (ref *runRef) storedEnd(ctx context.Context, c *runs.Client) []byte {
+	h := ref.h
+	var end []byte
+	th, terr := c.GetThread(ctx, ref.threadID, h.cfg.callOpts...)
+	switch {
+	case terr != nil:
+		h.log.WarnContext(ctx, "proxy: cannot read a thread for a run's end", "error", terr)
+		end, _ = json.Marshal(map[string]any{"type": "RUN_ERROR", "message": "the run's state could not be read; reload the thread", "code": "STATE_UNKNOWN"})
 	case th.RunStatus != runs.RunStatusIdle && th.CurrentRunID == ref.runID:
 		end, _ = json.Marshal(map[string]any{"type": "RUN_ERROR", "message": "the run is still going, but its events are no longer kept; reload the thread when it ends", "code": "RUN_IN_PROGRESS"})
 	case th.LastRunError != nil:
@@ -230,12 +270,7 @@ func (ref *runRef) snapshot(ctx context.Context, c *runs.Client, write func([]by
 	default:
 		end, _ = json.Marshal(map[string]any{"type": "RUN_FINISHED", "threadId": ref.threadID, "runId": ref.runID})
 	}
-	snap, _ := json.Marshal(map[string]any{"type": "MESSAGES_SNAPSHOT", "messages": msgs}, wireJSON)
-	var b []byte
-	for _, ev := range [][]byte{start, snap, end} {
-		b = frame(b, []byte(h.redact(string(ev), ref.secrets()...)))
-	}
-	write(b)
+	return []byte(h.redact(string(end), ref.secrets()...))
 }
 
 func (ref *runRef) secrets() []string {
