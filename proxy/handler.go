@@ -156,7 +156,7 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 	if user == nil {
 		return nil, errors.New("proxy: New: the user function is nil")
 	}
-	conn, err := core.ConnOf(client)
+	conn, err := core.ConnOf[threads.RequestOption](client)
 	if err != nil {
 		return nil, fmt.Errorf("proxy: New: %w", err)
 	}

@@ -33,7 +33,7 @@ import (
 // says. A Client is safe for concurrent use. Its counterpart on the spec's
 // routes is the [threads.Client] it is made from.
 type Client struct {
-	conn    core.Conn
+	conn    core.Conn[threads.RequestOption]
 	err     error // why New could not link to the *threads.Client
 	userKey string
 	token   threads.Token
@@ -53,7 +53,7 @@ func New(c *threads.Client) *Client {
 	if c == nil {
 		return &Client{err: errors.New("runs: New: the *threads.Client is nil")}
 	}
-	conn, err := core.ConnOf(c)
+	conn, err := core.ConnOf[threads.RequestOption](c)
 	if err != nil {
 		return &Client{err: fmt.Errorf("runs: New: %w", err)}
 	}
