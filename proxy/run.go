@@ -9,58 +9,30 @@ import (
 	threads "github.com/threadsapi/threads-go"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/threadsapi/threads-go/runs"
 )
 
-// runBody is what the browser may send to start a run: the members of the
-// service's two run routes, read into the runs types. userKey and
-// thread.userKey are not among them: the end user is the backend's.
-type runBody struct {
-	Message struct {
-		Content           []runs.Content `json:"content"`
-		Metadata          map[string]any `json:"metadata"`
-		AdditionalContext map[string]any `json:"additionalContext"`
-	} `json:"message"`
-	PreviousRunID       string                    `json:"previousRunId"`
-	Tools               []runs.ToolDefinition     `json:"tools"`
-	AvailableComponents []runs.AvailableComponent `json:"availableComponents"`
-	ToolChoice          any                       `json:"toolChoice"`
-	Model               string                    `json:"model"`
-	MaxTokens           int                       `json:"maxTokens"`
-	Temperature         *float64                  `json:"temperature"`
-	RunMetadata         map[string]any            `json:"runMetadata"`
-	ThreadMetadata      map[string]any            `json:"threadMetadata"`
-	Thread              *struct {
-		Metadata        map[string]any        `json:"metadata"`
-		InitialMessages []runs.InitialMessage `json:"initialMessages"`
-	} `json:"thread"`
-}
-
-// params returns the run's parameters, the browser's tools without those
-// that a server-side tool of the same name replaces.
-func (b *runBody) params(server map[string]bool) runs.RunParams {
-	tools := slices.DeleteFunc(b.Tools, func(t runs.ToolDefinition) bool { return server[t.Name] })
-	return runs.RunParams{
-		Content:             b.Message.Content,
-		MessageMetadata:     b.Message.Metadata,
-		AdditionalContext:   b.Message.AdditionalContext,
-		PreviousRunID:       b.PreviousRunID,
-		ToolDefinitions:     tools,
-		AvailableComponents: b.AvailableComponents,
-		ToolChoice:          b.ToolChoice,
-		Model:               b.Model,
-		MaxTokens:           b.MaxTokens,
-		Temperature:         b.Temperature,
-		RunMetadata:         b.RunMetadata,
-	}
+// withoutServers returns the browser's tools without those that a
+// server-side tool of the same name replaces.
+func withoutServers(tools []runs.ToolDefinition, server map[string]bool) []runs.ToolDefinition {
+	return slices.DeleteFunc(tools, func(t runs.ToolDefinition) bool { return server[t.Name] })
 }
 
 // run serves the two run routes: it starts the run as the backend's user
 // and relays it.
 func (q *request) run(create bool) {
-	var b runBody
-	if !q.body(&b) {
+	// The run is read as package runs reads a run body (internal/v1wire's
+	// RunBody): only what the run routes take, never a userKey.
+	var cp runs.CreateRunParams
+	if !q.body(&cp) {
+		return
+	}
+	if len(cp.Content) == 0 {
+		// The service answers a run without a message 500, and leaves an
+		// empty thread behind on the create route: the SDK refuses it.
+		writeError(q.w, http.StatusBadRequest, "message.content must not be empty")
 		return
 	}
 	h := q.h
@@ -88,11 +60,9 @@ func (q *request) run(create bool) {
 	defer cancel()
 	// Shutdown's deadline ends the run as the browser leaving would.
 	defer context.AfterFunc(h.life.stop, cancel)()
-	p := b.params(h.tools)
-	threadID := ""
-	if !create {
-		threadID = q.vals[0]
-	}
+	p := cp.RunParams
+	p.ToolDefinitions = withoutServers(p.ToolDefinitions, h.tools)
+	threadID := q.route.Values["threadId"]
 	// The continuation of a pause whose server-side calls are recorded
 	// in the store: their results are the server's, never the browser's,
 	// taken now, once, so that no other continuation sends them.
@@ -125,14 +95,8 @@ func (q *request) run(create bool) {
 	}
 
 	opts := h.cfg.callOpts
-	cp := runs.CreateRunParams{RunParams: p, ThreadMetadata: b.ThreadMetadata}
-	if b.Thread != nil {
-		cp.InitialMessages = b.Thread.InitialMessages
-		if cp.ThreadMetadata == nil {
-			cp.ThreadMetadata = b.Thread.Metadata // the service: threadMetadata wins
-		}
-	}
 	start := func() (Stream, error) {
+		cp.RunParams = p
 		switch tools := (runs.ToolRunner{Tools: h.cfg.tools}); {
 		case len(h.tools) > 0 && create:
 			return nilIfErr(q.c.CreateAndRunTools(ctx, cp, tools, opts...))
@@ -165,13 +129,10 @@ func (q *request) run(create bool) {
 		return
 	}
 
-	// The ids go out redacted, as the events do: a service could name the
-	// run or the thread with a secret (the relay copies them as they are).
-	for name, id := range map[string]string{"X-Thread-Id": s.ThreadID(), "X-Run-Id": s.RunID()} {
-		if id != "" {
-			q.w.Header().Set(name, q.h.redact(id, q.secrets()...))
-		}
-	}
+	// The relay passes the ids as the stream holds them: redacted by the
+	// request core, as the events are. Nothing else of the service's
+	// headers is passed.
+	setHeaders(q.w.Header(), "")
 	rl := relayer{keepAlive: h.cfg.keepAlive, writeTimeout: h.cfg.writeTimeout, status: http.StatusCreated, stop: cancel}
 	if len(h.tools) > 0 {
 		browser := make(map[string]bool, len(p.ToolDefinitions))
@@ -269,7 +230,7 @@ func (h *Handler) decodePending(ctx context.Context, v []byte) ([]runs.Content, 
 func (h *Handler) keepPending(ctx context.Context, user User, threadID, runID string, results []runs.Content) {
 	key := h.pendingKey(user, threadID, runID)
 	ctx = context.WithoutCancel(ctx)
-	v, err := json.Marshal(results, wireJSON)
+	v, err := json.Marshal(results, resultJSON)
 	if err == nil {
 		err = h.cfg.store.Set(ctx, key, v, h.cfg.pendingTTL)
 	}
@@ -279,7 +240,7 @@ func (h *Handler) keepPending(ctx context.Context, user User, threadID, runID st
 		for i, r := range results {
 			calls[i].ToolCallID = r.ToolUseID
 		}
-		v, err = json.Marshal(notRun(calls, errors.New("the server's results could not be kept: too many pending results for this user")), wireJSON)
+		v, err = json.Marshal(notRun(calls, errors.New("the server's results could not be kept: too many pending results for this user")), resultJSON)
 		if err == nil {
 			err = h.cfg.store.Set(ctx, h.overKey(user, threadID, runID), v, h.cfg.pendingTTL)
 		}
@@ -357,3 +318,10 @@ func (h *Handler) answerLost(ctx context.Context, threadID string, content, ours
 	}
 	return out, true
 }
+
+// resultJSON is how the Handler writes the tool results it keeps or
+// sizes (the store's values, MaxPendingResults' budget): a tool's text
+// that is not UTF-8 as U+FFFD, as encoding/json writes it when package
+// runs sends a result. Answers are never written with it: they pass as
+// the service's bytes.
+var resultJSON = json.JoinOptions(json.Deterministic(true), jsontext.AllowInvalidUTF8(true))
