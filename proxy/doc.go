@@ -23,6 +23,11 @@
 //     ([WithStore]): pending results and each user's run slots;
 //     [Handler.Shutdown] ends a deploy's instance gracefully.
 //
+// Both are safe for concurrent use. The package serves /v1 only (package
+// runs), not the spec's routes of package threads. The command "threads
+// proxy --user-key NAME" serves a Handler for one user, to try a web
+// client locally.
+//
 // # Safe in front of browsers
 //
 // The Handler decides nothing about who the user is: the backend's user
@@ -48,6 +53,9 @@
 // (expired from the [Store], refused by a full one, or never
 // made because the browser left before the tool ran), the Handler
 // answers the calls with error results that say so, and the run goes on.
+// (The Handler records each server-side call in the store before the
+// browser sees it; once that record has expired too, it can no longer
+// tell which calls were the server's.)
 //
 // # Answers
 //
@@ -79,11 +87,8 @@
 // When the model makes two tool calls in one turn, the service streams
 // both and pauses for both, takes both results, but stores only the last
 // call's tool_use and hands the model only its result: the model may not
-// see the other results. This holds for server-side tools as for the
-// browser's ([runs.Client.RunTools]).
-//
-// Both are safe for concurrent use. The package serves /v1 only (package
-// runs), not the spec's routes of package threads. The command "threads
-// proxy --user-key NAME" serves a Handler for one user, to try a web
-// client locally.
+// see the other results (captures-turn5 07-09). This holds for
+// server-side tools as for the browser's ([runs.Client.RunTools]); the
+// fake copies it with threadstest.WithLastToolCallOnly (and
+// WithLiveHabits).
 package proxy

@@ -35,6 +35,14 @@ type assembly struct {
 	curReason  *reasonState // the block unnamed reasoning text goes to
 	chunking   bool         // the last event was a REASONING_MESSAGE_CHUNK
 	openMsg    string
+
+	// chunkMsg and chunkCall are the message or tool call that a run of
+	// TEXT_MESSAGE_CHUNKs or TOOL_CALL_CHUNKs is building ("" when none):
+	// at most one of them is set (see chunk).
+	chunkMsg, chunkCall string
+
+	// usage is the run's token usage, summed per provider and model.
+	usage []TokenUsage
 }
 
 type msgState struct {
@@ -523,4 +531,85 @@ func (a *assembly) charge(c *compState, delta int64) {
 		c.cost, c.props, c.dropped = 0, nil, true
 		a.incomplete = true
 	}
+}
+
+// chunk assembles AG-UI's chunk events as AG-UI's own client does (its
+// transformChunks): a TEXT_MESSAGE_CHUNK or TOOL_CALL_CHUNK naming a new
+// message or call (or following any other event) closes the one open and
+// opens its own, which the chunks after it that name it or nothing
+// continue; any other event closes it, except those AG-UI lets pass (RAW,
+// the activity events, REASONING_ENCRYPTED_VALUE). A chunk that opens
+// nothing and names nothing, which AG-UI's client refuses, is delivered
+// but adds nothing to the Result.
+func (a *assembly) chunk(e Event) {
+	switch e := e.(type) {
+	case TextMessageChunk:
+		if a.chunkMsg == "" || (e.MessageID != "" && e.MessageID != a.chunkMsg) {
+			a.closeChunks()
+			if e.MessageID == "" {
+				return
+			}
+			role := e.Role
+			if role == "" {
+				role = string(RoleAssistant)
+			}
+			a.message(e.MessageID, role, e.Timestamp)
+			a.chunkMsg = e.MessageID
+		}
+		a.text(a.chunkMsg, e.Delta)
+	case ToolCallChunk:
+		if a.chunkCall == "" || (e.ToolCallID != "" && e.ToolCallID != a.chunkCall) {
+			a.closeChunks()
+			if e.ToolCallID == "" {
+				return
+			}
+			a.call(e.ToolCallID, e.ToolCallName, e.ParentMessageID)
+			a.chunkCall = e.ToolCallID
+		}
+		a.args(a.chunkCall, e.Delta)
+	case RawEvent, ActivitySnapshot, ActivityDelta, ReasoningEncryptedValue:
+	default:
+		a.closeChunks()
+	}
+}
+
+// closeChunks ends the message or call a run of chunks was building.
+func (a *assembly) closeChunks() {
+	if a.chunkMsg != "" && a.openMsg == a.chunkMsg {
+		a.openMsg = ""
+	}
+	a.chunkMsg, a.chunkCall = "", ""
+}
+
+// addUsage adds the usage of a RUN_FINISHED or RUN_ERROR.
+func (a *assembly) addUsage(u []TokenUsage) {
+	var dropped bool
+	a.usage, dropped = sumUsage(a.usage, u)
+	a.incomplete = a.incomplete || dropped
+}
+
+// sumUsage adds add to into, one entry per provider and model, in the
+// order each first came; dropped is set when a new model was left out
+// (more than maxItems of them).
+func sumUsage(into, add []TokenUsage) (_ []TokenUsage, dropped bool) {
+next:
+	for _, u := range add {
+		for i := range into {
+			if t := &into[i]; t.Provider == u.Provider && t.Model == u.Model {
+				t.InputTokens += u.InputTokens
+				t.OutputTokens += u.OutputTokens
+				t.TotalTokens += u.TotalTokens
+				t.ReasoningTokens += u.ReasoningTokens
+				t.CachedInputTokens += u.CachedInputTokens
+				t.CacheWriteInputTokens += u.CacheWriteInputTokens
+				continue next
+			}
+		}
+		if len(into) >= maxItems {
+			dropped = true
+			continue
+		}
+		into = append(into, u)
+	}
+	return into, dropped
 }

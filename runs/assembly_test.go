@@ -231,3 +231,74 @@ func num(d string) int {
 	n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(d, "d"), "."))
 	return n
 }
+
+// A run sent as AG-UI's chunk events (TEXT_MESSAGE_CHUNK, TOOL_CALL_CHUNK:
+// each opened by the chunk naming it, continued by chunks naming it or
+// nothing, closed by any other event or another chunk) gives the same
+// Result as the run sent as start, content and end events, as AG-UI's own
+// client assembles them.
+func TestChunksAssembleAsStartContentEnd(t *testing.T) {
+	t.Parallel()
+	full := collectBody(t, sseRun(
+		textStart("m1"), textDelta("m1", "Hello, "), textDelta("m1", "world."), textEnd("m1"),
+		`{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"search","parentMessageId":"m1"}`,
+		`{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{\"q\":"}`,
+		`{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"\"go\"}"}`,
+		`{"type":"TOOL_CALL_END","toolCallId":"c1"}`,
+		`{"type":"TOOL_CALL_START","toolCallId":"c2","toolCallName":"fetch"}`,
+		`{"type":"TOOL_CALL_ARGS","toolCallId":"c2","delta":"{}"}`,
+		`{"type":"TOOL_CALL_END","toolCallId":"c2"}`,
+		textStart("m2"), textDelta("m2", "Done."), textEnd("m2"),
+	))
+	chunked := collectBody(t, sseRun(
+		`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","role":"assistant","delta":"Hello, "}`,
+		`{"type":"TEXT_MESSAGE_CHUNK","delta":"world."}`,
+		`{"type":"TOOL_CALL_CHUNK","toolCallId":"c1","toolCallName":"search","parentMessageId":"m1","delta":"{\"q\":"}`,
+		`{"type":"RAW","event":{"provider":"x"}}`, // AG-UI lets RAW pass without closing the call
+		`{"type":"TOOL_CALL_CHUNK","toolCallId":"c1","delta":"\"go\"}"}`,
+		`{"type":"TOOL_CALL_CHUNK","toolCallId":"c2","toolCallName":"fetch"}`, // a new id closes c1
+		`{"type":"TOOL_CALL_CHUNK","delta":"{}"}`,
+		`{"type":"STEP_STARTED","stepName":"answer"}`,  // any other event closes c2
+		`{"type":"TEXT_MESSAGE_CHUNK","delta":"lost"}`, // names nothing, opens nothing: AG-UI refuses it
+		`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m2"}`,
+		`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m2","delta":"Done."}`,
+	))
+	for _, m := range full.Messages {
+		if m.Text() == "" {
+			t.Fatalf("the start/content/end run lost its text: %+v", full.Messages)
+		}
+	}
+	for _, r := range []*Result{full, chunked} {
+		for i := range r.Messages {
+			r.Messages[i].CreatedAt = r.Messages[0].CreatedAt
+		}
+	}
+	if !reflect.DeepEqual(chunked, full) {
+		t.Errorf("chunked run\n%+v\nwant, as start/content/end\n%+v", chunked, full)
+	}
+}
+
+// Usage on RUN_FINISHED and RUN_ERROR is summed per provider and model in
+// Result.Usage, across the runs of one stream's events.
+func TestUsageSummedPerModel(t *testing.T) {
+	t.Parallel()
+	r := collectBody(t, []byte("data: "+textStart("m")+"\n\n"+
+		`data: {"type":"RUN_FINISHED","threadId":"t","runId":"r","usage":[`+
+		`{"provider":"openai","model":"gpt-5","inputTokens":10,"outputTokens":5,"totalTokens":15},`+
+		`{"provider":"anthropic","model":"claude","inputTokens":7,"cachedInputTokens":3,"cacheWriteInputTokens":2},`+
+		`{"provider":"openai","model":"gpt-5","inputTokens":1,"outputTokens":2,"reasoningTokens":4}]}`+"\n\n"))
+	want := []TokenUsage{
+		{Provider: "openai", Model: "gpt-5", InputTokens: 11, OutputTokens: 7, TotalTokens: 15, ReasoningTokens: 4},
+		{Provider: "anthropic", Model: "claude", InputTokens: 7, CachedInputTokens: 3, CacheWriteInputTokens: 2},
+	}
+	if !reflect.DeepEqual(r.Usage, want) {
+		t.Errorf("usage %+v, want %+v", r.Usage, want)
+	}
+	evs, err, out, s := fuzzRead([]byte(`data: {"type":"RUN_ERROR","message":"boom","code":"X","usage":[{"model":"m","inputTokens":4}]}`+"\n\n"), 0)
+	if out != OutcomeFailed || err == nil || len(evs) != 1 {
+		t.Fatalf("RUN_ERROR: %v %v %d", out, err, len(evs))
+	}
+	if got := s.result().Usage; !reflect.DeepEqual(got, []TokenUsage{{Model: "m", InputTokens: 4}}) {
+		t.Errorf("a failed run's usage %+v", got)
+	}
+}

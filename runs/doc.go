@@ -39,6 +39,40 @@
 // cancels it and reads on to the end. A run POST is never re-sent once the
 // service may have acted on it.
 //
+// # AG-UI
+//
+// A run's events are AG-UI's (https://docs.ag-ui.com). The service speaks
+// AG-UI before 1.0: it sends the reasoning as THINKING_TEXT_MESSAGE_*,
+// which decode to the same types as AG-UI 1.0's REASONING_* names. Every
+// one of AG-UI 1.0's 31 event types has its Go type, with every member
+// AG-UI gives it: metadata and rawEvent on each, subagentRunId on those a
+// subagent's work can send, usage on RUN_FINISHED and RUN_ERROR (summed
+// per model in [Result].Usage), the success, interrupt and cancelled
+// outcomes ([RunEnding]). Members that are any JSON value (a state, a
+// provider's event, a custom value, a snapshot's messages) are kept as
+// JSON. Chunk events are assembled into the Result as AG-UI's client does
+// ([TextMessageChunk]). A continuation answers a run's interrupts with
+// [RunParams].Resume; the service ignores it today.
+//
+// The decoder follows AG-UI's processing model: what it does not know is
+// delivered, never dropped, and [Stream.EventJSON] keeps every byte. It
+// refuses (the stream fails with threads.ErrStreamFailed, and EventJSON
+// still returns the event) only an event that is not a JSON object, or a
+// member of a known event whose JSON kind is not AG-UI's: a text delta
+// that is not a string, a STATE_DELTA whose delta is not an array, an
+// ACTIVITY_SNAPSHOT whose content is not an object, a service CUSTOM
+// event whose value does not decode. It tolerates, typing what it can:
+// an unknown type ([UnknownEvent]) or member (left to EventJSON); a
+// missing member (zero); a null where AG-UI wants a value (zero); an enum
+// value AG-UI does not list (a role, a subtype, a status: as sent); a
+// timestamp with a fraction or past 2^53 (the zero time when out of
+// range); a JSON Patch whose operations break RFC 6902 (as sent: applying
+// them is the reader's business); a message of MESSAGES_SNAPSHOT of any
+// shape (kept as JSON); and, on a run's terminal events, an outcome or
+// usage that does not decode (left out: the run did end). A subagent
+// event whose members are of the wrong kinds is an UnknownEvent. AG-UI's
+// draft conformance fixtures (testdata/agui) show each case.
+//
 // # Tools and components
 //
 // A model that calls a client tool pauses the run ([AwaitingInput],

@@ -13,15 +13,18 @@ import "github.com/go-json-experiment/json/jsontext"
 // Unlike an answer's [Raw.RawJSON], it is not a copy: the bytes are only
 // valid until the next call of Next, and must not be modified; copy them
 // to keep them. EventJSON returns nil before the first event and after
-// the end, and in the rare case where the redaction would leave the event
-// not valid JSON (a secret that spells JSON punctuation or a number): the
+// the end, except after an event the stream refused (Next returned false
+// and Err matches threads.ErrStreamFailed: a known event whose members are
+// not of the kinds AG-UI gives them), whose JSON it then returns, for a
+// log; and it returns nil for data that is not JSON, and in the rare case
+// where the redaction would leave the event not valid JSON (a secret that spells JSON punctuation or a number): the
 // event is then not to be passed on.
 func (s *Stream) EventJSON() []byte {
-	if s == nil || s.cur == nil {
+	if s == nil || (s.cur == nil && !s.refused) {
 		return nil
 	}
 	out := s.redact(s.raw)
-	if out != s.raw && !jsontext.Value(out).IsValid() {
+	if (out != s.raw || s.cur == nil) && !jsontext.Value(out).IsValid() {
 		return nil
 	}
 	return bytesOf(out)

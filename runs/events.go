@@ -15,16 +15,16 @@ import (
 	"github.com/threadsapi/threads-go/internal/jsonx"
 )
 
-// Event is one AG-UI event of a run stream: one of [RunStarted],
-// [TextMessageStart], [TextMessageContent], [TextMessageEnd],
-// [ToolCallStart], [ToolCallArgs], [ToolCallEnd], [AwaitingInput],
+// Event is one AG-UI event of a run stream, typed: AG-UI 1.0's 31 event
+// types each have a Go type ([RunStarted], [TextMessageContent],
+// [ToolCallStart], [StateDelta], [SubagentEvent]... the reasoning events'
+// pre-1.0 THINKING_* names decode to the same types as their REASONING_*
+// twins); a CUSTOM event is one of the service's own ([AwaitingInput],
 // [ComponentStart], [ComponentPropsDelta], [ComponentEnd],
-// [MessageParent], the reasoning events ([ReasoningStart],
-// [ReasoningMessageStart], [ReasoningMessageContent],
-// [ReasoningMessageEnd], [ReasoningEnd], [ReasoningEncryptedValue]),
-// [SubagentEvent], [RunFinished], [RunErrorEvent], or [UnknownEvent] for
-// any other type (the service may add some; they are delivered, not
-// refused). Switch on its dynamic type:
+// [MessageParent]) or a [CustomEvent]; a type this version does not know
+// (the protocol may add some) is an [UnknownEvent], delivered, not
+// refused. The package documentation's section "AG-UI" says what the
+// decoder refuses and what it tolerates. Switch on the dynamic type:
 //
 //	switch ev := s.Current().(type) {
 //	case runs.TextMessageContent:
@@ -101,6 +101,21 @@ const CodeCancelled = "CANCELLED"
 type RunStarted struct {
 	ThreadID, RunID string
 	Timestamp       time.Time // the service's clock, millisecond precision
+	// ParentRunID is the run that started this one, when an agent runs
+	// another agent as a run of its own (AG-UI's parentRunId).
+	ParentRunID string
+	// ProtocolVersion is the AG-UI version the agent speaks (AG-UI 1.0's
+	// protocolVersion); "" when not sent, as the service does not.
+	ProtocolVersion string
+	// Input is AG-UI's input: the RunAgentInput the run was started with,
+	// JSON as sent (nil when absent; the service does not send it).
+	Input json.RawMessage
+	// Metadata is AG-UI's metadata: extra information about the event, as
+	// sent (nil when absent).
+	Metadata map[string]any
+	// RawEvent is AG-UI's rawEvent: the provider's event this one was
+	// made from, JSON as sent (nil when absent).
+	RawEvent json.RawMessage
 }
 
 // RunFinished ends a run that was not cancelled or failed. A run that ends
@@ -114,10 +129,28 @@ type RunFinished struct {
 	// service's never does. (A pointer, so that RunFinished stays
 	// comparable.)
 	Ending *RunEnding
+	// Usage is the run's token usage, one entry per provider and model
+	// (AG-UI 1.0's usage); the stream sums it per model in
+	// [Result].Usage.
+	Usage []TokenUsage
+	// Metadata is AG-UI's metadata: extra information about the event, as
+	// sent (nil when absent).
+	Metadata map[string]any
+	// RawEvent is AG-UI's rawEvent: the provider's event this one was
+	// made from, JSON as sent (nil when absent).
+	RawEvent json.RawMessage
 }
 
 // RunEnding is AG-UI's outcome and result of a [RunFinished].
 type RunEnding struct {
+	// Outcome is the outcome's type as sent: [EndingSuccess],
+	// [EndingInterrupt], [EndingCancelled] (AG-UI 1.0), or another the
+	// protocol adds later; "" when the event has no outcome (which AG-UI
+	// reads as success).
+	Outcome string
+	// PendingToolCallIDs are the tool calls a success outcome leaves for
+	// the client to answer (AG-UI 1.0's pendingToolCallIds).
+	PendingToolCallIDs []string
 	// Interrupts are set when the run ended paused for a person's input:
 	// AG-UI's outcome {"type": "interrupt", "interrupts": [...]}; the
 	// next run answers them by id. The stream's [Outcome] is then still
@@ -126,6 +159,29 @@ type RunEnding struct {
 	Interrupts []Interrupt
 	// Result is AG-UI's "result", JSON as sent; nil when absent or null.
 	Result json.RawMessage
+}
+
+// The types of AG-UI's RUN_FINISHED outcome ([RunEnding].Outcome).
+// EndingCancelled (AG-UI 1.0) makes the stream's outcome
+// [OutcomeCancelled], as the service's RUN_ERROR CANCELLED does.
+const (
+	EndingSuccess   = "success"
+	EndingInterrupt = "interrupt"
+	EndingCancelled = "cancelled"
+)
+
+// TokenUsage is the tokens one provider's model spent (AG-UI 1.0's
+// TokenUsage, on RUN_FINISHED and RUN_ERROR). Counts are as sent; 0 when
+// absent.
+type TokenUsage struct {
+	Provider              string `json:"provider,omitzero"`
+	Model                 string `json:"model,omitzero"`
+	InputTokens           int64  `json:"inputTokens,omitzero"`
+	OutputTokens          int64  `json:"outputTokens,omitzero"`
+	TotalTokens           int64  `json:"totalTokens,omitzero"`
+	ReasoningTokens       int64  `json:"reasoningTokens,omitzero"`
+	CachedInputTokens     int64  `json:"cachedInputTokens,omitzero"`
+	CacheWriteInputTokens int64  `json:"cacheWriteInputTokens,omitzero"`
 }
 
 // Interrupt is a reason an AG-UI run paused for input ([RunFinished]).
@@ -141,6 +197,8 @@ type Interrupt struct {
 	// ExpiresAt is an ISO 8601 time, as sent.
 	ExpiresAt string         `json:"expiresAt"`
 	Metadata  map[string]any `json:"metadata"`
+	// SubagentRunID names the subagent that asks (AG-UI 1.0).
+	SubagentRunID string `json:"subagentRunId"`
 }
 
 // RunErrorEvent ends a run that failed or was cancelled (Code
@@ -156,6 +214,15 @@ type RunErrorEvent struct {
 	Retryable bool   // the service's isRetryable
 	Status    int    // the HTTP status the service gives the failure; 0 for a cancel
 	Timestamp time.Time
+	// Usage is the tokens spent before the failure (AG-UI 1.0), summed
+	// into [Result].Usage with the rest of the run's.
+	Usage []TokenUsage
+	// Metadata is AG-UI's metadata: extra information about the event, as
+	// sent (nil when absent).
+	Metadata map[string]any
+	// RawEvent is AG-UI's rawEvent: the provider's event this one was
+	// made from, JSON as sent (nil when absent).
+	RawEvent json.RawMessage
 }
 
 // TextMessageStart opens an assistant message; MessageID is its stored
@@ -163,6 +230,18 @@ type RunErrorEvent struct {
 type TextMessageStart struct {
 	MessageID, Role string
 	Timestamp       time.Time
+	// Name is the name of the message's author, when the agent gives one
+	// (AG-UI's name).
+	Name string
+	// SubagentRunID names the subagent invocation the event belongs to
+	// (AG-UI 1.0's subagentRunId); "" for the run's own agent.
+	SubagentRunID string
+	// Metadata is AG-UI's metadata: extra information about the event, as
+	// sent (nil when absent).
+	Metadata map[string]any
+	// RawEvent is AG-UI's rawEvent: the provider's event this one was
+	// made from, JSON as sent (nil when absent).
+	RawEvent json.RawMessage
 }
 
 // TextMessageContent is the next piece of a message's text: appending the
@@ -171,6 +250,15 @@ type TextMessageStart struct {
 type TextMessageContent struct {
 	MessageID, Delta string
 	Timestamp        time.Time
+	// SubagentRunID names the subagent invocation the event belongs to
+	// (AG-UI 1.0's subagentRunId); "" for the run's own agent.
+	SubagentRunID string
+	// Metadata is AG-UI's metadata: extra information about the event, as
+	// sent (nil when absent).
+	Metadata map[string]any
+	// RawEvent is AG-UI's rawEvent: the provider's event this one was
+	// made from, JSON as sent (nil when absent).
+	RawEvent json.RawMessage
 }
 
 // TextMessageEnd closes a message. A failed or cancelled run may end
@@ -178,6 +266,15 @@ type TextMessageContent struct {
 type TextMessageEnd struct {
 	MessageID string
 	Timestamp time.Time
+	// SubagentRunID names the subagent invocation the event belongs to
+	// (AG-UI 1.0's subagentRunId); "" for the run's own agent.
+	SubagentRunID string
+	// Metadata is AG-UI's metadata: extra information about the event, as
+	// sent (nil when absent).
+	Metadata map[string]any
+	// RawEvent is AG-UI's rawEvent: the provider's event this one was
+	// made from, JSON as sent (nil when absent).
+	RawEvent json.RawMessage
 }
 
 // ToolCallStart opens a call of a client tool. ParentMessageID, when set,
@@ -186,6 +283,15 @@ type TextMessageEnd struct {
 type ToolCallStart struct {
 	ToolCallID, ToolCallName, ParentMessageID string
 	Timestamp                                 time.Time
+	// SubagentRunID names the subagent invocation the event belongs to
+	// (AG-UI 1.0's subagentRunId); "" for the run's own agent.
+	SubagentRunID string
+	// Metadata is AG-UI's metadata: extra information about the event, as
+	// sent (nil when absent).
+	Metadata map[string]any
+	// RawEvent is AG-UI's rawEvent: the provider's event this one was
+	// made from, JSON as sent (nil when absent).
+	RawEvent json.RawMessage
 }
 
 // ToolCallArgs is the next piece of a call's arguments (JSON text):
@@ -193,12 +299,30 @@ type ToolCallStart struct {
 type ToolCallArgs struct {
 	ToolCallID, Delta string
 	Timestamp         time.Time
+	// SubagentRunID names the subagent invocation the event belongs to
+	// (AG-UI 1.0's subagentRunId); "" for the run's own agent.
+	SubagentRunID string
+	// Metadata is AG-UI's metadata: extra information about the event, as
+	// sent (nil when absent).
+	Metadata map[string]any
+	// RawEvent is AG-UI's rawEvent: the provider's event this one was
+	// made from, JSON as sent (nil when absent).
+	RawEvent json.RawMessage
 }
 
 // ToolCallEnd closes a tool call's arguments.
 type ToolCallEnd struct {
 	ToolCallID string
 	Timestamp  time.Time
+	// SubagentRunID names the subagent invocation the event belongs to
+	// (AG-UI 1.0's subagentRunId); "" for the run's own agent.
+	SubagentRunID string
+	// Metadata is AG-UI's metadata: extra information about the event, as
+	// sent (nil when absent).
+	Metadata map[string]any
+	// RawEvent is AG-UI's rawEvent: the provider's event this one was
+	// made from, JSON as sent (nil when absent).
+	RawEvent json.RawMessage
 }
 
 // AwaitingInput (CUSTOM tambo.run.awaiting_input) says the run stops to
@@ -208,6 +332,15 @@ type ToolCallEnd struct {
 type AwaitingInput struct {
 	PendingToolCalls []PendingToolCall
 	Timestamp        time.Time
+	// SubagentRunID names the subagent invocation the event belongs to
+	// (AG-UI 1.0's subagentRunId); "" for the run's own agent.
+	SubagentRunID string
+	// Metadata is AG-UI's metadata: extra information about the event, as
+	// sent (nil when absent).
+	Metadata map[string]any
+	// RawEvent is AG-UI's rawEvent: the provider's event this one was
+	// made from, JSON as sent (nil when absent).
+	RawEvent json.RawMessage
 }
 
 // PendingToolCall is a client tool call whose result the service waits for.
@@ -224,6 +357,15 @@ type PendingToolCall struct {
 type ComponentStart struct {
 	MessageID, ComponentID, ComponentName string
 	Timestamp                             time.Time
+	// SubagentRunID names the subagent invocation the event belongs to
+	// (AG-UI 1.0's subagentRunId); "" for the run's own agent.
+	SubagentRunID string
+	// Metadata is AG-UI's metadata: extra information about the event, as
+	// sent (nil when absent).
+	Metadata map[string]any
+	// RawEvent is AG-UI's rawEvent: the provider's event this one was
+	// made from, JSON as sent (nil when absent).
+	RawEvent json.RawMessage
 }
 
 // ComponentPropsDelta (CUSTOM tambo.component.props_delta) changes a
@@ -236,6 +378,15 @@ type ComponentPropsDelta struct {
 	// StreamingStatus says, per prop, "started", "streaming" or "done".
 	StreamingStatus map[string]string
 	Timestamp       time.Time
+	// SubagentRunID names the subagent invocation the event belongs to
+	// (AG-UI 1.0's subagentRunId); "" for the run's own agent.
+	SubagentRunID string
+	// Metadata is AG-UI's metadata: extra information about the event, as
+	// sent (nil when absent).
+	Metadata map[string]any
+	// RawEvent is AG-UI's rawEvent: the provider's event this one was
+	// made from, JSON as sent (nil when absent).
+	RawEvent json.RawMessage
 }
 
 // ComponentEnd (CUSTOM tambo.component.end) closes a component with its
@@ -249,6 +400,15 @@ type ComponentEnd struct {
 	// one, script it with threadstest.RunComponent.FinalState.
 	FinalState map[string]any
 	Timestamp  time.Time
+	// SubagentRunID names the subagent invocation the event belongs to
+	// (AG-UI 1.0's subagentRunId); "" for the run's own agent.
+	SubagentRunID string
+	// Metadata is AG-UI's metadata: extra information about the event, as
+	// sent (nil when absent).
+	Metadata map[string]any
+	// RawEvent is AG-UI's rawEvent: the provider's event this one was
+	// made from, JSON as sent (nil when absent).
+	RawEvent json.RawMessage
 }
 
 // MessageParent (CUSTOM tambo.message.parent) says that message
@@ -259,6 +419,15 @@ type ComponentEnd struct {
 type MessageParent struct {
 	MessageID, ParentMessageID string
 	Timestamp                  time.Time
+	// SubagentRunID names the subagent invocation the event belongs to
+	// (AG-UI 1.0's subagentRunId); "" for the run's own agent.
+	SubagentRunID string
+	// Metadata is AG-UI's metadata: extra information about the event, as
+	// sent (nil when absent).
+	Metadata map[string]any
+	// RawEvent is AG-UI's rawEvent: the provider's event this one was
+	// made from, JSON as sent (nil when absent).
+	RawEvent json.RawMessage
 }
 
 // ReasoningStart opens a phase of the model's reasoning: THINKING_START
@@ -273,6 +442,15 @@ type ReasoningStart struct {
 	MessageID string
 	Title     string
 	Timestamp time.Time
+	// SubagentRunID names the subagent invocation the event belongs to
+	// (AG-UI 1.0's subagentRunId); "" for the run's own agent.
+	SubagentRunID string
+	// Metadata is AG-UI's metadata: extra information about the event, as
+	// sent (nil when absent).
+	Metadata map[string]any
+	// RawEvent is AG-UI's rawEvent: the provider's event this one was
+	// made from, JSON as sent (nil when absent).
+	RawEvent json.RawMessage
 }
 
 // ReasoningEnd closes a phase of reasoning: THINKING_END or REASONING_END
@@ -283,6 +461,15 @@ type ReasoningEnd struct {
 	Type      string
 	MessageID string
 	Timestamp time.Time
+	// SubagentRunID names the subagent invocation the event belongs to
+	// (AG-UI 1.0's subagentRunId); "" for the run's own agent.
+	SubagentRunID string
+	// Metadata is AG-UI's metadata: extra information about the event, as
+	// sent (nil when absent).
+	Metadata map[string]any
+	// RawEvent is AG-UI's rawEvent: the provider's event this one was
+	// made from, JSON as sent (nil when absent).
+	RawEvent json.RawMessage
 }
 
 // ReasoningMessageStart opens one block of the model's reasoning text:
@@ -298,6 +485,17 @@ type ReasoningMessageStart struct {
 	Type      string
 	MessageID string
 	Timestamp time.Time
+	// Role is REASONING_MESSAGE_START's role, "reasoning" as sent.
+	Role string
+	// SubagentRunID names the subagent invocation the event belongs to
+	// (AG-UI 1.0's subagentRunId); "" for the run's own agent.
+	SubagentRunID string
+	// Metadata is AG-UI's metadata: extra information about the event, as
+	// sent (nil when absent).
+	Metadata map[string]any
+	// RawEvent is AG-UI's rawEvent: the provider's event this one was
+	// made from, JSON as sent (nil when absent).
+	RawEvent json.RawMessage
 }
 
 // ReasoningMessageContent is the next piece of reasoning text: appending
@@ -315,6 +513,15 @@ type ReasoningMessageContent struct {
 	Type             string
 	MessageID, Delta string
 	Timestamp        time.Time
+	// SubagentRunID names the subagent invocation the event belongs to
+	// (AG-UI 1.0's subagentRunId); "" for the run's own agent.
+	SubagentRunID string
+	// Metadata is AG-UI's metadata: extra information about the event, as
+	// sent (nil when absent).
+	Metadata map[string]any
+	// RawEvent is AG-UI's rawEvent: the provider's event this one was
+	// made from, JSON as sent (nil when absent).
+	RawEvent json.RawMessage
 }
 
 // ReasoningMessageEnd closes a block of reasoning text:
@@ -325,6 +532,15 @@ type ReasoningMessageEnd struct {
 	Type      string
 	MessageID string
 	Timestamp time.Time
+	// SubagentRunID names the subagent invocation the event belongs to
+	// (AG-UI 1.0's subagentRunId); "" for the run's own agent.
+	SubagentRunID string
+	// Metadata is AG-UI's metadata: extra information about the event, as
+	// sent (nil when absent).
+	Metadata map[string]any
+	// RawEvent is AG-UI's rawEvent: the provider's event this one was
+	// made from, JSON as sent (nil when absent).
+	RawEvent json.RawMessage
 }
 
 // ReasoningEncryptedValue (REASONING_ENCRYPTED_VALUE, AG-UI 0.0.57 and
@@ -337,39 +553,67 @@ type ReasoningEncryptedValue struct {
 	// EncryptedValue is opaque: store and send it back as it is.
 	EncryptedValue string
 	Timestamp      time.Time
+	// SubagentRunID names the subagent invocation the event belongs to
+	// (AG-UI 1.0's subagentRunId); "" for the run's own agent.
+	SubagentRunID string
+	// Metadata is AG-UI's metadata: extra information about the event, as
+	// sent (nil when absent).
+	Metadata map[string]any
+	// RawEvent is AG-UI's rawEvent: the provider's event this one was
+	// made from, JSON as sent (nil when absent).
+	RawEvent json.RawMessage
 }
 
-// SubagentEvent is one of the events AG-UI proposes for nested agents
-// (SUBAGENT_STARTED, SUBAGENT_FINISHED, SUBAGENT_ERROR: an invocation of
-// a subagent started, finished or failed), which no released AG-UI has
-// yet and the service does not send. Since its members may still change,
-// the event is kept whole in Raw, and only what names it is read:
-// SubagentRunID (one invocation), Name (SUBAGENT_STARTED's kind of
-// subagent), Message and Code (SUBAGENT_ERROR's). Read the rest from Raw:
-// description, parentSubagentRunId, parentToolCallId and parentMessageId
-// (started), result and outcome ({"type": "success"} or {"type":
-// "suspended", "interruptIds": [...]}; finished). One whose members do
-// not decode is an [UnknownEvent]. The events a subagent sends in
-// between (its text, tool calls...) name it in a "subagentRunId" member
-// that this version does not read: they are delivered, and their text
-// joins the Result, as any other.
+// SubagentEvent is one of AG-UI 1.0's events for nested agents:
+// SUBAGENT_STARTED, SUBAGENT_FINISHED or SUBAGENT_ERROR (an invocation of
+// a subagent started, finished or failed). The service does not send
+// them. Each member AG-UI gives any of the three is a field; those of the
+// other two types are zero. The events a subagent sends in between (its
+// text, tool calls...) name it in their SubagentRunID; their text joins
+// the Result as any other. One whose members are not of the kinds AG-UI
+// gives them is an [UnknownEvent].
 type SubagentEvent struct {
 	// Type is [EventSubagentStarted], [EventSubagentFinished] or
 	// [EventSubagentError].
 	Type          string
 	SubagentRunID string
-	Name          string
+	// Name is SUBAGENT_STARTED's kind of subagent; Description says what
+	// it does.
+	Name, Description string
+	// ParentSubagentRunID, ParentToolCallID and ParentMessageID say what
+	// started it (SUBAGENT_STARTED).
+	ParentSubagentRunID, ParentToolCallID, ParentMessageID string
+	// Message and Code are SUBAGENT_ERROR's.
 	Message, Code string
-	Timestamp     time.Time
+	// Result is SUBAGENT_FINISHED's result, JSON as sent (nil when absent
+	// or null); Outcome its outcome (nil when absent).
+	Result    json.RawMessage
+	Outcome   *SubagentOutcome
+	Timestamp time.Time
+	// Metadata is AG-UI's metadata (nil when absent).
+	Metadata map[string]any
+	// RawEvent is AG-UI's rawEvent, JSON as sent (nil when absent).
+	RawEvent json.RawMessage
 	// Raw is the event's JSON, a copy the caller may keep.
 	Raw json.RawMessage
 }
 
-// UnknownEvent is an event of a type (or a CUSTOM name) this version does
-// not know, kept as sent.
+// SubagentOutcome is why a subagent's part of a run ended
+// (SUBAGENT_FINISHED): Type "success", or "suspended" with the
+// interrupts it waits on.
+type SubagentOutcome struct {
+	Type         string   `json:"type"`
+	InterruptIDs []string `json:"interruptIds"`
+}
+
+// UnknownEvent is an event of a type this version does not know (one
+// AG-UI adds after 1.0), or a subagent event whose members are not of the
+// kinds AG-UI gives them, kept as sent.
 type UnknownEvent struct {
 	Type string // "type"
-	Name string // "name", for a CUSTOM event
+	// Name is always "": a CUSTOM event is a [CustomEvent]. (It was a
+	// CUSTOM event's name when this version kept those unknown.)
+	Name string
 	// Raw is the event's JSON, a copy the caller may keep (at most the
 	// event size limit). It is an encoding/json RawMessage so that this
 	// package's API names no third-party type.
@@ -588,6 +832,39 @@ type wireEvent struct {
 	// RUN_FINISHED's AG-UI members, of any kind here: see runFinished.
 	Outcome jsontext.Value `json:"outcome"`
 	Result  jsontext.Value `json:"result"`
+	Usage   jsontext.Value `json:"usage"`
+
+	// AG-UI's members of every event (metadata, rawEvent) and of the
+	// attributable ones (subagentRunId).
+	SubagentRunID string         `json:"subagentRunId"`
+	Metadata      map[string]any `json:"metadata"`
+	RawEvent      jsontext.Value `json:"rawEvent"`
+
+	// The members of the AG-UI events the service does not send.
+	ParentRunID     string           `json:"parentRunId"`
+	ProtocolVersion string           `json:"protocolVersion"`
+	Input           jsontext.Value   `json:"input"`
+	StepName        string           `json:"stepName"`
+	Source          string           `json:"source"`
+	Event           jsontext.Value   `json:"event"`
+	ActivityType    string           `json:"activityType"`
+	Replace         *bool            `json:"replace"`
+	Snapshot        jsontext.Value   `json:"snapshot"`
+	Messages        []jsontext.Value `json:"messages"`
+	Patch           []PatchOp        `json:"patch"`
+	// Content is TOOL_CALL_RESULT's (a string or an array) and
+	// ACTIVITY_SNAPSHOT's (an object): checked by typed.
+	Content jsontext.Value `json:"content"`
+}
+
+// wireStateDelta is STATE_DELTA, whose "delta" is an array where the
+// other events' is a string.
+type wireStateDelta struct {
+	Delta         []PatchOp      `json:"delta"`
+	Timestamp     float64        `json:"timestamp"`
+	SubagentRunID string         `json:"subagentRunId"`
+	Metadata      map[string]any `json:"metadata"`
+	RawEvent      jsontext.Value `json:"rawEvent"`
 }
 
 type wireAwaiting struct {
@@ -612,16 +889,25 @@ type wireMessageParent struct {
 }
 
 type wireOutcome struct {
-	Type       string      `json:"type"`
-	Interrupts []Interrupt `json:"interrupts"`
+	Type               string      `json:"type"`
+	Interrupts         []Interrupt `json:"interrupts"`
+	PendingToolCallIDs []string    `json:"pendingToolCallIds"`
 }
 
 type wireSubagent struct {
-	SubagentRunID string  `json:"subagentRunId"`
-	Name          string  `json:"name"`
-	Message       string  `json:"message"`
-	Code          string  `json:"code"`
-	Timestamp     float64 `json:"timestamp"`
+	SubagentRunID       string           `json:"subagentRunId"`
+	Name                string           `json:"name"`
+	Description         string           `json:"description"`
+	ParentSubagentRunID string           `json:"parentSubagentRunId"`
+	ParentToolCallID    string           `json:"parentToolCallId"`
+	ParentMessageID     string           `json:"parentMessageId"`
+	Message             string           `json:"message"`
+	Code                string           `json:"code"`
+	Result              jsontext.Value   `json:"result"`
+	Outcome             *SubagentOutcome `json:"outcome"`
+	Timestamp           float64          `json:"timestamp"`
+	Metadata            map[string]any   `json:"metadata"`
+	RawEvent            jsontext.Value   `json:"rawEvent"`
 }
 
 type wireComponentEnd struct {
@@ -647,9 +933,10 @@ var typePrefix = []byte(`{"type":"`)
 
 // Kinds of the types knownType returns.
 const (
-	typeUnknown  = iota // kept raw, as an UnknownEvent
-	typeFlat            // decoded from wireEvent, by decodeFast too
-	typeSubagent        // decoded by decodeSubagent alone
+	typeUnknown    = iota // kept raw, as an UnknownEvent
+	typeFlat              // decoded from wireEvent, by decodeFast too
+	typeSubagent          // decoded by decodeSubagent alone
+	typeStateDelta        // decoded by decodeStateDelta alone
 )
 
 // knownType returns the constant of a type this version decodes, and its
@@ -701,6 +988,28 @@ func knownType(t string) (string, int) {
 		return EventReasoningEnd, typeFlat
 	case EventReasoningEncryptedValue:
 		return EventReasoningEncryptedValue, typeFlat
+	case EventTextMessageChunk:
+		return EventTextMessageChunk, typeFlat
+	case EventToolCallChunk:
+		return EventToolCallChunk, typeFlat
+	case EventToolCallResult:
+		return EventToolCallResult, typeFlat
+	case EventStateSnapshot:
+		return EventStateSnapshot, typeFlat
+	case EventStateDelta:
+		return EventStateDelta, typeStateDelta
+	case EventMessagesSnapshot:
+		return EventMessagesSnapshot, typeFlat
+	case EventActivitySnapshot:
+		return EventActivitySnapshot, typeFlat
+	case EventActivityDelta:
+		return EventActivityDelta, typeFlat
+	case EventRaw:
+		return EventRaw, typeFlat
+	case EventStepStarted:
+		return EventStepStarted, typeFlat
+	case EventStepFinished:
+		return EventStepFinished, typeFlat
 	case EventSubagentStarted:
 		return EventSubagentStarted, typeSubagent
 	case EventSubagentFinished:
@@ -744,6 +1053,8 @@ func decodeEvent(data []byte) (Event, error) {
 		return unknown(typ, "", data), nil
 	case typeSubagent:
 		return decodeSubagent(known, data), nil
+	case typeStateDelta:
+		return decodeStateDelta(data)
 	}
 	typ = known
 	var w wireEvent
@@ -757,58 +1068,143 @@ func decodeEvent(data []byte) (Event, error) {
 // typed makes the Event of a decoded wireEvent of a known type.
 func typed(w wireEvent, data []byte) (Event, error) {
 	ts := millis(w.Timestamp)
+	sub, meta, raw := w.SubagentRunID, w.Metadata, rawOf(w.RawEvent)
 	switch w.Type {
 	case EventTextMessageContent:
-		return TextMessageContent{MessageID: w.MessageID, Delta: w.Delta, Timestamp: ts}, nil
+		return TextMessageContent{MessageID: w.MessageID, Delta: w.Delta, Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}, nil
 	case EventToolCallArgs:
-		return ToolCallArgs{ToolCallID: w.ToolCallID, Delta: w.Delta, Timestamp: ts}, nil
+		return ToolCallArgs{ToolCallID: w.ToolCallID, Delta: w.Delta, Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}, nil
 	case EventRunStarted:
-		return RunStarted{ThreadID: w.ThreadID, RunID: w.RunID, Timestamp: ts}, nil
+		return RunStarted{ThreadID: w.ThreadID, RunID: w.RunID, Timestamp: ts, ParentRunID: w.ParentRunID,
+			ProtocolVersion: w.ProtocolVersion, Input: rawOf(w.Input), Metadata: meta, RawEvent: raw}, nil
 	case EventRunFinished:
 		return runFinished(w, ts), nil
 	case EventRunError:
 		// Message is cleaned by the stream, which knows the key.
-		return RunErrorEvent{Message: w.Message, Code: w.Code, Category: w.Category, Retryable: w.IsRetryable, Status: w.Status, Timestamp: ts}, nil
+		return RunErrorEvent{Message: w.Message, Code: w.Code, Category: w.Category, Retryable: w.IsRetryable, Status: w.Status, Timestamp: ts,
+			Usage: usageOf(w.Usage), Metadata: meta, RawEvent: raw}, nil
 	case EventTextMessageStart:
-		return TextMessageStart{MessageID: w.MessageID, Role: w.Role, Timestamp: ts}, nil
+		return TextMessageStart{MessageID: w.MessageID, Role: w.Role, Name: w.Name, Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}, nil
 	case EventTextMessageEnd:
-		return TextMessageEnd{MessageID: w.MessageID, Timestamp: ts}, nil
+		return TextMessageEnd{MessageID: w.MessageID, Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}, nil
 	case EventToolCallStart:
-		return ToolCallStart{ToolCallID: w.ToolCallID, ToolCallName: w.ToolCallName, ParentMessageID: w.ParentMessageID, Timestamp: ts}, nil
+		return ToolCallStart{ToolCallID: w.ToolCallID, ToolCallName: w.ToolCallName, ParentMessageID: w.ParentMessageID, Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}, nil
 	case EventToolCallEnd:
-		return ToolCallEnd{ToolCallID: w.ToolCallID, Timestamp: ts}, nil
+		return ToolCallEnd{ToolCallID: w.ToolCallID, Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}, nil
 	case EventThinkingTextMessageContent, EventReasoningMessageContent, EventReasoningMessageChunk:
-		return ReasoningMessageContent{Type: w.Type, MessageID: w.MessageID, Delta: w.Delta, Timestamp: ts}, nil
+		return ReasoningMessageContent{Type: w.Type, MessageID: w.MessageID, Delta: w.Delta, Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}, nil
 	case EventThinkingTextMessageStart, EventReasoningMessageStart:
-		return ReasoningMessageStart{Type: w.Type, MessageID: w.MessageID, Timestamp: ts}, nil
+		return ReasoningMessageStart{Type: w.Type, MessageID: w.MessageID, Role: w.Role, Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}, nil
 	case EventThinkingTextMessageEnd, EventReasoningMessageEnd:
-		return ReasoningMessageEnd{Type: w.Type, MessageID: w.MessageID, Timestamp: ts}, nil
+		return ReasoningMessageEnd{Type: w.Type, MessageID: w.MessageID, Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}, nil
 	case EventThinkingStart, EventReasoningStart:
-		return ReasoningStart{Type: w.Type, MessageID: w.MessageID, Title: w.Title, Timestamp: ts}, nil
+		return ReasoningStart{Type: w.Type, MessageID: w.MessageID, Title: w.Title, Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}, nil
 	case EventThinkingEnd, EventReasoningEnd:
-		return ReasoningEnd{Type: w.Type, MessageID: w.MessageID, Timestamp: ts}, nil
+		return ReasoningEnd{Type: w.Type, MessageID: w.MessageID, Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}, nil
 	case EventReasoningEncryptedValue:
-		return ReasoningEncryptedValue{Subtype: w.Subtype, EntityID: w.EntityID, EncryptedValue: w.EncryptedValue, Timestamp: ts}, nil
+		return ReasoningEncryptedValue{Subtype: w.Subtype, EntityID: w.EntityID, EncryptedValue: w.EncryptedValue, Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}, nil
+	case EventTextMessageChunk:
+		return TextMessageChunk{MessageID: w.MessageID, Role: w.Role, Delta: w.Delta, Name: w.Name, Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}, nil
+	case EventToolCallChunk:
+		return ToolCallChunk{ToolCallID: w.ToolCallID, ToolCallName: w.ToolCallName, ParentMessageID: w.ParentMessageID, Delta: w.Delta, Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}, nil
+	case EventToolCallResult:
+		e := ToolCallResult{MessageID: w.MessageID, ToolCallID: w.ToolCallID, Role: w.Role, Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}
+		switch w.Content.Kind() {
+		case '"':
+			if err := jsonx.Unmarshal(w.Content, &e.Content); err != nil {
+				return nil, fmt.Errorf("%w: a %s event that does not decode (%s)", errNotEvent, w.Type, jsonx.Describe(err))
+			}
+		case '[':
+			e.ContentParts = rawOf(w.Content)
+		case 0, 'n':
+		default:
+			return nil, fmt.Errorf("%w: a %s event whose content is neither a string nor a list", errNotEvent, w.Type)
+		}
+		return e, nil
+	case EventStateSnapshot:
+		return StateSnapshot{Snapshot: rawOf(w.Snapshot), Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}, nil
+	case EventMessagesSnapshot:
+		var msgs []json.RawMessage
+		if w.Messages != nil {
+			msgs = make([]json.RawMessage, len(w.Messages))
+			for i, m := range w.Messages {
+				msgs[i] = json.RawMessage(bytes.Clone(m))
+			}
+		}
+		return MessagesSnapshot{Messages: msgs, Timestamp: ts, Metadata: meta, RawEvent: raw}, nil
+	case EventActivitySnapshot:
+		e := ActivitySnapshot{MessageID: w.MessageID, ActivityType: w.ActivityType, Replace: w.Replace == nil || *w.Replace,
+			Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}
+		if k := w.Content.Kind(); k != 0 && k != 'n' {
+			if err := jsonx.Unmarshal(w.Content, &e.Content); err != nil {
+				return nil, fmt.Errorf("%w: a %s event whose content is not an object (%s)", errNotEvent, w.Type, jsonx.Describe(err))
+			}
+		}
+		return e, nil
+	case EventActivityDelta:
+		return ActivityDelta{MessageID: w.MessageID, ActivityType: w.ActivityType, Patch: w.Patch, Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}, nil
+	case EventRaw:
+		return RawEvent{Event: rawOf(w.Event), Source: w.Source, Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}, nil
+	case EventStepStarted:
+		return StepStarted{StepName: w.StepName, Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}, nil
+	case EventStepFinished:
+		return StepFinished{StepName: w.StepName, Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}, nil
 	}
-	return decodeCustom(w, ts, data)
+	return decodeCustom(w, ts)
+}
+
+// rawOf copies a member's JSON; nil when absent. A null is kept: it is
+// what was sent (AG-UI's result and rawEvent say null means something).
+func rawOf(v jsontext.Value) json.RawMessage {
+	if len(v) == 0 {
+		return nil
+	}
+	return json.RawMessage(bytes.Clone(v))
+}
+
+// usageOf reads AG-UI's usage leniently: it comes on the run's terminal
+// events, which a member this version cannot read must not turn into a
+// failure. Usage that does not decode is left out.
+func usageOf(v jsontext.Value) []TokenUsage {
+	if len(v) == 0 {
+		return nil
+	}
+	var u []TokenUsage
+	if jsonx.Unmarshal(v, &u) != nil {
+		return nil
+	}
+	return u
+}
+
+// decodeStateDelta decodes STATE_DELTA, whose delta is an array.
+func decodeStateDelta(data []byte) (Event, error) {
+	var w wireStateDelta
+	if err := jsonx.Unmarshal(data, &w); err != nil {
+		return nil, fmt.Errorf("%w: a %s event that does not decode (%s)", errNotEvent, EventStateDelta, jsonx.Describe(err))
+	}
+	return StateDelta{Delta: w.Delta, Timestamp: millis(w.Timestamp), SubagentRunID: w.SubagentRunID, Metadata: w.Metadata, RawEvent: rawOf(w.RawEvent)}, nil
 }
 
 // runFinished makes a RunFinished. AG-UI's outcome and result are read
 // leniently: RUN_FINISHED ends the run, which a member this version
 // cannot read must not turn into a failure.
 func runFinished(w wireEvent, ts time.Time) RunFinished {
-	e := RunFinished{ThreadID: w.ThreadID, RunID: w.RunID, Timestamp: ts}
+	e := RunFinished{ThreadID: w.ThreadID, RunID: w.RunID, Timestamp: ts, Usage: usageOf(w.Usage), Metadata: w.Metadata, RawEvent: rawOf(w.RawEvent)}
 	var end RunEnding
 	if len(w.Outcome) > 0 {
 		var o wireOutcome
-		if jsonx.Unmarshal(w.Outcome, &o) == nil && o.Type == "interrupt" && len(o.Interrupts) > 0 {
-			end.Interrupts = o.Interrupts
+		if jsonx.Unmarshal(w.Outcome, &o) == nil {
+			end.Outcome = o.Type
+			end.PendingToolCallIDs = o.PendingToolCallIDs
+			if o.Type == EndingInterrupt && len(o.Interrupts) > 0 {
+				end.Interrupts = o.Interrupts
+			}
 		}
 	}
 	if len(w.Result) > 0 && string(w.Result) != "null" {
 		end.Result = json.RawMessage(bytes.Clone(w.Result))
 	}
-	if end.Interrupts != nil || end.Result != nil {
+	if end.Outcome != "" || end.Interrupts != nil || end.Result != nil || end.PendingToolCallIDs != nil {
 		e.Ending = &end
 	}
 	return e
@@ -822,11 +1218,18 @@ func decodeSubagent(typ string, data []byte) Event {
 	if jsonx.Unmarshal(data, &w) != nil {
 		return unknown(typ, "", data)
 	}
-	return SubagentEvent{Type: typ, SubagentRunID: w.SubagentRunID, Name: w.Name, Message: w.Message, Code: w.Code,
-		Timestamp: millis(w.Timestamp), Raw: json.RawMessage(bytes.Clone(data))}
+	e := SubagentEvent{Type: typ, SubagentRunID: w.SubagentRunID, Name: w.Name, Description: w.Description,
+		ParentSubagentRunID: w.ParentSubagentRunID, ParentToolCallID: w.ParentToolCallID, ParentMessageID: w.ParentMessageID,
+		Message: w.Message, Code: w.Code, Outcome: w.Outcome, Timestamp: millis(w.Timestamp), Metadata: w.Metadata,
+		RawEvent: rawOf(w.RawEvent), Raw: json.RawMessage(bytes.Clone(data))}
+	if len(w.Result) > 0 && string(w.Result) != "null" {
+		e.Result = rawOf(w.Result)
+	}
+	return e
 }
 
-func decodeCustom(w wireEvent, ts time.Time, data []byte) (Event, error) {
+func decodeCustom(w wireEvent, ts time.Time) (Event, error) {
+	sub, meta, raw := w.SubagentRunID, w.Metadata, rawOf(w.RawEvent)
 	fail := func(err error) (Event, error) {
 		// The name is not quoted: it is the server's text.
 		return nil, fmt.Errorf("%w: a CUSTOM event whose value does not decode (%s)", errNotEvent, jsonx.Describe(err))
@@ -837,33 +1240,33 @@ func decodeCustom(w wireEvent, ts time.Time, data []byte) (Event, error) {
 		if err := unmarshalValue(w.Value, &v); err != nil {
 			return fail(err)
 		}
-		return AwaitingInput{PendingToolCalls: v.PendingToolCalls, Timestamp: ts}, nil
+		return AwaitingInput{PendingToolCalls: v.PendingToolCalls, Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}, nil
 	case CustomComponentStart:
 		var v wireComponentStart
 		if err := unmarshalValue(w.Value, &v); err != nil {
 			return fail(err)
 		}
-		return ComponentStart{MessageID: v.MessageID, ComponentID: v.ComponentID, ComponentName: v.ComponentName, Timestamp: ts}, nil
+		return ComponentStart{MessageID: v.MessageID, ComponentID: v.ComponentID, ComponentName: v.ComponentName, Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}, nil
 	case CustomPropsDelta:
 		var v wirePropsDelta
 		if err := unmarshalValue(w.Value, &v); err != nil {
 			return fail(err)
 		}
-		return ComponentPropsDelta{ComponentID: v.ComponentID, Operations: v.Operations, StreamingStatus: v.StreamingStatus, Timestamp: ts}, nil
+		return ComponentPropsDelta{ComponentID: v.ComponentID, Operations: v.Operations, StreamingStatus: v.StreamingStatus, Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}, nil
 	case CustomComponentEnd:
 		var v wireComponentEnd
 		if err := unmarshalValue(w.Value, &v); err != nil {
 			return fail(err)
 		}
-		return ComponentEnd{ComponentID: v.ComponentID, FinalProps: v.FinalProps, FinalState: v.FinalState, Timestamp: ts}, nil
+		return ComponentEnd{ComponentID: v.ComponentID, FinalProps: v.FinalProps, FinalState: v.FinalState, Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}, nil
 	case CustomMessageParent:
 		var v wireMessageParent
 		if err := unmarshalValue(w.Value, &v); err != nil {
 			return fail(err)
 		}
-		return MessageParent{MessageID: v.MessageID, ParentMessageID: v.ParentMessageID, Timestamp: ts}, nil
+		return MessageParent{MessageID: v.MessageID, ParentMessageID: v.ParentMessageID, Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}, nil
 	}
-	return unknown(EventCustom, w.Name, data), nil
+	return CustomEvent{Name: w.Name, Value: rawOf(w.Value), Timestamp: ts, SubagentRunID: sub, Metadata: meta, RawEvent: raw}, nil
 }
 
 // unmarshalValue decodes a CUSTOM event's value; an absent or null value

@@ -104,11 +104,14 @@ type Stream struct {
 	limits limits
 	redact func(s string, extra ...string) string
 
-	scan  jsonscan.Scanner // decodeFast's
-	cur   Event
-	raw   string   // the data of the event decoded last (EventJSON, eventjson.go)
-	index int      // events decoded so far
-	open  openText // text messages started and not ended
+	scan jsonscan.Scanner // decodeFast's
+	cur  Event
+	raw  string // the data of the event decoded last (EventJSON, eventjson.go)
+	// refused is set when the stream ended on an event it could not
+	// decode, whose data raw keeps (EventJSON).
+	refused bool
+	index   int      // events decoded so far
+	open    openText // text messages started and not ended
 
 	acc assembly
 }
@@ -180,6 +183,7 @@ func (d *runEvents) Decode(ev sse.Event) (stream.Verdict, error) {
 		e, err = decodeEvent(bytesOf(ev.Data))
 	}
 	if err != nil {
+		s.refused = true // EventJSON keeps the event's JSON
 		return stream.Refused, fmt.Errorf("%w: event %d: %w", threads.ErrStreamFailed, s.index, err)
 	}
 	s.index++
@@ -273,7 +277,8 @@ func (s *Stream) nextRun(next *Stream, held int64) bool {
 // event ends the stream (Next still delivers it).
 func (s *Stream) apply(e Event) (stream.Verdict, error) {
 	a := &s.acc
-	a.other(e) // reasoning, message ends and parents: assembly.go
+	a.chunk(e) // AG-UI's chunk events: assembly.go
+	a.other(e) // reasoning, message ends and parents
 	switch e := e.(type) {
 	case TextMessageContent:
 		a.text(e.MessageID, e.Delta)
@@ -309,8 +314,11 @@ func (s *Stream) apply(e Event) (stream.Verdict, error) {
 		a.final(e.ComponentID, e.FinalProps, e.FinalState)
 	case RunFinished:
 		s.cur = e
+		a.addUsage(e.Usage)
 		o := OutcomeFinished
 		switch {
+		case e.Ending != nil && e.Ending.Outcome == EndingCancelled:
+			o = OutcomeCancelled // AG-UI 1.0's cancelled outcome
 		case s.open.any():
 			// A finished run ends every text message it started: this
 			// RUN_FINISHED ends a run cancelled from elsewhere, as the
@@ -325,6 +333,7 @@ func (s *Stream) apply(e Event) (stream.Verdict, error) {
 	case RunErrorEvent:
 		e.Message = s.clean(e.Message)
 		s.cur = e
+		a.addUsage(e.Usage)
 		if e.Code == CodeCancelled {
 			s.end(OutcomeCancelled)
 			return stream.DeliverLast, nil
@@ -626,6 +635,10 @@ type Result struct {
 	// Incomplete is set when the stream kept less than it delivered (see
 	// the bounds on [Stream]).
 	Incomplete bool
+	// Usage is the tokens the run spent, as its RUN_FINISHED or RUN_ERROR
+	// said (AG-UI 1.0's usage), summed per provider and model; nil when
+	// the run said none, as the service does not today.
+	Usage []TokenUsage
 }
 
 // StreamedToolCall is a client tool call as the run streamed it. It is
@@ -663,6 +676,7 @@ func (s *Stream) result() *Result {
 		r.Messages = append(r.Messages, msg)
 	}
 	r.Reasoning = a.reasoning()
+	r.Usage = append([]TokenUsage(nil), a.usage...)
 	for _, c := range a.calls {
 		r.ToolCalls = append(r.ToolCalls, StreamedToolCall{ID: c.id, Name: c.name, Arguments: string(c.args), ParentMessageID: c.parent})
 	}

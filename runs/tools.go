@@ -314,9 +314,13 @@ func objectSchema(params []threads.ToolParameter) (map[string]any, error) {
 // [threads.ErrStreamFailed].
 //
 // Several calls in one pause: every call gets its result, in the order of
-// the pause, all in one message. The observed service stores and hands
-// the model only the last of the pause's tool_use blocks with its result
-// (v1-api.md, captures 129-135): the model may not see the other results.
+// the pause, all in one message (the service refuses a continuation that
+// lacks one). The service, as observed, keeps only the last of a turn's
+// calls: it stores only that call's tool_use and hands the model only its
+// result (v1-api.md, captures 129-135, captures-turn5 07-09), so the model
+// does not see the other results. A model that calls two tools at once
+// should get their answers from one tool, or one call at a time; the fake
+// copies the habit with threadstest.WithLastToolCallOnly.
 //
 // The service's own arguments: on /v1 the service adds two required string
 // arguments, _tambo_statusMessage and _tambo_completionStatusMessage, to
@@ -899,6 +903,9 @@ func (s *ToolStream) merge(r *Result) {
 	}
 	a.RunID, a.Outcome, a.PendingToolCalls, a.Failure = r.RunID, r.Outcome, r.PendingToolCalls, r.Failure
 	a.Incomplete = a.Incomplete || r.Incomplete
+	var dropped bool
+	a.Usage, dropped = sumUsage(a.Usage, r.Usage)
+	a.Incomplete = a.Incomplete || dropped
 	for _, m := range r.Messages {
 		if len(a.Messages) >= maxItems || !s.keep(messageCost(m)) {
 			a.Incomplete = true

@@ -6,10 +6,10 @@ package threadstest
 // shapes; DELETE /v1/threads/{id}/runs/{runId} cancels. The thread's run
 // columns (runStatus, currentRunId, statusMessage, lastRunCancelled,
 // lastRunError, pendingToolCallIds, lastCompletedRunId) and its messages
-// follow the run as the captures show them, including two data losses of
-// the service: a failed run stores " " instead of the streamed text, and
-// an assistant message with parallel tool calls keeps only the last
-// tool_use block.
+// follow the run as the captures show them, including the data loss of a
+// failed run, which stores " " instead of the streamed text, and, with
+// WithLastToolCallOnly, that of parallel tool calls: the assistant message
+// keeps only the last tool_use block and the model reads only its result.
 //
 // A cancel by DELETE ends the stream with RUN_ERROR CANCELLED, or, with
 // WithCancelledRunsFinished, RUN_FINISHED with the text message open and
@@ -558,6 +558,10 @@ func (s *Server) runRefusalLocked(t *v1Thread, in *RunRequest) func(http.Respons
 // is held.
 func (s *Server) startRunLocked(t *v1Thread, in *RunRequest) *runStream {
 	run := &v1Run{id: s.newID("run_"), stop: make(chan struct{})}
+	var lastCall string // the paused turn's last call: the one the model kept
+	if n := len(t.pending); n > 0 {
+		lastCall = t.pending[n-1].id
+	}
 	t.active, t.pending, t.PendingToolCallIDs = run, nil, nil
 	t.RunStatus, t.CurrentRunID, t.StatusMessage = "streaming", run.id, "Streaming response..."
 	t.LastRunCancelled, t.LastRunError = false, nil
@@ -589,7 +593,7 @@ func (s *Server) startRunLocked(t *v1Thread, in *RunRequest) *runStream {
 	if sc.Pace > 0 {
 		pace = sc.Pace
 	}
-	return &runStream{s: s, t: t, run: run, sc: sc, pace: pace, plan: s.planRun(sc, in)}
+	return &runStream{s: s, t: t, run: run, sc: sc, pace: pace, plan: s.planRun(sc, in, lastCall)}
 }
 
 // v1Cancel serves DELETE /v1/threads/{id}/runs/{runId}: 200 while the run

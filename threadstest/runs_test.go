@@ -388,6 +388,65 @@ func TestRunScriptTextAndParallelCalls(t *testing.T) {
 	assert.Equal(t, "The tool said: sunny; rainy.", res2.Messages[0].Text())
 }
 
+// Of two tool calls in one turn, the service keeps only the last: both
+// stream and must be answered, both results are stored, but the stored
+// message has the last call's tool_use alone and the model reads only its
+// result (captures-turn5 07-09). The fake does so with WithLastToolCallOnly
+// (and WithLiveHabits), and keeps every call without it.
+func TestLastToolCallOnly(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		opts  []threadstest.Option
+		uses  []string
+		reply string
+	}{
+		{"default", nil, []string{"call_loc", "call_lookup"}, "The tool said: Lisbon; a definition of tea."},
+		{"WithLastToolCallOnly", []threadstest.Option{threadstest.WithLastToolCallOnly()}, []string{"call_lookup"}, "The tool said: a definition of tea."},
+		{"WithLiveHabits", []threadstest.Option{threadstest.WithLiveHabits(), threadstest.WithThrottle(0)}, []string{"call_lookup"}, "The tool said: a definition of tea."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			srv := threadstest.NewServer(t, tc.opts...)
+			srv.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
+				{ID: "call_loc", Name: "get_location"}, {ID: "call_lookup", Name: "lookup", Arguments: map[string]any{"q": "tea"}},
+			}})
+			u := runs.New(srv.Client()).ForUser("cap5")
+			s, err := u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("both please")}}})
+			require.NoError(t, err)
+			res, err := s.Collect()
+			require.NoError(t, err)
+			require.Len(t, res.PendingToolCalls, 2, "the pause lists both")
+
+			_, err = u.Run(ctx, res.ThreadID, runs.RunParams{PreviousRunID: res.RunID, Content: []runs.Content{runs.ToolResult("call_lookup", "a definition of tea")}})
+			assert.ErrorIs(t, err, runs.ErrInvalidToolResult, "both must be answered")
+			s, err = u.Run(ctx, res.ThreadID, runs.RunParams{PreviousRunID: res.RunID, Content: []runs.Content{
+				runs.ToolResult("call_loc", "Lisbon"), runs.ToolResult("call_lookup", "a definition of tea")}})
+			require.NoError(t, err)
+			res2, err := s.Collect()
+			require.NoError(t, err)
+			assert.Equal(t, tc.reply, res2.Messages[0].Text())
+
+			page, err := u.ListMessages(ctx, res.ThreadID, nil)
+			require.NoError(t, err)
+			var uses, results []string
+			for _, m := range page.Items {
+				for _, part := range m.Content {
+					switch part.Type {
+					case runs.ContentToolUse:
+						uses = append(uses, part.ID)
+					case runs.ContentToolResult:
+						results = append(results, part.ToolUseID)
+					}
+				}
+			}
+			assert.Equal(t, tc.uses, uses)
+			assert.Equal(t, []string{"call_loc", "call_lookup"}, results, "both results stored")
+		})
+	}
+}
+
 // A failed run sends RUN_ERROR twice (47, 123); the client reads one
 // error, and the thread keeps the cause and a " " reply (48, 124).
 func TestRunError(t *testing.T) {

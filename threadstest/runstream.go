@@ -29,7 +29,8 @@ type plannedCall struct {
 }
 
 // planRun decides a run's events from its script and request; s.mu held.
-func (s *Server) planRun(sc RunScript, in *RunRequest) runPlan {
+// lastCall is the last call of the pause that the run answers, if any.
+func (s *Server) planRun(sc RunScript, in *RunRequest, lastCall string) runPlan {
 	var p runPlan
 	userText := in.Message.Text()
 	switch {
@@ -61,6 +62,10 @@ func (s *Server) planRun(sc RunScript, in *RunRequest) runPlan {
 	case p.text != nil || len(p.calls) > 0 || p.component != nil: // scripted
 		p.textFirst = len(p.calls) > 0 && p.text != nil
 	case len(resultIDs) > 0:
+		if s.cfg.lastCallOnly && slices.Contains(resultIDs, lastCall) {
+			// The model was handed the kept call's result alone (08).
+			resultIDs = []string{lastCall}
+		}
 		var rs []string
 		for _, id := range resultIDs {
 			rs = append(rs, results[id])
@@ -323,11 +328,16 @@ func (rs *runStream) streamCalls(calls []plannedCall, textOpen bool) ([]v1Pendin
 		pending = append(pending, v1PendingCall{id: c.id, name: c.name, args: string(c.args)})
 		s.mu.Lock()
 		if run.end == nil {
-			// The stored message keeps only the last call's tool_use
-			// block, as live (130, 135).
 			var input any
 			json.Unmarshal(c.args, &input)
-			run.reply.Content = []block{run.reply.Content[0], {"type": "tool_use", "id": c.id, "name": c.name, "input": input}}
+			use := block{"type": "tool_use", "id": c.id, "name": c.name, "input": input}
+			if s.cfg.lastCallOnly {
+				// The stored message keeps only the last call's tool_use
+				// block, as live (130, 135; turn 5's 09).
+				run.reply.Content = []block{run.reply.Content[0], use}
+			} else {
+				run.reply.Content = append(run.reply.Content, use)
+			}
 		}
 		s.mu.Unlock()
 	}
