@@ -196,9 +196,10 @@ func isJSONType(ct string) bool {
 // copied when asked), so holding one small value of a large answer holds
 // the whole body. A value built in Go, or decoded from a stream event
 // (each event would otherwise keep its bytes), records nothing: RawJSON
-// returns nil. Raw adds no member to the value's JSON encoding, and fmt
-// prints it as addresses only (an answer may hold a secret that a field
-// prints redacted).
+// returns nil. Raw adds no member to the value's JSON encoding, and the
+// answer types print without it: %v, %+v and %#v show their fields alone
+// (the body it points into may hold a secret that a field prints
+// redacted).
 //
 // Comparing values with == or reflect.DeepEqual compares their Raw as
 // well: two values decoded from different bytes (or one decoded, one
@@ -219,3 +220,59 @@ func (r Raw) RawJSON() json.RawMessage { return jsonx.Bytes(jsonx.Raw(r)) }
 // a call made with [WithRawJSON]. Members of nested values are in those
 // values' own ExtraFields.
 func (r Raw) ExtraFields() map[string]json.RawMessage { return jsonx.Extra(jsonx.Raw(r)) }
+
+// The answer types print their fields alone, with or without WithRawJSON:
+// the Raw they embed would show its offsets and type otherwise (see
+// jsonx.Format, which also says why each type needs its own method).
+
+// Format prints the APIKey's fields as fmt prints a struct, without its [Raw].
+func (v APIKey) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the ComponentDecision's fields as fmt prints a struct, without its [Raw].
+func (v ComponentDecision) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the ContentPart's fields as fmt prints a struct, without its [Raw].
+func (v ContentPart) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the ImageURL's fields as fmt prints a struct, without its [Raw].
+func (v ImageURL) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// String prints the InputAudio's fields as %+v prints a struct, without
+// its [Raw] (its field Format leaves no room for a Format method, so %v
+// names the fields too).
+func (v InputAudio) String() string { return fmt.Sprintf("{Data:%s Format:%s}", v.Data, v.Format) }
+
+// GoString prints the InputAudio as %#v prints a struct, without its [Raw].
+func (v InputAudio) GoString() string {
+	return fmt.Sprintf("threads.InputAudio{Data:%q, Format:%q}", v.Data, v.Format)
+}
+
+// Format prints the Message's fields as fmt prints a struct, without its [Raw].
+func (v Message) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the Project's fields as fmt prints a struct, without its [Raw].
+func (v Project) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the ProviderKey's fields as fmt prints a struct, without its [Raw].
+func (v ProviderKey) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the Resource's fields as fmt prints a struct, without its [Raw].
+func (v Resource) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the Suggestion's fields as fmt prints a struct, without its [Raw].
+func (v Suggestion) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the Thread's fields as fmt prints a struct, without its [Raw].
+func (v Thread) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the ThreadPage's fields as fmt prints a struct, without its [Raw].
+func (v ThreadPage) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the ThreadWithMessages's fields as fmt prints a struct, without its [Raw].
+func (v ThreadWithMessages) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the ToolCallParameter's fields as fmt prints a struct, without its [Raw].
+func (v ToolCallParameter) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the ToolCallRequest's fields as fmt prints a struct, without its [Raw].
+func (v ToolCallRequest) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }

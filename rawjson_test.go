@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -141,6 +142,46 @@ func BenchmarkGetRawJSON(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// TestAnswersPrintTheirFieldsAlone: a thread, a message and a tool call's
+// parameter print their fields with %v, %+v and %#v, and nothing of the
+// Raw they embed, whether or not the call recorded its JSON. Before, every
+// answer printed as {{{<nil> 0 <nil>}} ...}, and with WithRawJSON as
+// {{{0xc000... 359 0xb13860}} ...}.
+func TestAnswersPrintTheirFieldsAlone(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t)
+	ctx := context.Background()
+	c := srv.Client()
+	th, err := c.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID, Name: "printed"})
+	require.NoError(t, err)
+	srv.PushScript(threadstest.Script{ToolCalls: []threadstest.ScriptedToolCall{{Name: "weather", Arguments: map[string]any{"city": "Paris"}}}})
+	st, err := c.Threads.AdvanceStream(ctx, th.ID, threads.AdvanceParams{Message: threads.UserMessage("weather?")})
+	require.NoError(t, err)
+	_, err = st.Collect()
+	require.NoError(t, err)
+
+	for name, opts := range map[string][]threads.RequestOption{"plain": nil, "WithRawJSON": {threads.WithRawJSON()}} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, err := c.Threads.Get(ctx, th.ID, opts...)
+			require.NoError(t, err)
+			i := slices.IndexFunc(got.Messages, func(m threads.Message) bool { return m.ToolCallRequest != nil })
+			require.GreaterOrEqual(t, i, 0, "the thread holds the tool call")
+			msg := got.Messages[i]
+			param := msg.ToolCallRequest.Parameters[0]
+			require.Equal(t, len(opts) > 0, param.RawJSON() != nil)
+			for _, v := range []any{got, *got, msg, param} {
+				assert.Empty(t, rawcheck.Internals(v))
+			}
+			assert.Equal(t, "{city Paris}", fmt.Sprintf("%v", param))
+			assert.Equal(t, "{ParameterName:city ParameterValue:Paris}", fmt.Sprintf("%+v", param))
+			assert.Equal(t, `threads.ToolCallParameter{ParameterName:"city", ParameterValue:"Paris"}`, fmt.Sprintf("%#v", param))
+			assert.Contains(t, fmt.Sprintf("%+v", got), "ID:"+th.ID+" ")
+			assert.Contains(t, fmt.Sprintf("%v", msg), " {weather [{city Paris}]} ")
 		})
 	}
 }

@@ -33,6 +33,13 @@ type RunParams struct {
 	// [ErrRunActive]. It cannot be combined with
 	// PreviousRunID, nor used with CreateAndRun (a new thread has no runs).
 	AfterLastRun bool
+	// Resume answers the interrupts of the run that paused (AG-UI's
+	// resume: one [ResumeEntry] per [Interrupt] of its RunFinished's
+	// Ending), sent as "resume". The service does not read it today: its
+	// run body has no such member and it ignores it; its own pauses are
+	// answered with ToolResult parts in Content. threadstest's fake
+	// records it (threadstest.RunRequest.Resume).
+	Resume []ResumeEntry
 	// ToolDefinitions declare the client tools that the caller answers
 	// itself: the model may call them, and a call pauses the run
 	// (OutcomeAwaitingTools). The tools this process runs for you are
@@ -77,7 +84,7 @@ type ToolDefinition struct {
 
 // runBody is the body of both run routes, declared once in
 // internal/v1wire (package proxy reads a browser's run into it).
-type runBody = v1wire.RunBody[Content, ToolDefinition, AvailableComponent, InitialMessage]
+type runBody = v1wire.RunBody[Content, ToolDefinition, AvailableComponent, InitialMessage, ResumeEntry]
 
 type runThread = v1wire.RunThread[InitialMessage]
 
@@ -98,6 +105,7 @@ func (p RunParams) wire() *runBody {
 	return &runBody{
 		Message:             v1wire.RunMessage[Content]{Role: string(RoleUser), Content: p.Content, Metadata: p.MessageMetadata, AdditionalContext: p.AdditionalContext},
 		PreviousRunID:       p.PreviousRunID,
+		Resume:              p.Resume,
 		Tools:               p.ToolDefinitions,
 		AvailableComponents: p.AvailableComponents,
 		ToolChoice:          p.ToolChoice,
@@ -115,6 +123,7 @@ func (p *RunParams) fromWire(b *runBody) {
 		MessageMetadata:     b.Message.Metadata,
 		AdditionalContext:   b.Message.AdditionalContext,
 		PreviousRunID:       b.PreviousRunID,
+		Resume:              b.Resume,
 		ToolDefinitions:     b.Tools,
 		AvailableComponents: b.AvailableComponents,
 		ToolChoice:          b.ToolChoice,

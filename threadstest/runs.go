@@ -122,6 +122,33 @@ type RunScript struct {
 	// ([WithServiceToolArguments], [WithLiveHabits]), except in a call
 	// that sets their values.
 	WithoutServiceArguments bool
+	// Usage, when set, is sent as AG-UI 1.0's usage on the run's
+	// RUN_FINISHED, or on its RUN_ERROR when it fails (the service does
+	// not send usage today): a runs client sums it in Result.Usage.
+	Usage []TokenUsage
+}
+
+// TokenUsage is the tokens one provider's model spent, as AG-UI 1.0's
+// usage reports them ([RunScript].Usage).
+type TokenUsage struct {
+	Provider              string `json:"provider,omitempty"`
+	Model                 string `json:"model,omitempty"`
+	InputTokens           int64  `json:"inputTokens,omitempty"`
+	OutputTokens          int64  `json:"outputTokens,omitempty"`
+	TotalTokens           int64  `json:"totalTokens,omitempty"`
+	ReasoningTokens       int64  `json:"reasoningTokens,omitempty"`
+	CachedInputTokens     int64  `json:"cachedInputTokens,omitempty"`
+	CacheWriteInputTokens int64  `json:"cacheWriteInputTokens,omitempty"`
+}
+
+// ResumeEntry is AG-UI's answer to an interrupt, as a run request carried
+// it in "resume" ([RunRequest].Resume). The fake records it and, as the
+// service, does nothing with it.
+type ResumeEntry struct {
+	InterruptID string          `json:"interruptId"`
+	Status      string          `json:"status"`
+	Payload     json.RawMessage `json:"payload"`
+	Metadata    map[string]any  `json:"metadata"`
 }
 
 // RunToolCall is a client tool call that a [RunScript] makes the model ask
@@ -212,7 +239,10 @@ type RunRequest struct {
 		Metadata        map[string]any `json:"metadata"`
 		InitialMessages []RunMessage   `json:"initialMessages"`
 	} `json:"thread"`
-	PreviousRunID       string              `json:"previousRunId"`
+	PreviousRunID string `json:"previousRunId"`
+	// Resume is AG-UI's answers to interrupts, as sent (runs.RunParams.Resume);
+	// the service ignores it today, and so does the fake.
+	Resume              []ResumeEntry       `json:"resume"`
 	Tools               []RunToolDefinition `json:"tools"`
 	AvailableComponents []OfferedComponent  `json:"availableComponents"`
 	// ToolChoice is kept as sent.

@@ -931,3 +931,35 @@ func leaveAtFirstDeltaThenRead(t *testing.T, mode string) {
 		close(hold)
 	}
 }
+
+// A script's usage is sent as AG-UI 1.0's on RUN_FINISHED (and on a
+// failure's RUN_ERROR) and reaches a runs client's Result, summed per
+// model; a run's resume entries are recorded as sent.
+func TestRunScriptUsageAndResume(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t)
+	usage := []threadstest.TokenUsage{{Provider: "openai", Model: "gpt-5", InputTokens: 12, OutputTokens: 3, TotalTokens: 15}}
+	srv.PushRunScript(threadstest.RunScript{Text: "Hi.", Usage: usage})
+	srv.PushRunScript(threadstest.RunScript{Error: &threadstest.RunFailure{Code: "LLM_CLIENT_ERROR"}, Usage: usage})
+	u := runs.New(srv.Client()).ForUser("user-1")
+	ctx := t.Context()
+	s, err := u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("hi")},
+		Resume: []runs.ResumeEntry{{InterruptID: "int_1", Status: runs.ResumeResolved, Payload: map[string]any{"approved": true}}}}})
+	require.NoError(t, err)
+	r, err := s.Collect()
+	require.NoError(t, err)
+	want := []runs.TokenUsage{{Provider: "openai", Model: "gpt-5", InputTokens: 12, OutputTokens: 3, TotalTokens: 15}}
+	assert.Equal(t, want, r.Usage)
+	in, err := srv.Requests()[len(srv.Requests())-1].Run()
+	require.NoError(t, err)
+	require.Len(t, in.Resume, 1)
+	assert.Equal(t, "int_1", in.Resume[0].InterruptID)
+	assert.Equal(t, "resolved", in.Resume[0].Status)
+	assert.JSONEq(t, `{"approved":true}`, string(in.Resume[0].Payload))
+
+	s, err = u.Run(ctx, r.ThreadID, runs.RunParams{Content: []runs.Content{runs.Text("again")}, PreviousRunID: r.RunID})
+	require.NoError(t, err)
+	r, err = s.Collect()
+	require.ErrorIs(t, err, runs.ErrRunFailed)
+	assert.Equal(t, want, r.Usage, "a failed run's usage")
+}

@@ -206,7 +206,9 @@ type runEvent struct {
 	Subtype         string `json:"subtype,omitempty"`        // REASONING_ENCRYPTED_VALUE's
 	EntityID        string `json:"entityId,omitempty"`       // REASONING_ENCRYPTED_VALUE's
 	EncryptedValue  string `json:"encryptedValue,omitempty"` // REASONING_ENCRYPTED_VALUE's
-	Timestamp       int64  `json:"timestamp"`
+	// Usage is AG-UI 1.0's, on RUN_FINISHED and RUN_ERROR (RunScript.Usage).
+	Usage     []TokenUsage `json:"usage,omitempty"`
+	Timestamp int64        `json:"timestamp"`
 }
 
 // runStream writes one run's events with its script's faults and pacing.
@@ -271,7 +273,7 @@ func (rs *runStream) play() {
 		rs.stopped()
 		return
 	}
-	rs.write(runEvent{Type: "RUN_FINISHED", ThreadID: t.ID, RunID: run.id})
+	rs.write(runEvent{Type: "RUN_FINISHED", ThreadID: t.ID, RunID: run.id, Usage: rs.sc.Usage})
 }
 
 // newReply stores a new assistant message with its " " text as the run's
@@ -579,7 +581,7 @@ func (rs *runStream) failed(e RunFailure) {
 	e = e.filled()
 	retry := e.Retryable
 	for range 2 {
-		rs.write(runEvent{Type: "RUN_ERROR", Message: e.Message, Code: e.Code, Category: e.Category, IsRetryable: &retry, Status: e.Status})
+		rs.write(runEvent{Type: "RUN_ERROR", Message: e.Message, Code: e.Code, Category: e.Category, IsRetryable: &retry, Status: e.Status, Usage: rs.sc.Usage})
 	}
 	rs.done = true
 }

@@ -40,12 +40,14 @@ type ComponentStateBody[P any] struct {
 // and POST /v1/threads/runs (which adds Thread and ThreadMetadata, and
 // reads the user key from Thread.UserKey only). C is the content part
 // type, T the tool definition, A the available component, I the initial
-// message.
-type RunBody[C, T, A, I any] struct {
+// message, R the resume entry (AG-UI's answer to an interrupt: the service
+// does not read "resume" today).
+type RunBody[C, T, A, I, R any] struct {
 	Message             RunMessage[C]  `json:"message"`
 	UserKey             string         `json:"userKey,omitzero"`
 	Thread              *RunThread[I]  `json:"thread,omitzero"`
 	PreviousRunID       string         `json:"previousRunId,omitzero"`
+	Resume              []R            `json:"resume,omitzero"`
 	Tools               []T            `json:"tools,omitzero"`
 	AvailableComponents []A            `json:"availableComponents,omitzero"`
 	ToolChoice          any            `json:"toolChoice,omitzero"`
