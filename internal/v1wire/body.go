@@ -94,7 +94,7 @@ func (b *SuggestionsBody[A]) WithoutUser() { b.UserKey = "" }
 func (b *ComponentStateBody[P]) WithoutUser() { b.UserKey = "" }
 
 // WithoutUser removes the body's userKey and thread.userKey.
-func (b *RunBody[C, T, A, I]) WithoutUser() {
+func (b *RunBody[C, T, A, I, R]) WithoutUser() {
 	b.UserKey = ""
 	if b.Thread != nil {
 		b.Thread.UserKey = ""
