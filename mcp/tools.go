@@ -41,7 +41,12 @@ const (
 	MaxResultParts = 256
 )
 
-// Tools lists the tools of the MCP server on session (every page) and
+// maxListedTools bounds the names a listing walks through, before Filter.
+const maxListedTools = 10 * MaxTools
+
+// Tools lists the tools of the MCP server on session (every page, each
+// name once; a server that pages without bringing new ones is stopped
+// after MaxIdlePages pages, with an error) and
 // returns them as [threads.Tool] values for either tool runner:
 // [threads.ThreadsService.RunStream] on the spec's routes and package
 // runs' RunTools on /v1.
@@ -89,23 +94,32 @@ func Tools(ctx context.Context, session *mcp.ClientSession, opts *ToolOptions) (
 		return nil, nil // the server offers no tools (and would answer "Method not found")
 	}
 	var out []threads.Tool
-	seen := map[string]bool{}
-	for t, err := range session.Tools(ctx, nil) {
+	listed := map[string]bool{} // every name listed, before Filter
+	err := pages(ctx, "tools", func(ctx context.Context, cursor string) ([]*mcp.Tool, string, error) {
+		r, err := session.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
-			return nil, fmt.Errorf("threadsmcp: listing the server's tools: %w", err)
+			return nil, "", err
 		}
-		if t == nil || (o.Filter != nil && !o.Filter(t)) {
-			continue
+		return r.Tools, r.NextCursor, nil
+	}, func(t *mcp.Tool) (bool, error) {
+		if t == nil || listed[t.Name] {
+			return false, nil
+		}
+		if len(listed) == maxListedTools {
+			return false, fmt.Errorf("threadsmcp: the server lists more than %d tools", maxListedTools)
+		}
+		listed[t.Name] = true
+		if o.Filter != nil && !o.Filter(t) {
+			return true, nil
 		}
 		if len(out) == MaxTools {
-			return nil, fmt.Errorf("threadsmcp: the server lists more than %d tools; keep fewer with ToolOptions.Filter", MaxTools)
+			return false, fmt.Errorf("threadsmcp: the server lists more than %d tools; keep fewer with ToolOptions.Filter", MaxTools)
 		}
-		name := o.Prefix + t.Name
-		if seen[name] {
-			return nil, fmt.Errorf("threadsmcp: the server lists tool %q twice", t.Name)
-		}
-		seen[name] = true
-		out = append(out, tool(session, t, name, o.MaxResultBytes))
+		out = append(out, tool(session, t, o.Prefix+t.Name, o.MaxResultBytes))
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -82,6 +82,62 @@
 // from the declaration package runs sends from, so a member runs learns
 // to send is taken with no edit here.
 //
+// # Relaying a run
+//
+// [Relay] and the Handler write a run as the service writes it: each event
+// one "data: <JSON>" line and a blank line, no event: or id: lines, the
+// service's own JSON (members this SDK version does not model included)
+// with every spelling of the project key and of the end user's token
+// replaced by "[REDACTED]" (an event the redaction would leave invalid is
+// not written). What the stream does not read is not written: the
+// service's second RUN_ERROR of a failure, a [*runs.ToolStream]'s own
+// events.
+//
+// Events that have arrived together are written as one batch, and the
+// response is flushed when nothing more has arrived: never later (an
+// event reaches the browser as soon as its bytes reach the relay), and
+// not once per event. The Handler, without server-side tools, relays the
+// service's bytes as it reads them, finding per event only where it ends
+// and its type; it decodes an event only when it acts on it.
+//
+// While nothing is written for the keep-alive interval ([WithKeepAlive])
+// an SSE comment goes out, which readers skip. Writes and flushes go
+// through [http.ResponseController]: a middleware's writer must flush, or
+// unwrap to one that does (an Unwrap() http.ResponseWriter method), else
+// the run reaches the browser only at its end (the Handler logs that once,
+// naming the writer's type). Each write must end within the write timeout
+// ([WithWriteTimeout]); a browser that reads slower is gone and its run
+// cancelled. Behind a writer that takes no write deadline a timer cancels
+// the run (and frees the user's run slot) when a write overruns, but the
+// handler's goroutine stays in that write until the connection dies.
+//
+// A middleware that logs and keeps streaming:
+//
+//	type statusWriter struct {
+//		http.ResponseWriter
+//		status int
+//	}
+//
+//	func (w *statusWriter) WriteHeader(s int) { w.status = s; w.ResponseWriter.WriteHeader(s) }
+//	func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+//
+//	func logged(next http.Handler) http.Handler {
+//		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+//			sw := &statusWriter{ResponseWriter: w, status: 200}
+//			next.ServeHTTP(sw, r)
+//			slog.Info("request", "path", r.URL.Path, "status", sw.status)
+//		})
+//	}
+//
+// A pause (tambo.run.awaiting_input) is held until the run's end and
+// written with it: the service records the run as complete only after it
+// sends the pause, and a client that answers at once (as @tambo-ai/client
+// does) would otherwise be refused now and then. When the run ends
+// otherwise (an error, the connection to the service breaking), the held
+// events are written with that end. A browser that leaves after the pause
+// reached the relay does not cancel the run: it is read to its end, so
+// that the user's continuation is accepted.
+//
 // # The service's habits that a backend meets
 //
 // When the model makes two tool calls in one turn, the service streams

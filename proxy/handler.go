@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -127,6 +128,8 @@ type Handler struct {
 	instance string
 	leases   atomic.Uint64
 	life     lifecycle
+	// flushWarn: a writer that cannot flush is logged once.
+	flushWarn sync.Once
 }
 
 // DefaultMaxBodySize is the bound on a browser's request body when

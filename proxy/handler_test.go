@@ -610,6 +610,235 @@ func TestHandlerRunRedactsSecretsInIDs(t *testing.T) {
 	}
 }
 
+// The service writes tambo.run.awaiting_input before it records the run
+// as complete, and a client that answers on the pause (as @tambo-ai/client
+// does) is refused 400 when its continuation lands in between
+// (captures-turn5 29-31). With the fake's window held open: straight at
+// the service, 50 of 50 continuations are refused; through the Handler,
+// which holds the pause until the run's RUN_FINISHED, none is.
+func TestHandlerHoldsThePauseUntilTheRunIsComplete(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		fake := threadstest.NewServer(t, threadstest.WithoutListener())
+		h, err := proxy.New(fake.Client(), func(*http.Request) (proxy.User, error) { return proxy.User{Key: "alice"}, nil })
+		require.NoError(t, err)
+		direct := runs.New(fake.Client()).ForUser("alice")
+		browser, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL("http://backend.test"),
+			threads.WithAPIKey("not-the-project-key"), threads.WithHTTPClient(&http.Client{Transport: inProcess{h}}))
+		require.NoError(t, err)
+		viaHandler := runs.New(browser).ForUser("ignored")
+
+		refused := func(c *runs.Client) int {
+			n := 0
+			for range 50 {
+				window, opened := make(chan struct{}), make(chan struct{})
+				fake.PushRunScript(threadstest.RunScript{
+					ToolCalls:   []threadstest.RunToolCall{{ID: "call_w", Name: "get_weather", Arguments: map[string]any{"city": "Lisbon"}}},
+					PauseWindow: window, OnPauseWindow: func() { close(opened) },
+				})
+				status := make(chan int, 1)
+				go func() { status <- answerOnPause(t, c) }()
+				<-opened
+				synctest.Wait() // whatever the client saw of the pause, it has acted on
+				close(window)
+				if <-status == http.StatusBadRequest {
+					n++
+				}
+			}
+			return n
+		}
+		assert.Equal(t, 50, refused(direct), "straight at the service, every continuation lands in the window")
+		assert.Equal(t, 0, refused(viaHandler), "through the Handler, none does")
+	})
+}
+
+// answerOnPause starts a run and, as soon as its pause arrives, sends the
+// continuation with the tool's result, as @tambo-ai/client does, then
+// leaves the first stream. It returns the continuation's status.
+func answerOnPause(t *testing.T, c *runs.Client) int {
+	ctx := context.Background()
+	s, err := c.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{
+		Content:         []runs.Content{runs.Text("weather?")},
+		ToolDefinitions: []runs.ToolDefinition{{Name: "get_weather", Description: "the weather", InputSchema: map[string]any{"type": "object"}}},
+	}})
+	if !assert.NoError(t, err) {
+		return 0
+	}
+	defer s.Close()
+	for s.Next() {
+		ai, ok := s.Current().(runs.AwaitingInput)
+		if !ok {
+			continue
+		}
+		results := make([]runs.Content, len(ai.PendingToolCalls))
+		for i, p := range ai.PendingToolCalls {
+			results[i] = runs.ToolResult(p.ToolCallID, "sunny")
+		}
+		next, err := c.Run(ctx, s.ThreadID(), runs.RunParams{PreviousRunID: s.RunID(), Content: results})
+		var p *threads.Problem
+		if errors.As(err, &p) {
+			return p.Status
+		}
+		if !assert.NoError(t, err) {
+			return 0
+		}
+		_, err = next.Collect()
+		next.Close()
+		assert.NoError(t, err)
+		return http.StatusCreated
+	}
+	t.Errorf("no pause: %v", s.Err())
+	return 0
+}
+
+// A browser that leaves once the service's pause has reached the Handler
+// (but before the run's end) does not cancel the run: the Handler reads
+// it to its end, so that the run is complete and the user's continuation
+// is accepted.
+func TestHandlerReadsAPausedRunToItsEnd(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, []threadstest.Option{threadstest.WithoutListener()})
+		window, opened := make(chan struct{}), make(chan struct{})
+		e.fake.PushRunScript(threadstest.RunScript{
+			ToolCalls:   []threadstest.RunToolCall{{ID: "call_l", Name: "get_weather", Arguments: map[string]any{"city": "Lisbon"}}},
+			PauseWindow: window, OnPauseWindow: func() { close(opened) },
+		})
+		ctx, leave := context.WithCancel(context.Background())
+		r := httptest.NewRequest("POST", "/v1/threads/runs", strings.NewReader(`{"message":{"role":"user","content":[{"type":"text","text":"weather?"}]},"tools":[{"name":"get_weather","description":"d","inputSchema":{"type":"object"}}]}`)).WithContext(ctx)
+		r.Header.Set("Content-Type", "application/json")
+		r.AddCookie(&http.Cookie{Name: "session", Value: "s-alice"})
+		w := newRecorder()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			e.h.ServeHTTP(w, r)
+		}()
+		<-opened
+		synctest.Wait()
+		assert.NotContains(t, w.Body(), "awaiting_input", "held until the run's end")
+		leave() // the tab closes inside the service's window
+		synctest.Wait()
+		close(window)
+		<-done
+		synctest.Wait()
+
+		u := runs.New(e.fake.Client()).ForUser("alice")
+		th, err := u.GetThread(context.Background(), w.Header().Get("X-Thread-Id"))
+		require.NoError(t, err)
+		assert.False(t, th.LastRunCancelled, "the run was read to its end, not cancelled")
+		assert.Equal(t, w.Header().Get("X-Run-Id"), th.LastCompletedRunID)
+		s, err := u.Run(context.Background(), th.ID, runs.RunParams{PreviousRunID: th.LastCompletedRunID, Content: []runs.Content{runs.ToolResult("call_l", "sunny")}})
+		require.NoError(t, err, "the continuation is accepted")
+		_, err = s.Collect()
+		assert.NoError(t, err)
+		assert.Empty(t, e.logs.failures())
+	})
+}
+
+// A pause whose run never reaches RUN_FINISHED (the connection to the
+// service breaks) is still written, with the end that came.
+func TestHandlerWritesAHeldPauseWithAnyEnd(t *testing.T) {
+	t.Parallel()
+	body := strings.Join([]string{
+		`data: {"type":"RUN_STARTED","threadId":"thr_p","runId":"run_p","timestamp":1}`,
+		`data: {"type":"CUSTOM","name":"tambo.run.awaiting_input","value":{"pendingToolCalls":[{"toolCallId":"c","toolName":"t","arguments":"{}"}]},"timestamp":2}`,
+		``}, "\n\n")
+	c := serveSSE(t, []byte(body))
+	h, err := proxy.New(c, func(*http.Request) (proxy.User, error) { return proxy.User{Key: "alice"}, nil })
+	require.NoError(t, err)
+	r := httptest.NewRequest("POST", "/v1/threads/runs", strings.NewReader(`{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`))
+	r.Header.Set("Content-Type", "application/json")
+	w := newRecorder()
+	h.ServeHTTP(w, r)
+	assert.Equal(t, body, w.Body(), "the pause is written when the stream breaks")
+	assert.Zero(t, w.Unflushed())
+}
+
+// plainWriter is a middleware's response wrapper with neither Flush nor
+// Unwrap: nothing can flush through it.
+type plainWriter struct{ w http.ResponseWriter }
+
+func (p plainWriter) Header() http.Header         { return p.w.Header() }
+func (p plainWriter) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p plainWriter) WriteHeader(status int)      { p.w.WriteHeader(status) }
+
+// A response writer that can neither flush nor unwrap to one that can
+// makes every run arrive at its end: the Handler says so once, naming the
+// writer's type and the fix, rather than buffer in silence.
+func TestHandlerLogsAWriterThatCannotFlush(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	for range 2 {
+		r := httptest.NewRequest("POST", "/v1/threads/runs", strings.NewReader(`{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`))
+		r.Header.Set("Content-Type", "application/json")
+		r.AddCookie(&http.Cookie{Name: "session", Value: "s-alice"})
+		w := httptest.NewRecorder()
+		e.h.ServeHTTP(plainWriter{w}, r)
+		require.Equal(t, http.StatusCreated, w.Code)
+		assert.Contains(t, w.Body.String(), "RUN_FINISHED")
+	}
+	fails := e.logs.failures()
+	require.Len(t, fails, 1, "logged once per Handler")
+	assert.Contains(t, fails[0], "proxy_test.plainWriter")
+	assert.Contains(t, fails[0], "Unwrap")
+}
+
+// stuckWriter is a middleware's wrapper with Flush but no Unwrap (so no
+// write deadline can be set through it) in front of a browser that never
+// reads: each Write after the headers blocks until the test ends.
+type stuckWriter struct {
+	header http.Header
+	stuck  <-chan struct{}
+}
+
+func (s *stuckWriter) Header() http.Header { return s.header }
+func (s *stuckWriter) WriteHeader(int)     {}
+func (s *stuckWriter) Flush()              {}
+func (s *stuckWriter) Write(b []byte) (int, error) {
+	<-s.stuck
+	return 0, errors.New("the connection died")
+}
+
+// Behind a writer that takes no write deadline, a browser that stops
+// reading still cannot hold the run: when a write overruns the write
+// timeout, the run is cancelled on the service and the user's run slot is
+// freed, although the handler's goroutine stays in the write until the
+// connection dies.
+func TestHandlerWriteTimeoutWithoutDeadline(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, []threadstest.Option{threadstest.WithoutListener()}, proxy.WithWriteTimeout(time.Second), proxy.WithMaxRunsPerUser(1))
+		hold := make(chan struct{})
+		defer close(hold)
+		e.fake.PushRunScript(threadstest.RunScript{Text: "one two three", Hold: hold, HoldAfter: 2})
+		stuck := make(chan struct{})
+		post := func(w http.ResponseWriter) {
+			r := httptest.NewRequest("POST", "/v1/threads/runs", strings.NewReader(`{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`))
+			r.Header.Set("Content-Type", "application/json")
+			r.AddCookie(&http.Cookie{Name: "session", Value: "s-alice"})
+			e.h.ServeHTTP(w, r)
+		}
+		sw := &stuckWriter{header: http.Header{}, stuck: stuck}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			post(sw)
+		}()
+		time.Sleep(2 * time.Second) // fake time: the write has overrun
+		synctest.Wait()
+
+		th, err := runs.New(e.fake.Client()).ForUser("alice").GetThread(context.Background(), sw.header.Get("X-Thread-Id"))
+		require.NoError(t, err)
+		assert.True(t, th.LastRunCancelled, "the run was cancelled on the service")
+		w := newRecorder()
+		post(w)
+		assert.Equal(t, http.StatusCreated, w.Status(), "the user's run slot was freed")
+		close(stuck) // the connection dies
+		<-done
+	})
+}
+
 // A page of another site can post text/plain, form and multipart bodies
 // with the user's cookies and no CORS preflight: every route that takes a
 // body refuses them (415) before the user function runs or anything is

@@ -3,14 +3,17 @@ package proxy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
+	"sync"
 
 	threads "github.com/threadsapi/threads-go"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/threadsapi/threads-go/internal/rawrun"
 	"github.com/threadsapi/threads-go/runs"
 )
 
@@ -52,12 +55,20 @@ func (q *request) run(create bool) {
 		writeError(q.w, status, "The run cannot start now; try again")
 		return
 	}
-	defer h.release(q.r.Context(), slot)
+	// Released once: at the end, or by the relay when a write overran
+	// on a writer that takes no deadline.
+	var releaseOnce sync.Once
+	release := func() { releaseOnce.Do(func() { h.release(context.WithoutCancel(q.r.Context()), slot) }) }
+	defer release()
 
 	// The run's context says whose run it is (UserFrom), for the
-	// server-side tools it runs.
-	ctx, cancel := context.WithCancel(context.WithValue(q.r.Context(), userKey{}, q.user))
+	// server-side tools it runs. It does not end with the browser's
+	// request: a run whose pause reached the relay is read to its end
+	// after the browser left (the relay decides; until it runs, the
+	// browser leaving cancels).
+	ctx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(q.r.Context()), userKey{}, q.user))
 	defer cancel()
+	stopStart := context.AfterFunc(q.r.Context(), cancel)
 	// Shutdown's deadline ends the run as the browser leaving would.
 	defer context.AfterFunc(h.life.stop, cancel)()
 	p := cp.RunParams
@@ -95,6 +106,14 @@ func (q *request) run(create bool) {
 	}
 
 	opts := h.cfg.callOpts
+	var tap *rawrun.Tap
+	callCtx := ctx
+	if len(h.tools) == 0 {
+		// No server-side tools: the relay reads the service's bytes
+		// itself, decoding only what it acts on.
+		tap = new(rawrun.Tap)
+		callCtx = rawrun.With(ctx, tap)
+	}
 	start := func() (Stream, error) {
 		cp.RunParams = p
 		switch tools := (runs.ToolRunner{Tools: h.cfg.tools}); {
@@ -103,9 +122,9 @@ func (q *request) run(create bool) {
 		case len(h.tools) > 0:
 			return nilIfErr(q.c.RunTools(ctx, threadID, p, tools, opts...))
 		case create:
-			return nilIfErr(q.c.CreateAndRun(ctx, cp, opts...))
+			return nilIfErr(q.c.CreateAndRun(callCtx, cp, opts...))
 		default:
-			return nilIfErr(q.c.Run(ctx, threadID, p, opts...))
+			return nilIfErr(q.c.Run(callCtx, threadID, p, opts...))
 		}
 	}
 	s, err := start()
@@ -118,6 +137,7 @@ func (q *request) run(create bool) {
 			s, err = start()
 		}
 	}
+	stopStart()
 	if err != nil {
 		if pending != nil {
 			// Not sent: they wait for the browser's next try.
@@ -128,12 +148,18 @@ func (q *request) run(create bool) {
 		h.fail(q.w, q.r, err)
 		return
 	}
+	if tap != nil && tap.Body == nil {
+		tap = nil // not taken: the stream reads its own answer
+	}
 
 	// The relay passes the ids as the stream holds them: redacted by the
 	// request core, as the events are. Nothing else of the service's
 	// headers is passed.
 	setHeaders(q.w.Header(), "")
-	rl := relayer{keepAlive: h.cfg.keepAlive, writeTimeout: h.cfg.writeTimeout, status: http.StatusCreated, stop: cancel}
+	rl := relayer{
+		keepAlive: h.cfg.keepAlive, writeTimeout: h.cfg.writeTimeout, status: http.StatusCreated,
+		stop: cancel, overrun: release, noFlush: h.cannotFlush, tap: tap,
+	}
 	if len(h.tools) > 0 {
 		browser := make(map[string]bool, len(p.ToolDefinitions))
 		for _, t := range p.ToolDefinitions {
@@ -149,6 +175,16 @@ func (q *request) run(create bool) {
 	case err != nil:
 		h.runEnded(ctx, q.user, err)
 	}
+}
+
+// cannotFlush logs, once per Handler, a response writer that cannot flush:
+// the backend's middleware wraps the writer without Unwrap, and every run
+// reaches the browser only at its end.
+func (h *Handler) cannotFlush(w http.ResponseWriter) {
+	h.flushWarn.Do(func() {
+		h.log.Error(fmt.Sprintf("proxy: the response writer %T cannot flush, so runs reach the browser only at their end; "+
+			"give the middleware's writer an Unwrap() http.ResponseWriter method (see http.ResponseController)", w))
+	})
 }
 
 // nilIfErr turns a typed nil stream into a nil Stream, so that a failed

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/rawrun"
 	"github.com/threadsapi/threads-go/internal/v1wire"
 )
 
@@ -363,7 +364,15 @@ func (c *Client) stream(ctx context.Context, opts []threads.RequestOption, k cal
 	}
 	s := newStream(ctx, ans.Resp.Body, limits{maxEventSize: ans.Limits.MaxEventSize, idleTimeout: ans.Limits.IdleTimeout},
 		redact, threadID, h.Get("X-Run-Id"))
-	s.eng.Observe(ans.Observe)
+	if tap := rawrun.Take(ctx); tap != nil {
+		// The proxy's relay reads the body itself (internal/rawrun); s
+		// keeps the connection, and its Close.
+		tap.Body, tap.Observe = ans.Resp.Body, ans.Observe
+		tap.Redact = func(v string) string { return s.redact(v) }
+		tap.MaxEventSize, tap.IdleTimeout = s.limits.maxEventSize, s.limits.idleTimeout
+	} else {
+		s.eng.Observe(ans.Observe)
+	}
 	// The cancel must not write the run call's WithResponseInto
 	// destination: it goes without the call-only options.
 	follow, _ := c.conn.FollowUpOptions(opts).([]threads.RequestOption)

@@ -236,6 +236,14 @@ func (s *Stream) Next() bool {
 	return ok
 }
 
+// Buffered reports whether the next event (or the stream's end) has
+// already arrived, so that Next will return it without waiting for the
+// network. A relay uses it to write the events that have arrived as one
+// batch, and to flush only when Next would wait ([proxy.Relay]).
+func (s *Stream) Buffered() bool {
+	return s == nil || s.eng.Buffered()
+}
+
 // engine is s's engine; nil for a nil Stream (whose methods work, as a
 // zero Stream's).
 func (s *Stream) engine() *stream.Engine {

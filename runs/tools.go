@@ -517,6 +517,17 @@ func (s *ToolStream) Next() bool {
 	}
 }
 
+// Buffered reports whether Next will return without waiting: for the
+// network, or for a pause's tools to run. As [Stream.Buffered].
+func (s *ToolStream) Buffered() bool {
+	if s == nil || s.c == nil || len(s.queue) > 0 || s.done {
+		return true
+	}
+	// A run that ended may be followed by tools that run and by the
+	// next run: not buffered.
+	return s.calls == nil && s.answer == nil && !s.st.eng.Done() && s.st.Buffered()
+}
+
 // current returns the stream of the runs; nil for a zero ToolStream.
 func (s *ToolStream) current() *Stream {
 	if s == nil {

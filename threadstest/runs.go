@@ -89,6 +89,17 @@ type RunScript struct {
 	// (its events so far sent and flushed), so that a test knows the run
 	// is in flight there without watching the wire.
 	OnHold func()
+	// PauseWindow, when not nil, opens the service's pause window in a
+	// run that pauses for tools: tambo.run.awaiting_input is sent and
+	// flushed, but the run is recorded as complete (and RUN_FINISHED
+	// sent) only once PauseWindow is closed, as the service records it a
+	// moment after the event (captures-turn5 29-31). A continuation of
+	// the run that arrives inside the window is refused 400
+	// invalid_previous_run, as the service refuses it; a client that
+	// closes the connection inside it cancels the run. OnPauseWindow, when
+	// not nil, is called when the window opens.
+	PauseWindow   <-chan struct{}
+	OnPauseWindow func()
 	// Drop, when set, cuts the connection after DropAfter events, without
 	// RUN_FINISHED. The run ends cancelled, as when a client disconnects.
 	Drop      bool
@@ -333,6 +344,9 @@ type v1Run struct {
 	// finishOnCancel: a cancel by DELETE ends the stream RUN_FINISHED and
 	// keeps one delta less (WithCancelledRunsFinished, RunScript.CancelEnd).
 	finishOnCancel bool
+	// window: the run sent its pause and is not yet recorded as complete
+	// (RunScript.PauseWindow).
+	window bool
 }
 
 // v1PendingCall is a client tool call awaiting its result.
@@ -540,6 +554,16 @@ func toolResults(m *RunMessage) (ids []string, texts map[string]string) {
 func (s *Server) runRefusalLocked(t *v1Thread, in *RunRequest) func(http.ResponseWriter) {
 	problem := func(status int, code, title, detail string, extra func(*v1Problem)) func(http.ResponseWriter) {
 		return func(w http.ResponseWriter) { s.v1Problem(w, status, code, title, detail, extra) }
+	}
+	if t.active != nil && t.active.window && in.PreviousRunID != "" {
+		// The service checks previousRunId against the last completed
+		// run before it looks for an active one (captures-turn5 30).
+		last := t.LastCompletedRunID
+		if last == "" {
+			last = "(none)"
+		}
+		return problem(400, "invalid_previous_run", "Invalid Previous Run",
+			fmt.Sprintf("previousRunId %s does not match last completed run %s", in.PreviousRunID, last), nil)
 	}
 	if t.active != nil {
 		cur := t.active.id

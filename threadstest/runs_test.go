@@ -932,6 +932,60 @@ func leaveAtFirstDeltaThenRead(t *testing.T, mode string) {
 	}
 }
 
+// The pause window (RunScript.PauseWindow): the pause is sent, the run is
+// not yet complete, a continuation inside the window is refused 400
+// invalid_previous_run as the service refuses it (captures-turn5 30);
+// once released, the run completes and the same continuation is accepted.
+// A client that leaves inside the window cancels the run.
+func TestRunPauseWindow(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := threadstest.NewServer(t, threadstest.WithoutListener())
+		u := runs.New(srv.Client()).ForUser("user-1")
+		ctx := context.Background()
+		call := []threadstest.RunToolCall{{ID: "call_w", Name: "lookup", Arguments: map[string]any{"q": "tea"}}}
+		window := make(chan struct{})
+		srv.PushRunScript(threadstest.RunScript{ToolCalls: call, PauseWindow: window})
+		s, err := u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("hi")}}})
+		require.NoError(t, err)
+		for s.Next() {
+			if _, ok := s.Current().(runs.AwaitingInput); ok {
+				break
+			}
+		}
+		cont := runs.RunParams{PreviousRunID: s.RunID(), Content: []runs.Content{runs.ToolResult("call_w", "green")}}
+		_, err = u.Run(ctx, s.ThreadID(), cont)
+		var p *threads.Problem
+		require.ErrorAs(t, err, &p)
+		assert.Equal(t, 400, p.Status)
+		assert.Contains(t, p.Detail, "does not match last completed run (none)")
+
+		close(window)
+		_, err = s.Collect()
+		require.NoError(t, err)
+		assert.Equal(t, runs.OutcomeAwaitingTools, s.Outcome())
+		next, err := u.Run(ctx, s.ThreadID(), cont)
+		require.NoError(t, err, "after the window the continuation is accepted")
+		_, err = next.Collect()
+		require.NoError(t, err)
+
+		// Leaving inside the window cancels the run.
+		srv.PushRunScript(threadstest.RunScript{ToolCalls: call, PauseWindow: make(chan struct{})})
+		s, err = u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("hi")}}})
+		require.NoError(t, err)
+		for s.Next() {
+			if _, ok := s.Current().(runs.AwaitingInput); ok {
+				break
+			}
+		}
+		s.Close()
+		synctest.Wait()
+		th, err := u.GetThread(ctx, s.ThreadID())
+		require.NoError(t, err)
+		assert.True(t, th.LastRunCancelled)
+	})
+}
+
 // A script's usage is sent as AG-UI 1.0's on RUN_FINISHED (and on a
 // failure's RUN_ERROR) and reaches a runs client's Result, summed per
 // model; a run's resume entries are recorded as sent.

@@ -255,8 +255,19 @@ func (rs *runStream) play() {
 	if textOpen && !rs.emit(runEvent{Type: "TEXT_MESSAGE_END", MessageID: replyID}, true) {
 		return
 	}
+	window := len(pending) > 0 && rs.sc.PauseWindow != nil
+	if window {
+		// Open before the event goes out: a client may answer the
+		// moment it arrives.
+		rs.s.mu.Lock()
+		run.window = true
+		rs.s.mu.Unlock()
+	}
 	if len(pending) > 0 && !rs.emit(awaitingInput(pending), true) {
 		return
+	}
+	if window {
+		rs.pauseWindow()
 	}
 	// The end: recorded first, so that a GET after the last event sees it.
 	e := runEnd{kind: endFinished}
@@ -274,6 +285,25 @@ func (rs *runStream) play() {
 		return
 	}
 	rs.write(runEvent{Type: "RUN_FINISHED", ThreadID: t.ID, RunID: run.id, Usage: rs.sc.Usage})
+}
+
+// pauseWindow (the window open, run.window set) holds the run between its
+// pause and its completion until
+// the script's PauseWindow is closed, the run is ended from outside or
+// the client leaves (the check that follows ends it then).
+func (rs *runStream) pauseWindow() {
+	s, run := rs.s, rs.run
+	if rs.sc.OnPauseWindow != nil {
+		rs.sc.OnPauseWindow()
+	}
+	select {
+	case <-rs.sc.PauseWindow:
+	case <-run.stop:
+	case <-rs.r.Context().Done():
+	}
+	s.mu.Lock()
+	run.window = false
+	s.mu.Unlock()
 }
 
 // newReply stores a new assistant message with its " " text as the run's

@@ -76,6 +76,10 @@ type Impl struct {
 	// Finish reads stream i to its end, closes it, and reports whether it
 	// ended as it should.
 	Finish func(i int) bool
+	// Lossy: streams that do not end cleanly are counted
+	// (name-completed), not a failure: a baseline that is not the SDK's
+	// own code (httputil.ReverseProxy loses a few of thousands).
+	Lossy bool
 }
 
 // Start runs this test binary again as the helper test named test (run
@@ -160,7 +164,7 @@ func Run(b *testing.B, base string, n int, impl Impl) {
 			ok++
 		}
 	}
-	if ok != n {
+	if ok != n && !impl.Lossy {
 		b.Fatalf("%s: %d of %d streams ended cleanly", impl.Name, ok, n)
 	}
 	b.ReportMetric(float64(ok), impl.Name+"-completed")

@@ -259,6 +259,12 @@ func (e *Engine) Err(zero error) error {
 	return e.err
 }
 
+// Buffered reports whether Next has an event, or the stream's end, to
+// return without reading from the body.
+func (e *Engine) Buffered() bool {
+	return e.Zero() || e.done || e.src.Buffered()
+}
+
 // Context returns the stream's context.
 func (e *Engine) Context() context.Context { return e.ctx }
 
