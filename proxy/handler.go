@@ -324,11 +324,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	call := &request{h: h, w: w, r: r, c: c, user: u, route: rr}
-	if rt.Stream {
+	switch {
+	case rt == v1wire.RunEvents:
+		call.resume()
+	case rt.Stream:
 		call.run(rt == v1wire.CreateAndRun)
-		return
+	default:
+		call.forward(rt)
 	}
-	call.forward(rt)
 }
 
 // isJSON reports whether a Content-Type names JSON: application/json or

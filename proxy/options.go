@@ -17,6 +17,7 @@ type config struct {
 	keyPrefix               string
 	pendingTTL, leaseTTL    time.Duration
 	openSlots               bool
+	detach                  time.Duration // 0: runs end with their browser
 	logger                  *slog.Logger
 	callOpts                []threads.RequestOption
 	err                     error // the first invalid option

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"time"
 
 	threads "github.com/threadsapi/threads-go"
 
@@ -44,7 +45,13 @@ func (q *request) run(create bool) {
 		writeError(q.w, http.StatusServiceUnavailable, "The server is shutting down; try again")
 		return
 	}
-	defer h.life.runs.Done()
+	// A detached run hands what it holds to the goroutine that owns it.
+	handed := false
+	defer func() {
+		if !handed {
+			h.life.runs.Done()
+		}
+	}()
 	slot, status := h.takeSlot(q.r.Context(), q.user)
 	switch status {
 	case 0:
@@ -59,18 +66,33 @@ func (q *request) run(create bool) {
 	// on a writer that takes no deadline.
 	var releaseOnce sync.Once
 	release := func() { releaseOnce.Do(func() { h.release(context.WithoutCancel(q.r.Context()), slot) }) }
-	defer release()
+	defer func() {
+		if !handed {
+			release()
+		}
+	}()
 
 	// The run's context says whose run it is (UserFrom), for the
 	// server-side tools it runs. It does not end with the browser's
 	// request: a run whose pause reached the relay is read to its end
 	// after the browser left (the relay decides; until it runs, the
-	// browser leaving cancels).
-	ctx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(q.r.Context()), userKey{}, q.user))
-	defer cancel()
+	// browser leaving cancels). A detached run's is bounded by its
+	// maximum.
+	base, cancelBase := context.WithoutCancel(q.r.Context()), context.CancelFunc(func() {})
+	if h.cfg.detach > 0 {
+		base, cancelBase = context.WithTimeout(base, h.cfg.detach)
+	}
+	ctx, cancelRun := context.WithCancel(context.WithValue(base, userKey{}, q.user))
+	cancel := func() { cancelRun(); cancelBase() }
 	stopStart := context.AfterFunc(q.r.Context(), cancel)
 	// Shutdown's deadline ends the run as the browser leaving would.
-	defer context.AfterFunc(h.life.stop, cancel)()
+	stopAfter := context.AfterFunc(h.life.stop, cancel)
+	defer func() {
+		if !handed {
+			stopAfter()
+			cancel()
+		}
+	}()
 	p := cp.RunParams
 	p.ToolDefinitions = withoutServers(p.ToolDefinitions, h.tools)
 	threadID := q.route.Values["threadId"]
@@ -108,7 +130,7 @@ func (q *request) run(create bool) {
 	opts := h.cfg.callOpts
 	var tap *rawrun.Tap
 	callCtx := ctx
-	if len(h.tools) == 0 {
+	if len(h.tools) == 0 && h.cfg.detach == 0 {
 		// No server-side tools: the relay reads the service's bytes
 		// itself, decoding only what it acts on.
 		tap = new(rawrun.Tap)
@@ -152,21 +174,36 @@ func (q *request) run(create bool) {
 		tap = nil // not taken: the stream reads its own answer
 	}
 
-	// The relay passes the ids as the stream holds them: redacted by the
-	// request core, as the events are. Nothing else of the service's
-	// headers is passed.
+	// The ids go out as the stream holds them: redacted by the request
+	// core, as the events are. Nothing else of the service's headers is
+	// passed.
 	setHeaders(q.w.Header(), "")
-	rl := relayer{
-		keepAlive: h.cfg.keepAlive, writeTimeout: h.cfg.writeTimeout, status: http.StatusCreated,
-		stop: cancel, overrun: release, noFlush: h.cannotFlush, tap: tap,
+	for name, id := range map[string]string{"X-Thread-Id": s.ThreadID(), "X-Run-Id": s.RunID()} {
+		if id != "" {
+			q.w.Header().Set(name, id)
+		}
 	}
+	var filter func(runs.Event, []byte) ([]byte, bool)
 	if len(h.tools) > 0 {
 		browser := make(map[string]bool, len(p.ToolDefinitions))
 		for _, t := range p.ToolDefinitions {
 			browser[t.Name] = true
 		}
-		pz := &pauses{q: q, ctx: ctx, browser: browser}
-		rl.filter = pz.filter
+		filter = (&pauses{q: q, ctx: ctx, browser: browser}).filter
+	}
+	if h.cfg.detach > 0 {
+		handed = true
+		q.detach(ctx, s, filter, func() {
+			stopAfter()
+			cancel()
+			release()
+			h.life.runs.Done()
+		})
+		return
+	}
+	rl := relayer{
+		keepAlive: h.cfg.keepAlive, writeTimeout: h.cfg.writeTimeout, status: http.StatusCreated,
+		stop: cancel, overrun: release, noFlush: h.cannotFlush, tap: tap, filter: filter,
 	}
 	res, err := rl.relay(q.w, q.r, s)
 	switch {
@@ -175,6 +212,27 @@ func (q *request) run(create bool) {
 	case err != nil:
 		h.runEnded(ctx, q.user, err)
 	}
+}
+
+// detach hands run s to a goroutine that reads it to its end into its
+// log, then calls done, and serves the browser from the log: the browser
+// leaving ends only its own stream.
+func (q *request) detach(ctx context.Context, s Stream, filter func(runs.Event, []byte) ([]byte, bool), done func()) {
+	h := q.h
+	ref := h.runRef(q.user, s.ThreadID(), s.RunID())
+	meta, _ := json.Marshal(runMeta{ThreadID: ref.threadID, RunID: ref.runID})
+	if err := h.cfg.store.Set(ctx, ref.meta, meta, ref.metaTTL); err != nil {
+		h.log.WarnContext(ctx, "proxy: cannot record a detached run in the store; it cannot be resumed", "error", err)
+	}
+	ready := make(chan struct{})
+	go ref.own(ctx, s, filter, ready, func(err error) {
+		if err != nil {
+			h.runEnded(ctx, q.user, err)
+		}
+		done()
+	})
+	<-ready // the log exists: the browser reads it from its start
+	ref.serve(q.w, q.r, q.c, "", http.StatusCreated)
 }
 
 // cannotFlush logs, once per Handler, a response writer that cannot flush:
@@ -266,7 +324,7 @@ func (h *Handler) decodePending(ctx context.Context, v []byte) ([]runs.Content, 
 func (h *Handler) keepPending(ctx context.Context, user User, threadID, runID string, results []runs.Content) {
 	key := h.pendingKey(user, threadID, runID)
 	ctx = context.WithoutCancel(ctx)
-	v, err := json.Marshal(results, resultJSON)
+	v, err := json.Marshal(results, ownJSON)
 	if err == nil {
 		err = h.cfg.store.Set(ctx, key, v, h.cfg.pendingTTL)
 	}
@@ -276,7 +334,7 @@ func (h *Handler) keepPending(ctx context.Context, user User, threadID, runID st
 		for i, r := range results {
 			calls[i].ToolCallID = r.ToolUseID
 		}
-		v, err = json.Marshal(notRun(calls, errors.New("the server's results could not be kept: too many pending results for this user")), resultJSON)
+		v, err = json.Marshal(notRun(calls, errors.New("the server's results could not be kept: too many pending results for this user")), ownJSON)
 		if err == nil {
 			err = h.cfg.store.Set(ctx, h.overKey(user, threadID, runID), v, h.cfg.pendingTTL)
 		}
@@ -355,9 +413,17 @@ func (h *Handler) answerLost(ctx context.Context, threadID string, content, ours
 	return out, true
 }
 
-// resultJSON is how the Handler writes the tool results it keeps or
-// sizes (the store's values, MaxPendingResults' budget): a tool's text
-// that is not UTF-8 as U+FFFD, as encoding/json writes it when package
-// runs sends a result. Answers are never written with it: they pass as
-// the service's bytes.
-var resultJSON = json.JoinOptions(json.Deterministic(true), jsontext.AllowInvalidUTF8(true))
+// ownJSON is how the Handler writes JSON of its own: the tool results it
+// keeps or sizes (the store's values, MaxPendingResults' budget) and the
+// events it makes (a snapshot's): map keys sorted, times as the service
+// writes them (UTC, milliseconds), a tool's text that is not UTF-8 as
+// U+FFFD, as encoding/json writes it when package runs sends a result.
+// The service's answers are never written with it: they pass as its
+// bytes.
+var ownJSON = json.JoinOptions(
+	json.Deterministic(true),
+	jsontext.AllowInvalidUTF8(true),
+	json.WithMarshalers(json.MarshalToFunc(func(enc *jsontext.Encoder, t time.Time) error {
+		return enc.WriteToken(jsontext.String(t.UTC().Format("2006-01-02T15:04:05.000Z")))
+	})),
+)
