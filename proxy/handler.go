@@ -50,6 +50,13 @@ func UserFrom(ctx context.Context) (User, bool) {
 	return u, ok
 }
 
+// withRunUser returns ctx carrying the run's user for UserFrom. Every
+// context a run's server-side tools get (the request's, a detached
+// run's, an approval's) is made with it, or derived from one that was.
+func withRunUser(ctx context.Context, u User) context.Context {
+	return context.WithValue(ctx, userKey{}, u)
+}
+
 // id is the user as the handler counts runs and keys pending results: the
 // key, or a hash of the token (never the token itself).
 func (u User) id() string {
@@ -208,16 +215,16 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 // in the [Store] ([WithStore]) until the browser's continuation (the next
 // run with that previousRunId; taken once, a second continuation finds
 // none), which then carries both (a result larger than its share of
-// [MaxPendingResults] keeps only its text, cut). The
-// server's calls are the server's: a result the browser sends for one is
-// taken out, and calls whose results are gone are answered with error
-// results (see "Safe in front of browsers" in the package documentation).
-// Of two calls in one turn the service hands the model only the last
-// one's result (see the package documentation). A tool that
-// fails or panics is answered to the model as an error result (isError),
-// never a crash; so is a call of a tool that neither side has.
-// A tool learns whose run it serves with [UserFrom] (its ctx), to act
-// as that user in the backend's own data. The bounds are the
+// [MaxPendingResults] keeps only its text, cut). A result the browser
+// sends for a server's call is taken out, and calls whose results are gone
+// are answered with error results (package documentation, "Safe in front
+// of browsers"). Of two calls in one turn, the model reads only the last
+// one's result (a habit of the service).
+//
+// A tool learns whose run it serves with [UserFrom]: the run's end user,
+// wherever the run's tools are called. A tool that fails or panics is
+// answered to the model as an error result (isError), never a crash; so
+// is a call of a tool that neither side has. The bounds are the
 // [runs.ToolRunner] defaults (10 answered pauses in one response, the same
 // call in 3 pauses in a row); a pause left unanswered by them is answered
 // with error results in the user's next run.

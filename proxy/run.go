@@ -82,7 +82,7 @@ func (q *request) run(create bool) {
 	if h.cfg.detach > 0 {
 		base, cancelBase = context.WithTimeout(base, h.cfg.detach)
 	}
-	ctx, cancelRun := context.WithCancel(context.WithValue(base, userKey{}, q.user))
+	ctx, cancelRun := context.WithCancel(withRunUser(base, q.user))
 	cancel := func() { cancelRun(); cancelBase() }
 	stopStart := context.AfterFunc(q.r.Context(), cancel)
 	// Shutdown's deadline ends the run as the browser leaving would.

@@ -176,6 +176,12 @@ func (ref *runRef) serve(w http.ResponseWriter, r *http.Request, c *runs.Client,
 			return
 		}
 		if len(es) == 0 {
+			if !ref.ownerLives(ctx) {
+				// Its owner died mid-run: what the log held was sent, and
+				// the run's end is the service's.
+				write(frame(nil, ref.storedEnd(ctx, c)))
+				return
+			}
 			if !write([]byte(keepAliveComment)) {
 				return
 			}
@@ -199,37 +205,83 @@ func (ref *runRef) serve(w http.ResponseWriter, r *http.Request, c *runs.Client,
 	}
 }
 
+// ownerLives reports whether an instance still reads the run: its owner
+// lease is held. The store has no read of a lease, so this takes it for a
+// moment when it is free (and lets it go at once).
+func (ref *runRef) ownerLives(ctx context.Context) bool {
+	h := ref.h
+	probe := h.instance + ":probe:" + ref.runID
+	free, err := h.cfg.store.Lease(ctx, ref.owner, probe, h.cfg.leaseTTL)
+	if err != nil {
+		return true // unknown: keep waiting, the log may go on
+	}
+	if free {
+		_ = h.cfg.store.Release(context.WithoutCancel(ctx), ref.owner, probe)
+	}
+	return !free
+}
+
 // snapshot writes AG-UI's own form of the run's state, for a page whose
 // place in the log is gone: RUN_STARTED, MESSAGES_SNAPSHOT of the
 // thread's messages as the service has them, and the run's end as the
 // service stored it (RUN_FINISHED, or RUN_ERROR for a failed or cancelled
 // run, or one still going).
 func (ref *runRef) snapshot(ctx context.Context, c *runs.Client, write func([]byte) bool) {
-	h, opts := ref.h, ref.h.cfg.callOpts
+	h := ref.h
 	start, _ := json.Marshal(map[string]any{"type": "RUN_STARTED", "threadId": ref.threadID, "runId": ref.runID})
-	// The thread with all its messages, read as the Handler forwards an
-	// answer: its bytes redacted by the request core, so that nothing
-	// decoded from them holds a secret.
-	var th runs.ThreadWithMessages
-	var resp runs.Response
-	err := errors.New("the thread id names no route")
-	if rr, ferr := route.Fill(v1wire.GetThread.Method, v1wire.GetThread.Template, ref.threadID); ferr == nil {
-		if path, perr := rr.Path(); perr == nil {
-			if err = c.Do(ctx, v1wire.GetThread.Method, path, nil, &resp, opts...); err == nil {
-				err = json.Unmarshal(resp.Body, &th)
-			}
-		}
-	}
+	th, err := ref.thread(ctx, c)
 	msgs := []any{}
 	for _, m := range th.Messages {
 		msgs = append(msgs, aguiMessages(m)...)
 	}
+	if err != nil {
+		h.log.WarnContext(ctx, "proxy: cannot read a thread's messages for a run's snapshot", "error", err)
+		msgs = []any{}
+	}
+	snap, _ := json.Marshal(map[string]any{"type": "MESSAGES_SNAPSHOT", "messages": msgs}, ownJSON)
+	var b []byte
+	for _, ev := range [][]byte{start, snap, ref.endOf(ctx, th, err)} {
+		b = frame(b, ev)
+	}
+	write(b)
+}
+
+// thread reads the run's thread with all its messages, as the Handler
+// forwards an answer: its bytes redacted by the request core, so that
+// nothing decoded from them holds a secret.
+func (ref *runRef) thread(ctx context.Context, c *runs.Client) (runs.ThreadWithMessages, error) {
+	var th runs.ThreadWithMessages
+	rr, err := route.Fill(v1wire.GetThread.Method, v1wire.GetThread.Template, ref.threadID)
+	if err != nil {
+		return th, err
+	}
+	path, err := rr.Path()
+	if err != nil {
+		return th, err
+	}
+	var resp runs.Response
+	if err := c.Do(ctx, v1wire.GetThread.Method, path, nil, &resp, ref.h.cfg.callOpts...); err != nil {
+		return th, err
+	}
+	return th, json.Unmarshal(resp.Body, &th)
+}
+
+// storedEnd is the run's end as the service stored it, as AG-UI's
+// RUN_FINISHED or RUN_ERROR: RUN_ERROR for a failed or cancelled run (code
+// CANCELLED), for one still going whose events this instance cannot serve
+// (RUN_IN_PROGRESS), and when the thread cannot be read (STATE_UNKNOWN).
+func (ref *runRef) storedEnd(ctx context.Context, c *runs.Client) []byte {
+	th, err := ref.thread(ctx, c)
+	return ref.endOf(ctx, th, err)
+}
+
+// endOf is storedEnd of th, read with err.
+func (ref *runRef) endOf(ctx context.Context, th runs.ThreadWithMessages, err error) []byte {
 	var end []byte
 	switch {
 	case err != nil:
-		h.log.WarnContext(ctx, "proxy: cannot read a thread for a run's snapshot", "error", err)
-		end, _ = json.Marshal(map[string]any{"type": "RUN_ERROR", "message": "the run's state could not be read; reload the thread", "code": "SNAPSHOT_FAILED"})
-		msgs = []any{}
+		ref.h.log.WarnContext(ctx, "proxy: cannot read a thread for a run's end", "error", err)
+		end, _ = json.Marshal(map[string]any{"type": "RUN_ERROR", "message": "the run's state could not be read; reload the thread", "code": "STATE_UNKNOWN"})
 	case th.RunStatus != runs.RunStatusIdle && th.CurrentRunID == ref.runID:
 		end, _ = json.Marshal(map[string]any{"type": "RUN_ERROR", "message": "the run is still going, but its events are no longer kept; reload the thread when it ends", "code": "RUN_IN_PROGRESS"})
 	case th.LastRunError != nil:
@@ -239,12 +291,7 @@ func (ref *runRef) snapshot(ctx context.Context, c *runs.Client, write func([]by
 	default:
 		end, _ = json.Marshal(map[string]any{"type": "RUN_FINISHED", "threadId": ref.threadID, "runId": ref.runID})
 	}
-	snap, _ := json.Marshal(map[string]any{"type": "MESSAGES_SNAPSHOT", "messages": msgs}, ownJSON)
-	var b []byte
-	for _, ev := range [][]byte{start, snap, end} {
-		b = frame(b, ev)
-	}
-	write(b)
+	return end
 }
 
 // aguiMessages turns one of the service's messages into AG-UI's message

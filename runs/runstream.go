@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/core"
 	"github.com/threadsapi/threads-go/internal/jsonscan"
 	"github.com/threadsapi/threads-go/internal/sse"
 	"github.com/threadsapi/threads-go/internal/stream"
@@ -322,7 +323,7 @@ func (s *Stream) apply(e Event) (stream.Verdict, error) {
 		a.final(e.ComponentID, e.FinalProps, e.FinalState)
 	case RunFinished:
 		s.cur = e
-		a.addUsage(e.Usage)
+		s.usage(e.Usage)
 		o := OutcomeFinished
 		switch {
 		case e.Ending != nil && e.Ending.Outcome == EndingCancelled:
@@ -341,7 +342,7 @@ func (s *Stream) apply(e Event) (stream.Verdict, error) {
 	case RunErrorEvent:
 		e.Message = s.clean(e.Message)
 		s.cur = e
-		a.addUsage(e.Usage)
+		s.usage(e.Usage)
 		if e.Code == CodeCancelled {
 			s.end(OutcomeCancelled)
 			return stream.DeliverLast, nil
@@ -689,4 +690,15 @@ func (s *Stream) result() *Result {
 		r.ToolCalls = append(r.ToolCalls, StreamedToolCall{ID: c.id, Name: c.name, Arguments: string(c.args), ParentMessageID: c.parent})
 	}
 	return r
+}
+
+// usage records a run's reported usage: in the Result, and for the call's
+// observer (threads.CallEnd.Usage).
+func (s *Stream) usage(u []TokenUsage) {
+	s.acc.addUsage(u)
+	obs := s.eng.Observation()
+	for _, t := range u[:min(len(u), maxItems)] {
+		obs.Usage(core.TokenUsage{Provider: t.Provider, Model: t.Model, InputTokens: t.InputTokens, OutputTokens: t.OutputTokens,
+			TotalTokens: t.TotalTokens, ReasoningTokens: t.ReasoningTokens, CachedInputTokens: t.CachedInputTokens, CacheWrite: t.CacheWriteInputTokens})
+	}
 }

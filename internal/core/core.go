@@ -92,6 +92,15 @@ type Observation interface {
 	Leave()
 	// End ends the call with err (nil: success), once.
 	End(err error)
+	// Usage adds the tokens a /v1 run reported (AG-UI's usage on its
+	// RUN_FINISHED or RUN_ERROR) to what End reports.
+	Usage(u TokenUsage)
+}
+
+// TokenUsage is one provider's model's tokens, as a run reported them.
+type TokenUsage struct {
+	Provider, Model                                                                        string
+	InputTokens, OutputTokens, TotalTokens, ReasoningTokens, CachedInputTokens, CacheWrite int64
 }
 
 // Limits are the settings a reader of the answer must honour: the call's

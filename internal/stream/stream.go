@@ -241,6 +241,8 @@ func (nobody) ToolRound(int) {}
 func (nobody) Leave()        {}
 func (nobody) End(error)     {}
 
+func (nobody) Usage(core.TokenUsage) {}
+
 // Zero reports whether e was not made by Start (a zero or nil stream).
 // Every method works on such an Engine, nil included: the stream has
 // ended, with the error its package gives Err.

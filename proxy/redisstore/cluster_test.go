@@ -54,6 +54,7 @@ type recording struct {
 	dead   atomic.Bool
 	mu     sync.Mutex
 	leased map[string]bool
+	logs   map[string]bool
 }
 
 var errDead = errors.New("this instance is dead")
@@ -76,6 +77,34 @@ func (r *recording) Release(ctx context.Context, key, holder string) error {
 		return errDead
 	}
 	return r.Store.Release(ctx, key, holder)
+}
+
+func (r *recording) Append(ctx context.Context, key string, value []byte, maxLen int, ttl time.Duration) (string, error) {
+	if r.dead.Load() {
+		return "", errDead
+	}
+	r.mu.Lock()
+	r.logs[key] = true
+	r.mu.Unlock()
+	return r.Store.Append(ctx, key, value, maxLen, ttl)
+}
+
+func (r *recording) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+	if r.dead.Load() {
+		return errDead
+	}
+	return r.Store.Set(ctx, key, value, ttl)
+}
+
+// logKeys returns the keys of the logs the instance wrote.
+func (r *recording) logKeys() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for k := range r.logs {
+		out = append(out, k)
+	}
+	return out
 }
 
 func (r *recording) leases() []string {
@@ -116,7 +145,7 @@ func newCluster(t *testing.T, srv *redisServer, n int, opts ...proxy.Option) *cl
 	c := &cluster{fake: threadstest.NewServer(t), redis: store, down: make([]atomic.Bool, n)}
 	prefix := keyPrefix(t)
 	for range n {
-		rec := &recording{Store: store, leased: map[string]bool{}}
+		rec := &recording{Store: store, leased: map[string]bool{}, logs: map[string]bool{}}
 		lines := &logLines{}
 		h, err := proxy.New(c.fake.Client(), userByHeader, append([]proxy.Option{
 			proxy.WithStore(rec), proxy.WithStoreKeyPrefix(prefix), proxy.WithLogger(slog.New(lines)),
@@ -167,6 +196,21 @@ func (c *cluster) kill(i int) {
 	in.store.dead.Store(true)
 	in.srv.CloseClientConnections()
 	in.srv.Close()
+}
+
+// get sends a GET as user to the front, with headers in pairs.
+func (c *cluster) get(t *testing.T, user, path string, hdr ...string) *run {
+	t.Helper()
+	req, err := http.NewRequest("GET", c.front.URL+path, nil)
+	require.NoError(t, err)
+	req.Header.Set("X-User", user)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := c.front.Client().Do(req)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = resp.Body.Close() })
+	return &run{status: resp.StatusCode, header: resp.Header, body: bufio.NewReader(resp.Body), close: func() { _ = resp.Body.Close() }}
 }
 
 // run is a browser request on the front: its answer's head, and its body
