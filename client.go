@@ -47,8 +47,7 @@ type Client struct {
 	base *url.URL
 	hc   *http.Client
 
-	xAPIKeyCfg config                 // cfg sending the key in x-api-key, for calls without options
-	keySetting atomic.Pointer[string] // how the auth hint names the setting; nil: the Go option and variable
+	xAPIKeyCfg config // cfg sending the key in x-api-key, for calls without options
 
 	learned
 }

@@ -54,6 +54,21 @@ func WithRawJSON() RequestOption {
 	})
 }
 
+// MaxJSONPointerDepth is how many reference tokens a pointer of
+// [WithJSONSet] or [WithJSONDelete] may have: a call's body is not nested
+// deeper than that, and a longer pointer (one from outside, say) is
+// refused before the body is read.
+const MaxJSONPointerDepth = 64
+
+// pointerTokens is pointer's tokens, refused past MaxJSONPointerDepth
+// before it is split.
+func pointerTokens(pointer string) ([]string, error) {
+	if n := strings.Count(pointer, "/"); n > MaxJSONPointerDepth {
+		return nil, fmt.Errorf("the JSON pointer has %d tokens; at most %d (MaxJSONPointerDepth)", n, MaxJSONPointerDepth)
+	}
+	return jsonx.Pointer(pointer)
+}
+
 // WithJSONSet sets the member of the call's JSON body at pointer, an RFC
 // 6901 JSON Pointer ("/metadata/source"; "~1" stands for "/" in a name and
 // "~0" for "~"), to value encoded as encoding/json encodes it: it replaces
@@ -67,11 +82,17 @@ func WithRawJSON() RequestOption {
 // A POST, PUT or PATCH without a body gets an object with the member; a
 // call that sends no body otherwise (a GET), or a body that is not JSON,
 // fails before anything is sent, as do a pointer into a string or number
-// and a value encoding/json cannot encode. The edited body is the one
-// every retry sends. It is for one call: [NewClient] refuses it.
+// and a value encoding/json cannot encode. A pointer of more than
+// [MaxJSONPointerDepth] tokens is refused before any work. The edited body
+// is the one every retry sends. It is for one call: [NewClient] refuses
+// it.
 func WithJSONSet(pointer string, value any) RequestOption {
-	toks, perr := jsonx.Pointer(pointer)
-	val, verr := json.Marshal(value)
+	toks, perr := pointerTokens(pointer)
+	var val []byte
+	var verr error
+	if perr == nil {
+		val, verr = json.Marshal(value)
+	}
 	return requestOption{name: "WithJSONSet", callOnly: true, fn: func(c *config) error {
 		switch {
 		case perr != nil:
@@ -88,9 +109,10 @@ func WithJSONSet(pointer string, value any) RequestOption {
 // 6901 JSON Pointer as in [WithJSONSet], from the call's JSON body: for a
 // member the SDK sends that a deployment refuses. A member that is not
 // there leaves the body as it is. Applied in order with WithJSONSet; for
-// one call only ([NewClient] refuses it).
+// one call only ([NewClient] refuses it). A pointer of more than
+// [MaxJSONPointerDepth] tokens is refused before any work.
 func WithJSONDelete(pointer string) RequestOption {
-	toks, perr := jsonx.Pointer(pointer)
+	toks, perr := pointerTokens(pointer)
 	return requestOption{name: "WithJSONDelete", callOnly: true, fn: func(c *config) error {
 		if perr != nil {
 			return fmt.Errorf("threads: WithJSONDelete: %w", perr)

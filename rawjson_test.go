@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -184,4 +185,45 @@ func TestAnswersPrintTheirFieldsAlone(t *testing.T) {
 			assert.Contains(t, fmt.Sprintf("%v", msg), " {weather [{city Paris}]} ")
 		})
 	}
+}
+
+// A pointer deeper than MaxJSONPointerDepth is refused before any work
+// (before, a 64 KiB pointer took 2.5 s and a 4 MB one overflowed the
+// stack); one at the bound sets the member, with the objects on its way,
+// and deletes it again.
+func TestJSONPointerDepthBounded(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t)
+	c := srv.Client()
+	ctx := context.Background()
+	n := len(srv.Requests())
+	deep := strings.Repeat("/a", 2<<20) // 4 MB
+	_, err := c.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID}, threads.WithJSONSet(deep, 1))
+	assert.ErrorContains(t, err, fmt.Sprintf("WithJSONSet: the JSON pointer has %d tokens; at most %d", 2<<20, threads.MaxJSONPointerDepth))
+	_, err = c.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID}, threads.WithJSONDelete(deep))
+	assert.ErrorContains(t, err, "WithJSONDelete: the JSON pointer has")
+	assert.Equal(t, n, len(srv.Requests()), "nothing was sent")
+
+	atBound := "/metadata" + strings.Repeat("/a", threads.MaxJSONPointerDepth-2) + "/b"
+	_, err = c.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID}, threads.WithJSONSet(atBound, 1))
+	require.NoError(t, err)
+	reqs := srv.Requests()
+	want := `{"b":1}`
+	for range threads.MaxJSONPointerDepth - 2 {
+		want = `{"a":` + want + `}`
+	}
+	var sent struct{ Metadata json.RawMessage }
+	require.NoError(t, json.Unmarshal(reqs[len(reqs)-1].Body, &sent))
+	assert.JSONEq(t, want, string(sent.Metadata))
+
+	_, err = c.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID, Metadata: map[string]any{"k": 1}},
+		threads.WithJSONSet(atBound, 1), threads.WithJSONDelete(atBound))
+	require.NoError(t, err)
+	reqs = srv.Requests()
+	require.NoError(t, json.Unmarshal(reqs[len(reqs)-1].Body, &sent))
+	deleted := `{}`
+	for range threads.MaxJSONPointerDepth - 3 {
+		deleted = `{"a":` + deleted + `}`
+	}
+	assert.JSONEq(t, `{"k":1,"a":`+deleted+`}`, string(sent.Metadata))
 }

@@ -307,7 +307,7 @@ func (c *Client) Run(ctx context.Context, threadID string, params RunParams, opt
 		}
 		// The read goes without the call-only options: they belong to the
 		// run's answer.
-		follow, _ := c.conn.FollowUpOptions(opts).([]threads.RequestOption)
+		follow := c.conn.FollowUpOptions(opts)
 		th, err := c.GetThread(ctx, threadID, follow...)
 		if err != nil {
 			return nil, err
@@ -375,7 +375,7 @@ func (c *Client) stream(ctx context.Context, opts []threads.RequestOption, k cal
 	}
 	// The cancel must not write the run call's WithResponseInto
 	// destination: it goes without the call-only options.
-	follow, _ := c.conn.FollowUpOptions(opts).([]threads.RequestOption)
+	follow := c.conn.FollowUpOptions(opts)
 	s.run.cancel = func(ctx context.Context, threadID, runID string) error {
 		return c.Cancel(ctx, threadID, runID, follow...)
 	}

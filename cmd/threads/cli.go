@@ -14,7 +14,6 @@ import (
 	"sync/atomic"
 
 	threads "github.com/threadsapi/threads-go"
-	"github.com/threadsapi/threads-go/internal/core"
 )
 
 // Exit statuses.
@@ -255,25 +254,7 @@ func (cl *call) client(e *env) (*threads.Client, bool) {
 		cl.usageError(e, "%s", oneLine(err))
 		return nil, false
 	}
-	nameKeyHeaderSetting(c)
 	return c, true
-}
-
-// keyHeaderSetting is how the command names the key's header setting.
-const keyHeaderSetting = "--api-key-header or " + threads.EnvAPIKeyHeader
-
-// nameKeyHeaderSetting makes the SDK's hint on a refused key name the
-// command's flag and variable, not the Go option (WithAPIKeyHeader) a
-// command-line user cannot set. The hook is the SDK's unexported conn, seen
-// through internal/core; cmd/threads' refused.txtar fails if it is gone.
-func nameKeyHeaderSetting(c *threads.Client) {
-	conn, err := core.ConnOf(c)
-	if err != nil {
-		return
-	}
-	if n, ok := conn.(interface{ NameKeyHeaderSetting(string) }); ok {
-		n.NameKeyHeaderSetting(keyHeaderSetting)
-	}
 }
 
 // maxKeyLine bounds the line --api-key-stdin reads: API keys are a few
