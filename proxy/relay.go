@@ -218,7 +218,9 @@ func (rl *relayer) relayTyped(k *sink, s Stream) (int, error) {
 			batch, n = keepSmall(batch), 0
 		}
 	}
-	k.write(append(batch, held...), n+heldN, true)
+	if n+heldN > 0 {
+		k.write(append(batch, held...), n+heldN, true)
+	}
 	return k.events, s.Err()
 }
 
