@@ -149,6 +149,12 @@
 // message text (module github.com/threadsapi/threads-go/otel turns that into
 // OpenTelemetry spans), and [WithLogger] logs one debug line per attempt.
 //
+// A logger is given one way per style across the module: a package with
+// options takes WithLogger(*slog.Logger) ([WithLogger] here,
+// proxy.WithLogger), a package set up by an Options struct has a Logger
+// *slog.Logger field (threadsmcp.Options.Logger). Without one, nothing is
+// logged.
+//
 // # Testing
 //
 // Package [github.com/threadsapi/threads-go/threadstest] runs a fake of the

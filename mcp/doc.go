@@ -11,7 +11,7 @@
 //     the server's tool list and reports its [Status];
 //   - [ConnectService]: a session with the service's own MCP endpoint,
 //     <base URL>/mcp, authenticated with access tokens it mints and
-//     renews, for the project's MCP resources and prompts ([ResourcePart]
+//     renews, for the project's MCP resources and prompts ([Content]
 //     puts a resource into a /v1 message) and, on a thread-bound session,
 //     the elicitation requests the service forwards.
 //
@@ -19,6 +19,10 @@
 // go-sdk's mcp package without an alias; its import path is
 // github.com/threadsapi/threads-go/mcp, a module of its own, so that the
 // SDK's own module gains no MCP dependency.
+//
+// Its settings are [Options] (and [ServiceOptions]); a logger goes in
+// Options.Logger, an *slog.Logger, as in every Options struct of the
+// module (a package with options takes WithLogger(*slog.Logger) instead).
 //
 //	conn, err := threadsmcp.Connect(ctx, &mcp.CommandTransport{Command: exec.Command("my-mcp-server")}, nil)
 //	...

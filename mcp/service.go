@@ -96,7 +96,7 @@ const renewBefore = 30 * time.Second
 // lists, but [Conn.ReadResource] of a listed URI fails today (the service
 // passes the prefixed URI on, and its server answers -32602 "Resource not
 // found"); read a resource from its MCP server with [Connect], and put it
-// into a /v1 message with [ResourcePart] (a spec route message:
+// into a /v1 message with [Content] (a spec route message:
 // [ContentPart]). The service's /mcp declares no capabilities when none of
 // the project's MCP servers answers: the lists are then empty, not
 // errors. Each answer is bounded by ServiceOptions.MaxResponseBytes. A failure (no token: the project has no
@@ -365,12 +365,12 @@ func shown(u *url.URL) string {
 	return v.String()
 }
 
-// ResourcePart returns an MCP resource's contents (from
+// Content returns an MCP resource's contents (from
 // [Conn.ReadResource], or a tool's embedded resource) as a /v1 message's
 // resource part: its text, or its blob base64-encoded, with its URI and
-// MIME type. It is [runs.ResourcePart] for an MCP resource; [ContentPart]
+// MIME type. It is [runs.ResourceContent] for an MCP resource; [ContentPart]
 // is its counterpart for package threads.
-func ResourcePart(rc *mcp.ResourceContents) runs.Content {
+func Content(rc *mcp.ResourceContents) runs.Content {
 	p := ContentPart(rc).Resource
-	return runs.ResourcePart(runs.Resource{URI: p.URI, MIMEType: p.MIMEType, Text: p.Text, Blob: p.Blob})
+	return runs.ResourceContent(runs.Resource{URI: p.URI, MIMEType: p.MIMEType, Text: p.Text, Blob: p.Blob})
 }

@@ -308,7 +308,7 @@ func cutText(s string, n int) string {
 // an embedded resource) as a resource part of package threads: for a
 // message on the spec's routes, or a tool's result. Its text, or its blob
 // base64-encoded, with its URI and MIME type. It is [threads.ResourcePart]
-// for an MCP resource; [ResourcePart] is its counterpart for a /v1
+// for an MCP resource; [Content] is its counterpart for a /v1
 // message.
 func ContentPart(rc *mcp.ResourceContents) threads.ContentPart {
 	if rc == nil {

@@ -26,7 +26,10 @@
 // Both are safe for concurrent use. The package serves /v1 only (package
 // runs), not the spec's routes of package threads. The command "threads
 // proxy --user-key NAME" serves a Handler for one user, to try a web
-// client locally.
+// client locally. The Handler logs through [WithLogger] (an
+// *slog.Logger, the spelling of every package with options; nothing
+// without it); the calls it makes log through the client's
+// threads.WithLogger.
 //
 // # Safe in front of browsers
 //

@@ -120,7 +120,9 @@
 // non-2xx answer is a [threads.Problem] (read it with errors.As); match
 // threads' sentinels (threads.ErrForbidden: an unknown, deleted or foreign
 // thread) and this package's ([ErrRunActive], [ErrInvalidCursor]...) with
-// errors.Is.
+// errors.Is. Logging is the client's too: [threads.WithLogger], on the
+// *threads.Client or on one call (a tool's recovered panic is logged
+// there); this package has no logger option of its own.
 //
 // # Paging
 //
@@ -139,7 +141,7 @@
 // [Stream], [Thread], [ThreadWithMessages], [ThreadPage], [Message],
 // [Resource], [Role], [CreateThreadParams], [UpdateThreadParams],
 // [GenerateSuggestionsParams], [Suggestion], [AvailableComponent],
-// [ToolRoundsError], and the builders [ResourcePart] and [ToolResult]
+// [ToolRoundsError], and the builders [ResourceContent] and [ToolResult]
 // (callID, text: a failed call sets the part's IsError). A runnable tool
 // is a [threads.Tool] in both generations, and a tool's Call receives a
 // [threads.ToolCall]; what /v1 sends is a tool's wire definition,

@@ -13,7 +13,7 @@ import (
 // RunParams is one run: the user message it sends and how the model may
 // answer. Content is required.
 type RunParams struct {
-	// Content is the user message: [Text], [ResourcePart] and, to continue
+	// Content is the user message: [Text], [ResourceContent] and, to continue
 	// a run that awaits tool results, one [ToolResult] per pending call.
 	Content []Content
 	// MessageMetadata and AdditionalContext go with the message (the
