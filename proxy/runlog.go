@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -40,7 +41,7 @@ const (
 // /v1/threads/{threadId}/runs/{runId}/events (runId: the X-Run-Id
 // header), sending the last id it got as Last-Event-ID (an EventSource
 // does so by itself): every event after it once, in order, then the live
-// ones, then the end. See docs/instances.md.
+// ones, then the end. See docs/reloads.md.
 //
 // A detached run is an exception to "no goroutine after a call": it ends
 // with the run, at max, or at [Handler.Shutdown]'s deadline. It keeps its
@@ -162,7 +163,11 @@ func (ref *runRef) serve(w http.ResponseWriter, r *http.Request, c *runs.Client,
 	if wait <= 0 {
 		wait = DefaultKeepAlive
 	}
-	var buf []byte
+	// held is a pause (tambo.run.awaiting_input) kept until the event
+	// after it, the run's end, so that the two reach the browser in one
+	// write: a client answering the pause at once must find the run
+	// complete on the service (see "Relaying a run" in the package doc).
+	var buf, held []byte
 	for ctx.Err() == nil {
 		es, whole, err := h.cfg.store.ReadLog(ctx, ref.log, after, 256, wait)
 		if err != nil && ctx.Err() != nil {
@@ -179,7 +184,7 @@ func (ref *runRef) serve(w http.ResponseWriter, r *http.Request, c *runs.Client,
 			if !ref.ownerLives(ctx) {
 				// Its owner died mid-run: what the log held was sent, and
 				// the run's end is the service's.
-				write(frame(nil, ref.storedEnd(ctx, c)))
+				write(frame(held, ref.storedEnd(ctx, c)))
 				return
 			}
 			if !write([]byte(keepAliveComment)) {
@@ -187,19 +192,26 @@ func (ref *runRef) serve(w http.ResponseWriter, r *http.Request, c *runs.Client,
 			}
 			continue
 		}
-		buf = buf[:0]
+		buf = append(buf[:0], held...)
+		held = held[:0]
+		last := 0
 		for _, e := range es {
 			if len(e.Value) == 0 {
 				write(buf)
 				return // the run's end
 			}
+			last = len(buf)
 			buf = append(buf, "id: "...)
 			buf = append(buf, e.ID...)
 			buf = append(buf, '\n')
 			buf = frame(buf, e.Value)
 			after = e.ID
 		}
-		if !write(buf) {
+		if bytes.Contains(es[len(es)-1].Value, []byte(`"tambo.run.awaiting_input"`)) {
+			held = append(held, buf[last:]...)
+			buf = buf[:last]
+		}
+		if len(buf) > 0 && !write(buf) {
 			return
 		}
 	}
