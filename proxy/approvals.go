@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -226,7 +227,7 @@ func (h *Handler) park(ctx context.Context, u User, threadID, runID string, call
 		if u.Key == "" {
 			rec.UserToken = u.Token.Reveal()
 		}
-		v, err := json.Marshal(rec, wireJSON)
+		v, err := json.Marshal(rec, ownJSON)
 		if err == nil {
 			err = h.cfg.store.Set(ctx, h.approvalKey("approval", pa.ID), v, keep)
 		}
@@ -287,18 +288,18 @@ func withOutcome(raw []byte, out any) ([]byte, bool) {
 	if err := json.Unmarshal(raw, &ev); err != nil {
 		return nil, false
 	}
-	v, err := json.Marshal(out, wireJSON)
+	v, err := json.Marshal(out, ownJSON)
 	if err != nil {
 		return nil, false
 	}
 	ev["outcome"] = v
-	b, err := json.Marshal(ev, wireJSON)
+	b, err := json.Marshal(ev, ownJSON)
 	return b, err == nil
 }
 
 // approvalEvent is the CUSTOM event that names a pause's parked calls.
 func approvalEvent(pas []PendingApproval) []byte {
-	b, _ := json.Marshal(map[string]any{"type": "CUSTOM", "name": ApprovalEventName, "value": map[string]any{"approvals": pas}}, wireJSON)
+	b, _ := json.Marshal(map[string]any{"type": "CUSTOM", "name": ApprovalEventName, "value": map[string]any{"approvals": pas}}, ownJSON)
 	return b
 }
 
@@ -399,7 +400,7 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 		}
 	}
 	d.Decision.IsError = d.Result.IsError
-	b, err := json.Marshal(d, wireJSON)
+	b, err := json.Marshal(d, ownJSON)
 	if err == nil {
 		err = store.Set(context.WithoutCancel(ctx), dkey, b, a.TTL+DefaultPendingTTL)
 	}
@@ -672,7 +673,7 @@ func (h *Handler) postDecision(w http.ResponseWriter, r *http.Request, id, statu
 		}
 		d.Decision.RunID = runID
 	}
-	writeJSON(w, http.StatusOK, d.Decision)
+	writeValue(w, http.StatusOK, d.Decision)
 }
 
 func (h *Handler) approvalFailed(w http.ResponseWriter, r *http.Request, err error) bool {
@@ -727,7 +728,7 @@ func (h *Handler) listApprovals(w http.ResponseWriter, r *http.Request) {
 			out = append(out, rec.Call)
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"approvals": out})
+	writeValue(w, http.StatusOK, map[string]any{"approvals": out})
 }
 
 // expireParked answers an expired parked call, and continues its run
@@ -744,16 +745,13 @@ func (h *Handler) expireParked(ctx context.Context, rec parkedCall) {
 	}
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v, wireJSON)
+func writeValue(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v, ownJSON)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "Internal server error")
 		return
 	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	writeJSON(w, status, b)
 }
 
 // settleParked takes the parked calls of the pause that a browser's
@@ -801,4 +799,22 @@ func (q *request) settleParked(ctx context.Context, key string, resume []runs.Re
 		writeError(q.w, http.StatusServiceUnavailable, "The run cannot start now; try again")
 		return nil, nil, http.StatusServiceUnavailable
 	}
+}
+
+// withoutAnswers returns resume without the entries that answer the
+// parked calls of pause record v: the service never sees them.
+func withoutAnswers(resume []runs.ResumeEntry, v []byte) []runs.ResumeEntry {
+	var pp parkedPause
+	if len(resume) == 0 || json.Unmarshal(v, &pp) != nil {
+		return resume
+	}
+	ids := make(map[string]bool, len(pp.Calls))
+	for _, c := range pp.Calls {
+		ids[c.ID] = true
+	}
+	out := slices.DeleteFunc(slices.Clone(resume), func(e runs.ResumeEntry) bool { return ids[e.InterruptID] })
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
