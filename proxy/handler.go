@@ -389,7 +389,14 @@ func (q *request) serve(id routeID) {
 	case routeDeleteThread:
 		q.answer(http.StatusNoContent, nil, q.c.DeleteThread(ctx, q.vals[0], opts...))
 	case routeCancelRun:
+		told := q.h.tellOwner(ctx, q.user, q.vals[0], q.vals[1])
 		err := q.c.Cancel(ctx, q.vals[0], q.vals[1], opts...)
+		var p *threads.Problem
+		if told && errors.As(err, &p) && p.Status < 500 {
+			// No run to cancel on the service: the detached run's owner is
+			// between two runs (server-side tools), and stops on its own.
+			err = nil
+		}
 		q.answer(http.StatusOK, map[string]string{"runId": q.vals[1], "status": "cancelled"}, err)
 	case routeListMessages:
 		p := runs.ListMessagesParams{Order: runs.Order(q.r.URL.Query().Get("order"))}

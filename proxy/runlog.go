@@ -89,12 +89,22 @@ type runMeta struct {
 // owner lease, then releases what the run holds. It runs in its own
 // goroutine; ready is closed once the log exists (its first entry is
 // written, or tried), done is called once it has ended.
-func (ref *runRef) own(ctx context.Context, s Stream, filter func(runs.Event, []byte) ([]byte, bool), ready chan<- struct{}, done func(error)) {
+func (ref *runRef) own(ctx context.Context, cancel func(), s Stream, filter func(runs.Event, []byte) ([]byte, bool), ready chan<- struct{}, done func(error)) {
 	h := ref.h
 	var err error
 	readyOnce := sync.OnceFunc(func() { close(ready) })
 	defer func() { done(err) }()
 	defer readyOnce()
+	// Stopped before done: no goroutine of the run outlives it.
+	stopWatch, watched := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(watched)
+		ref.watch(context.WithoutCancel(ctx), s, cancel, stopWatch)
+	}()
+	defer func() {
+		close(stopWatch)
+		<-watched
+	}()
 	defer s.Close()
 	holder := h.instance + ":" + ref.runID
 	if ok, lerr := h.cfg.store.Lease(ctx, ref.owner, holder, h.cfg.leaseTTL); lerr != nil || !ok {
@@ -210,6 +220,54 @@ func (ref *runRef) serve(w http.ResponseWriter, r *http.Request, c *runs.Client,
 			buf = buf[:last]
 		}
 		if len(buf) > 0 && !write(buf) {
+			return
+		}
+	}
+}
+
+// cancelKey is where a cancel of a run of the thread waits for the
+// instance that owns it.
+func (h *Handler) cancelKey(u User, threadID string) string {
+	sum := sha256.Sum256([]byte(threadID))
+	return h.storeKey("cancel", u, hex.EncodeToString(sum[:]))
+}
+
+// tellOwner records a page's cancel of run runID for the detached run's
+// owner, on whichever instance it is: between two runs (server-side
+// tools running) the service has no run to cancel. It reports whether
+// the cancel was recorded.
+func (h *Handler) tellOwner(ctx context.Context, u User, threadID, runID string) bool {
+	if h.cfg.detach == 0 {
+		return false
+	}
+	if err := h.cfg.store.Set(ctx, h.cancelKey(u, threadID), []byte(runID), 3*h.cfg.leaseTTL); err != nil {
+		h.log.WarnContext(ctx, "proxy: cannot record a cancel for a detached run's owner", "error", err)
+		return false
+	}
+	return true
+}
+
+// watch stops the run (cancel) when a page's cancel of one of its runs
+// is recorded, checking every third of the lease ttl, until stop closes.
+func (ref *runRef) watch(ctx context.Context, s Stream, cancel func(), stop <-chan struct{}) {
+	h := ref.h
+	key := h.cancelKey(ref.user, ref.threadID)
+	t := time.NewTicker(h.cfg.leaseTTL / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		v, ok, err := h.cfg.store.Get(ctx, key)
+		if err != nil || !ok {
+			continue
+		}
+		if id := string(v); id == ref.runID || id == s.RunID() {
+			h.log.InfoContext(ctx, "proxy: a page cancelled a detached run", "thread", ref.threadID, "run", id)
+			_ = h.cfg.store.Delete(context.WithoutCancel(ctx), key)
+			cancel()
 			return
 		}
 	}
