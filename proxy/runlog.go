@@ -14,6 +14,9 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/threadsapi/threads-go/internal/route"
+	"github.com/threadsapi/threads-go/internal/v1wire"
+	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/runs"
 )
 
@@ -295,28 +298,43 @@ func (ref *runRef) ownerLives(ctx context.Context) bool {
 // service stored it (RUN_FINISHED, or RUN_ERROR for a failed or cancelled
 // run, or one still going).
 func (ref *runRef) snapshot(ctx context.Context, c *runs.Client, write func([]byte) bool) {
-	h, opts := ref.h, ref.h.cfg.callOpts
+	h := ref.h
 	start, _ := json.Marshal(map[string]any{"type": "RUN_STARTED", "threadId": ref.threadID, "runId": ref.runID})
+	th, err := ref.thread(ctx, c)
 	msgs := []any{}
-	var err error
-	for m, merr := range c.AllMessages(ctx, ref.threadID, nil, opts...) {
-		if merr != nil {
-			err = merr
-			break
-		}
+	for _, m := range th.Messages {
 		msgs = append(msgs, aguiMessages(m)...)
 	}
-	end := ref.storedEnd(ctx, c)
 	if err != nil {
 		h.log.WarnContext(ctx, "proxy: cannot read a thread's messages for a run's snapshot", "error", err)
 		msgs = []any{}
 	}
-	snap, _ := json.Marshal(map[string]any{"type": "MESSAGES_SNAPSHOT", "messages": msgs}, wireJSON)
+	snap, _ := json.Marshal(map[string]any{"type": "MESSAGES_SNAPSHOT", "messages": msgs}, ownJSON)
 	var b []byte
-	for _, ev := range [][]byte{start, snap, end} {
-		b = frame(b, []byte(h.redact(string(ev), ref.secrets()...)))
+	for _, ev := range [][]byte{start, snap, ref.endOf(ctx, th, err)} {
+		b = frame(b, ev)
 	}
 	write(b)
+}
+
+// thread reads the run's thread with all its messages, as the Handler
+// forwards an answer: its bytes redacted by the request core, so that
+// nothing decoded from them holds a secret.
+func (ref *runRef) thread(ctx context.Context, c *runs.Client) (runs.ThreadWithMessages, error) {
+	var th runs.ThreadWithMessages
+	rr, err := route.Fill(v1wire.GetThread.Method, v1wire.GetThread.Template, ref.threadID)
+	if err != nil {
+		return th, err
+	}
+	path, err := rr.Path()
+	if err != nil {
+		return th, err
+	}
+	var resp runs.Response
+	if err := c.Do(ctx, v1wire.GetThread.Method, path, nil, &resp, ref.h.cfg.callOpts...); err != nil {
+		return th, err
+	}
+	return th, json.Unmarshal(resp.Body, &th)
 }
 
 // storedEnd is the run's end as the service stored it, as AG-UI's
@@ -324,12 +342,16 @@ func (ref *runRef) snapshot(ctx context.Context, c *runs.Client, write func([]by
 // CANCELLED), for one still going whose events this instance cannot serve
 // (RUN_IN_PROGRESS), and when the thread cannot be read (STATE_UNKNOWN).
 func (ref *runRef) storedEnd(ctx context.Context, c *runs.Client) []byte {
-	h := ref.h
+	th, err := ref.thread(ctx, c)
+	return ref.endOf(ctx, th, err)
+}
+
+// endOf is storedEnd of th, read with err.
+func (ref *runRef) endOf(ctx context.Context, th runs.ThreadWithMessages, err error) []byte {
 	var end []byte
-	th, terr := c.GetThread(ctx, ref.threadID, h.cfg.callOpts...)
 	switch {
-	case terr != nil:
-		h.log.WarnContext(ctx, "proxy: cannot read a thread for a run's end", "error", terr)
+	case err != nil:
+		ref.h.log.WarnContext(ctx, "proxy: cannot read a thread for a run's end", "error", err)
 		end, _ = json.Marshal(map[string]any{"type": "RUN_ERROR", "message": "the run's state could not be read; reload the thread", "code": "STATE_UNKNOWN"})
 	case th.RunStatus != runs.RunStatusIdle && th.CurrentRunID == ref.runID:
 		end, _ = json.Marshal(map[string]any{"type": "RUN_ERROR", "message": "the run is still going, but its events are no longer kept; reload the thread when it ends", "code": "RUN_IN_PROGRESS"})
@@ -340,14 +362,7 @@ func (ref *runRef) storedEnd(ctx context.Context, c *runs.Client) []byte {
 	default:
 		end, _ = json.Marshal(map[string]any{"type": "RUN_FINISHED", "threadId": ref.threadID, "runId": ref.runID})
 	}
-	return []byte(h.redact(string(end), ref.secrets()...))
-}
-
-func (ref *runRef) secrets() []string {
-	if tok := ref.user.Token.Reveal(); tok != "" {
-		return []string{tok}
-	}
-	return nil
+	return end
 }
 
 // aguiMessages turns one of the service's messages into AG-UI's message
@@ -382,6 +397,33 @@ func aguiMessages(m runs.Message) []any {
 	return out
 }
 
+// cancel serves a page's cancel under WithDetachedRuns: recorded for the
+// run's owner (tellOwner), then sent to the service. The service's
+// refusal when it has no run to cancel (the owner is between two runs)
+// is answered 200: the owner stops.
+func (q *request) cancel() {
+	ctx := q.r.Context()
+	threadID, runID := q.route.Values["threadId"], q.route.Values["runId"]
+	told := q.h.tellOwner(ctx, q.user, threadID, runID)
+	path, err := q.route.Path()
+	if err != nil {
+		writeError(q.w, http.StatusBadRequest, "The path is not a /v1 route")
+		return
+	}
+	var resp runs.Response
+	err = q.c.Do(ctx, http.MethodDelete, path, nil, &resp, q.h.cfg.callOpts...)
+	var p *threads.Problem
+	switch {
+	case err == nil:
+		q.pass(resp)
+	case told && errors.As(err, &p) && p.Status < 500:
+		b, _ := json.Marshal(map[string]string{"runId": runID, "status": "cancelled"})
+		writeJSON(q.w, http.StatusOK, b)
+	default:
+		q.h.fail(q.w, q.r, err)
+	}
+}
+
 // resume serves GET /v1/threads/{threadId}/runs/{runId}/events: a page
 // resuming a detached run of its user from Last-Event-ID.
 func (q *request) resume() {
@@ -390,7 +432,7 @@ func (q *request) resume() {
 		writeError(q.w, http.StatusNotFound, "Cannot GET "+cut(q.r.URL.EscapedPath(), 200))
 		return
 	}
-	ref := h.runRef(q.user, q.vals[0], q.vals[1])
+	ref := h.runRef(q.user, q.route.Values["threadId"], q.route.Values["runId"])
 	_, ok, err := h.cfg.store.Get(q.r.Context(), ref.meta)
 	switch {
 	case err != nil:
@@ -404,6 +446,7 @@ func (q *request) resume() {
 		writeError(q.w, http.StatusNotFound, "No such run")
 		return
 	}
+	setHeaders(q.w.Header(), "")
 	after := q.r.Header.Get("Last-Event-ID")
 	if after == "" {
 		after = q.r.URL.Query().Get("lastEventId")
