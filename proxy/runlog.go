@@ -14,6 +14,8 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/threadsapi/threads-go/internal/route"
+	"github.com/threadsapi/threads-go/internal/v1wire"
 	"github.com/threadsapi/threads-go/runs"
 )
 
@@ -237,28 +239,43 @@ func (ref *runRef) ownerLives(ctx context.Context) bool {
 // service stored it (RUN_FINISHED, or RUN_ERROR for a failed or cancelled
 // run, or one still going).
 func (ref *runRef) snapshot(ctx context.Context, c *runs.Client, write func([]byte) bool) {
-	h, opts := ref.h, ref.h.cfg.callOpts
+	h := ref.h
 	start, _ := json.Marshal(map[string]any{"type": "RUN_STARTED", "threadId": ref.threadID, "runId": ref.runID})
+	th, err := ref.thread(ctx, c)
 	msgs := []any{}
-	var err error
-	for m, merr := range c.AllMessages(ctx, ref.threadID, nil, opts...) {
-		if merr != nil {
-			err = merr
-			break
-		}
+	for _, m := range th.Messages {
 		msgs = append(msgs, aguiMessages(m)...)
 	}
-	end := ref.storedEnd(ctx, c)
 	if err != nil {
 		h.log.WarnContext(ctx, "proxy: cannot read a thread's messages for a run's snapshot", "error", err)
 		msgs = []any{}
 	}
-	snap, _ := json.Marshal(map[string]any{"type": "MESSAGES_SNAPSHOT", "messages": msgs}, wireJSON)
+	snap, _ := json.Marshal(map[string]any{"type": "MESSAGES_SNAPSHOT", "messages": msgs}, ownJSON)
 	var b []byte
-	for _, ev := range [][]byte{start, snap, end} {
-		b = frame(b, []byte(h.redact(string(ev), ref.secrets()...)))
+	for _, ev := range [][]byte{start, snap, ref.endOf(ctx, th, err)} {
+		b = frame(b, ev)
 	}
 	write(b)
+}
+
+// thread reads the run's thread with all its messages, as the Handler
+// forwards an answer: its bytes redacted by the request core, so that
+// nothing decoded from them holds a secret.
+func (ref *runRef) thread(ctx context.Context, c *runs.Client) (runs.ThreadWithMessages, error) {
+	var th runs.ThreadWithMessages
+	rr, err := route.Fill(v1wire.GetThread.Method, v1wire.GetThread.Template, ref.threadID)
+	if err != nil {
+		return th, err
+	}
+	path, err := rr.Path()
+	if err != nil {
+		return th, err
+	}
+	var resp runs.Response
+	if err := c.Do(ctx, v1wire.GetThread.Method, path, nil, &resp, ref.h.cfg.callOpts...); err != nil {
+		return th, err
+	}
+	return th, json.Unmarshal(resp.Body, &th)
 }
 
 // storedEnd is the run's end as the service stored it, as AG-UI's
@@ -266,12 +283,16 @@ func (ref *runRef) snapshot(ctx context.Context, c *runs.Client, write func([]by
 // CANCELLED), for one still going whose events this instance cannot serve
 // (RUN_IN_PROGRESS), and when the thread cannot be read (STATE_UNKNOWN).
 func (ref *runRef) storedEnd(ctx context.Context, c *runs.Client) []byte {
-	h := ref.h
+	th, err := ref.thread(ctx, c)
+	return ref.endOf(ctx, th, err)
+}
+
+// endOf is storedEnd of th, read with err.
+func (ref *runRef) endOf(ctx context.Context, th runs.ThreadWithMessages, err error) []byte {
 	var end []byte
-	th, terr := c.GetThread(ctx, ref.threadID, h.cfg.callOpts...)
 	switch {
-	case terr != nil:
-		h.log.WarnContext(ctx, "proxy: cannot read a thread for a run's end", "error", terr)
+	case err != nil:
+		ref.h.log.WarnContext(ctx, "proxy: cannot read a thread for a run's end", "error", err)
 		end, _ = json.Marshal(map[string]any{"type": "RUN_ERROR", "message": "the run's state could not be read; reload the thread", "code": "STATE_UNKNOWN"})
 	case th.RunStatus != runs.RunStatusIdle && th.CurrentRunID == ref.runID:
 		end, _ = json.Marshal(map[string]any{"type": "RUN_ERROR", "message": "the run is still going, but its events are no longer kept; reload the thread when it ends", "code": "RUN_IN_PROGRESS"})
@@ -282,14 +303,7 @@ func (ref *runRef) storedEnd(ctx context.Context, c *runs.Client) []byte {
 	default:
 		end, _ = json.Marshal(map[string]any{"type": "RUN_FINISHED", "threadId": ref.threadID, "runId": ref.runID})
 	}
-	return []byte(h.redact(string(end), ref.secrets()...))
-}
-
-func (ref *runRef) secrets() []string {
-	if tok := ref.user.Token.Reveal(); tok != "" {
-		return []string{tok}
-	}
-	return nil
+	return end
 }
 
 // aguiMessages turns one of the service's messages into AG-UI's message
@@ -332,7 +346,7 @@ func (q *request) resume() {
 		writeError(q.w, http.StatusNotFound, "Cannot GET "+cut(q.r.URL.EscapedPath(), 200))
 		return
 	}
-	ref := h.runRef(q.user, q.vals[0], q.vals[1])
+	ref := h.runRef(q.user, q.route.Values["threadId"], q.route.Values["runId"])
 	_, ok, err := h.cfg.store.Get(q.r.Context(), ref.meta)
 	switch {
 	case err != nil:
@@ -346,6 +360,7 @@ func (q *request) resume() {
 		writeError(q.w, http.StatusNotFound, "No such run")
 		return
 	}
+	setHeaders(q.w.Header(), "")
 	after := q.r.Header.Get("Last-Event-ID")
 	if after == "" {
 		after = q.r.URL.Query().Get("lastEventId")
