@@ -78,6 +78,9 @@ type RunScript struct {
 	// (its events so far sent and flushed), so that a test knows the run
 	// is in flight there without watching the wire.
 	OnHold func()
+	// OnHoldRun, when not nil, is called as OnHold is, with the held
+	// run's thread and run ids (what a test needs to cancel it by id).
+	OnHoldRun func(threadID, runID string)
 	// PauseWindow, when not nil, opens the service's pause window in a
 	// run that pauses for tools: tambo.run.awaiting_input is sent and
 	// flushed, but the run is recorded as complete (and RUN_FINISHED
