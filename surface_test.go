@@ -4,11 +4,15 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -387,4 +391,57 @@ func fieldsOf(l *ast.FieldList) []*ast.Field {
 		return nil
 	}
 	return l.List
+}
+
+// TestTestsNamedByBehaviour: no test, fuzz target or benchmark of the
+// module is named after the review round that wrote it (TestHarden...,
+// TestAttack..., TestWave..., TestRound..., TestIssue...): a name says
+// what the test shows.
+func TestTestsNamedByBehaviour(t *testing.T) {
+	t.Parallel()
+	round := regexp.MustCompile(`^func (Test|Fuzz|Benchmark)(Harden|Attack|Wave|Round|Issue)[A-Z0-9_]`)
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if round.MatchString(line) {
+				t.Errorf("%s:%d: %s: name the test after what it shows", path, i+1, strings.TrimSuffix(line, " {"))
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+}
+
+// TestRunsTestFilesBesideTheirCode: at least 80% of package runs' test
+// files are named after the source file they test (x_test.go for x.go) or
+// one of the shared subjects, so that a reader finds a test where it
+// looks.
+func TestRunsTestFilesBesideTheirCode(t *testing.T) {
+	t.Parallel()
+	shared := map[string]bool{"example": true, "fuzz": true, "bench": true, "helpers": true, "export": true,
+		"main": true, "capture": true, "live": true}
+	tests, err := filepath.Glob(filepath.Join("runs", "*_test.go"))
+	require.NoError(t, err)
+	var unpaired []string
+	for _, f := range tests {
+		base := strings.TrimSuffix(filepath.Base(f), "_test.go")
+		if _, err := os.Stat(filepath.Join("runs", base+".go")); err == nil || shared[base] {
+			continue
+		}
+		unpaired = append(unpaired, filepath.Base(f))
+	}
+	paired := len(tests) - len(unpaired)
+	assert.GreaterOrEqual(t, paired*5, len(tests)*4, "%d of %d test files of runs are paired; not: %v", paired, len(tests), unpaired)
 }
