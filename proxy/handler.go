@@ -334,6 +334,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case rt == v1wire.RunEvents:
 		call.resume()
+	case rt == v1wire.Cancel && h.cfg.detach > 0:
+		call.cancel()
 	case rt.Stream:
 		call.run(rt == v1wire.CreateAndRun)
 	default:

@@ -193,7 +193,7 @@ func (q *request) run(create bool) {
 	}
 	if h.cfg.detach > 0 {
 		handed = true
-		q.detach(ctx, s, filter, func() {
+		q.detach(ctx, cancel, s, filter, func() {
 			stopAfter()
 			cancel()
 			release()
@@ -217,7 +217,7 @@ func (q *request) run(create bool) {
 // detach hands run s to a goroutine that reads it to its end into its
 // log, then calls done, and serves the browser from the log: the browser
 // leaving ends only its own stream.
-func (q *request) detach(ctx context.Context, s Stream, filter func(runs.Event, []byte) ([]byte, bool), done func()) {
+func (q *request) detach(ctx context.Context, cancel func(), s Stream, filter func(runs.Event, []byte) ([]byte, bool), done func()) {
 	h := q.h
 	ref := h.runRef(q.user, s.ThreadID(), s.RunID())
 	meta, _ := json.Marshal(runMeta{ThreadID: ref.threadID, RunID: ref.runID})
@@ -225,7 +225,7 @@ func (q *request) detach(ctx context.Context, s Stream, filter func(runs.Event, 
 		h.log.WarnContext(ctx, "proxy: cannot record a detached run in the store; it cannot be resumed", "error", err)
 	}
 	ready := make(chan struct{})
-	go ref.own(ctx, s, filter, ready, func(err error) {
+	go ref.own(ctx, cancel, s, filter, ready, func(err error) {
 		if err != nil {
 			h.runEnded(ctx, q.user, err)
 		}
