@@ -14,9 +14,9 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/internal/route"
 	"github.com/threadsapi/threads-go/internal/v1wire"
-	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/runs"
 )
 
