@@ -591,7 +591,7 @@ func (h *Handler) startDetached(ctx context.Context, u User, threadID string, p 
 		h.log.WarnContext(ctx, "proxy: cannot record a detached run in the store; it cannot be resumed", "error", err)
 	}
 	ready := make(chan struct{})
-	go ref.own(base, s, filter, ready, func(err error) {
+	go ref.own(base, cancel, s, filter, ready, func(err error) {
 		if err != nil {
 			h.runEnded(base, u, err)
 		}
