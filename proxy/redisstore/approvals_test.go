@@ -52,8 +52,10 @@ func (f *refunds) calls() []string {
 func approvalCluster(t *testing.T, f *refunds) *cluster {
 	return newCluster(t, sharedServer(t), 3, proxy.WithDetachedRuns(time.Minute),
 		proxy.WithApprovals(proxy.Approvals{
-			Tools:     []threads.Tool{f.tool()},
-			MayDecide: func(r *http.Request, _ proxy.PendingApproval) (bool, error) { return r.Header.Get("X-Role") == "manager", nil },
+			Tools: []threads.Tool{f.tool()},
+			MayDecide: func(r *http.Request, _ proxy.PendingApproval) (bool, error) {
+				return r.Header.Get("X-Role") == "manager", nil
+			},
 			DecidedBy: func(r *http.Request) string { return r.Header.Get("X-Person") },
 		}))
 }
