@@ -150,12 +150,15 @@ func (p RunParams) MarshalJSON() ([]byte, error) { return json.Marshal(p.wire())
 // route does not take. This is how a backend takes a run from its own
 // front end (package proxy does) and sends nothing the route does not
 // take.
-func (p *RunParams) UnmarshalJSON(data []byte) error {
+func (p *RunParams) UnmarshalJSON(data []byte) error { return readRun(data, p.fromWire) }
+
+// readRun decodes a run body and hands it to set.
+func readRun(data []byte, set func(*runBody)) error {
 	var b runBody
 	if err := json.Unmarshal(data, &b); err != nil {
 		return err
 	}
-	p.fromWire(&b)
+	set(&b)
 	return nil
 }
 
@@ -192,14 +195,7 @@ func (p CreateRunParams) MarshalJSON() ([]byte, error) { return json.Marshal(p.w
 // [RunParams.UnmarshalJSON] reads, and threadMetadata (else
 // thread.metadata) and thread.initialMessages; thread.userKey is not
 // read.
-func (p *CreateRunParams) UnmarshalJSON(data []byte) error {
-	var b runBody
-	if err := json.Unmarshal(data, &b); err != nil {
-		return err
-	}
-	p.fromWire(&b)
-	return nil
-}
+func (p *CreateRunParams) UnmarshalJSON(data []byte) error { return readRun(data, p.fromWire) }
 
 // ContextHelper computes one member of the additionalContext of every
 // run of a Client ([Client.WithContextHelper]): the current page, the
