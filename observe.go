@@ -35,24 +35,13 @@ type Observer interface {
 }
 
 // CallObserver hears one call: each attempt, a migration, a stream's first
-// event and tool rounds, then End, exactly once. A stream's call ends when
-// the stream does (DONE, an error, or Close), not when its headers arrive;
-// a Stream dropped without Close or reaching its end never ends its call.
-// For RunStream, the first round's call carries the whole stream's figures
-// (events and tool rounds); each later round is a call of its own that
-// ends when its answer's headers are in.
-// Calls of package runs (/v1) are reported the same way: a JSON call ends
-// when its answer is decoded (a decode failure is its Err); a run's
-// stream ends at the run's terminal event (Err is the *runs.RunFailedError
-// of a failed run), at a failure, or at Close, and counts its AG-UI
-// events. A /v1 tool stream's runs are calls of their own: each run that
-// carries tool results reports EventToolRound with the tool stream's
-// round number, which is also its CallEnd.ToolRounds.
-// Observe and End may be called from another goroutine than the one that
-// made the call (Close may end a stream), but never at the same time, and
-// always in order. An observer may call back into the SDK (close the
-// stream it observes, say): what that causes, End included, is reported
-// after the observer's call returns.
+// event and tool rounds, then End, exactly once (when a stream's call, a
+// RunStream round's or a /v1 call ends: the package doc's "Middleware,
+// responses and observers"). Observe and End may be called from another
+// goroutine than the one that made the call (Close may end a stream), but
+// never at the same time, and always in order. An observer may call back
+// into the SDK (close the stream it observes, say): what that causes, End
+// included, is reported after the observer's call returns.
 type CallObserver interface {
 	Observe(ev CallEvent)
 	End(end CallEnd)
@@ -154,6 +143,19 @@ type CallEnd struct {
 	FirstEvent time.Duration
 	ToolRounds int
 	Left       bool
+	// Usage is the tokens a /v1 run reported (AG-UI 1.0's usage on its
+	// RUN_FINISHED or RUN_ERROR), summed per provider and model over the
+	// call's runs (a tool stream's rounds included); nil when none was
+	// reported, as the service does not today. At most 64 models.
+	Usage []TokenUsage
+}
+
+// TokenUsage is the tokens one provider's model spent in a /v1 run, as the
+// run reported them ([CallEnd].Usage; runs.TokenUsage is the same, read
+// from the run's events).
+type TokenUsage struct {
+	Provider, Model                                                                                   string
+	InputTokens, OutputTokens, TotalTokens, ReasoningTokens, CachedInputTokens, CacheWriteInputTokens int64
 }
 
 // WithObserver makes the client report its calls to o (see [Observer]).
@@ -191,6 +193,8 @@ type callObs struct {
 	// threadID and runID are CallEnd's (see shownID): set from the route
 	// at the start, from the answer's headers under mu.
 	threadID, runID string
+	// usage is CallEnd's, summed per model under mu.
+	usage []TokenUsage
 }
 
 type obsKey struct{}
@@ -354,6 +358,34 @@ func (x observation) End(err error) {
 	x.o.end(err)
 }
 
+// maxUsageModels bounds CallEnd.Usage, whatever a server reports.
+const maxUsageModels = 64
+
+// Usage adds u to the call's usage, per provider and model.
+func (x observation) Usage(u core.TokenUsage) {
+	o := x.o
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i := range o.usage {
+		if t := &o.usage[i]; t.Provider == u.Provider && t.Model == u.Model {
+			t.InputTokens += u.InputTokens
+			t.OutputTokens += u.OutputTokens
+			t.TotalTokens += u.TotalTokens
+			t.ReasoningTokens += u.ReasoningTokens
+			t.CachedInputTokens += u.CachedInputTokens
+			t.CacheWriteInputTokens += u.CacheWrite
+			return
+		}
+	}
+	if len(o.usage) < maxUsageModels {
+		o.usage = append(o.usage, TokenUsage{Provider: u.Provider, Model: u.Model, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+			TotalTokens: u.TotalTokens, ReasoningTokens: u.ReasoningTokens, CachedInputTokens: u.CachedInputTokens, CacheWriteInputTokens: u.CacheWrite})
+	}
+}
+
 // ToolRound reports round n: of RunStream, whose rounds are all this call
 // (the stream engine counts them), or of a /v1 tool stream, whose rounds
 // are calls of their own (the call carries round n's results).
@@ -405,6 +437,7 @@ func (o *callObs) end(err error) {
 		ThreadID: o.threadID, RunID: o.runID,
 		Events: int(o.events.Load()), FirstEvent: time.Duration(o.first.Load()),
 		ToolRounds: int(o.rounds.Load()), Left: o.left.Load(),
+		Usage: o.usage,
 	}
 	o.deliverLocked(func() { o.o.End(e) })
 }

@@ -54,24 +54,38 @@ func WithRawJSON() RequestOption {
 	})
 }
 
+// MaxJSONPointerDepth is how many reference tokens a pointer of
+// [WithJSONSet] or [WithJSONDelete] may have: a call's body is not nested
+// deeper than that, and a longer pointer (one from outside, say) is
+// refused before the body is read.
+const MaxJSONPointerDepth = 64
+
+// pointerTokens is pointer's tokens, refused past MaxJSONPointerDepth
+// before it is split.
+func pointerTokens(pointer string) ([]string, error) {
+	if n := strings.Count(pointer, "/"); n > MaxJSONPointerDepth {
+		return nil, fmt.Errorf("the JSON pointer has %d tokens; at most %d (MaxJSONPointerDepth)", n, MaxJSONPointerDepth)
+	}
+	return jsonx.Pointer(pointer)
+}
+
 // WithJSONSet sets the member of the call's JSON body at pointer, an RFC
 // 6901 JSON Pointer ("/metadata/source"; "~1" stands for "/" in a name and
 // "~0" for "~"), to value encoded as encoding/json encodes it: it replaces
 // the member the SDK sends, or adds it (with the objects on its way) when
 // the SDK sends none; "-" as the last token appends to an array, a number
 // names an existing element. It is for members the SDK does not model yet
-// (or sends differently), on any call: the typed methods and
-// [Client.Do] alike; several are applied in order, after
-// [WithRequestBody].
-//
-// A POST, PUT or PATCH without a body gets an object with the member; a
-// call that sends no body otherwise (a GET), or a body that is not JSON,
-// fails before anything is sent, as do a pointer into a string or number
-// and a value encoding/json cannot encode. The edited body is the one
-// every retry sends. It is for one call: [NewClient] refuses it.
+// (or sends differently), on any call: the typed methods and [Client.Do]
+// alike; several are applied in order, after [WithRequestBody]. What it
+// refuses before sending: the package doc's "Raw JSON". It is for one
+// call: [NewClient] refuses it.
 func WithJSONSet(pointer string, value any) RequestOption {
-	toks, perr := jsonx.Pointer(pointer)
-	val, verr := json.Marshal(value)
+	toks, perr := pointerTokens(pointer)
+	var val []byte
+	var verr error
+	if perr == nil {
+		val, verr = json.Marshal(value)
+	}
 	return requestOption{name: "WithJSONSet", callOnly: true, fn: func(c *config) error {
 		switch {
 		case perr != nil:
@@ -88,9 +102,10 @@ func WithJSONSet(pointer string, value any) RequestOption {
 // 6901 JSON Pointer as in [WithJSONSet], from the call's JSON body: for a
 // member the SDK sends that a deployment refuses. A member that is not
 // there leaves the body as it is. Applied in order with WithJSONSet; for
-// one call only ([NewClient] refuses it).
+// one call only ([NewClient] refuses it). A pointer of more than
+// [MaxJSONPointerDepth] tokens is refused before any work.
 func WithJSONDelete(pointer string) RequestOption {
-	toks, perr := jsonx.Pointer(pointer)
+	toks, perr := pointerTokens(pointer)
 	return requestOption{name: "WithJSONDelete", callOnly: true, fn: func(c *config) error {
 		if perr != nil {
 			return fmt.Errorf("threads: WithJSONDelete: %w", perr)
@@ -192,18 +207,9 @@ func isJSONType(ct string) bool {
 // ExtraFields return nil. Package runs' values embed its counterpart,
 // runs.Raw, which the same option fills.
 //
-// A value keeps the answer's body it came from (RawJSON is a view of it,
-// copied when asked), so holding one small value of a large answer holds
-// the whole body. A value built in Go, or decoded from a stream event
-// (each event would otherwise keep its bytes), records nothing: RawJSON
-// returns nil. Raw adds no member to the value's JSON encoding, and fmt
-// prints it as addresses only (an answer may hold a secret that a field
-// prints redacted).
-//
-// Comparing values with == or reflect.DeepEqual compares their Raw as
-// well: two values decoded from different bytes (or one decoded, one
-// built) differ even when their fields are equal. Compare their fields,
-// or zero Raw first (v.Raw = threads.Raw{}).
+// A value keeps the whole answer's body it came from, prints without its
+// Raw, and compares unequal (==, reflect.DeepEqual) to the same value built
+// in Go: the package doc's "Raw JSON".
 type Raw jsonx.Raw
 
 // RawJSON returns a copy of the JSON the value was decoded from, byte for
@@ -219,3 +225,59 @@ func (r Raw) RawJSON() json.RawMessage { return jsonx.Bytes(jsonx.Raw(r)) }
 // a call made with [WithRawJSON]. Members of nested values are in those
 // values' own ExtraFields.
 func (r Raw) ExtraFields() map[string]json.RawMessage { return jsonx.Extra(jsonx.Raw(r)) }
+
+// The answer types print their fields alone, with or without WithRawJSON:
+// the Raw they embed would show its offsets and type otherwise (see
+// jsonx.Format, which also says why each type needs its own method).
+
+// Format prints the APIKey's fields as fmt prints a struct, without its [Raw].
+func (v APIKey) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the ComponentDecision's fields as fmt prints a struct, without its [Raw].
+func (v ComponentDecision) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the ContentPart's fields as fmt prints a struct, without its [Raw].
+func (v ContentPart) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the ImageURL's fields as fmt prints a struct, without its [Raw].
+func (v ImageURL) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// String prints the InputAudio's fields as %+v prints a struct, without
+// its [Raw] (its field Format leaves no room for a Format method, so %v
+// names the fields too).
+func (v InputAudio) String() string { return fmt.Sprintf("{Data:%s Format:%s}", v.Data, v.Format) }
+
+// GoString prints the InputAudio as %#v prints a struct, without its [Raw].
+func (v InputAudio) GoString() string {
+	return fmt.Sprintf("threads.InputAudio{Data:%q, Format:%q}", v.Data, v.Format)
+}
+
+// Format prints the Message's fields as fmt prints a struct, without its [Raw].
+func (v Message) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the Project's fields as fmt prints a struct, without its [Raw].
+func (v Project) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the ProviderKey's fields as fmt prints a struct, without its [Raw].
+func (v ProviderKey) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the Resource's fields as fmt prints a struct, without its [Raw].
+func (v Resource) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the Suggestion's fields as fmt prints a struct, without its [Raw].
+func (v Suggestion) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the Thread's fields as fmt prints a struct, without its [Raw].
+func (v Thread) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the ThreadPage's fields as fmt prints a struct, without its [Raw].
+func (v ThreadPage) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the ThreadWithMessages's fields as fmt prints a struct, without its [Raw].
+func (v ThreadWithMessages) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the ToolCallParameter's fields as fmt prints a struct, without its [Raw].
+func (v ToolCallParameter) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the ToolCallRequest's fields as fmt prints a struct, without its [Raw].
+func (v ToolCallRequest) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }

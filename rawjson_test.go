@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -143,4 +145,85 @@ func BenchmarkGetRawJSON(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestAnswersPrintTheirFieldsAlone: a thread, a message and a tool call's
+// parameter print their fields with %v, %+v and %#v, and nothing of the
+// Raw they embed, whether or not the call recorded its JSON. Before, every
+// answer printed as {{{<nil> 0 <nil>}} ...}, and with WithRawJSON as
+// {{{0xc000... 359 0xb13860}} ...}.
+func TestAnswersPrintTheirFieldsAlone(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t)
+	ctx := context.Background()
+	c := srv.Client()
+	th, err := c.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID, Name: "printed"})
+	require.NoError(t, err)
+	srv.PushScript(threadstest.Script{ToolCalls: []threadstest.ScriptedToolCall{{Name: "weather", Arguments: map[string]any{"city": "Paris"}}}})
+	st, err := c.Threads.AdvanceStream(ctx, th.ID, threads.AdvanceParams{Message: threads.UserMessage("weather?")})
+	require.NoError(t, err)
+	_, err = st.Collect()
+	require.NoError(t, err)
+
+	for name, opts := range map[string][]threads.RequestOption{"plain": nil, "WithRawJSON": {threads.WithRawJSON()}} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, err := c.Threads.Get(ctx, th.ID, opts...)
+			require.NoError(t, err)
+			i := slices.IndexFunc(got.Messages, func(m threads.Message) bool { return m.ToolCallRequest != nil })
+			require.GreaterOrEqual(t, i, 0, "the thread holds the tool call")
+			msg := got.Messages[i]
+			param := msg.ToolCallRequest.Parameters[0]
+			require.Equal(t, len(opts) > 0, param.RawJSON() != nil)
+			for _, v := range []any{got, *got, msg, param} {
+				assert.Empty(t, rawcheck.Internals(v))
+			}
+			assert.Equal(t, "{city Paris}", fmt.Sprintf("%v", param))
+			assert.Equal(t, "{ParameterName:city ParameterValue:Paris}", fmt.Sprintf("%+v", param))
+			assert.Equal(t, `threads.ToolCallParameter{ParameterName:"city", ParameterValue:"Paris"}`, fmt.Sprintf("%#v", param))
+			assert.Contains(t, fmt.Sprintf("%+v", got), "ID:"+th.ID+" ")
+			assert.Contains(t, fmt.Sprintf("%v", msg), " {weather [{city Paris}]} ")
+		})
+	}
+}
+
+// A pointer deeper than MaxJSONPointerDepth is refused before any work
+// (before, a 64 KiB pointer took 2.5 s and a 4 MB one overflowed the
+// stack); one at the bound sets the member, with the objects on its way,
+// and deletes it again.
+func TestJSONPointerDepthBounded(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t)
+	c := srv.Client()
+	ctx := context.Background()
+	n := len(srv.Requests())
+	deep := strings.Repeat("/a", 2<<20) // 4 MB
+	_, err := c.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID}, threads.WithJSONSet(deep, 1))
+	assert.ErrorContains(t, err, fmt.Sprintf("WithJSONSet: the JSON pointer has %d tokens; at most %d", 2<<20, threads.MaxJSONPointerDepth))
+	_, err = c.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID}, threads.WithJSONDelete(deep))
+	assert.ErrorContains(t, err, "WithJSONDelete: the JSON pointer has")
+	assert.Equal(t, n, len(srv.Requests()), "nothing was sent")
+
+	atBound := "/metadata" + strings.Repeat("/a", threads.MaxJSONPointerDepth-2) + "/b"
+	_, err = c.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID}, threads.WithJSONSet(atBound, 1))
+	require.NoError(t, err)
+	reqs := srv.Requests()
+	want := `{"b":1}`
+	for range threads.MaxJSONPointerDepth - 2 {
+		want = `{"a":` + want + `}`
+	}
+	var sent struct{ Metadata json.RawMessage }
+	require.NoError(t, json.Unmarshal(reqs[len(reqs)-1].Body, &sent))
+	assert.JSONEq(t, want, string(sent.Metadata))
+
+	_, err = c.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID, Metadata: map[string]any{"k": 1}},
+		threads.WithJSONSet(atBound, 1), threads.WithJSONDelete(atBound))
+	require.NoError(t, err)
+	reqs = srv.Requests()
+	require.NoError(t, json.Unmarshal(reqs[len(reqs)-1].Body, &sent))
+	deleted := `{}`
+	for range threads.MaxJSONPointerDepth - 3 {
+		deleted = `{"a":` + deleted + `}`
+	}
+	assert.JSONEq(t, `{"k":1,"a":`+deleted+`}`, string(sent.Metadata))
 }

@@ -74,8 +74,9 @@ type Options struct {
 	// tells the server it can. Nil: the client declares no elicitation,
 	// and the server gets an error if it asks. On a session of
 	// [ConnectService] bound to a thread, the service forwards its upstream
-	// servers' elicitation requests here. It runs on the session's
-	// goroutine, while the request that caused it waits.
+	// servers' elicitation requests here, while the request that caused
+	// them waits. At most MaxElicitations run at once; a request that comes
+	// while that many run is refused (the server gets an error).
 	Elicit func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
 	// OnStatus, when set, is told each change of the connection's
 	// [Status] (connecting, connected, failed and why, closed), on the
@@ -100,6 +101,9 @@ type Conn struct {
 	session *mcp.ClientSession
 	opts    Options
 	redact  func(string) string // removes the tokens from error text; nil: none
+	life    context.Context     // ends when Close is called: it ends the calls in flight
+	end     context.CancelFunc
+	elicit  chan struct{} // one slot per elicitation running
 
 	mu      sync.Mutex
 	status  Status
@@ -121,6 +125,13 @@ type Conn struct {
 // error says why. The Conn follows the server's tool list ([Conn.Tools])
 // and reports its [Status]; Close ends the session and the goroutine that
 // watches it.
+//
+// Connect does not see the bytes a caller's transport reads: bound them
+// there. The go-sdk's stdio, command and io transports bound each frame
+// (MaxLineLength, 16 MiB by default); a Streamable HTTP transport bounds
+// each event (MaxEventSize) but reads a JSON answer whole, so give it an
+// http.Client whose Transport bounds response bodies (as
+// [ConnectService] does, see ServiceOptions.MaxResponseBytes).
 func Connect(ctx context.Context, t mcp.Transport, opts *Options) (*Conn, error) {
 	if t == nil {
 		return nil, errors.New("threadsmcp: Connect: nil transport")
@@ -129,7 +140,8 @@ func Connect(ctx context.Context, t mcp.Transport, opts *Options) (*Conn, error)
 }
 
 func connect(ctx context.Context, t mcp.Transport, opts *Options, sessOpts *mcp.ClientSessionOptions, redact func(string) string) (*Conn, error) {
-	c := &Conn{redact: redact, done: make(chan struct{})}
+	c := &Conn{redact: redact, done: make(chan struct{}), elicit: make(chan struct{}, MaxElicitations)}
+	c.life, c.end = context.WithCancel(context.Background())
 	if opts != nil {
 		c.opts = *opts
 	}
@@ -148,12 +160,13 @@ func connect(ctx context.Context, t mcp.Transport, opts *Options, sessOpts *mcp.
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { c.toolsChanged() },
 	}
 	if c.opts.Elicit != nil {
-		co.ElicitationHandler = c.opts.Elicit
+		co.ElicitationHandler = c.elicitation
 	}
 	client := mcp.NewClient(impl, co)
 	client.AddSendingMiddleware(c.observe)
 	session, err := client.Connect(ctx, t, sessOpts)
 	if err != nil {
+		c.end()
 		err = fmt.Errorf("threadsmcp: connecting to the MCP server: %w", c.clean(err))
 		c.setStatus(Status{State: StateFailed, Err: err})
 		return nil, err
@@ -180,9 +193,11 @@ func (c *Conn) Status() Status {
 	return c.status
 }
 
-// Close ends the session (for a Streamable HTTP session with a session
-// id, the go-sdk tells the server) and waits for the goroutine that
-// watches it. The status becomes StateClosed. Idempotent.
+// Close ends the calls in flight on the session (their error is
+// [ErrClosed]), then the session (for a Streamable HTTP session with a
+// session id, the go-sdk tells the server), and waits for the goroutine
+// that watches it. It does not wait for a server that does not answer.
+// The status becomes StateClosed. Idempotent.
 func (c *Conn) Close() error {
 	if c == nil {
 		return nil
@@ -195,6 +210,7 @@ func (c *Conn) Close() error {
 	}
 	c.closing = true
 	c.mu.Unlock()
+	c.end() // the calls in flight end with ErrClosed; the session can then close
 	err := c.session.Close()
 	<-c.done
 	c.setStatus(Status{State: StateClosed})
@@ -239,12 +255,36 @@ func (c *Conn) Tools(ctx context.Context) ([]threads.Tool, error) {
 	if err != nil {
 		return nil, c.clean(err)
 	}
+	for i := range tools {
+		tools[i] = c.cleanTool(tools[i])
+	}
 	c.mu.Lock()
 	if gen == c.gen { // no change came while it listed
 		c.tools, c.listed = tools, true
 	}
 	c.mu.Unlock()
 	return slices.Clone(tools), nil
+}
+
+// cleanTool is t whose errors show no token.
+func (c *Conn) cleanTool(t threads.Tool) threads.Tool {
+	callParts := t.CallParts
+	t.CallParts = func(ctx context.Context, call threads.ToolCall) ([]threads.ContentPart, error) {
+		parts, err := callParts(ctx, call)
+		var te *ToolError
+		if errors.As(err, &te) && c.redact != nil {
+			return nil, &ToolError{Tool: te.Tool, Text: c.redact(te.Text)}
+		}
+		return parts, c.clean(err)
+	}
+	t.Call = func(ctx context.Context, call threads.ToolCall) (string, error) {
+		parts, err := t.CallParts(ctx, call)
+		if err != nil {
+			return "", err
+		}
+		return threads.ToolResultText(parts)
+	}
+	return t
 }
 
 func (c *Conn) toolsChanged() {
@@ -276,8 +316,9 @@ const (
 	MaxPrompts = 1000
 )
 
-// Resources lists the server's resources, every page, at most
-// MaxResources (more is an error). A server that declares no resources
+// Resources lists the server's resources, every page, each URI once, at
+// most MaxResources (more is an error); a server that pages without
+// bringing new ones is stopped (see MaxIdlePages). A server that declares no resources
 // capability has none: nil and no error (the service's /mcp declares
 // none when no upstream MCP server answers, and would answer "Method not
 // found").
@@ -285,11 +326,22 @@ func (c *Conn) Resources(ctx context.Context) ([]*mcp.Resource, error) {
 	if caps := c.capabilities(); caps != nil && caps.Resources == nil {
 		return nil, nil
 	}
-	return gather(c, "resources", MaxResources, c.session.Resources(ctx, nil))
+	return gather(ctx, c, "resources", MaxResources, func(ctx context.Context, cursor string) ([]*mcp.Resource, string, error) {
+		r, err := c.session.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+		if err != nil {
+			return nil, "", err
+		}
+		return r.Resources, r.NextCursor, nil
+	}, func(r *mcp.Resource) string {
+		if r == nil {
+			return ""
+		}
+		return r.URI
+	})
 }
 
 // ReadResource reads the resource uri: its contents, each text or a blob
-// with its MIME type. Turn them into message parts with [ResourcePart]
+// with its MIME type. Turn them into message parts with [Content]
 // (/v1) or [ContentPart] (package threads).
 func (c *Conn) ReadResource(ctx context.Context, uri string) ([]*mcp.ResourceContents, error) {
 	res, err := c.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
@@ -299,14 +351,26 @@ func (c *Conn) ReadResource(ctx context.Context, uri string) ([]*mcp.ResourceCon
 	return res.Contents, nil
 }
 
-// Prompts lists the server's prompts, every page, at most MaxPrompts
-// (more is an error). A server that declares no prompts capability has
+// Prompts lists the server's prompts, every page, each name once, at most
+// MaxPrompts (more is an error); a server that pages without bringing new
+// ones is stopped (see MaxIdlePages). A server that declares no prompts capability has
 // none: nil and no error.
 func (c *Conn) Prompts(ctx context.Context) ([]*mcp.Prompt, error) {
 	if caps := c.capabilities(); caps != nil && caps.Prompts == nil {
 		return nil, nil
 	}
-	return gather(c, "prompts", MaxPrompts, c.session.Prompts(ctx, nil))
+	return gather(ctx, c, "prompts", MaxPrompts, func(ctx context.Context, cursor string) ([]*mcp.Prompt, string, error) {
+		r, err := c.session.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
+		if err != nil {
+			return nil, "", err
+		}
+		return r.Prompts, r.NextCursor, nil
+	}, func(p *mcp.Prompt) string {
+		if p == nil {
+			return ""
+		}
+		return p.Name
+	})
 }
 
 // GetPrompt gets the prompt name with its arguments.
@@ -318,16 +382,65 @@ func (c *Conn) GetPrompt(ctx context.Context, name string, args map[string]strin
 	return res, nil
 }
 
-func gather[T any](c *Conn, what string, max int, seq func(func(T, error) bool)) ([]T, error) {
-	var out []T
-	for v, err := range seq {
+// MaxIdlePages is how many pages of one listing may bring nothing new
+// (no item not listed before, or a next cursor seen before) before the
+// listing stops with an error: a server that pages forever is stopped
+// after a few pages, not by the caller's context.
+const MaxIdlePages = 3
+
+// page is one page of a listing: its items and the next cursor.
+type page[T any] func(ctx context.Context, cursor string) ([]T, string, error)
+
+// pages walks a listing page by page; add takes each item and reports
+// whether it was new. It stops at the last page, at add's error, or after
+// MaxIdlePages pages that brought nothing new.
+func pages[T any](ctx context.Context, what string, list page[T], add func(T) (bool, error)) error {
+	seen := map[string]bool{}
+	idle, cursor := 0, ""
+	for {
+		items, next, err := list(ctx, cursor)
 		if err != nil {
-			return nil, fmt.Errorf("threadsmcp: listing the server's %s: %w", what, c.clean(err))
+			return fmt.Errorf("threadsmcp: listing the server's %s: %w", what, err)
+		}
+		fresh := false
+		for _, v := range items {
+			isNew, err := add(v)
+			if err != nil {
+				return err
+			}
+			fresh = fresh || isNew
+		}
+		if next == "" {
+			return nil
+		}
+		if !fresh || seen[next] {
+			if idle++; idle > MaxIdlePages {
+				return fmt.Errorf("threadsmcp: listing the server's %s: stopped after %d pages that brought nothing new (no new %s, or a cursor seen before)", what, idle, what)
+			}
+		}
+		seen[next] = true
+		cursor = next
+	}
+}
+
+// gather lists every page, at most max items, each once (by key).
+func gather[T any](ctx context.Context, c *Conn, what string, max int, list page[T], key func(T) string) ([]T, error) {
+	var out []T
+	keys := map[string]bool{}
+	err := pages(ctx, what, list, func(v T) (bool, error) {
+		k := key(v)
+		if keys[k] {
+			return false, nil
 		}
 		if len(out) == max {
-			return nil, fmt.Errorf("threadsmcp: the server lists more than %d %s", max, what)
+			return false, fmt.Errorf("threadsmcp: the server lists more than %d %s", max, what)
 		}
+		keys[k] = true
 		out = append(out, v)
+		return true, nil
+	})
+	if err != nil {
+		return nil, c.clean(err)
 	}
 	return out, nil
 }
@@ -336,11 +449,34 @@ func gather[T any](c *Conn, what string, max int, seq func(func(T, error) bool))
 // sets the status, and its error is cleaned of the tokens.
 func (c *Conn) observe(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		// A call ends when Close is called. Not subscriptions/listen: the
+		// go-sdk keeps its context past this return, and closing the
+		// session ends it.
+		if method != "subscriptions/listen" && !strings.HasPrefix(method, "notifications/") {
+			var cancel context.CancelCauseFunc
+			ctx, cancel = context.WithCancelCause(ctx)
+			defer cancel(nil)
+			stop := context.AfterFunc(c.life, func() { cancel(ErrClosed) })
+			defer stop()
+		}
 		res, err := next(ctx, method, req)
-		err = c.clean(err)
+		if err != nil && context.Cause(ctx) == ErrClosed {
+			return nil, fmt.Errorf("%w: %w", ErrClosed, c.clean(err))
+		}
 		c.after(ctx, err)
-		return res, err
+		return res, c.clean(err)
 	}
+}
+
+// elicitation runs Options.Elicit, at most MaxElicitations at once.
+func (c *Conn) elicitation(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	select {
+	case c.elicit <- struct{}{}:
+	default:
+		return nil, fmt.Errorf("threadsmcp: refused: %d elicitation requests are already waiting for an answer", MaxElicitations)
+	}
+	defer func() { <-c.elicit }()
+	return c.opts.Elicit(ctx, req)
 }
 
 // after sets the status from a request's outcome, once connected: an
@@ -364,7 +500,7 @@ func (c *Conn) after(ctx context.Context, err error) {
 		live := c.status.State == StateConnected
 		c.mu.Unlock()
 		if live {
-			c.setStatus(Status{State: StateFailed, Err: err})
+			c.setStatus(Status{State: StateFailed, Err: c.clean(err)})
 		}
 	}
 }
@@ -414,27 +550,100 @@ func (c *Conn) notify() {
 	c.nmu.Unlock()
 }
 
-// clean returns err without the tokens in its text (err itself when it
-// has none); nil for nil.
+// clean returns err without the tokens in its text, nor in the text of
+// any error it wraps (err itself when none has one); nil for nil.
 func (c *Conn) clean(err error) error {
-	if err == nil || c.redact == nil {
+	if err == nil || c.redact == nil || !c.leaks(err, 0) {
 		return err
 	}
-	if text := err.Error(); c.redact(text) != text {
-		return &cleanError{text: c.redact(text), err: err}
+	if _, ok := err.(*cleanError); ok {
+		return err
 	}
-	return err
+	return &cleanError{text: c.redact(err.Error()), err: err, conn: c}
 }
 
-// cleanError is an error whose text had a token: its text without it,
-// the original kept for errors.Is and errors.As.
+// leaks reports whether err, or an error it wraps, has a token in its
+// text (or in what its fmt verbs show).
+func (c *Conn) leaks(err error, depth int) bool {
+	if err == nil || depth > 64 {
+		return false
+	}
+	text := err.Error()
+	if c.redact(text) != text {
+		return true
+	}
+	if f := fmt.Sprintf("%+v", err); c.redact(f) != f {
+		return true
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return c.leaks(u.Unwrap(), depth+1)
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if c.leaks(e, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// cleanError is an error whose chain had a token: its text without it.
+// What it wraps is cleaned the same way, so no error in its chain shows a
+// token; errors.Is sees the original chain, and errors.As finds a
+// *jsonrpc.Error or a *ToolError as a cleaned copy.
 type cleanError struct {
 	text string
 	err  error
+	conn *Conn
 }
 
 func (e *cleanError) Error() string { return e.text }
-func (e *cleanError) Unwrap() error { return e.err }
+
+func (e *cleanError) Unwrap() []error {
+	var inner []error
+	switch u := e.err.(type) {
+	case interface{ Unwrap() error }:
+		inner = []error{u.Unwrap()}
+	case interface{ Unwrap() []error }:
+		inner = u.Unwrap()
+	}
+	out := make([]error, 0, len(inner))
+	for _, x := range inner {
+		if x != nil {
+			out = append(out, e.conn.clean(x))
+		}
+	}
+	return out
+}
+
+// Is matches the original chain: a sentinel carries no token.
+func (e *cleanError) Is(target error) bool { return errors.Is(e.err, target) }
+
+// As finds the types a caller inspects, as cleaned copies.
+func (e *cleanError) As(target any) bool {
+	redact := e.conn.redact
+	switch t := target.(type) {
+	case **jsonrpc.Error:
+		var w *jsonrpc.Error
+		if !errors.As(e.err, &w) {
+			return false
+		}
+		*t = &jsonrpc.Error{Code: w.Code, Message: redact(w.Message)}
+		if d := redact(string(w.Data)); d == string(w.Data) {
+			(*t).Data = w.Data
+		}
+		return true
+	case **ToolError:
+		var te *ToolError
+		if !errors.As(e.err, &te) {
+			return false
+		}
+		*t = &ToolError{Tool: redact(te.Tool), Text: redact(te.Text)}
+		return true
+	}
+	return false
+}
 
 // redactor removes each of secrets from text.
 func redactor(secrets func() []string) func(string) string {
@@ -447,3 +656,12 @@ func redactor(secrets func() []string) func(string) string {
 		return text
 	}
 }
+
+// ErrClosed is the error (matched by errors.Is) of a call that the Conn's
+// Close ended.
+var ErrClosed = errors.New("threadsmcp: the MCP connection was closed")
+
+// MaxElicitations is how many of the server's elicitation requests
+// Options.Elicit answers at once; the server gets an error for each
+// request that comes while that many are running.
+const MaxElicitations = 4

@@ -1,7 +1,9 @@
 package threadsmcp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -36,6 +38,13 @@ type ServiceOptions struct {
 	// TokenOptions are the options of the token calls
 	// ([threads.AuthService.MCPAccessToken]).
 	TokenOptions []threads.RequestOption
+	// MaxResponseBytes bounds each answer read from the endpoint before it
+	// is decoded: a JSON answer's body, and each event of an event stream;
+	// 0 means DefaultMaxResponseBytes. A listing page (tools, resources,
+	// resource templates, prompts) answered as JSON is bounded by
+	// MaxListPageBytes, or MaxResponseBytes when smaller. A longer answer
+	// is the call's error, [ErrResponseTooLarge]; the session goes on.
+	MaxResponseBytes int
 
 	now func() time.Time // the clock that ages the tokens; nil: time.Now
 }
@@ -45,6 +54,23 @@ type ServiceOptions struct {
 // version 2025-11-25, which the helper asks for directly (the go-sdk would
 // first try the 2026-07-28 discovery the service does not know).
 const serviceProtocolVersion = "2025-11-25"
+
+// The bounds of what ConnectService reads from the endpoint.
+const (
+	// DefaultMaxResponseBytes is ServiceOptions.MaxResponseBytes's
+	// default: 8 MiB. A tool's result that reaches the model is bounded
+	// further by ToolOptions.MaxResultBytes.
+	DefaultMaxResponseBytes = 8 << 20
+	// MaxListPageBytes bounds one page of a listing as ConnectService reads
+	// it: 1 MiB (a page costs tens of times its bytes once decoded, and
+	// the service pages long lists).
+	MaxListPageBytes = 1 << 20
+)
+
+// ErrResponseTooLarge is the error (matched by errors.Is) of a call on a
+// [ConnectService] session whose answer was longer than its bound
+// (ServiceOptions.MaxResponseBytes, MaxListPageBytes): it was not decoded.
+var ErrResponseTooLarge = errors.New("threadsmcp: the MCP answer is larger than its bound")
 
 // renewBefore is how long before its expiry a token is replaced: a
 // request in flight must not carry one that expires on the way.
@@ -56,24 +82,15 @@ const renewBefore = 30 * time.Second
 // served. It authenticates with an access token that it mints with
 // [threads.AuthService.MCPAccessToken] (thread-bound with opts.ThreadID,
 // else sessionless for opts.ContextKey) before the first request, and
-// mints anew before the token expires, and once (never more, never in a
-// loop) when the endpoint answers a request 401 (the request is then sent
-// again). The token goes to that endpoint only: a request for any other
-// host, scheme or path (a redirect, say) is refused without it, with an
-// error that says so; it never appears in an error or the status.
+// mints anew before it expires, and once after a 401. The token goes to
+// that endpoint only, and never appears in an error or the status.
 //
-// The service's /mcp declares no capabilities when none of the project's
-// MCP servers answers: [Conn.Resources], [Conn.Prompts] and [Conn.Tools]
-// are then empty, not errors. A resource read with [Conn.ReadResource]
-// goes into a /v1 message as a resource part with [ResourcePart] (a spec
-// route message: [ContentPart]). A failure (no token: the project has no
-// MCP servers, [threads.ErrNoMCPServers]; a refused token; the endpoint
-// down) is the error of the call that met it and the Conn's [Status].
-// The go-sdk's Streamable HTTP client ends the session on an HTTP error
-// answer (a 401 even with a new token, a 5xx): the status stays failed;
-// connect again. The context of ConnectService bounds the handshake only
-// (the go-sdk keeps the connection past it); each call's context bounds
-// that call.
+// A failure (no token: the project has no MCP servers,
+// [threads.ErrNoMCPServers]; a refused token; the endpoint down) is the
+// error of the call that met it and the Conn's [Status]; a session the
+// go-sdk ended stays failed: connect again. The context of ConnectService
+// bounds the handshake only; each call's context bounds that call. What
+// the service's /mcp serves today: the package doc's "The service's /mcp".
 func ConnectService(ctx context.Context, client *threads.Client, opts *ServiceOptions) (*Conn, error) {
 	if client == nil {
 		return nil, errors.New("threadsmcp: ConnectService: nil client")
@@ -91,6 +108,12 @@ func ConnectService(ctx context.Context, client *threads.Client, opts *ServiceOp
 	if o.now == nil {
 		o.now = time.Now
 	}
+	if o.MaxResponseBytes < 0 {
+		return nil, fmt.Errorf("threadsmcp: ServiceOptions.MaxResponseBytes is %d; want at least 1 (0: the default)", o.MaxResponseBytes)
+	}
+	if o.MaxResponseBytes == 0 {
+		o.MaxResponseBytes = DefaultMaxResponseBytes
+	}
 	src := &tokenSource{
 		mint: func(ctx context.Context) (*threads.MCPAccessToken, error) {
 			return client.Auth.MCPAccessToken(ctx, params, o.TokenOptions...)
@@ -107,7 +130,7 @@ func ConnectService(ctx context.Context, client *threads.Client, opts *ServiceOp
 		next = http.DefaultTransport
 	}
 	mcpHTTP := &http.Client{
-		Transport:     &tokenTransport{next: next, endpoint: endpoint, src: src},
+		Transport:     &tokenTransport{next: next, endpoint: endpoint, src: src, max: o.MaxResponseBytes},
 		CheckRedirect: hc.CheckRedirect,
 		Timeout:       hc.Timeout,
 	}
@@ -117,6 +140,7 @@ func ConnectService(ctx context.Context, client *threads.Client, opts *ServiceOp
 		// A sessionless token has no session to listen to; a thread's
 		// session may get requests outside a call (elicitation).
 		DisableStandaloneSSE: o.ThreadID == "",
+		MaxEventSize:         o.MaxResponseBytes,
 	}
 	return connect(ctx, t, &o.Options, &mcp.ClientSessionOptions{ProtocolVersion: serviceProtocolVersion}, redactor(src.secrets))
 }
@@ -175,6 +199,7 @@ type tokenTransport struct {
 	next     http.RoundTripper
 	endpoint *url.URL
 	src      *tokenSource
+	max      int // MaxResponseBytes
 }
 
 // HostError is the error of a request that the MCP session of
@@ -204,7 +229,7 @@ func (t *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := t.send(req, tok)
 	if err != nil || resp.StatusCode != http.StatusUnauthorized {
-		return resp, err
+		return t.bound(req, resp, err)
 	}
 	// Refused: the token expired early or was revoked. Mint a new one,
 	// once, and send the request again if its body can be sent again.
@@ -224,7 +249,67 @@ func (t *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
-	return t.send(again, tok2)
+	resp, err = t.send(again, tok2)
+	return t.bound(req, resp, err)
+}
+
+// bound reads a JSON answer whole, at most its bound, before the go-sdk
+// sees it (the go-sdk reads it whole, without a bound, then decodes it);
+// an event stream is bounded per event by the go-sdk (MaxEventSize).
+// Refusing it here, as an error of the round trip, fails the call and
+// not the session.
+func (t *tokenTransport) bound(req *http.Request, resp *http.Response, err error) (*http.Response, error) {
+	if err != nil || resp.Body == nil || resp.Body == http.NoBody || mediaType(resp.Header.Get("Content-Type")) == "text/event-stream" {
+		return resp, err
+	}
+	max, what := t.max, "answer"
+	if m := method(req); strings.HasSuffix(m, "/list") {
+		max, what = min(max, MaxListPageBytes), m+" page"
+	}
+	tooLarge := func() (*http.Response, error) {
+		resp.Body.Close()
+		return nil, fmt.Errorf("%w: the %s is longer than %d bytes", ErrResponseTooLarge, what, max)
+	}
+	if resp.ContentLength > int64(max) {
+		return tooLarge()
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(max)+1))
+	if err != nil {
+		resp.Body.Close()
+		return nil, fmt.Errorf("threadsmcp: reading the MCP answer: %w", err)
+	}
+	if len(body) > max {
+		return tooLarge()
+	}
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	resp.ContentLength = int64(len(body))
+	return resp, nil
+}
+
+// method is the JSON-RPC method of a request this client sends ("" for
+// none): its body is the go-sdk's, small and sent again at will.
+func method(req *http.Request) string {
+	if req.Method != http.MethodPost || req.GetBody == nil {
+		return ""
+	}
+	b, err := req.GetBody()
+	if err != nil {
+		return ""
+	}
+	defer b.Close()
+	var m struct {
+		Method string `json:"method"`
+	}
+	if json.NewDecoder(io.LimitReader(b, 1<<20)).Decode(&m) != nil {
+		return ""
+	}
+	return m.Method
+}
+
+func mediaType(ct string) string {
+	t, _, _ := strings.Cut(ct, ";")
+	return strings.ToLower(strings.TrimSpace(t))
 }
 
 // send sends a copy of req with the token (a RoundTripper must not
@@ -264,12 +349,12 @@ func shown(u *url.URL) string {
 	return v.String()
 }
 
-// ResourcePart returns an MCP resource's contents (from
+// Content returns an MCP resource's contents (from
 // [Conn.ReadResource], or a tool's embedded resource) as a /v1 message's
 // resource part: its text, or its blob base64-encoded, with its URI and
-// MIME type. It is [runs.ResourcePart] for an MCP resource; [ContentPart]
+// MIME type. It is [runs.ResourceContent] for an MCP resource; [ContentPart]
 // is its counterpart for package threads.
-func ResourcePart(rc *mcp.ResourceContents) runs.Content {
+func Content(rc *mcp.ResourceContents) runs.Content {
 	p := ContentPart(rc).Resource
-	return runs.ResourcePart(runs.Resource{URI: p.URI, MIMEType: p.MIMEType, Text: p.Text, Blob: p.Blob})
+	return runs.ResourceContent(runs.Resource{URI: p.URI, MIMEType: p.MIMEType, Text: p.Text, Blob: p.Blob})
 }

@@ -10,11 +10,13 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -52,6 +54,11 @@ func newFakeService(t *testing.T, mcpHandler http.Handler) *fakeService {
 		defer fs.mu.Unlock()
 		fs.mints = append(fs.mints, body)
 		w.Header().Set("Content-Type", "application/json")
+		if !fs.noServers && !strings.Contains(string(body), "threadId") && !strings.Contains(string(body), "contextKey") {
+			w.WriteHeader(http.StatusBadRequest) // as the service answers (a project with MCP servers)
+			io.WriteString(w, `{"message":"Context key is required for sessionless tokens (provide in body or use Bearer token authentication)","error":"Bad Request","statusCode":400}`)
+			return
+		}
 		w.WriteHeader(http.StatusCreated)
 		if fs.noServers {
 			io.WriteString(w, `{}`)
@@ -112,15 +119,20 @@ func (fs *fakeService) counts() (mints, unauthorized int) {
 	return len(fs.mints), fs.unauthorized
 }
 
-// notesServer serves one resource and one prompt, statelessly with JSON
-// answers, as the service's /mcp does.
+// notesServer serves one resource and one prompt of a project MCP server
+// (serverKey "notes"), statelessly with JSON answers, as the service's
+// /mcp does (captures-turn5 17-22): named "<serverKey>:<name>", the
+// resource's URI "<serverKey>:<its URI>"; a read of that URI is the
+// service's -32602 "Resource not found" (it passes the prefixed URI to
+// the upstream server, which does not know it); the prompt works.
 func notesServer() http.Handler {
 	s := mcp.NewServer(&mcp.Implementation{Name: "tambo-service", Version: "1.0.0"}, nil)
-	s.AddResource(&mcp.Resource{URI: "file:///notes.txt", Name: "notes", MIMEType: "text/plain"},
+	s.AddResource(&mcp.Resource{URI: "notes:file:///notes.txt", Name: "notes", MIMEType: "text/plain"},
 		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "buy milk"}}}, nil
+			data, _ := json.Marshal(map[string]string{"uri": req.Params.URI})
+			return nil, &jsonrpc.Error{Code: -32602, Message: "MCP error -32602: Resource not found", Data: data}
 		})
-	s.AddPrompt(&mcp.Prompt{Name: "summarize", Description: "Summarize the notes"},
+	s.AddPrompt(&mcp.Prompt{Name: "notes:summarize", Title: "summarize", Description: "Summarize the notes"},
 		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Summarize."}}}}, nil
 		})
@@ -141,9 +153,11 @@ func connectService(t *testing.T, fs *fakeService, opts *ServiceOptions) *Conn {
 }
 
 // The helper mints a sessionless token for the context key, sends it to
-// <base URL>/mcp only as the bearer (never the API key), and lists and
-// reads the resources and prompts; a resource goes into a /v1 message as
-// a resource part.
+// <base URL>/mcp only as the bearer (never the API key), and lists the
+// resources and prompts under the live names ("<serverKey>:<name>"); a
+// prompt works, a listed resource cannot be read through the service
+// today (its error, and the session goes on); a resource read from its
+// server goes into a /v1 message as a resource part.
 func TestConnectServiceResources(t *testing.T) {
 	t.Parallel()
 	fs := newFakeService(t, notesServer())
@@ -151,16 +165,20 @@ func TestConnectServiceResources(t *testing.T) {
 	res, err := conn.Resources(t.Context())
 	require.NoError(t, err)
 	require.Len(t, res, 1)
-	assert.Equal(t, "file:///notes.txt", res[0].URI)
-	contents, err := conn.ReadResource(t.Context(), res[0].URI)
-	require.NoError(t, err)
-	require.Len(t, contents, 1)
-	part := ResourcePart(contents[0])
-	assert.Equal(t, runs.ResourcePart(runs.Resource{URI: "file:///notes.txt", MIMEType: "text/plain", Text: "buy milk"}), part)
+	assert.Equal(t, "notes:file:///notes.txt", res[0].URI)
+	_, err = conn.ReadResource(t.Context(), res[0].URI)
+	var rpcErr *jsonrpc.Error
+	require.ErrorAs(t, err, &rpcErr)
+	assert.Equal(t, int64(-32602), rpcErr.Code)
+	assert.Contains(t, rpcErr.Message, "Resource not found")
+	assert.Equal(t, StateConnected, conn.Status().State)
+	part := Content(&mcp.ResourceContents{URI: "file:///notes.txt", MIMEType: "text/plain", Text: "buy milk"})
+	assert.Equal(t, runs.ResourceContent(runs.Resource{URI: "file:///notes.txt", MIMEType: "text/plain", Text: "buy milk"}), part)
 	prompts, err := conn.Prompts(t.Context())
 	require.NoError(t, err)
 	require.Len(t, prompts, 1)
-	p, err := conn.GetPrompt(t.Context(), "summarize", nil)
+	assert.Equal(t, "notes:summarize", prompts[0].Name)
+	p, err := conn.GetPrompt(t.Context(), "notes:summarize", nil)
 	require.NoError(t, err)
 	require.Len(t, p.Messages, 1)
 
@@ -440,4 +458,214 @@ func mustURL(t *testing.T, raw string) *url.URL {
 	u, err := url.Parse(raw)
 	require.NoError(t, err)
 	return u
+}
+
+// methodOf is the JSON-RPC method of an MCP request body ("" for none),
+// and the body again for the next handler.
+func methodOf(r *http.Request) (method string, id json.RawMessage) {
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(strings.NewReader(string(body)))
+	var in struct {
+		Method string          `json:"method"`
+		ID     json.RawMessage `json:"id"`
+	}
+	json.Unmarshal(body, &in) //nolint:errcheck // a body that is not a request has no method
+	return in.Method, in.ID
+}
+
+// hugeAnswer writes a JSON-RPC result of about n bytes (a text resource)
+// from a small buffer: the server costs nothing, the client what it reads.
+func hugeAnswer(w http.ResponseWriter, id json.RawMessage, n int) {
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"contents":[{"uri":"file:///big","text":"`, id)
+	chunk := strings.Repeat("x", 64<<10)
+	for written := 0; written < n; written += len(chunk) {
+		if _, err := io.WriteString(w, chunk); err != nil {
+			return
+		}
+	}
+	io.WriteString(w, `"}]}}`)
+}
+
+// allocatedDuring is how many bytes the process allocated while fn ran.
+func allocatedDuring(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// An answer from /mcp larger than ServiceOptions.MaxResponseBytes is
+// refused by its bytes before it is decoded: the call fails with
+// ErrResponseTooLarge, and what the client allocates is bounded by the
+// option, not by what the server sends (before, a 200 MB answer cost
+// about 1.3 GiB).
+func TestConnectServiceBoundsAnswerBytes(t *testing.T) { // not parallel: it measures the heap
+	notes := notesServer()
+	fs := newFakeService(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if m, id := methodOf(r); m == "resources/read" {
+			hugeAnswer(w, id, 64<<20)
+			return
+		}
+		notes.ServeHTTP(w, r)
+	}))
+	conn := connectService(t, fs, &ServiceOptions{ContextKey: "user-1", MaxResponseBytes: 1 << 20})
+	var err error
+	allocated := allocatedDuring(func() { _, err = conn.ReadResource(t.Context(), "file:///big") })
+	require.Error(t, err)
+	assert.ErrorIs(t, err, ErrResponseTooLarge)
+	assert.Contains(t, err.Error(), "1048576 bytes")
+	assert.Less(t, allocated, uint64(16<<20), "the client read past the bound")
+	// The session is not broken by one answer refused.
+	_, err = conn.Prompts(t.Context())
+	require.NoError(t, err)
+
+	_, err = ConnectService(t.Context(), fs.client(t), &ServiceOptions{ContextKey: "user-1", MaxResponseBytes: -1})
+	assert.ErrorContains(t, err, "MaxResponseBytes")
+}
+
+// A listing page is refused by its bytes (MaxListPageBytes) before it is
+// decoded, well below MaxResponseBytes: decoding a tools/list page costs
+// about 40 times its bytes (before, one 15 MB page cost 591 MiB before
+// the tool count refused it).
+func TestConnectServiceRefusesLargeListPage(t *testing.T) { // not parallel: it measures the heap
+	var page strings.Builder
+	one := `{"name":"t%d","inputSchema":{"type":"object","properties":{"a":{"type":"string","description":"` + strings.Repeat("d", 1000) + `"}}}}`
+	for i := range 4000 { // about 4 MB
+		if i > 0 {
+			page.WriteString(",")
+		}
+		fmt.Fprintf(&page, one, i)
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "tambo-service", Version: "1.0.0"}, nil)
+	s.AddTool(&mcp.Tool{Name: "echo", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	fs := newFakeService(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if m, id := methodOf(r); m == "tools/list" {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[`, id)
+			io.WriteString(w, page.String())
+			io.WriteString(w, `]}}`)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	conn := connectService(t, fs, nil)
+	var err error
+	allocated := allocatedDuring(func() { _, err = conn.Tools(t.Context()) })
+	require.Error(t, err)
+	assert.ErrorIs(t, err, ErrResponseTooLarge)
+	assert.Less(t, allocated, uint64(16<<20), "the page was decoded (it costs tens of times its 4 MB)")
+}
+
+// listingServer is an MCP endpoint that declares tools, resources and
+// prompts, and answers their listings with list(method, cursor): the
+// items' JSON and the next cursor. It counts the listing requests.
+func listingServer(t *testing.T, list func(method, cursor string) (items, next string)) (*fakeService, *int) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "tambo-service", Version: "1.0.0"}, nil)
+	s.AddTool(&mcp.Tool{Name: "echo", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	s.AddResource(&mcp.Resource{URI: "file:///a", Name: "a"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) { return nil, nil })
+	s.AddPrompt(&mcp.Prompt{Name: "p"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) { return nil, nil })
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	var mu sync.Mutex
+	n := new(int)
+	fs := newFakeService(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		var in struct {
+			Method string          `json:"method"`
+			ID     json.RawMessage `json:"id"`
+			Params struct {
+				Cursor string `json:"cursor"`
+			} `json:"params"`
+		}
+		json.Unmarshal(body, &in) //nolint:errcheck
+		if !strings.HasSuffix(in.Method, "/list") {
+			h.ServeHTTP(w, r)
+			return
+		}
+		mu.Lock()
+		*n++
+		mu.Unlock()
+		member := strings.TrimSuffix(in.Method, "/list")
+		items, next := list(in.Method, in.Params.Cursor)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{%q:[%s],"nextCursor":%q}}`, in.ID, member, items, next)
+	}))
+	return fs, n
+}
+
+// A listing whose pages bring nothing new (empty pages with a fresh
+// cursor forever, or a cursor seen before) stops after MaxIdlePages
+// pages with an error that says so (before, it followed about 64,000
+// pages in 4 s, bounded only by the caller's context).
+func TestListingsStopOnPagesWithNothingNew(t *testing.T) {
+	t.Parallel()
+	item := map[string]string{
+		"tools/list":     `{"name":"t%s","inputSchema":{"type":"object"}}`,
+		"resources/list": `{"uri":"file:///r%s","name":"r"}`,
+		"prompts/list":   `{"name":"p%s"}`,
+	}
+	for name, list := range map[string]func(method, cursor string) (string, string){
+		"empty pages": func(_, cursor string) (string, string) { return "", cursor + "x" },
+		"cursor loop": func(m, cursor string) (string, string) {
+			if cursor == "" {
+				return fmt.Sprintf(item[m], "1"), "a"
+			}
+			return fmt.Sprintf(item[m], "1"), map[string]string{"a": "b", "b": "a"}[cursor]
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fs, n := listingServer(t, list)
+			conn := connectService(t, fs, nil)
+			_, err := conn.Tools(t.Context())
+			assert.ErrorContains(t, err, "pages that brought nothing new")
+			_, err = conn.Resources(t.Context())
+			assert.ErrorContains(t, err, "pages that brought nothing new")
+			_, err = conn.Prompts(t.Context())
+			assert.ErrorContains(t, err, "pages that brought nothing new")
+			fs.mu.Lock()
+			defer fs.mu.Unlock()
+			assert.LessOrEqual(t, *n, 3*(MaxIdlePages+2))
+		})
+	}
+}
+
+// Pages that repeat an item at their boundary (as the service does) still
+// list each item once, and every page is followed.
+func TestListingsFollowPagesOnce(t *testing.T) {
+	t.Parallel()
+	fs, _ := listingServer(t, func(m, cursor string) (string, string) {
+		one := map[string]string{
+			"tools/list":     `{"name":"t%d","inputSchema":{"type":"object"}}`,
+			"resources/list": `{"uri":"file:///r%d","name":"r"}`,
+			"prompts/list":   `{"name":"p%d"}`,
+		}[m]
+		switch cursor {
+		case "":
+			return fmt.Sprintf(one+","+one, 1, 2), "2"
+		case "2":
+			return fmt.Sprintf(one+","+one, 2, 3), "3"
+		}
+		return fmt.Sprintf(one, 3), ""
+	})
+	conn := connectService(t, fs, nil)
+	tools, err := conn.Tools(t.Context())
+	require.NoError(t, err)
+	assert.Len(t, tools, 3)
+	res, err := conn.Resources(t.Context())
+	require.NoError(t, err)
+	assert.Len(t, res, 3)
+	prompts, err := conn.Prompts(t.Context())
+	require.NoError(t, err)
+	assert.Len(t, prompts, 3)
 }

@@ -58,6 +58,18 @@
 //	                           run: the round whose results it carries)
 //	threads.stream.time_to_first_event_ms  when the first event came
 //
+// and on a /v1 run's span whose run reported its token usage (AG-UI 1.0's
+// usage on RUN_FINISHED or RUN_ERROR, threads.CallEnd.Usage), the sums
+// over its models, in OpenTelemetry's GenAI names where they have one:
+//
+//	gen_ai.usage.input_tokens           prompt tokens
+//	gen_ai.usage.output_tokens          completion tokens
+//	threads.run.usage.total_tokens      the totals as reported
+//	threads.run.usage.reasoning_tokens  reasoning tokens
+//	threads.run.usage.cached_input_tokens  prompt tokens from a cache
+//	threads.run.usage.models            "provider/model" of each model ("?"
+//	                                    for a name that does not look like one)
+//
 // A failed call's span has status Error with error.type as its description.
 //
 // Span events:
@@ -243,6 +255,9 @@ func (c *call) End(e threads.CallEnd) {
 			attrs = append(attrs, attribute.Int64("threads.stream.time_to_first_event_ms", e.FirstEvent.Milliseconds()))
 		}
 	}
+	if len(e.Usage) > 0 {
+		attrs = append(attrs, usageAttrs(e.Usage)...)
+	}
 	if e.ThreadID != "" {
 		attrs = append(attrs, attribute.String("threads.thread.id", e.ThreadID))
 	}
@@ -325,4 +340,34 @@ func codeLike(code string) bool {
 		}
 	}
 	return true
+}
+
+// usageAttrs sums a run's usage over its models.
+func usageAttrs(us []threads.TokenUsage) []attribute.KeyValue {
+	var in, out, total, reasoning, cached int64
+	models := make([]string, 0, len(us))
+	for _, u := range us {
+		in += u.InputTokens
+		out += u.OutputTokens
+		total += u.TotalTokens
+		reasoning += u.ReasoningTokens
+		cached += u.CachedInputTokens
+		// Server text: only names that look like names go on the span.
+		p, m := u.Provider, u.Model
+		if !codeLike(p) {
+			p = "?"
+		}
+		if !codeLike(m) {
+			m = "?"
+		}
+		models = append(models, p+"/"+m)
+	}
+	return []attribute.KeyValue{
+		attribute.Int64("gen_ai.usage.input_tokens", in),
+		attribute.Int64("gen_ai.usage.output_tokens", out),
+		attribute.Int64("threads.run.usage.total_tokens", total),
+		attribute.Int64("threads.run.usage.reasoning_tokens", reasoning),
+		attribute.Int64("threads.run.usage.cached_input_tokens", cached),
+		attribute.StringSlice("threads.run.usage.models", models),
+	}
 }

@@ -283,3 +283,28 @@ func TestToolApprovalEvents(t *testing.T) {
 	assert.Equal(t, map[string]any{"threads.tool.name": "refund", "threads.tool.approved": true, "threads.tool.approval_timed_out": false}, got[0])
 	assert.Equal(t, false, got[1]["threads.tool.approved"])
 }
+
+// A run's reported usage (AG-UI 1.0's, on RUN_FINISHED) is on its span,
+// summed over its models; a model name that does not look like one is
+// not.
+func TestRunSpanUsage(t *testing.T) {
+	c, srv, exp := setup(t)
+	srv.PushRunScript(threadstest.RunScript{Text: "hi", Usage: []threadstest.TokenUsage{
+		{Provider: "openai", Model: "gpt-5", InputTokens: 10, OutputTokens: 4, TotalTokens: 14, CachedInputTokens: 3},
+		{Provider: "anthropic", Model: "the secret text", InputTokens: 5, ReasoningTokens: 7},
+	}})
+	s, err := runs.New(c).ForUser("user-1").CreateAndRun(context.Background(), runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("hi")}}})
+	require.NoError(t, err)
+	_, err = s.Collect()
+	require.NoError(t, err)
+	spans := exp.GetSpans()
+	require.Len(t, spans, 1)
+	a := attrs(spans[0].Attributes)
+	assert.EqualValues(t, 15, a["gen_ai.usage.input_tokens"])
+	assert.EqualValues(t, 4, a["gen_ai.usage.output_tokens"])
+	assert.EqualValues(t, 14, a["threads.run.usage.total_tokens"])
+	assert.EqualValues(t, 7, a["threads.run.usage.reasoning_tokens"])
+	assert.EqualValues(t, 3, a["threads.run.usage.cached_input_tokens"])
+	assert.Equal(t, []string{"openai/gpt-5", "anthropic/?"}, a["threads.run.usage.models"])
+	assert.NotContains(t, fmt.Sprint(spans[0].Attributes), "secret")
+}

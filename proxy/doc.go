@@ -23,6 +23,14 @@
 //     ([WithStore]): pending results and each user's run slots;
 //     [Handler.Shutdown] ends a deploy's instance gracefully.
 //
+// Both are safe for concurrent use. The package serves /v1 only (package
+// runs), not the spec's routes of package threads. The command "threads
+// proxy --user-key NAME" serves a Handler for one user, to try a web
+// client locally. The Handler logs through [WithLogger] (an
+// *slog.Logger, the spelling of every package with options; nothing
+// without it); the calls it makes log through the client's
+// threads.WithLogger.
+//
 // # Safe in front of browsers
 //
 // The Handler decides nothing about who the user is: the backend's user
@@ -48,17 +56,98 @@
 // (expired from the [Store], refused by a full one, or never
 // made because the browser left before the tool ran), the Handler
 // answers the calls with error results that say so, and the run goes on.
+// (The Handler records each server-side call in the store before the
+// browser sees it; once that record has expired too, it can no longer
+// tell which calls were the server's.)
+//
+// # Answers
+//
+// The Handler forwards the service's answers; it does not rewrite them.
+// Every JSON answer (2xx or error, the cancel route's included) reaches
+// the browser as the service's bytes, members this SDK version does not
+// model included, with the secrets redacted by the client's request core
+// (its API key, a key set with [WithRequestOptions], the end user's
+// token) and nothing else changed. A run's events pass as the service's
+// bytes, redacted alike. Headers:
+//
+//   - passed: the status, Retry-After, and a run's X-Run-Id and
+//     X-Thread-Id (redacted);
+//   - set by the Handler on every answer, never copied: Content-Type
+//     (application/json, or text/event-stream for a run) and
+//     X-Content-Type-Options: nosniff;
+//   - never passed: any other header of the service's, Set-Cookie, CORS
+//     and CSP headers and hop-by-hop headers among them.
+//
+// A service answer that is not JSON (a gateway's HTML page, 2xx or not),
+// a redirect, or a failure the Handler cannot classify becomes the
+// Handler's own 502, in the service's error shape, naming no host; an id
+// no request may carry is 400. What the browser sends is allow-listed
+// from the declaration package runs sends from, so a member runs learns
+// to send is taken with no edit here.
+//
+// # Relaying a run
+//
+// [Relay] and the Handler write a run as the service writes it: each event
+// one "data: <JSON>" line and a blank line, no event: or id: lines, the
+// service's own JSON (members this SDK version does not model included)
+// with every spelling of the project key and of the end user's token
+// replaced by "[REDACTED]" (an event the redaction would leave invalid is
+// not written). What the stream does not read is not written: the
+// service's second RUN_ERROR of a failure, a [*runs.ToolStream]'s own
+// events.
+//
+// Events that have arrived together are written as one batch, and the
+// response is flushed when nothing more has arrived: never later (an
+// event reaches the browser as soon as its bytes reach the relay), and
+// not once per event. The Handler, without server-side tools, relays the
+// service's bytes as it reads them, finding per event only where it ends
+// and its type; it decodes an event only when it acts on it.
+//
+// While nothing is written for the keep-alive interval ([WithKeepAlive])
+// an SSE comment goes out, which readers skip. Writes and flushes go
+// through [http.ResponseController]: a middleware's writer must flush, or
+// unwrap to one that does (an Unwrap() http.ResponseWriter method), else
+// the run reaches the browser only at its end (the Handler logs that once,
+// naming the writer's type). Each write must end within the write timeout
+// ([WithWriteTimeout]); a browser that reads slower is gone and its run
+// cancelled. Behind a writer that takes no write deadline a timer cancels
+// the run (and frees the user's run slot) when a write overruns, but the
+// handler's goroutine stays in that write until the connection dies.
+//
+// A middleware that logs and keeps streaming:
+//
+//	type statusWriter struct {
+//		http.ResponseWriter
+//		status int
+//	}
+//
+//	func (w *statusWriter) WriteHeader(s int) { w.status = s; w.ResponseWriter.WriteHeader(s) }
+//	func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+//
+//	func logged(next http.Handler) http.Handler {
+//		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+//			sw := &statusWriter{ResponseWriter: w, status: 200}
+//			next.ServeHTTP(sw, r)
+//			slog.Info("request", "path", r.URL.Path, "status", sw.status)
+//		})
+//	}
+//
+// A pause (tambo.run.awaiting_input) is held until the run's end and
+// written with it: the service records the run as complete only after it
+// sends the pause, and a client that answers at once (as @tambo-ai/client
+// does) would otherwise be refused now and then. When the run ends
+// otherwise (an error, the connection to the service breaking), the held
+// events are written with that end. A browser that leaves after the pause
+// reached the relay does not cancel the run: it is read to its end, so
+// that the user's continuation is accepted.
 //
 // # The service's habits that a backend meets
 //
 // When the model makes two tool calls in one turn, the service streams
 // both and pauses for both, takes both results, but stores only the last
 // call's tool_use and hands the model only its result: the model may not
-// see the other results. This holds for server-side tools as for the
-// browser's ([runs.Client.RunTools]).
-//
-// Both are safe for concurrent use. The package serves /v1 only (package
-// runs), not the spec's routes of package threads. The command "threads
-// proxy --user-key NAME" serves a Handler for one user, to try a web
-// client locally.
+// see the other results (captures-turn5 07-09). This holds for
+// server-side tools as for the browser's ([runs.Client.RunTools]); the
+// fake copies it with threadstest.WithLastToolCallOnly (and
+// WithLiveHabits).
 package proxy

@@ -3,6 +3,8 @@ package proxy_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -13,11 +15,12 @@ import (
 // recorder is an http.ResponseWriter that a test may read while the
 // handler still writes (httptest.ResponseRecorder may not be read then).
 type recorder struct {
-	mu      sync.Mutex
-	header  http.Header
-	status  int
-	body    bytes.Buffer
-	flushes int
+	mu        sync.Mutex
+	header    http.Header
+	status    int
+	body      bytes.Buffer
+	flushes   int
+	unflushed int // bytes written since the last flush
 }
 
 func newRecorder() *recorder { return &recorder{header: http.Header{}} }
@@ -38,6 +41,7 @@ func (r *recorder) Write(b []byte) (int, error) {
 	if r.status == 0 {
 		r.status = http.StatusOK
 	}
+	r.unflushed += len(b)
 	return r.body.Write(b)
 }
 
@@ -45,6 +49,14 @@ func (r *recorder) Flush() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.flushes++
+	r.unflushed = 0
+}
+
+// Unflushed returns how many bytes were written since the last flush.
+func (r *recorder) Unflushed() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.unflushed
 }
 
 // Body returns what was written so far.
@@ -64,6 +76,9 @@ func (r *recorder) Status() int {
 func events(body string) []string {
 	var out []string
 	for _, block := range strings.Split(body, "\n\n") {
+		if strings.HasPrefix(block, "id: ") {
+			_, block, _ = strings.Cut(block, "\n") // a detached run's event id
+		}
 		if d, ok := strings.CutPrefix(block, "data: "); ok {
 			out = append(out, d)
 		}
@@ -120,3 +135,47 @@ func newLogs(t *testing.T) (*logs, *slog.Logger) {
 	})
 	return l, slog.New(l)
 }
+
+// inProcess is an http.RoundTripper that serves each request with h in
+// this process, the response's body streamed through a pipe as h writes
+// it (each write reaches the reader at once): a browser in front of a
+// handler inside a synctest bubble.
+type inProcess struct{ h http.Handler }
+
+func (p inProcess) RoundTrip(r *http.Request) (*http.Response, error) {
+	pr, pw := io.Pipe()
+	w := &pipeWriter{header: http.Header{}, pw: pw, head: make(chan int, 1)}
+	go func() {
+		p.h.ServeHTTP(w, r)
+		w.WriteHeader(http.StatusOK)
+		pw.Close()
+	}()
+	status := <-w.head
+	return &http.Response{StatusCode: status, Header: w.header, Body: readCloser{pr}, Request: r}, nil
+}
+
+// readCloser is the pipe's reading end; closing it (or the request's
+// context ending) is the browser leaving.
+type readCloser struct{ *io.PipeReader }
+
+func (r readCloser) Close() error { return r.PipeReader.CloseWithError(errors.New("the browser left")) }
+
+type pipeWriter struct {
+	header http.Header
+	pw     *io.PipeWriter
+	once   sync.Once
+	head   chan int
+}
+
+func (w *pipeWriter) Header() http.Header { return w.header }
+func (w *pipeWriter) WriteHeader(status int) {
+	w.once.Do(func() {
+		w.header = w.header.Clone()
+		w.head <- status
+	})
+}
+func (w *pipeWriter) Write(b []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	return w.pw.Write(b)
+}
+func (w *pipeWriter) Flush() {}

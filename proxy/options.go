@@ -17,6 +17,8 @@ type config struct {
 	keyPrefix               string
 	pendingTTL, leaseTTL    time.Duration
 	openSlots               bool
+	detach                  time.Duration // 0: runs end with their browser
+	approvals               *Approvals
 	logger                  *slog.Logger
 	callOpts                []threads.RequestOption
 	err                     error // the first invalid option
@@ -55,7 +57,10 @@ func WithKeepAlive(d time.Duration) RelayOption {
 
 // WithWriteTimeout bounds each write of a relay to the browser
 // ([DefaultWriteTimeout]): a browser that reads slower than that is
-// treated as gone, and its run cancelled. 0 or less: no bound.
+// treated as gone, and its run cancelled. 0 or less: no bound. Behind a
+// response writer that takes no write deadline, a timer cancels the run
+// instead, and the write itself may block until the connection dies (see
+// the package doc's "Relaying a run").
 func WithWriteTimeout(d time.Duration) RelayOption {
 	return relayOption(func(c *config) { c.writeTimeout = max(d, 0) })
 }

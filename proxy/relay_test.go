@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -85,7 +86,8 @@ func TestRelayIsByteCompatible(t *testing.T) {
 			assert.Equal(t, http.StatusOK, w.Status())
 			assert.Equal(t, "text/event-stream", w.Header().Get("Content-Type"))
 			assert.Equal(t, s.RunID(), w.Header().Get("X-Run-Id"))
-			assert.GreaterOrEqual(t, w.flushes, res.Events+1, "the head, then each event, flushed")
+			assert.GreaterOrEqual(t, w.flushes, 2, "the head, then the events, flushed")
+			assert.Zero(t, w.Unflushed(), "every event written is flushed")
 		})
 	}
 }
@@ -374,4 +376,206 @@ func TestRelayHeadersRedactSecretIDs(t *testing.T) {
 	assert.NotContains(t, out, "id-token", "the end user's token")
 	assert.NotContains(t, s.RunID()+s.ThreadID(), "id-key")
 	assert.NotContains(t, s.RunID()+s.ThreadID(), "id-token")
+}
+
+// handlerRun posts a run through a Handler in front of c as user and
+// returns what the browser got.
+func handlerRun(t *testing.T, c *threads.Client, user proxy.User) (*recorder, error) {
+	t.Helper()
+	var failed []string
+	l, logger := newLogs(t)
+	h, err := proxy.New(c, func(*http.Request) (proxy.User, error) { return user, nil }, proxy.WithLogger(logger))
+	require.NoError(t, err)
+	r := httptest.NewRequest("POST", "/v1/threads/thr_x.000000/runs", strings.NewReader(`{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`))
+	r.Header.Set("Content-Type", "application/json")
+	w := newRecorder()
+	h.ServeHTTP(w, r)
+	failed = l.failures()
+	if len(failed) > 0 {
+		return w, fmt.Errorf("logged: %q", failed)
+	}
+	return w, nil
+}
+
+// Through the Handler, which relays a run from the service's bytes
+// without decoding most events, the browser gets the same bytes as from
+// Relay: the service's recorded streams byte for byte, comment lines
+// aside and a failure's second RUN_ERROR dropped, flushed.
+func TestHandlerRelayIsByteCompatible(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob(filepath.Join("testdata", "sse", "*.sse"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			t.Parallel()
+			body, err := os.ReadFile(f)
+			require.NoError(t, err)
+			w, logged := handlerRun(t, serveSSE(t, body), proxy.User{Key: "user-1"})
+			want := regexp.MustCompile(`(?m)^:.*\n`).ReplaceAllString(string(body), "")
+			if evs := events(want); strings.Contains(evs[len(evs)-1], `"RUN_ERROR"`) && strings.Contains(evs[len(evs)-2], `"RUN_ERROR"`) {
+				want = want[:strings.LastIndex(want, "data: ")]
+				assert.Error(t, logged, "a failed run is logged")
+			} else {
+				assert.NoError(t, logged)
+			}
+			assert.Equal(t, want, w.Body())
+			assert.Equal(t, http.StatusCreated, w.Status())
+			assert.Zero(t, w.Unflushed())
+		})
+	}
+}
+
+// The Handler gets every spelling of the key and of the end user's token
+// out of the events, whatever their form, and keeps each event valid JSON;
+// events in other SSE forms (comments, several data lines, CRLF, id:
+// lines) reach the browser in the service's own form, as Relay writes
+// them.
+func TestHandlerRelayRedactsSecrets(t *testing.T) {
+	t.Parallel()
+	const key, token = "sk-relay-test-key", "tok-end-user-secret"
+	body := strings.Join([]string{
+		`data: {"type":"RUN_STARTED","threadId":"thr_k","runId":"run_k","timestamp":1}`,
+		": a comment\n" + `data: {"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant","echo":"sk-relay-test-key","timestamp":2}`,
+		`data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"key sk\u002drelay-test-key token tok-end-user-secret","timestamp":3}`,
+		"id: 4\r\n" + `data: {"type":"TEXT_MESSAGE_END",` + "\r\n" + `data: "messageId":"m","timestamp":4}` + "\r\n",
+		`data: {"type":"SOMETHING_NEW","headers":{"x-api-key":"sk-relay-test-key","authorization":"Bearer tok\u002Dend-user-secret"}}`,
+		`data: {"type":"RUN_ERROR","message":"upstream said sk-relay-test-key","code":"X","category":"model","isRetryable":false,"status":500,"timestamp":5}`,
+		``, ``}, "\n\n")
+	w, _ := handlerRun(t, serveSSE(t, []byte(body)), proxy.User{Token: threads.NewToken(token)})
+	out := w.Body()
+	for _, secret := range []string{key, token} {
+		assert.False(t, redact.Contains(out, secret), "%s reached the browser: %s", secret, out)
+	}
+	assert.Equal(t, 6, strings.Count(out, "[REDACTED]"), out)
+	evs := events(out)
+	require.Len(t, evs, 6)
+	for _, ev := range evs {
+		ev = strings.ReplaceAll(ev, "\ndata: ", "\n") // an event of several data lines
+		assert.True(t, jsontext.Value(ev).IsValid(), ev)
+	}
+
+	s, err := runs.New(serveSSE(t, []byte(body))).ForToken(threads.NewToken(token)).Run(context.Background(), "thr_k", runs.RunParams{Content: []runs.Content{runs.Text("hi")}})
+	require.NoError(t, err)
+	r := newRecorder()
+	_, _ = proxy.Relay(r, httptest.NewRequest("GET", "/stream", nil), s)
+	assert.Equal(t, r.Body(), out, "the Handler's bytes are Relay's")
+}
+
+// statusWriter is the package doc's logging middleware's writer: it
+// records the status and unwraps, so that the relay still flushes and
+// sets write deadlines through it.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(s int)           { w.status = s; w.ResponseWriter.WriteHeader(s) }
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Behind the package doc's logging middleware, a run still streams: its
+// first events reach the browser while the run is held on the service.
+func TestHandlerBehindLoggingMiddlewareStreams(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	hold := make(chan struct{})
+	e.fake.PushRunScript(threadstest.RunScript{Text: "one two three", Hold: hold, HoldAfter: 2})
+	status := make(chan int, 1)
+	logged := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w, status: 200}
+		e.h.ServeHTTP(sw, r)
+		status <- sw.status
+	})
+	srv := httptest.NewServer(logged)
+	defer srv.Close()
+	req, _ := http.NewRequest("POST", srv.URL+"/v1/threads/runs", strings.NewReader(`{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.AddCookie(&http.Cookie{Name: "session", Value: "s-alice"})
+	resp, err := srv.Client().Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	for n := 0; n < 3; {
+		line, err := br.ReadString('\n')
+		require.NoError(t, err, "the first events arrive while the run is held")
+		if strings.HasPrefix(line, "data: ") {
+			n++
+		}
+	}
+	close(hold)
+	_, err = io.Copy(io.Discard, br)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusCreated, <-status)
+	assert.Empty(t, e.logs.failures())
+}
+
+// batchStream is a Stream of n text deltas whose events arrive in groups
+// of ten: Buffered is false after each tenth.
+type batchStream struct {
+	n, i int
+	raw  []byte
+}
+
+func (s *batchStream) Next() bool {
+	if s.i == s.n {
+		return false
+	}
+	s.i++
+	s.raw = fmt.Appendf(s.raw[:0], `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"%d"}`, s.i)
+	return true
+}
+func (s *batchStream) Current() runs.Event {
+	return runs.TextMessageContent{MessageID: "m", Delta: strconv.Itoa(s.i)}
+}
+func (s *batchStream) EventJSON() []byte { return s.raw }
+func (s *batchStream) Err() error        { return nil }
+func (s *batchStream) Close() error      { return nil }
+func (s *batchStream) RunID() string     { return "" }
+func (s *batchStream) ThreadID() string  { return "" }
+func (s *batchStream) Buffered() bool    { return s.i%10 != 0 }
+
+// Relay writes the events that have arrived together as one batch, and
+// flushes when the stream would wait: once per arrival, not per event.
+func TestRelayBatchesWhatHasArrived(t *testing.T) {
+	t.Parallel()
+	w := newRecorder()
+	res, err := proxy.Relay(w, httptest.NewRequest("GET", "/stream", nil), &batchStream{n: 100})
+	require.NoError(t, err)
+	assert.Equal(t, 100, res.Events)
+	assert.Len(t, events(w.Body()), 100)
+	assert.Equal(t, 1+10, w.flushes, "the head, then one flush per ten events")
+	assert.Zero(t, w.Unflushed())
+}
+
+// Relay holds a run's pause until the run's end, as the Handler does: the
+// service records the run as complete only after the pause.
+func TestRelayHoldsThePause(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := threadstest.NewServer(t, threadstest.WithoutListener())
+		window, opened := make(chan struct{}), make(chan struct{})
+		srv.PushRunScript(threadstest.RunScript{
+			ToolCalls:   []threadstest.RunToolCall{{ID: "call_r", Name: "get_weather", Arguments: map[string]any{"city": "Lisbon"}}},
+			PauseWindow: window, OnPauseWindow: func() { close(opened) },
+		})
+		s, err := runs.New(srv.Client()).ForUser("user-1").CreateAndRun(context.Background(), runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("hi")}}})
+		require.NoError(t, err)
+		w := newRecorder()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, err := proxy.Relay(w, httptest.NewRequest("GET", "/stream", nil), s)
+			assert.NoError(t, err)
+		}()
+		<-opened
+		synctest.Wait()
+		assert.NotContains(t, w.Body(), "awaiting_input", "held while the run is not complete")
+		assert.Contains(t, w.Body(), "TOOL_CALL_END", "what came before it is written")
+		close(window)
+		<-done
+		evs := events(w.Body())
+		require.GreaterOrEqual(t, len(evs), 2)
+		assert.Contains(t, evs[len(evs)-2], "tambo.run.awaiting_input")
+		assert.Contains(t, evs[len(evs)-1], "RUN_FINISHED")
+	})
 }

@@ -3,64 +3,40 @@ package proxy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
+	"sync"
+	"time"
 
 	threads "github.com/threadsapi/threads-go"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/threadsapi/threads-go/internal/rawrun"
 	"github.com/threadsapi/threads-go/runs"
 )
 
-// runBody is what the browser may send to start a run: the members of the
-// service's two run routes, read into the runs types. userKey and
-// thread.userKey are not among them: the end user is the backend's.
-type runBody struct {
-	Message struct {
-		Content           []runs.Content `json:"content"`
-		Metadata          map[string]any `json:"metadata"`
-		AdditionalContext map[string]any `json:"additionalContext"`
-	} `json:"message"`
-	PreviousRunID       string                    `json:"previousRunId"`
-	Tools               []runs.ToolDefinition     `json:"tools"`
-	AvailableComponents []runs.AvailableComponent `json:"availableComponents"`
-	ToolChoice          any                       `json:"toolChoice"`
-	Model               string                    `json:"model"`
-	MaxTokens           int                       `json:"maxTokens"`
-	Temperature         *float64                  `json:"temperature"`
-	RunMetadata         map[string]any            `json:"runMetadata"`
-	ThreadMetadata      map[string]any            `json:"threadMetadata"`
-	Thread              *struct {
-		Metadata        map[string]any        `json:"metadata"`
-		InitialMessages []runs.InitialMessage `json:"initialMessages"`
-	} `json:"thread"`
-}
-
-// params returns the run's parameters, the browser's tools without those
-// that a server-side tool of the same name replaces.
-func (b *runBody) params(server map[string]bool) runs.RunParams {
-	tools := slices.DeleteFunc(b.Tools, func(t runs.ToolDefinition) bool { return server[t.Name] })
-	return runs.RunParams{
-		Content:             b.Message.Content,
-		MessageMetadata:     b.Message.Metadata,
-		AdditionalContext:   b.Message.AdditionalContext,
-		PreviousRunID:       b.PreviousRunID,
-		ToolDefinitions:     tools,
-		AvailableComponents: b.AvailableComponents,
-		ToolChoice:          b.ToolChoice,
-		Model:               b.Model,
-		MaxTokens:           b.MaxTokens,
-		Temperature:         b.Temperature,
-		RunMetadata:         b.RunMetadata,
-	}
+// withoutServers returns the browser's tools without those that a
+// server-side tool of the same name replaces.
+func withoutServers(tools []runs.ToolDefinition, server map[string]bool) []runs.ToolDefinition {
+	return slices.DeleteFunc(tools, func(t runs.ToolDefinition) bool { return server[t.Name] })
 }
 
 // run serves the two run routes: it starts the run as the backend's user
 // and relays it.
 func (q *request) run(create bool) {
-	var b runBody
-	if !q.body(&b) {
+	// The run is read as package runs reads a run body (internal/v1wire's
+	// RunBody): only what the run routes take, never a userKey.
+	var cp runs.CreateRunParams
+	if !q.body(&cp) {
+		return
+	}
+	if len(cp.Content) == 0 {
+		// The service answers a run without a message 500, and leaves an
+		// empty thread behind on the create route: the SDK refuses it.
+		writeError(q.w, http.StatusBadRequest, "message.content must not be empty")
 		return
 	}
 	h := q.h
@@ -69,7 +45,13 @@ func (q *request) run(create bool) {
 		writeError(q.w, http.StatusServiceUnavailable, "The server is shutting down; try again")
 		return
 	}
-	defer h.life.runs.Done()
+	// A detached run hands what it holds to the goroutine that owns it.
+	handed := false
+	defer func() {
+		if !handed {
+			h.life.runs.Done()
+		}
+	}()
 	slot, status := h.takeSlot(q.r.Context(), q.user)
 	switch status {
 	case 0:
@@ -80,26 +62,65 @@ func (q *request) run(create bool) {
 		writeError(q.w, status, "The run cannot start now; try again")
 		return
 	}
-	defer h.release(q.r.Context(), slot)
+	// Released once: at the end, or by the relay when a write overran
+	// on a writer that takes no deadline.
+	var releaseOnce sync.Once
+	release := func() { releaseOnce.Do(func() { h.release(context.WithoutCancel(q.r.Context()), slot) }) }
+	defer func() {
+		if !handed {
+			release()
+		}
+	}()
 
 	// The run's context says whose run it is (UserFrom), for the
-	// server-side tools it runs.
-	ctx, cancel := context.WithCancel(context.WithValue(q.r.Context(), userKey{}, q.user))
-	defer cancel()
-	// Shutdown's deadline ends the run as the browser leaving would.
-	defer context.AfterFunc(h.life.stop, cancel)()
-	p := b.params(h.tools)
-	threadID := ""
-	if !create {
-		threadID = q.vals[0]
+	// server-side tools it runs. It does not end with the browser's
+	// request: a run whose pause reached the relay is read to its end
+	// after the browser left (the relay decides; until it runs, the
+	// browser leaving cancels). A detached run's is bounded by its
+	// maximum.
+	base, cancelBase := context.WithoutCancel(q.r.Context()), context.CancelFunc(func() {})
+	if h.cfg.detach > 0 {
+		base, cancelBase = context.WithTimeout(base, h.cfg.detach)
 	}
+	ctx, cancelRun := context.WithCancel(withRunUser(base, q.user))
+	cancel := func() { cancelRun(); cancelBase() }
+	stopStart := context.AfterFunc(q.r.Context(), cancel)
+	// Shutdown's deadline ends the run as the browser leaving would.
+	stopAfter := context.AfterFunc(h.life.stop, cancel)
+	defer func() {
+		if !handed {
+			stopAfter()
+			cancel()
+		}
+	}()
+	p := cp.RunParams
+	p.ToolDefinitions = withoutServers(p.ToolDefinitions, h.server)
+	threadID := q.route.Values["threadId"]
 	// The continuation of a pause whose server-side calls are recorded
 	// in the store: their results are the server's, never the browser's,
 	// taken now, once, so that no other continuation sends them.
-	continues := threadID != "" && p.PreviousRunID != "" && len(h.tools) > 0
+	continues := threadID != "" && p.PreviousRunID != "" && len(h.server) > 0
 	var pending []byte
 	var ours []runs.Content
 	pendingKey := ""
+	var parked []byte
+	parkedKey := ""
+	if continues && h.approvals != nil {
+		// The pause's parked calls: each decided (through the approval
+		// API, or now by the page's resume[] entry), or expired and
+		// answered so; else the continuation waits.
+		var results []runs.Content
+		var status int
+		parkedKey = h.parkedKey(q.user, threadID, p.PreviousRunID)
+		parked, results, status = q.settleParked(ctx, parkedKey, p.Resume)
+		if status != 0 {
+			return
+		}
+		if parked != nil {
+			p.Content = append(slices.Clone(results), q.withoutForged(ctx, threadID, p.Content, results)...)
+			p.Resume = withoutAnswers(p.Resume, parked)
+		}
+	}
 	if continues {
 		pendingKey = h.pendingKey(q.user, threadID, p.PreviousRunID)
 		v, ok, err := h.cfg.store.Take(ctx, pendingKey)
@@ -125,23 +146,28 @@ func (q *request) run(create bool) {
 	}
 
 	opts := h.cfg.callOpts
-	cp := runs.CreateRunParams{RunParams: p, ThreadMetadata: b.ThreadMetadata}
-	if b.Thread != nil {
-		cp.InitialMessages = b.Thread.InitialMessages
-		if cp.ThreadMetadata == nil {
-			cp.ThreadMetadata = b.Thread.Metadata // the service: threadMetadata wins
-		}
+	var tap *rawrun.Tap
+	callCtx := ctx
+	if len(h.tools) == 0 && h.cfg.detach == 0 {
+		// No server-side tools: the relay reads the service's bytes
+		// itself, decoding only what it acts on.
+		tap = new(rawrun.Tap)
+		callCtx = rawrun.With(ctx, tap)
 	}
 	start := func() (Stream, error) {
+		cp.RunParams = p
+		if h.approvals != nil {
+			cp.ToolDefinitions = append(slices.Clone(p.ToolDefinitions), h.approvals.defs...)
+		}
 		switch tools := (runs.ToolRunner{Tools: h.cfg.tools}); {
-		case len(h.tools) > 0 && create:
+		case len(h.server) > 0 && create:
 			return nilIfErr(q.c.CreateAndRunTools(ctx, cp, tools, opts...))
-		case len(h.tools) > 0:
-			return nilIfErr(q.c.RunTools(ctx, threadID, p, tools, opts...))
+		case len(h.server) > 0:
+			return nilIfErr(q.c.RunTools(ctx, threadID, cp.RunParams, tools, opts...))
 		case create:
-			return nilIfErr(q.c.CreateAndRun(ctx, cp, opts...))
+			return nilIfErr(q.c.CreateAndRun(callCtx, cp, opts...))
 		default:
-			return nilIfErr(q.c.Run(ctx, threadID, p, opts...))
+			return nilIfErr(q.c.Run(callCtx, threadID, p, opts...))
 		}
 	}
 	s, err := start()
@@ -154,6 +180,7 @@ func (q *request) run(create bool) {
 			s, err = start()
 		}
 	}
+	stopStart()
 	if err != nil {
 		if pending != nil {
 			// Not sent: they wait for the browser's next try.
@@ -161,25 +188,49 @@ func (q *request) run(create bool) {
 				h.log.ErrorContext(ctx, "proxy: cannot put back server-side tool results after a continuation failed", "error", err)
 			}
 		}
+		if parked != nil {
+			// Its decisions are recorded: the next try finds them.
+			if err := h.cfg.store.Set(context.WithoutCancel(ctx), parkedKey, parked, h.approvals.TTL+DefaultPendingTTL); err != nil {
+				h.log.ErrorContext(ctx, "proxy: cannot put back a pause's parked calls after a continuation failed", "error", err)
+			}
+		}
 		h.fail(q.w, q.r, err)
 		return
 	}
+	if tap != nil && tap.Body == nil {
+		tap = nil // not taken: the stream reads its own answer
+	}
 
-	// The ids go out redacted, as the events do: a service could name the
-	// run or the thread with a secret (the relay copies them as they are).
+	// The ids go out as the stream holds them: redacted by the request
+	// core, as the events are. Nothing else of the service's headers is
+	// passed.
+	setHeaders(q.w.Header(), "")
 	for name, id := range map[string]string{"X-Thread-Id": s.ThreadID(), "X-Run-Id": s.RunID()} {
 		if id != "" {
-			q.w.Header().Set(name, q.h.redact(id, q.secrets()...))
+			q.w.Header().Set(name, id)
 		}
 	}
-	rl := relayer{keepAlive: h.cfg.keepAlive, writeTimeout: h.cfg.writeTimeout, status: http.StatusCreated, stop: cancel}
-	if len(h.tools) > 0 {
+	var filter func(runs.Event, []byte) ([]byte, bool)
+	if len(h.server) > 0 {
 		browser := make(map[string]bool, len(p.ToolDefinitions))
 		for _, t := range p.ToolDefinitions {
 			browser[t.Name] = true
 		}
-		pz := &pauses{q: q, ctx: ctx, browser: browser}
-		rl.filter = pz.filter
+		filter = (&pauses{q: q, ctx: ctx, browser: browser}).filter
+	}
+	if h.cfg.detach > 0 {
+		handed = true
+		q.detach(ctx, cancel, s, filter, func() {
+			stopAfter()
+			cancel()
+			release()
+			h.life.runs.Done()
+		})
+		return
+	}
+	rl := relayer{
+		keepAlive: h.cfg.keepAlive, writeTimeout: h.cfg.writeTimeout, status: http.StatusCreated,
+		stop: cancel, overrun: release, noFlush: h.cannotFlush, tap: tap, filter: filter,
 	}
 	res, err := rl.relay(q.w, q.r, s)
 	switch {
@@ -188,6 +239,37 @@ func (q *request) run(create bool) {
 	case err != nil:
 		h.runEnded(ctx, q.user, err)
 	}
+}
+
+// detach hands run s to a goroutine that reads it to its end into its
+// log, then calls done, and serves the browser from the log: the browser
+// leaving ends only its own stream.
+func (q *request) detach(ctx context.Context, cancel func(), s Stream, filter func(runs.Event, []byte) ([]byte, bool), done func()) {
+	h := q.h
+	ref := h.runRef(q.user, s.ThreadID(), s.RunID())
+	meta, _ := json.Marshal(runMeta{ThreadID: ref.threadID, RunID: ref.runID})
+	if err := h.cfg.store.Set(ctx, ref.meta, meta, ref.metaTTL); err != nil {
+		h.log.WarnContext(ctx, "proxy: cannot record a detached run in the store; it cannot be resumed", "error", err)
+	}
+	ready := make(chan struct{})
+	go ref.own(ctx, cancel, s, filter, ready, func(err error) {
+		if err != nil {
+			h.runEnded(ctx, q.user, err)
+		}
+		done()
+	})
+	<-ready // the log exists: the browser reads it from its start
+	ref.serve(q.w, q.r, q.c, "", http.StatusCreated)
+}
+
+// cannotFlush logs, once per Handler, a response writer that cannot flush:
+// the backend's middleware wraps the writer without Unwrap, and every run
+// reaches the browser only at its end.
+func (h *Handler) cannotFlush(w http.ResponseWriter) {
+	h.flushWarn.Do(func() {
+		h.log.Error(fmt.Sprintf("proxy: the response writer %T cannot flush, so runs reach the browser only at their end; "+
+			"give the middleware's writer an Unwrap() http.ResponseWriter method (see http.ResponseController)", w))
+	})
 }
 
 // nilIfErr turns a typed nil stream into a nil Stream, so that a failed
@@ -269,7 +351,7 @@ func (h *Handler) decodePending(ctx context.Context, v []byte) ([]runs.Content, 
 func (h *Handler) keepPending(ctx context.Context, user User, threadID, runID string, results []runs.Content) {
 	key := h.pendingKey(user, threadID, runID)
 	ctx = context.WithoutCancel(ctx)
-	v, err := json.Marshal(results, wireJSON)
+	v, err := json.Marshal(results, ownJSON)
 	if err == nil {
 		err = h.cfg.store.Set(ctx, key, v, h.cfg.pendingTTL)
 	}
@@ -279,7 +361,7 @@ func (h *Handler) keepPending(ctx context.Context, user User, threadID, runID st
 		for i, r := range results {
 			calls[i].ToolCallID = r.ToolUseID
 		}
-		v, err = json.Marshal(notRun(calls, errors.New("the server's results could not be kept: too many pending results for this user")), wireJSON)
+		v, err = json.Marshal(notRun(calls, errors.New("the server's results could not be kept: too many pending results for this user")), ownJSON)
 		if err == nil {
 			err = h.cfg.store.Set(ctx, h.overKey(user, threadID, runID), v, h.cfg.pendingTTL)
 		}
@@ -357,3 +439,18 @@ func (h *Handler) answerLost(ctx context.Context, threadID string, content, ours
 	}
 	return out, true
 }
+
+// ownJSON is how the Handler writes JSON of its own: the tool results it
+// keeps or sizes (the store's values, MaxPendingResults' budget) and the
+// events it makes (a snapshot's): map keys sorted, times as the service
+// writes them (UTC, milliseconds), a tool's text that is not UTF-8 as
+// U+FFFD, as encoding/json writes it when package runs sends a result.
+// The service's answers are never written with it: they pass as its
+// bytes.
+var ownJSON = json.JoinOptions(
+	json.Deterministic(true),
+	jsontext.AllowInvalidUTF8(true),
+	json.WithMarshalers(json.MarshalToFunc(func(enc *jsontext.Encoder, t time.Time) error {
+		return enc.WriteToken(jsontext.String(t.UTC().Format("2006-01-02T15:04:05.000Z")))
+	})),
+)

@@ -643,3 +643,41 @@ func TestServerToolKnowsItsUser(t *testing.T) {
 	_, ok := proxy.UserFrom(context.Background())
 	assert.False(t, ok)
 }
+
+// A detached run goes on after its browser left; its server-side tools
+// still learn whose run it is: UserFrom is the run's user, not the
+// request's.
+func TestServerToolKnowsItsUserInDetachedRun(t *testing.T) {
+	t.Parallel()
+	started, left := make(chan struct{}), make(chan struct{})
+	users := make(chan string, 1)
+	whoami := threads.Tool{Name: "whoami", Description: "Who the user is", Call: func(ctx context.Context, _ threads.ToolCall) (string, error) {
+		close(started)
+		<-left
+		u, ok := proxy.UserFrom(ctx)
+		users <- fmt.Sprint(u.Key, " ", ok)
+		return u.Key, nil
+	}}
+	fake := threadstest.NewServer(t)
+	h, err := proxy.New(fake.Client(), userBySession, proxy.WithTools(whoami), proxy.WithDetachedRuns(time.Minute))
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		require.NoError(t, h.Shutdown(context.Background()))
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{Name: "whoami"}}})
+	req, err := http.NewRequest("POST", srv.URL+"/v1/threads/runs", strings.NewReader(`{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.AddCookie(&http.Cookie{Name: "session", Value: "s-bob"})
+	resp, err := srv.Client().Do(req)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusCreated, resp.StatusCode)
+	<-started
+	resp.Body.Close() // the browser leaves while the tool runs
+	srv.CloseClientConnections()
+	close(left)
+	assert.Equal(t, "bob true", <-users)
+}

@@ -33,7 +33,7 @@ import (
 // says. A Client is safe for concurrent use. Its counterpart on the spec's
 // routes is the [threads.Client] it is made from.
 type Client struct {
-	conn    core.Conn
+	conn    core.Conn[threads.RequestOption]
 	err     error // why New could not link to the *threads.Client
 	userKey string
 	token   threads.Token
@@ -53,7 +53,7 @@ func New(c *threads.Client) *Client {
 	if c == nil {
 		return &Client{err: errors.New("runs: New: the *threads.Client is nil")}
 	}
-	conn, err := core.ConnOf(c)
+	conn, err := core.ConnOf[threads.RequestOption](c)
 	if err != nil {
 		return &Client{err: fmt.Errorf("runs: New: %w", err)}
 	}
@@ -273,28 +273,17 @@ func (c *Client) roundTrip(ctx context.Context, opts []threads.RequestOption, cc
 // request path as every method: the *threads.Client's base URL, API key
 // (in x-api-key), headers, retries, timeouts, redaction, observer and
 // middlewares; a non-2xx answer is a *[threads.Problem] that matches this
-// package's sentinels. method is an HTTP method ("GET", "POST"...); path
-// is the route, under /v1/, escaped as in a URL, with an optional query:
+// package's sentinels. method is an HTTP method; path is the route, under
+// /v1/, escaped as in a URL, with an optional query. body and out are as
+// for [threads.Client.Do], and out may also be a *[Response] (the answer's
+// status, headers and bytes, the call's secrets redacted):
 //
 //	var msg json.RawMessage
 //	err := alice.Do(ctx, "GET", "/v1/threads/"+url.PathEscape(id)+"/messages/"+url.PathEscape(mid), nil, &msg)
 //
-// The path is checked as every route's ids are, before anything is sent
-// (see [threads.Client.Do]); a path outside /v1/ is refused. The end user
-// goes where the route reads it: an end-user token in Authorization; a
-// user key where this package's route of that path sends it, and for any
-// other route where the service's routes of its method read it: a POST or
-// PUT in the body's userKey member (the body must then be a JSON object,
-// or nil), any other method in the userKey query parameter. A path that
-// already carries a userKey is refused (it would name a second end user).
-//
-// body and out are as for [threads.Client.Do]: nil sends none; a []byte
-// or json.RawMessage is sent as it is; anything else is encoded with
-// encoding/json; out nil drops the answer, a *json.RawMessage takes its
-// bytes, a *[Response] the answer's status, headers and bytes with the
-// call's secrets redacted, anything else is decoded from JSON, and an
-// empty answer leaves out as it is. Retries follow the method, as for
-// every call.
+// Where the end user goes, and which paths, queries and bodies are
+// refused because they would name a second one: the package doc's
+// "Calling a route the package does not model".
 func (c *Client) Do(ctx context.Context, method, path string, body, out any, opts ...threads.RequestOption) error {
 	if c.err != nil {
 		return c.err
@@ -381,6 +370,48 @@ func (c *Client) response(ans *core.Answer, cc core.Call, r *Response) error {
 	return nil
 }
 
+// endUserName reports whether a query parameter's name (as decoded once)
+// may be read as the end user or its context by a server: userKey or
+// contextKey in any case, their nested forms (userKey[0], userKey[],
+// userKey.x, as qs-style parsers read them), and the same once more
+// percent-decoded (a server that decodes twice).
+func endUserName(name string) bool {
+	for range 2 {
+		n := strings.ToLower(strings.TrimSpace(name))
+		for _, id := range [...]string{"userkey", "contextkey"} {
+			if rest, ok := strings.CutPrefix(n, id); ok && (rest == "" || rest[0] == '[' || rest[0] == '.') {
+				return true
+			}
+		}
+		d, err := url.QueryUnescape(name)
+		if err != nil || d == name {
+			return false
+		}
+		name = d
+	}
+	return false
+}
+
+// bodyNamesContext reports whether a JSON object body has a contextKey
+// member, at its top or in its thread member: another end user's
+// identifier, which Do does not replace.
+func bodyNamesContext(raw []byte) bool {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) != nil {
+		return false
+	}
+	var thread map[string]json.RawMessage
+	_ = json.Unmarshal(top["thread"], &thread)
+	for _, m := range []map[string]json.RawMessage{top, thread} {
+		for name := range m {
+			if strings.EqualFold(name, "contextKey") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // genericCall checks Do's method, path and body and returns the call.
 func (c *Client) genericCall(method, path string, body any) (call, error) {
 	shown := c.conn.Redact(path)
@@ -391,8 +422,10 @@ func (c *Client) genericCall(method, path string, body any) (call, error) {
 	if !strings.HasPrefix(r.Template, "/v1/") {
 		return call{}, fmt.Errorf("runs: Do(%s %.80q): not a /v1 route: use threads.Client.Do", method, shown)
 	}
-	if q.Has("userKey") {
-		return call{}, fmt.Errorf("runs: Do(%s %.80q): the path names a userKey: the Client's end user is the call's", method, shown)
+	for name := range q {
+		if endUserName(name) {
+			return call{}, fmt.Errorf("runs: Do(%s %.80q): the path's query names the end user or its context (%.40q): the Client's end user is the call's", method, shown, name)
+		}
 	}
 	k := call{ep: endpointOf(r, known), route: &r, query: q}
 	switch b := body.(type) {
@@ -407,6 +440,9 @@ func (c *Client) genericCall(method, path string, body any) (call, error) {
 		if k.raw, err = json.Marshal(body); err != nil {
 			return call{}, fmt.Errorf("%s: encoding the body: %w", k.op(), err)
 		}
+	}
+	if bodyNamesContext(k.raw) {
+		return call{}, fmt.Errorf("runs: Do(%s %.80q): the body names a contextKey: the Client's end user is the call's", method, shown)
 	}
 	if len(k.raw) == 0 {
 		k.raw = nil

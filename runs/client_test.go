@@ -199,7 +199,7 @@ func TestDo(t *testing.T) {
 		"/threads":                  "not a /v1 route",
 		"/v1/threads/..":            "dot segment",
 		"/v1/threads/a%2fb":         "encoded separator",
-		"/v1/threads?userKey=bob":   "names a userKey",
+		"/v1/threads?userKey=bob":   "names the end user",
 		"//evil.example/v1/threads": "names a host",
 	} {
 		if err := u.Do(ctx, "GET", path, nil, nil); err == nil || !strings.Contains(err.Error(), want) {
@@ -353,5 +353,52 @@ func TestAgainstFake(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Do refuses, before sending, a query that names the end user or its
+// context in any spelling a server may read as such (a qs-style parser
+// reads userKey[0] and userKey.x as userKey; before, only userKey= was
+// refused), and a body with a contextKey; a userKey in the body is
+// replaced by the Client's.
+func TestDoRefusesEveryEndUserSpelling(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t)
+	u := runs.New(srv.Client()).ForUser("user-1")
+	ctx := context.Background()
+	n := len(srv.Requests())
+	for _, q := range []string{
+		"userKey=bob", "userKey[]=bob", "userKey[0]=bob", "userKey[x]=bob", "userKey.x=bob", "UserKey=bob",
+		"contextKey=bob", "contextKey[]=bob", "contextKey.a=bob",
+		"user%4Bey=bob", "userKey%5B0%5D=bob", "userKey%255B0%255D=bob", "context%4Bey=bob", "a=1&userKey[]=bob",
+	} {
+		err := u.Do(ctx, "GET", "/v1/threads?"+q, nil, nil)
+		if err == nil || !strings.Contains(err.Error(), "names the end user or its context") {
+			t.Errorf("%s: %v", q, err)
+		}
+	}
+	for _, body := range []string{`{"contextKey":"bob"}`, `{"thread":{"contextKey":"bob"}}`, `{"ContextKey":"bob"}`} {
+		err := u.Do(ctx, "POST", "/v1/threads", []byte(body), nil)
+		if err == nil || !strings.Contains(err.Error(), "names a contextKey") {
+			t.Errorf("%s: %v", body, err)
+		}
+	}
+	if got := len(srv.Requests()); got != n {
+		t.Errorf("%d requests sent by refused calls", got-n)
+	}
+	// Names that only look alike pass.
+	for _, q := range []string{"userKeys=1", "myuserKey=1", "limit=1"} {
+		if err := u.Do(ctx, "GET", "/v1/threads?"+q, nil, nil); err != nil {
+			t.Errorf("%s: %v", q, err)
+		}
+	}
+	// A userKey in the body is replaced, as before.
+	var th map[string]any
+	if err := u.Do(ctx, "POST", "/v1/threads", []byte(`{"userKey":"bob"}`), &th); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if b := string(reqs[len(reqs)-1].Body); b != `{"userKey":"user-1"}` {
+		t.Errorf("sent %s", b)
 	}
 }

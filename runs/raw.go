@@ -2,6 +2,7 @@ package runs
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/threadsapi/threads-go/internal/jsonx"
 )
@@ -31,3 +32,40 @@ func (r Raw) RawJSON() json.RawMessage { return jsonx.Bytes(jsonx.Raw(r)) }
 // when there are none or the value was not decoded from a JSON answer of
 // a call made with [threads.WithRawJSON]. Members of nested values are in those values' own ExtraFields.
 func (r Raw) ExtraFields() map[string]json.RawMessage { return jsonx.Extra(jsonx.Raw(r)) }
+
+// The answer types print their fields alone, with or without WithRawJSON:
+// the Raw they embed would show its offsets and type otherwise (see
+// jsonx.Format, which also says why each type needs its own method).
+
+// Format prints the Content's fields as fmt prints a struct, without its [Raw].
+func (v Content) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the Message's fields as fmt prints a struct, without its [Raw].
+func (v Message) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the MessagePage's fields as fmt prints a struct, without its [Raw].
+func (v MessagePage) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the Resource's fields as fmt prints a struct, without its [Raw].
+func (v Resource) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the ResourceAnnotations's fields as fmt prints a struct, without its [Raw].
+func (v ResourceAnnotations) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the RunError's fields as fmt prints a struct, without its [Raw].
+func (v RunError) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the Suggestion's fields as fmt prints a struct, without its [Raw].
+func (v Suggestion) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the SuggestionPage's fields as fmt prints a struct, without its [Raw].
+func (v SuggestionPage) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the Thread's fields as fmt prints a struct, without its [Raw].
+func (v Thread) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the ThreadPage's fields as fmt prints a struct, without its [Raw].
+func (v ThreadPage) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }
+
+// Format prints the ThreadWithMessages's fields as fmt prints a struct, without its [Raw].
+func (v ThreadWithMessages) Format(f fmt.State, verb rune) { jsonx.Format(f, verb, v) }

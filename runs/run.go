@@ -6,13 +6,14 @@ import (
 	"fmt"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/rawrun"
 	"github.com/threadsapi/threads-go/internal/v1wire"
 )
 
 // RunParams is one run: the user message it sends and how the model may
 // answer. Content is required.
 type RunParams struct {
-	// Content is the user message: [Text], [ResourcePart] and, to continue
+	// Content is the user message: [Text], [ResourceContent] and, to continue
 	// a run that awaits tool results, one [ToolResult] per pending call.
 	Content []Content
 	// MessageMetadata and AdditionalContext go with the message (the
@@ -33,6 +34,13 @@ type RunParams struct {
 	// [ErrRunActive]. It cannot be combined with
 	// PreviousRunID, nor used with CreateAndRun (a new thread has no runs).
 	AfterLastRun bool
+	// Resume answers the interrupts of the run that paused (AG-UI's
+	// resume: one [ResumeEntry] per [Interrupt] of its RunFinished's
+	// Ending), sent as "resume". The service does not read it today: its
+	// run body has no such member and it ignores it; its own pauses are
+	// answered with ToolResult parts in Content. threadstest's fake
+	// records it (threadstest.RunRequest.Resume).
+	Resume []ResumeEntry
 	// ToolDefinitions declare the client tools that the caller answers
 	// itself: the model may call them, and a call pauses the run
 	// (OutcomeAwaitingTools). The tools this process runs for you are
@@ -77,7 +85,7 @@ type ToolDefinition struct {
 
 // runBody is the body of both run routes, declared once in
 // internal/v1wire (package proxy reads a browser's run into it).
-type runBody = v1wire.RunBody[Content, ToolDefinition, AvailableComponent, InitialMessage]
+type runBody = v1wire.RunBody[Content, ToolDefinition, AvailableComponent, InitialMessage, ResumeEntry]
 
 type runThread = v1wire.RunThread[InitialMessage]
 
@@ -98,6 +106,7 @@ func (p RunParams) wire() *runBody {
 	return &runBody{
 		Message:             v1wire.RunMessage[Content]{Role: string(RoleUser), Content: p.Content, Metadata: p.MessageMetadata, AdditionalContext: p.AdditionalContext},
 		PreviousRunID:       p.PreviousRunID,
+		Resume:              p.Resume,
 		Tools:               p.ToolDefinitions,
 		AvailableComponents: p.AvailableComponents,
 		ToolChoice:          p.ToolChoice,
@@ -115,6 +124,7 @@ func (p *RunParams) fromWire(b *runBody) {
 		MessageMetadata:     b.Message.Metadata,
 		AdditionalContext:   b.Message.AdditionalContext,
 		PreviousRunID:       b.PreviousRunID,
+		Resume:              b.Resume,
 		ToolDefinitions:     b.Tools,
 		AvailableComponents: b.AvailableComponents,
 		ToolChoice:          b.ToolChoice,
@@ -140,12 +150,15 @@ func (p RunParams) MarshalJSON() ([]byte, error) { return json.Marshal(p.wire())
 // route does not take. This is how a backend takes a run from its own
 // front end (package proxy does) and sends nothing the route does not
 // take.
-func (p *RunParams) UnmarshalJSON(data []byte) error {
+func (p *RunParams) UnmarshalJSON(data []byte) error { return readRun(data, p.fromWire) }
+
+// readRun decodes a run body and hands it to set.
+func readRun(data []byte, set func(*runBody)) error {
 	var b runBody
 	if err := json.Unmarshal(data, &b); err != nil {
 		return err
 	}
-	p.fromWire(&b)
+	set(&b)
 	return nil
 }
 
@@ -182,14 +195,7 @@ func (p CreateRunParams) MarshalJSON() ([]byte, error) { return json.Marshal(p.w
 // [RunParams.UnmarshalJSON] reads, and threadMetadata (else
 // thread.metadata) and thread.initialMessages; thread.userKey is not
 // read.
-func (p *CreateRunParams) UnmarshalJSON(data []byte) error {
-	var b runBody
-	if err := json.Unmarshal(data, &b); err != nil {
-		return err
-	}
-	p.fromWire(&b)
-	return nil
-}
+func (p *CreateRunParams) UnmarshalJSON(data []byte) error { return readRun(data, p.fromWire) }
 
 // ContextHelper computes one member of the additionalContext of every
 // run of a Client ([Client.WithContextHelper]): the current page, the
@@ -301,7 +307,7 @@ func (c *Client) Run(ctx context.Context, threadID string, params RunParams, opt
 		}
 		// The read goes without the call-only options: they belong to the
 		// run's answer.
-		follow, _ := c.conn.FollowUpOptions(opts).([]threads.RequestOption)
+		follow := c.conn.FollowUpOptions(opts)
 		th, err := c.GetThread(ctx, threadID, follow...)
 		if err != nil {
 			return nil, err
@@ -358,10 +364,18 @@ func (c *Client) stream(ctx context.Context, opts []threads.RequestOption, k cal
 	}
 	s := newStream(ctx, ans.Resp.Body, limits{maxEventSize: ans.Limits.MaxEventSize, idleTimeout: ans.Limits.IdleTimeout},
 		redact, threadID, h.Get("X-Run-Id"))
-	s.eng.Observe(ans.Observe)
+	if tap := rawrun.Take(ctx); tap != nil {
+		// The proxy's relay reads the body itself (internal/rawrun); s
+		// keeps the connection, and its Close.
+		tap.Body, tap.Observe = ans.Resp.Body, ans.Observe
+		tap.Redact = func(v string) string { return s.redact(v) }
+		tap.MaxEventSize, tap.IdleTimeout = s.limits.maxEventSize, s.limits.idleTimeout
+	} else {
+		s.eng.Observe(ans.Observe)
+	}
 	// The cancel must not write the run call's WithResponseInto
 	// destination: it goes without the call-only options.
-	follow, _ := c.conn.FollowUpOptions(opts).([]threads.RequestOption)
+	follow := c.conn.FollowUpOptions(opts)
 	s.run.cancel = func(ctx context.Context, threadID, runID string) error {
 		return c.Cancel(ctx, threadID, runID, follow...)
 	}

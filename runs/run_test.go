@@ -441,6 +441,7 @@ func TestRunParamsJSONRoundTrip(t *testing.T) {
 			MessageMetadata:     map[string]any{"m": "1"},
 			AdditionalContext:   map[string]any{"page": "/home"},
 			PreviousRunID:       "run_1",
+			Resume:              []runs.ResumeEntry{{InterruptID: "int_1", Status: runs.ResumeResolved, Payload: map[string]any{"approved": true}}},
 			ToolDefinitions:     []runs.ToolDefinition{{Name: "lookup", InputSchema: map[string]any{"type": "object"}}},
 			AvailableComponents: []runs.AvailableComponent{{Name: "Card", PropsSchema: map[string]any{"type": "object"}}},
 			ToolChoice:          "auto",

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/core"
 	"github.com/threadsapi/threads-go/internal/jsonscan"
 	"github.com/threadsapi/threads-go/internal/sse"
 	"github.com/threadsapi/threads-go/internal/stream"
@@ -73,28 +74,16 @@ func (o Outcome) String() string {
 // twice; the second is not read). There is no DONE line.
 //
 // Iterate with Next and Current, then check Err; or range over All; or
-// call Collect for the whole reply. The stream assembles what the events
-// say: each message's text from its deltas, each tool call's arguments,
-// each component's props from its JSON Patches ([Stream.ComponentProps]),
-// and the run's [Outcome].
-//
-// Closing the stream, or ending the context given to the call that made
-// it, before the run's end closes the connection, and the service then
-// cancels the run (it stops the model). [Stream.Cancel] cancels the run
-// and reads on to its end.
-//
-// Memory is bounded whatever the server sends: an event is at most the
-// client's WithMaxEventSize, and what the stream keeps for Collect is at
-// most 1,024 messages, tool calls and components each and about 64 MiB of
-// text, arguments and props (past either, Result.Incomplete is set and the
-// rest is delivered as events only). CPU is linear in the bytes received,
-// however they are split. A Stream dropped without Close is closed once
-// the garbage collector finds it unreachable.
+// call Collect for the whole reply. The stream assembles each message's
+// text, each tool call's arguments, each component's props
+// ([Stream.ComponentProps]) and the run's [Outcome], in bounded memory
+// (the package doc's "Streams"). Closing it, or ending the call's context,
+// before the run's end cancels the run on the service; [Stream.Cancel]
+// cancels it and reads on to its end.
 //
 // A Stream is not safe for concurrent use, except Close, Cancel, Outcome,
 // ThreadID and RunID, which may be called from any goroutine, also while
-// Next blocks. Its counterpart on the spec's routes is [threads.Stream],
-// the snapshots of one reply.
+// Next blocks. Its counterpart on the spec's routes is [threads.Stream].
 type Stream struct {
 	// eng is the connection and its state: Next, Close, the idle timer, the
 	// drain after the run's end, the observer's hooks (internal/stream).
@@ -236,6 +225,14 @@ func (s *Stream) Next() bool {
 	return ok
 }
 
+// Buffered reports whether the next event (or the stream's end) has
+// already arrived, so that Next will return it without waiting for the
+// network. A relay uses it to write the events that have arrived as one
+// batch, and to flush only when Next would wait ([proxy.Relay]).
+func (s *Stream) Buffered() bool {
+	return s == nil || s.eng.Buffered()
+}
+
 // engine is s's engine; nil for a nil Stream (whose methods work, as a
 // zero Stream's).
 func (s *Stream) engine() *stream.Engine {
@@ -314,7 +311,7 @@ func (s *Stream) apply(e Event) (stream.Verdict, error) {
 		a.final(e.ComponentID, e.FinalProps, e.FinalState)
 	case RunFinished:
 		s.cur = e
-		a.addUsage(e.Usage)
+		s.usage(e.Usage)
 		o := OutcomeFinished
 		switch {
 		case e.Ending != nil && e.Ending.Outcome == EndingCancelled:
@@ -333,7 +330,7 @@ func (s *Stream) apply(e Event) (stream.Verdict, error) {
 	case RunErrorEvent:
 		e.Message = s.clean(e.Message)
 		s.cur = e
-		a.addUsage(e.Usage)
+		s.usage(e.Usage)
 		if e.Code == CodeCancelled {
 			s.end(OutcomeCancelled)
 			return stream.DeliverLast, nil
@@ -681,4 +678,15 @@ func (s *Stream) result() *Result {
 		r.ToolCalls = append(r.ToolCalls, StreamedToolCall{ToolCallID: c.id, ToolName: c.name, Arguments: string(c.args), ParentMessageID: c.parent})
 	}
 	return r
+}
+
+// usage records a run's reported usage: in the Result, and for the call's
+// observer (threads.CallEnd.Usage).
+func (s *Stream) usage(u []TokenUsage) {
+	s.acc.addUsage(u)
+	obs := s.eng.Observation()
+	for _, t := range u[:min(len(u), maxItems)] {
+		obs.Usage(core.TokenUsage{Provider: t.Provider, Model: t.Model, InputTokens: t.InputTokens, OutputTokens: t.OutputTokens,
+			TotalTokens: t.TotalTokens, ReasoningTokens: t.ReasoningTokens, CachedInputTokens: t.CachedInputTokens, CacheWrite: t.CacheWriteInputTokens})
+	}
 }

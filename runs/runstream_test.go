@@ -878,3 +878,23 @@ func TestRunStreamCloseAfterEndDrainsBody(t *testing.T) {
 		}
 	})
 }
+
+// The usage a run reports (AG-UI 1.0's, on RUN_FINISHED) reaches the
+// call's observer summed per model (threads.CallEnd.Usage), as it reaches
+// Result.Usage.
+func TestObserverRunUsage(t *testing.T) {
+	t.Parallel()
+	obs := &recorder{}
+	c, srv := observed(t, obs)
+	srv.PushRunScript(threadstest.RunScript{Text: "hi", Usage: []threadstest.TokenUsage{
+		{Provider: "openai", Model: "gpt-5", InputTokens: 10, OutputTokens: 4, TotalTokens: 14},
+		{Provider: "openai", Model: "gpt-5", InputTokens: 1, ReasoningTokens: 2},
+	}})
+	s, err := c.CreateAndRun(t.Context(), runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("hi")}}})
+	require.NoError(t, err)
+	r, err := s.Collect()
+	require.NoError(t, err)
+	assert.Equal(t, []runs.TokenUsage{{Provider: "openai", Model: "gpt-5", InputTokens: 11, OutputTokens: 4, TotalTokens: 14, ReasoningTokens: 2}}, r.Usage)
+	call := obs.only(t, http.MethodPost, "/v1/threads/runs")
+	assert.Equal(t, []threads.TokenUsage{{Provider: "openai", Model: "gpt-5", InputTokens: 11, OutputTokens: 4, TotalTokens: 14, ReasoningTokens: 2}}, call.ends[0].Usage)
+}

@@ -50,9 +50,13 @@ import (
 // [threads.ErrStreamFailed].
 //
 // Several calls in one pause: every call gets its result, in the order of
-// the pause, all in one message. The observed service stores and hands
-// the model only the last of the pause's tool_use blocks with its result
-// (v1-api.md, captures 129-135): the model may not see the other results.
+// the pause, all in one message (the service refuses a continuation that
+// lacks one). The service, as observed, keeps only the last of a turn's
+// calls: it stores only that call's tool_use and hands the model only its
+// result (v1-api.md, captures 129-135, captures-turn5 07-09), so the model
+// does not see the other results. A model that calls two tools at once
+// should get their answers from one tool, or one call at a time; the fake
+// copies the habit with threadstest.WithLastToolCallOnly.
 //
 // The service's own arguments: on /v1 the service adds two required string
 // arguments, _tambo_statusMessage and _tambo_completionStatusMessage, to
@@ -196,6 +200,17 @@ func (s *ToolStream) Next() bool {
 		// end, so that the connection can be reused), or failed.
 		s.afterRun(s.st)
 	}
+}
+
+// Buffered reports whether Next will return without waiting: for the
+// network, or for a pause's tools to run. As [Stream.Buffered].
+func (s *ToolStream) Buffered() bool {
+	if s == nil || s.c == nil || len(s.queue) > 0 || s.done {
+		return true
+	}
+	// A run that ended may be followed by tools that run and by the
+	// next run: not buffered.
+	return s.calls == nil && s.answer == nil && !s.st.eng.Done() && s.st.Buffered()
 }
 
 // current returns the stream of the runs; nil for a zero ToolStream.

@@ -6,10 +6,10 @@ package threadstest
 // shapes; DELETE /v1/threads/{id}/runs/{runId} cancels. The thread's run
 // columns (runStatus, currentRunId, statusMessage, lastRunCancelled,
 // lastRunError, pendingToolCallIds, lastCompletedRunId) and its messages
-// follow the run as the captures show them, including two data losses of
-// the service: a failed run stores " " instead of the streamed text, and
-// an assistant message with parallel tool calls keeps only the last
-// tool_use block.
+// follow the run as the captures show them, including the data loss of a
+// failed run, which stores " " instead of the streamed text, and, with
+// WithLastToolCallOnly, that of parallel tool calls: the assistant message
+// keeps only the last tool_use block and the model reads only its result.
 //
 // A cancel by DELETE ends the stream with RUN_ERROR CANCELLED, or, with
 // WithCancelledRunsFinished, RUN_FINISHED with the text message open and
@@ -33,26 +33,15 @@ import (
 // RunScript shapes the next /v1 run. Queue one with [Server.PushRunScript];
 // each run (POST /v1/threads/runs or /v1/threads/{id}/runs, including one
 // that sends tool results) takes the oldest queued script. The zero
-// RunScript is the default model:
-//
-//   - a message with text and a request that offers tools: the model
-//     calls the first tool, each property of its inputSchema set to a
-//     value of its type (its first enum value; for a string, the user's
-//     text), and the run pauses for its result (TOOL_CALL_START, ARGS and
-//     END, then CUSTOM tambo.run.awaiting_input, then RUN_FINISHED);
-//   - a message with tool results: the reply "The tool said: <result>."
-//     (several results joined with "; "), a result being its text parts
-//     (a resource part is stored, see [RunContent], but not quoted);
-//   - otherwise the reply "You said: <the user's text>".
-//
-// A reply is streamed as live: TEXT_MESSAGE_START, one
+// RunScript is the default model (the package doc's "The default /v1
+// model": it calls the first offered tool, quotes tool results, or echoes
+// the user's text), its reply streamed as live: TEXT_MESSAGE_START, one
 // TEXT_MESSAGE_CONTENT per word, TEXT_MESSAGE_END, RUN_FINISHED.
 //
 // The counts ErrorAfter, HoldAfter and DropAfter count the events sent
-// after RUN_STARTED: 0 acts right after RUN_STARTED.
-//
-// As live, toolChoice, model, maxTokens and temperature are accepted (and
-// validated) but change nothing.
+// after RUN_STARTED: 0 acts right after RUN_STARTED. As live, toolChoice,
+// model, maxTokens and temperature are accepted (and validated) but change
+// nothing.
 type RunScript struct {
 	// Text is the assistant's reply, streamed word by word. With
 	// ToolCalls it is streamed before the calls, in the same model turn
@@ -89,6 +78,20 @@ type RunScript struct {
 	// (its events so far sent and flushed), so that a test knows the run
 	// is in flight there without watching the wire.
 	OnHold func()
+	// OnHoldRun, when not nil, is called as OnHold is, with the held
+	// run's thread and run ids (what a test needs to cancel it by id).
+	OnHoldRun func(threadID, runID string)
+	// PauseWindow, when not nil, opens the service's pause window in a
+	// run that pauses for tools: tambo.run.awaiting_input is sent and
+	// flushed, but the run is recorded as complete (and RUN_FINISHED
+	// sent) only once PauseWindow is closed, as the service records it a
+	// moment after the event (captures-turn5 29-31). A continuation of
+	// the run that arrives inside the window is refused 400
+	// invalid_previous_run, as the service refuses it; a client that
+	// closes the connection inside it cancels the run. OnPauseWindow, when
+	// not nil, is called when the window opens.
+	PauseWindow   <-chan struct{}
+	OnPauseWindow func()
 	// Drop, when set, cuts the connection after DropAfter events, without
 	// RUN_FINISHED. The run ends cancelled, as when a client disconnects.
 	Drop      bool
@@ -130,6 +133,33 @@ type RunScript struct {
 	// ([WithServiceToolArguments], [WithLiveHabits]), except in a call
 	// that sets their values.
 	WithoutServiceArguments bool
+	// Usage, when set, is sent as AG-UI 1.0's usage on the run's
+	// RUN_FINISHED, or on its RUN_ERROR when it fails (the service does
+	// not send usage today): a runs client sums it in Result.Usage.
+	Usage []TokenUsage
+}
+
+// TokenUsage is the tokens one provider's model spent, as AG-UI 1.0's
+// usage reports them ([RunScript].Usage).
+type TokenUsage struct {
+	Provider              string `json:"provider,omitempty"`
+	Model                 string `json:"model,omitempty"`
+	InputTokens           int64  `json:"inputTokens,omitempty"`
+	OutputTokens          int64  `json:"outputTokens,omitempty"`
+	TotalTokens           int64  `json:"totalTokens,omitempty"`
+	ReasoningTokens       int64  `json:"reasoningTokens,omitempty"`
+	CachedInputTokens     int64  `json:"cachedInputTokens,omitempty"`
+	CacheWriteInputTokens int64  `json:"cacheWriteInputTokens,omitempty"`
+}
+
+// ResumeEntry is AG-UI's answer to an interrupt, as a run request carried
+// it in "resume" ([RunRequest].Resume). The fake records it and, as the
+// service, does nothing with it.
+type ResumeEntry struct {
+	InterruptID string          `json:"interruptId"`
+	Status      string          `json:"status"`
+	Payload     json.RawMessage `json:"payload"`
+	Metadata    map[string]any  `json:"metadata"`
 }
 
 // RunToolCall is a client tool call that a [RunScript] makes the model ask
@@ -220,7 +250,10 @@ type RunRequest struct {
 		Metadata        map[string]any `json:"metadata"`
 		InitialMessages []RunMessage   `json:"initialMessages"`
 	} `json:"thread"`
-	PreviousRunID       string              `json:"previousRunId"`
+	PreviousRunID string `json:"previousRunId"`
+	// Resume is AG-UI's answers to interrupts, as sent (runs.RunParams.Resume);
+	// the service ignores it today, and so does the fake.
+	Resume              []ResumeEntry       `json:"resume"`
 	Tools               []RunToolDefinition `json:"tools"`
 	AvailableComponents []OfferedComponent  `json:"availableComponents"`
 	// ToolChoice is kept as sent.
@@ -312,6 +345,9 @@ type v1Run struct {
 	// keeps one delta less (WithCancelledRunsFinished, RunScript.CancelEnd).
 	finishOnCancel bool
 	pauseTwice     *RunScript // its script, when its pause is to be delivered twice
+	// window: the run sent its pause and is not yet recorded as complete
+	// (RunScript.PauseWindow).
+	window bool
 }
 
 // v1Replay is a pause to deliver again (RunScript.PauseTwice): the paused
@@ -542,6 +578,16 @@ func (s *Server) runRefusalLocked(t *v1Thread, in *RunRequest) func(http.Respons
 	problem := func(status int, code, title, detail string, extra func(*v1Problem)) func(http.ResponseWriter) {
 		return func(w http.ResponseWriter) { s.v1Problem(w, status, code, title, detail, extra) }
 	}
+	if t.active != nil && t.active.window && in.PreviousRunID != "" {
+		// The service checks previousRunId against the last completed
+		// run before it looks for an active one (captures-turn5 30).
+		last := t.LastCompletedRunID
+		if last == "" {
+			last = "(none)"
+		}
+		return problem(400, "invalid_previous_run", "Invalid Previous Run",
+			fmt.Sprintf("previousRunId %s does not match last completed run %s", in.PreviousRunID, last), nil)
+	}
 	if t.active != nil {
 		cur := t.active.id
 		return problem(http.StatusConflict, "concurrent_run", "Concurrent Run", "A run is already active on thread "+t.ID, func(p *v1Problem) {
@@ -589,6 +635,10 @@ func (s *Server) runRefusalLocked(t *v1Thread, in *RunRequest) func(http.Respons
 // is held.
 func (s *Server) startRunLocked(t *v1Thread, in *RunRequest) *runStream {
 	run := &v1Run{id: s.newID("run_"), stop: make(chan struct{})}
+	var lastCall string // the paused turn's last call: the one the model kept
+	if n := len(t.pending); n > 0 {
+		lastCall = t.pending[n-1].id
+	}
 	t.active, t.pending, t.PendingToolCallIDs = run, nil, nil
 	t.RunStatus, t.CurrentRunID, t.StatusMessage = "streaming", run.id, "Streaming response..."
 	t.LastRunCancelled, t.LastRunError = false, nil
@@ -623,7 +673,7 @@ func (s *Server) startRunLocked(t *v1Thread, in *RunRequest) *runStream {
 	if sc.Pace > 0 {
 		pace = sc.Pace
 	}
-	return &runStream{s: s, t: t, run: run, sc: sc, pace: pace, plan: s.planRun(sc, in)}
+	return &runStream{s: s, t: t, run: run, sc: sc, pace: pace, plan: s.planRun(sc, in, lastCall)}
 }
 
 // replayRunLocked answers a continuation of a pause to deliver twice
@@ -636,7 +686,7 @@ func (s *Server) replayRunLocked(t *v1Thread, in *RunRequest) *runStream {
 	t.active, t.pending, t.PendingToolCallIDs = run, nil, nil
 	t.RunStatus, t.CurrentRunID, t.StatusMessage = "streaming", run.id, "Streaming response..."
 	t.UpdatedAt = now()
-	return &runStream{s: s, t: t, run: run, sc: rp.sc, pace: s.throttle, plan: s.planRun(rp.sc, in)}
+	return &runStream{s: s, t: t, run: run, sc: rp.sc, pace: s.throttle, plan: s.planRun(rp.sc, in, "")}
 }
 
 // v1Cancel serves DELETE /v1/threads/{id}/runs/{runId}: 200 while the run

@@ -388,6 +388,65 @@ func TestRunScriptTextAndParallelCalls(t *testing.T) {
 	assert.Equal(t, "The tool said: sunny; rainy.", res2.Messages[0].Text())
 }
 
+// Of two tool calls in one turn, the service keeps only the last: both
+// stream and must be answered, both results are stored, but the stored
+// message has the last call's tool_use alone and the model reads only its
+// result (captures-turn5 07-09). The fake does so with WithLastToolCallOnly
+// (and WithLiveHabits), and keeps every call without it.
+func TestLastToolCallOnly(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		opts  []threadstest.Option
+		uses  []string
+		reply string
+	}{
+		{"default", nil, []string{"call_loc", "call_lookup"}, "The tool said: Lisbon; a definition of tea."},
+		{"WithLastToolCallOnly", []threadstest.Option{threadstest.WithLastToolCallOnly()}, []string{"call_lookup"}, "The tool said: a definition of tea."},
+		{"WithLiveHabits", []threadstest.Option{threadstest.WithLiveHabits(), threadstest.WithThrottle(0)}, []string{"call_lookup"}, "The tool said: a definition of tea."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			srv := threadstest.NewServer(t, tc.opts...)
+			srv.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
+				{ID: "call_loc", Name: "get_location"}, {ID: "call_lookup", Name: "lookup", Arguments: map[string]any{"q": "tea"}},
+			}})
+			u := runs.New(srv.Client()).ForUser("cap5")
+			s, err := u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("both please")}}})
+			require.NoError(t, err)
+			res, err := s.Collect()
+			require.NoError(t, err)
+			require.Len(t, res.PendingToolCalls, 2, "the pause lists both")
+
+			_, err = u.Run(ctx, res.ThreadID, runs.RunParams{PreviousRunID: res.RunID, Content: []runs.Content{runs.ToolResult("call_lookup", "a definition of tea")}})
+			assert.ErrorIs(t, err, runs.ErrInvalidToolResult, "both must be answered")
+			s, err = u.Run(ctx, res.ThreadID, runs.RunParams{PreviousRunID: res.RunID, Content: []runs.Content{
+				runs.ToolResult("call_loc", "Lisbon"), runs.ToolResult("call_lookup", "a definition of tea")}})
+			require.NoError(t, err)
+			res2, err := s.Collect()
+			require.NoError(t, err)
+			assert.Equal(t, tc.reply, res2.Messages[0].Text())
+
+			page, err := u.ListMessages(ctx, res.ThreadID, nil)
+			require.NoError(t, err)
+			var uses, results []string
+			for _, m := range page.Items {
+				for _, part := range m.Content {
+					switch part.Type {
+					case runs.ContentToolUse:
+						uses = append(uses, part.ID)
+					case runs.ContentToolResult:
+						results = append(results, part.ToolUseID)
+					}
+				}
+			}
+			assert.Equal(t, tc.uses, uses)
+			assert.Equal(t, []string{"call_loc", "call_lookup"}, results, "both results stored")
+		})
+	}
+}
+
 // A failed run sends RUN_ERROR twice (47, 123); the client reads one
 // error, and the thread keeps the cause and a " " reply (48, 124).
 func TestRunError(t *testing.T) {
@@ -871,4 +930,90 @@ func leaveAtFirstDeltaThenRead(t *testing.T, mode string) {
 	if mode == "held" {
 		close(hold)
 	}
+}
+
+// The pause window (RunScript.PauseWindow): the pause is sent, the run is
+// not yet complete, a continuation inside the window is refused 400
+// invalid_previous_run as the service refuses it (captures-turn5 30);
+// once released, the run completes and the same continuation is accepted.
+// A client that leaves inside the window cancels the run.
+func TestRunPauseWindow(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := threadstest.NewServer(t, threadstest.WithoutListener())
+		u := runs.New(srv.Client()).ForUser("user-1")
+		ctx := context.Background()
+		call := []threadstest.RunToolCall{{ID: "call_w", Name: "lookup", Arguments: map[string]any{"q": "tea"}}}
+		window := make(chan struct{})
+		srv.PushRunScript(threadstest.RunScript{ToolCalls: call, PauseWindow: window})
+		s, err := u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("hi")}}})
+		require.NoError(t, err)
+		for s.Next() {
+			if _, ok := s.Current().(runs.AwaitingInput); ok {
+				break
+			}
+		}
+		cont := runs.RunParams{PreviousRunID: s.RunID(), Content: []runs.Content{runs.ToolResult("call_w", "green")}}
+		_, err = u.Run(ctx, s.ThreadID(), cont)
+		var p *threads.Problem
+		require.ErrorAs(t, err, &p)
+		assert.Equal(t, 400, p.Status)
+		assert.Contains(t, p.Detail, "does not match last completed run (none)")
+
+		close(window)
+		_, err = s.Collect()
+		require.NoError(t, err)
+		assert.Equal(t, runs.OutcomeAwaitingTools, s.Outcome())
+		next, err := u.Run(ctx, s.ThreadID(), cont)
+		require.NoError(t, err, "after the window the continuation is accepted")
+		_, err = next.Collect()
+		require.NoError(t, err)
+
+		// Leaving inside the window cancels the run.
+		srv.PushRunScript(threadstest.RunScript{ToolCalls: call, PauseWindow: make(chan struct{})})
+		s, err = u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("hi")}}})
+		require.NoError(t, err)
+		for s.Next() {
+			if _, ok := s.Current().(runs.AwaitingInput); ok {
+				break
+			}
+		}
+		s.Close()
+		synctest.Wait()
+		th, err := u.GetThread(ctx, s.ThreadID())
+		require.NoError(t, err)
+		assert.True(t, th.LastRunCancelled)
+	})
+}
+
+// A script's usage is sent as AG-UI 1.0's on RUN_FINISHED (and on a
+// failure's RUN_ERROR) and reaches a runs client's Result, summed per
+// model; a run's resume entries are recorded as sent.
+func TestRunScriptUsageAndResume(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t)
+	usage := []threadstest.TokenUsage{{Provider: "openai", Model: "gpt-5", InputTokens: 12, OutputTokens: 3, TotalTokens: 15}}
+	srv.PushRunScript(threadstest.RunScript{Text: "Hi.", Usage: usage})
+	srv.PushRunScript(threadstest.RunScript{Error: &threadstest.RunFailure{Code: "LLM_CLIENT_ERROR"}, Usage: usage})
+	u := runs.New(srv.Client()).ForUser("user-1")
+	ctx := t.Context()
+	s, err := u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("hi")},
+		Resume: []runs.ResumeEntry{{InterruptID: "int_1", Status: runs.ResumeResolved, Payload: map[string]any{"approved": true}}}}})
+	require.NoError(t, err)
+	r, err := s.Collect()
+	require.NoError(t, err)
+	want := []runs.TokenUsage{{Provider: "openai", Model: "gpt-5", InputTokens: 12, OutputTokens: 3, TotalTokens: 15}}
+	assert.Equal(t, want, r.Usage)
+	in, err := srv.Requests()[len(srv.Requests())-1].Run()
+	require.NoError(t, err)
+	require.Len(t, in.Resume, 1)
+	assert.Equal(t, "int_1", in.Resume[0].InterruptID)
+	assert.Equal(t, "resolved", in.Resume[0].Status)
+	assert.JSONEq(t, `{"approved":true}`, string(in.Resume[0].Payload))
+
+	s, err = u.Run(ctx, r.ThreadID, runs.RunParams{Content: []runs.Content{runs.Text("again")}, PreviousRunID: r.RunID})
+	require.NoError(t, err)
+	r, err = s.Collect()
+	require.ErrorIs(t, err, runs.ErrRunFailed)
+	assert.Equal(t, want, r.Usage, "a failed run's usage")
 }

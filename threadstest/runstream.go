@@ -29,7 +29,8 @@ type plannedCall struct {
 }
 
 // planRun decides a run's events from its script and request; s.mu held.
-func (s *Server) planRun(sc RunScript, in *RunRequest) runPlan {
+// lastCall is the last call of the pause that the run answers, if any.
+func (s *Server) planRun(sc RunScript, in *RunRequest, lastCall string) runPlan {
 	var p runPlan
 	userText := in.Message.Text()
 	switch {
@@ -61,6 +62,10 @@ func (s *Server) planRun(sc RunScript, in *RunRequest) runPlan {
 	case p.text != nil || len(p.calls) > 0 || p.component != nil: // scripted
 		p.textFirst = len(p.calls) > 0 && p.text != nil
 	case len(resultIDs) > 0:
+		if s.cfg.lastCallOnly && slices.Contains(resultIDs, lastCall) {
+			// The model was handed the kept call's result alone (08).
+			resultIDs = []string{lastCall}
+		}
 		var rs []string
 		for _, id := range resultIDs {
 			rs = append(rs, results[id])
@@ -201,7 +206,9 @@ type runEvent struct {
 	Subtype         string `json:"subtype,omitempty"`        // REASONING_ENCRYPTED_VALUE's
 	EntityID        string `json:"entityId,omitempty"`       // REASONING_ENCRYPTED_VALUE's
 	EncryptedValue  string `json:"encryptedValue,omitempty"` // REASONING_ENCRYPTED_VALUE's
-	Timestamp       int64  `json:"timestamp"`
+	// Usage is AG-UI 1.0's, on RUN_FINISHED and RUN_ERROR (RunScript.Usage).
+	Usage     []TokenUsage `json:"usage,omitempty"`
+	Timestamp int64        `json:"timestamp"`
 }
 
 // runStream writes one run's events with its script's faults and pacing.
@@ -248,8 +255,19 @@ func (rs *runStream) play() {
 	if textOpen && !rs.emit(runEvent{Type: "TEXT_MESSAGE_END", MessageID: replyID}, true) {
 		return
 	}
+	window := len(pending) > 0 && rs.sc.PauseWindow != nil
+	if window {
+		// Open before the event goes out: a client may answer the
+		// moment it arrives.
+		rs.s.mu.Lock()
+		run.window = true
+		rs.s.mu.Unlock()
+	}
 	if len(pending) > 0 && !rs.emit(awaitingInput(pending), true) {
 		return
+	}
+	if window {
+		rs.pauseWindow()
 	}
 	// The end: recorded first, so that a GET after the last event sees it.
 	e := runEnd{kind: endFinished}
@@ -266,7 +284,26 @@ func (rs *runStream) play() {
 		rs.stopped()
 		return
 	}
-	rs.write(runEvent{Type: "RUN_FINISHED", ThreadID: t.ID, RunID: run.id})
+	rs.write(runEvent{Type: "RUN_FINISHED", ThreadID: t.ID, RunID: run.id, Usage: rs.sc.Usage})
+}
+
+// pauseWindow (the window open, run.window set) holds the run between its
+// pause and its completion until
+// the script's PauseWindow is closed, the run is ended from outside or
+// the client leaves (the check that follows ends it then).
+func (rs *runStream) pauseWindow() {
+	s, run := rs.s, rs.run
+	if rs.sc.OnPauseWindow != nil {
+		rs.sc.OnPauseWindow()
+	}
+	select {
+	case <-rs.sc.PauseWindow:
+	case <-run.stop:
+	case <-rs.r.Context().Done():
+	}
+	s.mu.Lock()
+	run.window = false
+	s.mu.Unlock()
 }
 
 // newReply stores a new assistant message with its " " text as the run's
@@ -323,11 +360,16 @@ func (rs *runStream) streamCalls(calls []plannedCall, textOpen bool) ([]v1Pendin
 		pending = append(pending, v1PendingCall{id: c.id, name: c.name, args: string(c.args)})
 		s.mu.Lock()
 		if run.end == nil {
-			// The stored message keeps only the last call's tool_use
-			// block, as live (130, 135).
 			var input any
 			json.Unmarshal(c.args, &input)
-			run.reply.Content = []block{run.reply.Content[0], {"type": "tool_use", "id": c.id, "name": c.name, "input": input}}
+			use := block{"type": "tool_use", "id": c.id, "name": c.name, "input": input}
+			if s.cfg.lastCallOnly {
+				// The stored message keeps only the last call's tool_use
+				// block, as live (130, 135; turn 5's 09).
+				run.reply.Content = []block{run.reply.Content[0], use}
+			} else {
+				run.reply.Content = append(run.reply.Content, use)
+			}
 		}
 		s.mu.Unlock()
 	}
@@ -478,6 +520,9 @@ func (rs *runStream) emit(ev runEvent, counted bool) bool {
 			if sc.OnHold != nil {
 				sc.OnHold()
 			}
+			if sc.OnHoldRun != nil {
+				sc.OnHoldRun(rs.t.ID, rs.run.id)
+			}
 			select {
 			case <-sc.Hold:
 			case <-rs.run.stop:
@@ -569,7 +614,7 @@ func (rs *runStream) failed(e RunFailure) {
 	e = e.filled()
 	retry := e.Retryable
 	for range 2 {
-		rs.write(runEvent{Type: "RUN_ERROR", Message: e.Message, Code: e.Code, Category: e.Category, IsRetryable: &retry, Status: e.Status})
+		rs.write(runEvent{Type: "RUN_ERROR", Message: e.Message, Code: e.Code, Category: e.Category, IsRetryable: &retry, Status: e.Status, Usage: rs.sc.Usage})
 	}
 	rs.done = true
 }

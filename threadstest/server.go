@@ -93,9 +93,10 @@
 // default the fake streams as fast as the client reads); on /v1, the
 // service's own tool arguments in every tool call
 // ([WithServiceToolArguments]), pages that start at their cursor's item
-// ([WithOverlappingPages]: with limit=1 a listing never moves on) and a
+// ([WithOverlappingPages]: with limit=1 a listing never moves on), a
 // run cancelled by DELETE that ends RUN_FINISHED
-// ([WithCancelledRunsFinished]); a 500 for an unknown registry name, 200
+// ([WithCancelledRunsFinished]) and, of several tool calls in one turn,
+// only the last kept and read back ([WithLastToolCallOnly]); a 500 for an unknown registry name, 200
 // false for deleting an unknown API key, and 200 the project for deleting
 // any provider key.
 //
@@ -125,6 +126,20 @@
 // exchange follows the project's OAuth validation mode
 // ([WithOAuthValidation]). Runs are paced like streams: not at all by
 // default, 50ms per event with the live habits.
+//
+// # The default /v1 model
+//
+// A run without a [RunScript] (or with the zero one) answers:
+//
+//   - a message with text and a request that offers tools: the model
+//     calls the first tool, each property of its inputSchema set to a
+//     value of its type (its first enum value; for a string, the user's
+//     text), and the run pauses for its result (TOOL_CALL_START, ARGS and
+//     END, then CUSTOM tambo.run.awaiting_input, then RUN_FINISHED);
+//   - a message with tool results: the reply "The tool said: <result>."
+//     (several results joined with "; "), a result being its text parts
+//     (a resource part is stored, see [RunContent], but not quoted);
+//   - otherwise the reply "You said: <the user's text>".
 //
 // # The rest of a project key's routes
 //
@@ -225,6 +240,7 @@ type config struct {
 	serviceArgs      bool   // WithServiceToolArguments
 	overlapPages     bool   // WithOverlappingPages
 	cancelFinishes   bool   // WithCancelledRunsFinished
+	lastCallOnly     bool   // WithLastToolCallOnly
 	liveSmallRoutes  bool   // the registry's 500, the key deletes' 200s (live habits only)
 
 	extraMembers []byte // WithExtraMembers: a JSON object; nil: none (extra_members.go)
@@ -353,6 +369,17 @@ func WithOverlappingPages() Option { return option(func(c *config) { c.overlapPa
 // one run.
 func WithCancelledRunsFinished() Option { return option(func(c *config) { c.cancelFinishes = true }) }
 
+// WithLastToolCallOnly makes the /v1 model keep only the last of the
+// tool calls it makes in one turn, as the service does (captures-turn5
+// 07-09): every call streams, the pause lists them all and the next run
+// must answer them all (all results are stored), but the stored
+// assistant message keeps only the last call's tool_use block, and the
+// model reads only that call's result ("The tool said: <its result>.").
+// Without it the message keeps every call and the reply names every
+// result. [WithLiveHabits] turns it on; a test of a pause with several
+// calls whose results all matter runs without it.
+func WithLastToolCallOnly() Option { return option(func(c *config) { c.lastCallOnly = true }) }
+
 // WithLiveHabits configures the server like the live deployment: the key in
 // x-api-key only ("Authorization: Bearer <key>" alone is 403 Forbidden
 // resource, both headers are 401 Invalid bearer token), no GET /threads
@@ -361,8 +388,9 @@ func WithCancelledRunsFinished() Option { return option(func(c *config) { c.canc
 // project's id, the live pacing of streams: 50ms between two snapshots
 // ([WithThrottle]); on /v1, the service's own tool arguments
 // ([WithServiceToolArguments]), overlapping pages
-// ([WithOverlappingPages]) and a cancelled run that ends RUN_FINISHED
-// ([WithCancelledRunsFinished]); and the small routes' answers (captures
+// ([WithOverlappingPages]), a cancelled run that ends RUN_FINISHED
+// ([WithCancelledRunsFinished]) and only the last of a turn's tool calls
+// kept ([WithLastToolCallOnly]); and the small routes' answers (captures
 // 30, 32, 33): GET /registry/{name} of an unknown name is 500 Internal
 // server error, deleting an unknown API key is 200 false, and deleting a
 // provider key answers 200 the project whether or not the key existed.
@@ -377,6 +405,7 @@ func WithLiveHabits() Option {
 		c.serviceArgs = true
 		c.overlapPages = true
 		c.cancelFinishes = true
+		c.lastCallOnly = true
 		c.liveSmallRoutes = true
 	})
 }

@@ -121,3 +121,25 @@ func TestProxyHasNoKeyHeaderFlag(t *testing.T) {
 	assert.Equal(t, exitUsage, status, stderr.String())
 	assert.Contains(t, stderr.String(), "api-key-header")
 }
+
+// --allow-origin takes an origin and --allow-host host names: anything
+// else (a path, a URL, a bare name as origin) is a usage error before it
+// listens, not a rule that silently matches nothing.
+func TestProxyRefusesBadAllowFlags(t *testing.T) {
+	t.Setenv(threads.EnvBaseURL, "http://127.0.0.1:1")
+	t.Setenv(threads.EnvAPIKey, "k")
+	for _, args := range [][]string{
+		{"--allow-origin", "http://localhost:5173/"},
+		{"--allow-origin", "localhost:5173"},
+		{"--allow-origin", "http://user@localhost:5173"},
+		{"--allow-origin", "ftp://localhost"},
+		{"--allow-host", "http://dev.example.test"},
+		{"--allow-host", "dev.example.test/x"},
+	} {
+		var stdout, stderr bytes.Buffer
+		status := run(append([]string{"proxy", "--user-key", "u"}, args...), &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr})
+		assert.Equal(t, exitUsage, status, "%q: %s", args, stderr.String())
+		assert.Contains(t, stderr.String(), args[0])
+		assert.Empty(t, stdout.String(), "%q: it did not listen", args)
+	}
+}

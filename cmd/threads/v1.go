@@ -67,12 +67,17 @@ var v1ListCmd = &command{
 	summary: "list the end user's /v1 threads, newest first",
 	long: `List the /v1 threads of the end user (--user-key or $THREADS_USER_KEY), newest
 first: one page (--limit, --cursor), or every page with --all. Without
---all, the next page's cursor is printed on stderr.`,
+--all, the next page's cursor is printed on stderr. --status keeps the
+threads whose run status is the one named (the service's runStatus: idle,
+streaming, waiting); the service has no such filter, so a page may show
+fewer than --limit.`,
 	example: `  THREADS_USER_KEY=user-1 threads v1-list --limit 5
-  threads v1-list --user-key user-1 --all --json | jq -r .id`,
+  threads v1-list --user-key user-1 --all --json | jq -r .id
+  threads v1-list --user-key user-1 --all --status streaming`,
 	flags: func(fs *flag.FlagSet) {
 		v1Flags(fs)
 		v1PageFlags(fs, 20, "thread")
+		fs.String("status", "", "only the threads whose run status is this (idle, waiting, streaming)")
 	},
 	run: func(e *env, cl *call) int {
 		if !cl.nargs(e, 0, 0) || !cl.checkPage(e) {
@@ -85,13 +90,28 @@ first: one page (--limit, --cursor), or every page with --all. Without
 		ctx, stop := interruptible(e)
 		defer stop()
 		params := &runs.ListThreadsParams{Limit: cl.int("limit"), Cursor: cl.str("cursor")}
-		return v1Listing(e, cl, "(no threads)", c.AllThreads(ctx, params, allBound()),
+		status := runs.RunStatus(cl.str("status"))
+		keep := func(t runs.Thread) bool { return status == "" || t.RunStatus == status }
+		all := func(yield func(runs.Thread, error) bool) {
+			for t, err := range c.AllThreads(ctx, params, allBound()) {
+				if (err != nil || keep(t)) && !yield(t, err) {
+					return
+				}
+			}
+		}
+		return v1Listing(e, cl, "(no threads)", all,
 			func() ([]runs.Thread, string, bool, error) {
 				page, err := c.ListThreads(ctx, params)
 				if err != nil {
 					return nil, "", false, err
 				}
-				return page.Items, page.NextCursor, page.HasMore, nil
+				var items []runs.Thread
+				for _, t := range page.Items {
+					if keep(t) {
+						items = append(items, t)
+					}
+				}
+				return items, page.NextCursor, page.HasMore, nil
 			},
 			func(items []runs.Thread) {
 				w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
@@ -185,6 +205,32 @@ type runLine struct {
 	Props       map[string]any `json:"props,omitempty"`
 	Outcome     string         `json:"outcome,omitempty"`
 	Error       string         `json:"error,omitempty"`
+	// Usage is the run's token usage (AG-UI 1.0's, on its RUN_FINISHED or
+	// RUN_ERROR), summed per provider and model; on the end line only.
+	Usage []runs.TokenUsage `json:"usage,omitempty"`
+}
+
+// addUsage sums us into into, per provider and model (as runs.Result.Usage
+// does), at most 64 models.
+func addUsage(into, us []runs.TokenUsage) []runs.TokenUsage {
+next:
+	for _, u := range us {
+		for i := range into {
+			if t := &into[i]; t.Provider == u.Provider && t.Model == u.Model {
+				t.InputTokens += u.InputTokens
+				t.OutputTokens += u.OutputTokens
+				t.TotalTokens += u.TotalTokens
+				t.ReasoningTokens += u.ReasoningTokens
+				t.CachedInputTokens += u.CachedInputTokens
+				t.CacheWriteInputTokens += u.CacheWriteInputTokens
+				continue next
+			}
+		}
+		if len(into) < 64 {
+			into = append(into, u)
+		}
+	}
+	return into
 }
 
 var v1RunCmd = &command{
@@ -286,8 +332,13 @@ client) says so on stderr and exits 3; Ctrl-C cancels it and exits 130.`,
 				midLine = false
 			}
 		}
+		var usage []runs.TokenUsage
 		for st.Next() {
 			switch ev := st.Current().(type) {
+			case runs.RunFinished:
+				usage = addUsage(usage, ev.Usage)
+			case runs.RunErrorEvent:
+				usage = addUsage(usage, ev.Usage)
 			case runs.ComponentStart:
 				if len(names) < 1024 {
 					names[ev.ComponentID] = ev.ComponentName
@@ -340,7 +391,7 @@ client) says so on stderr and exits 3; Ctrl-C cancels it and exits 130.`,
 		}
 		serr := st.Err()
 		if js {
-			l := runLine{Kind: "end", ThreadID: st.ThreadID(), RunID: st.RunID(), Outcome: st.Outcome().String()}
+			l := runLine{Kind: "end", ThreadID: st.ThreadID(), RunID: st.RunID(), Outcome: st.Outcome().String(), Usage: usage}
 			if serr != nil {
 				l.Error = oneLine(serr)
 			}
@@ -682,7 +733,10 @@ v1-run --json: one object per line; "kind" says which:
   component  componentId, name, props (the final props)
   tool_call  toolCallId, toolName, arguments (JSON text): a pending call
   end        threadId, runId, outcome (finished, awaiting_tools, cancelled,
-             failed), error (on failure)
+             failed), error (on failure), usage (when the run reported its
+             token usage: one object per provider and model, summed:
+             provider, model, inputTokens, outputTokens, totalTokens,
+             reasoningTokens, cachedInputTokens, cacheWriteInputTokens)
   The exit status says how the run ended too: 0 finished or awaiting_tools,
   1 failed, 3 cancelled, 130 interrupted.
   jq: threads v1-run --new hi --json | jq -rj 'select(.kind=="text").delta'

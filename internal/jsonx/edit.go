@@ -75,66 +75,79 @@ type part struct {
 	val   []byte
 }
 
+// edit walks down toks without recursion (a pointer's depth is the
+// caller's to bound): each container on the way is split once, the edit
+// made at the end, and the containers joined again on the way up.
 func edit(doc []byte, toks []string, val []byte, del bool) ([]byte, error) {
-	if len(toks) == 0 {
-		return val, nil
+	type level struct {
+		parts []part
+		kind  jsontext.Kind
+		at    int
 	}
-	parts, kind, err := split(doc)
-	if err != nil {
-		return nil, err
-	}
-	tok, last := toks[0], len(toks) == 1
-	at := -1
-	switch kind {
-	case '{':
-		for i, p := range parts {
-			if p.name == tok {
-				at = i // the last of duplicate names: the one a decoder keeps
-			}
-		}
-	case '[':
-		if tok == "-" && !del {
-			at = len(parts)
-			break
-		}
-		n, err := strconv.Atoi(tok)
-		if err != nil || n < 0 || strconv.Itoa(n) != tok {
-			return nil, fmt.Errorf("%q is not an index of an array", tok)
-		}
-		if n >= len(parts) {
-			if del {
-				return nil, errNoValue
-			}
-			return nil, fmt.Errorf("index %d is past the array's end (%d elements)", n, len(parts))
-		}
-		at = n
-	default:
-		return nil, fmt.Errorf("%q goes into a JSON %s, not an object or array", tok, kindName(kind))
-	}
-	switch {
-	case del && at < 0:
-		return nil, errNoValue
-	case del && last:
-		parts = append(parts[:at], parts[at+1:]...)
-	case at < 0 || at == len(parts):
-		inner := val
-		if !last {
-			if del {
-				return nil, errNoValue
-			}
-			if inner, err = edit([]byte("{}"), toks[1:], val, false); err != nil {
-				return nil, err
-			}
-		}
-		parts = append(parts, part{name: tok, isObj: kind == '{', val: inner})
-	default:
-		inner, err := edit(parts[at].val, toks[1:], val, del)
+	var path []level
+	cur, out := doc, val
+	for i, tok := range toks {
+		parts, kind, err := split(cur)
 		if err != nil {
 			return nil, err
 		}
-		parts[at].val = inner
+		last := i == len(toks)-1
+		at := -1
+		switch kind {
+		case '{':
+			for j, p := range parts {
+				if p.name == tok {
+					at = j // the last of duplicate names: the one a decoder keeps
+				}
+			}
+		case '[':
+			if tok == "-" && !del {
+				at = len(parts)
+				break
+			}
+			n, err := strconv.Atoi(tok)
+			if err != nil || n < 0 || strconv.Itoa(n) != tok {
+				return nil, fmt.Errorf("%q is not an index of an array", tok)
+			}
+			if n >= len(parts) {
+				if del {
+					return nil, errNoValue
+				}
+				return nil, fmt.Errorf("index %d is past the array's end (%d elements)", n, len(parts))
+			}
+			at = n
+		default:
+			return nil, fmt.Errorf("%q goes into a JSON %s, not an object or array", tok, kindName(kind))
+		}
+		if at >= 0 && at < len(parts) && !last {
+			path = append(path, level{parts, kind, at})
+			cur = parts[at].val
+			continue
+		}
+		switch {
+		case del && (at < 0 || at == len(parts)):
+			return nil, errNoValue
+		case del:
+			parts = append(parts[:at], parts[at+1:]...)
+		case at < 0 || at == len(parts):
+			// A new member (or element): the objects on its way are new too.
+			inner := val
+			for k := len(toks) - 1; k > i; k-- {
+				inner = join('{', []part{{name: toks[k], isObj: true, val: inner}})
+			}
+			parts = append(parts, part{name: tok, isObj: kind == '{', val: inner})
+		default:
+			parts[at].val = val
+		}
+		out = join(kind, parts)
+		break
 	}
-	return join(kind, parts), nil
+	for i := len(path) - 1; i >= 0; i-- {
+		l := path[i]
+		l.parts[l.at].val = out
+		out = join(l.kind, l.parts)
+	}
+	return out, nil
 }
 
 // split reads the members or elements of the object or array doc.

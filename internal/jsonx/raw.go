@@ -3,6 +3,8 @@ package jsonx
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"unicode/utf8"
@@ -25,8 +27,9 @@ import (
 // and the Go type it was decoded into. Its zero value records nothing (a
 // value built in Go, or decoded from a stream event). Packages threads and
 // runs define their exported Raw from it, so that its promoted method
-// (rawSlot) makes every type that embeds theirs a holder, and fmt shows
-// only addresses: the body may hold text that a value prints redacted.
+// (rawSlot) makes every type that embeds theirs a holder. The answer
+// types print without it (Format): the body may hold text that a value
+// prints redacted, and its offsets mean nothing to a reader.
 type Raw struct {
 	slot `json:"-"`
 }
@@ -233,4 +236,51 @@ func fold(s string) string {
 		b.WriteString(strings.ToUpper(string(r)))
 	}
 	return b.String()
+}
+
+// rawType is Raw's type: Format leaves out the embedded fields whose type
+// is defined from it (threads.Raw, runs.Raw).
+var rawType = reflect.TypeFor[Raw]()
+
+// Format prints v, a struct that embeds a Raw, as fmt prints a struct for
+// the directive in f and verb ({a b}, {A:a B:b} for %+v, pkg.T{A:a, B:b}
+// for %#v), without the embedded Raw: its offsets and type are machinery,
+// not the value. Each field is printed through fmt with the same
+// directive, so its own Format or String (a redacted token, a nested
+// answer type's Format) applies as it would inside fmt's struct printing.
+//
+// The answer types call it from a Format method of their own: a type that
+// embeds another that has one must declare its own too, or the embedded
+// one's, promoted, would print only that part.
+func Format(f fmt.State, verb rune, v any) {
+	rv := reflect.ValueOf(v)
+	t := rv.Type()
+	dir := fmt.FormatString(f, verb)
+	sharp, plus := verb == 'v' && f.Flag('#'), verb == 'v' && f.Flag('+')
+	sep := " "
+	if sharp {
+		io.WriteString(f, t.String())
+		sep = ", "
+	}
+	io.WriteString(f, "{")
+	first := true
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if sf.Anonymous && sf.Type.Kind() == reflect.Struct && sf.Type.ConvertibleTo(rawType) {
+			continue
+		}
+		if !first {
+			io.WriteString(f, sep)
+		}
+		first = false
+		if sharp || plus {
+			io.WriteString(f, sf.Name+":")
+		}
+		if fv := rv.Field(i); fv.CanInterface() {
+			fmt.Fprintf(f, dir, fv.Interface())
+		} else {
+			fmt.Fprintf(f, dir, fv) // fmt prints what the reflect.Value holds, without its methods, as it does for an unexported field
+		}
+	}
+	io.WriteString(f, "}")
 }

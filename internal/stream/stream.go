@@ -231,6 +231,8 @@ func (nobody) ToolApproval(string, bool, bool) {}
 func (nobody) Leave()                          {}
 func (nobody) End(error)                       {}
 
+func (nobody) Usage(core.TokenUsage) {}
+
 // Zero reports whether e was not made by Start (a zero or nil stream).
 // Every method works on such an Engine, nil included: the stream has
 // ended, with the error its package gives Err.
@@ -247,6 +249,12 @@ func (e *Engine) Err(zero error) error {
 		return zero
 	}
 	return e.err
+}
+
+// Buffered reports whether Next has an event, or the stream's end, to
+// return without reading from the body.
+func (e *Engine) Buffered() bool {
+	return e.Zero() || e.done || e.src.Buffered()
 }
 
 // Context returns the stream's context.

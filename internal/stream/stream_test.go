@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/threadsapi/threads-go/internal/core"
 	"github.com/threadsapi/threads-go/internal/sse"
 )
 
@@ -80,6 +81,7 @@ func (o *obs) Event()          { o.mu.Lock(); o.events++; o.mu.Unlock() }
 func (o *obs) ToolRound(n int) { o.mu.Lock(); o.rounds = append(o.rounds, n); o.mu.Unlock() }
 
 func (o *obs) ToolApproval(string, bool, bool) {}
+func (o *obs) Usage(core.TokenUsage)           {}
 func (o *obs) Leave()                          { o.mu.Lock(); o.left = true; o.mu.Unlock() }
 func (o *obs) End(err error)                   { o.mu.Lock(); o.ends = append(o.ends, err); o.mu.Unlock() }
 

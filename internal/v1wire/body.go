@@ -40,12 +40,14 @@ type ComponentStateBody[P any] struct {
 // and POST /v1/threads/runs (which adds Thread and ThreadMetadata, and
 // reads the user key from Thread.UserKey only). C is the content part
 // type, T the tool definition, A the available component, I the initial
-// message.
-type RunBody[C, T, A, I any] struct {
+// message, R the resume entry (AG-UI's answer to an interrupt: the service
+// does not read "resume" today).
+type RunBody[C, T, A, I, R any] struct {
 	Message             RunMessage[C]  `json:"message"`
 	UserKey             string         `json:"userKey,omitzero"`
 	Thread              *RunThread[I]  `json:"thread,omitzero"`
 	PreviousRunID       string         `json:"previousRunId,omitzero"`
+	Resume              []R            `json:"resume,omitzero"`
 	Tools               []T            `json:"tools,omitzero"`
 	AvailableComponents []A            `json:"availableComponents,omitzero"`
 	ToolChoice          any            `json:"toolChoice,omitzero"`
@@ -71,4 +73,30 @@ type RunThread[I any] struct {
 	UserKey         string         `json:"userKey,omitzero"`
 	Metadata        map[string]any `json:"metadata,omitzero"`
 	InitialMessages []I            `json:"initialMessages,omitzero"`
+}
+
+// Body is a request body of a route that takes one. WithoutUser removes
+// the end user that a sender other than the SDK put in it (a browser's
+// userKey, thread.userKey): the end user goes in only from the call's
+// own, where the route reads it.
+type Body interface{ WithoutUser() }
+
+// WithoutUser removes the body's userKey.
+func (b *CreateThreadBody[I]) WithoutUser() { b.UserKey = "" }
+
+// WithoutUser does nothing: the route reads the user key in the query.
+func (b *UpdateThreadBody) WithoutUser() {}
+
+// WithoutUser removes the body's userKey.
+func (b *SuggestionsBody[A]) WithoutUser() { b.UserKey = "" }
+
+// WithoutUser removes the body's userKey.
+func (b *ComponentStateBody[P]) WithoutUser() { b.UserKey = "" }
+
+// WithoutUser removes the body's userKey and thread.userKey.
+func (b *RunBody[C, T, A, I, R]) WithoutUser() {
+	b.UserKey = ""
+	if b.Thread != nil {
+		b.Thread.UserKey = ""
+	}
 }

@@ -161,7 +161,7 @@ var cases = []check{
 			won := race(t, 8, func(int) (bool, error) {
 				v, ok, err := s.Take(ctx, key)
 				if ok && string(v) != "results" {
-					return false, fmt.Errorf("Take got %q", v)
+					return false, fmt.Errorf("a Take got %q", v)
 				}
 				return ok, err
 			})

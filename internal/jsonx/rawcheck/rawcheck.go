@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -82,6 +83,37 @@ func fields(v reflect.Value, path string, fn func(path, typ string, r Recorder),
 	}
 }
 
+// internals matches what fmt shows of a Raw (threads.Raw, runs.Raw) it
+// prints as a field: the offset pair and type of a recorded value
+// ({0xc000123456 57 threads.Thread}), the zero record (<nil> 0 <nil>), or
+// the names of its machinery.
+var internals = regexp.MustCompile(`\{0x[0-9a-f]+ -?[0-9]+ [^ {}]*\}|<nil> 0 <nil>|jsonx|slot|Raw:|Raw\{`)
+
+// Internals prints v with %v, %+v and %#v and returns the first of those
+// printings that shows the raw-JSON machinery or leaves out one of v's
+// fields, or "" when none does: an answer's value prints its fields
+// alone, with or without WithRawJSON.
+func Internals(v any) string {
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+		if s := fmt.Sprintf(verb, v); internals.MatchString(s) {
+			return verb + ": " + s
+		}
+	}
+	// Every field shows in %+v: a Format promoted from an embedded type
+	// (runs.ThreadWithMessages embeds runs.Thread) would print that part
+	// alone.
+	rv := reflect.Indirect(reflect.ValueOf(v))
+	if rv.Kind() == reflect.Struct {
+		plus := fmt.Sprintf("%+v", v)
+		for i := range rv.NumField() {
+			if f := rv.Type().Field(i); f.IsExported() && f.Name != "Raw" && !strings.Contains(plus, f.Name+":") {
+				return "%+v without " + f.Name + ": " + plus
+			}
+		}
+	}
+	return ""
+}
+
 // Body keeps the bytes of the last 2xx JSON answer a client received, as
 // received: give its Middleware to threads.WithMiddleware.
 type Body struct {
@@ -145,6 +177,9 @@ func (c *Checker) Check(name string, v, plain any) {
 		}
 		if path == "" && !bytes.Equal(raw, body) {
 			c.T.Errorf("%s: RawJSON is not the answer's body:\n%s\n%s", name, raw, body)
+		}
+		if s := Internals(r); s != "" {
+			c.T.Errorf("%s %s (%s): printing it shows the raw-JSON machinery: %.300s", name, path, typ, s)
 		}
 		extra := r.ExtraFields()
 		for _, m := range c.Unmodeled[typ+" "+name] {

@@ -1,0 +1,195 @@
+package redisstore_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/proxy"
+	"github.com/threadsapi/threads-go/threadstest"
+)
+
+// sseEvent is one event a page's EventSource gets.
+type sseEvent struct{ ID, Data string }
+
+// readEvents reads up to n events (n < 0: to the end) of an SSE body.
+func readEvents(t *testing.T, r *bufio.Reader, n int) []sseEvent {
+	t.Helper()
+	var out []sseEvent
+	var cur sseEvent
+	for n < 0 || len(out) < n {
+		line, err := r.ReadString('\n')
+		if err == io.EOF {
+			return out
+		}
+		require.NoError(t, err)
+		line = strings.TrimRight(line, "\r\n")
+		switch {
+		case line == "":
+			if cur.Data != "" {
+				out = append(out, cur)
+			}
+			cur = sseEvent{}
+		case strings.HasPrefix(line, "id: "):
+			cur.ID = line[4:]
+		case strings.HasPrefix(line, "data: "):
+			cur.Data += line[6:]
+		}
+	}
+	return out
+}
+
+func typeOf(t *testing.T, e sseEvent) (typ, code string) {
+	t.Helper()
+	var v struct{ Type, Code string }
+	require.NoError(t, json.Unmarshal([]byte(e.Data), &v), e.Data)
+	return v.Type, v.Code
+}
+
+const hiRun = `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`
+
+func detachedCluster(t *testing.T) *cluster {
+	return newCluster(t, sharedServer(t), 3, proxy.WithDetachedRuns(time.Minute), proxy.WithKeepAlive(50*time.Millisecond))
+}
+
+// A page reads 5 events of a run from instance A and leaves (a reload);
+// it resumes on B with Last-Event-ID and gets every later event of the
+// run once, in order; the run was not cancelled on the service.
+func TestResumeOnAnotherInstance(t *testing.T) {
+	t.Parallel()
+	c := detachedCluster(t)
+	hold := make(chan struct{})
+	c.fake.PushRunScript(threadstest.RunScript{Text: "one two three four five six seven eight", Hold: hold, HoldAfter: 6})
+	onA := c.post(t, "alice", "/v1/threads/runs", hiRun)
+	require.Equal(t, http.StatusCreated, onA.status)
+	threadID, runID := onA.header.Get("X-Thread-Id"), onA.header.Get("X-Run-Id")
+	first := readEvents(t, onA.body, 5)
+	require.Len(t, first, 5)
+	onA.close()
+	close(hold)
+
+	onB := c.get(t, "alice", "/v1/threads/"+threadID+"/runs/"+runID+"/events", "Last-Event-ID", first[4].ID)
+	require.Equal(t, http.StatusOK, onB.status)
+	rest := readEvents(t, onB.body, -1)
+	require.NotEmpty(t, rest)
+	typ, _ := typeOf(t, rest[len(rest)-1])
+	assert.Equal(t, "RUN_FINISHED", typ)
+
+	whole := c.get(t, "alice", "/v1/threads/"+threadID+"/runs/"+runID+"/events")
+	assert.Equal(t, readEvents(t, whole.body, -1), append(first, rest...), "every event once, in order")
+	assert.Zero(t, c.fake.Count("DELETE", "/v1/threads/"+threadID+"/runs/"+runID), "not cancelled")
+	other := c.get(t, "bob", "/v1/threads/"+threadID+"/runs/"+runID+"/events")
+	assert.Equal(t, http.StatusNotFound, other.status, "another user's run")
+}
+
+// Instance A dies mid-run (nothing of it reaches Redis any more, its
+// server closes, its run's context ends, and with it the upstream
+// connection, so the service cancels the run). A page resuming on another
+// instance gets every event the log held, then, once A's owner lease has
+// lapsed, the run's end as the service stored it.
+func TestResumeAfterOwnerDied(t *testing.T) {
+	t.Parallel()
+	c := detachedCluster(t)
+	hold := make(chan struct{})
+	defer close(hold)
+	c.fake.PushRunScript(threadstest.RunScript{Text: "one two three four five six seven eight", Hold: hold, HoldAfter: 6})
+	onA := c.post(t, "alice", "/v1/threads/runs", hiRun)
+	require.Equal(t, http.StatusCreated, onA.status)
+	threadID, runID := onA.header.Get("X-Thread-Id"), onA.header.Get("X-Run-Id")
+	first := readEvents(t, onA.body, 6)
+	require.Len(t, first, 6, "the events before the hold are in the log")
+
+	a := c.instances[0]
+	c.kill(0)
+	require.ErrorIs(t, a.h.Shutdown(canceled()), context.Canceled, "its run's context ends")
+	for _, k := range a.store.leases() {
+		require.NoError(t, c.redis.ExpireNow(context.Background(), k)) // its owner lease lapses
+	}
+
+	onB := c.get(t, "alice", "/v1/threads/"+threadID+"/runs/"+runID+"/events", "Last-Event-ID", first[2].ID)
+	require.Equal(t, http.StatusOK, onB.status)
+	rest := readEvents(t, onB.body, -1)
+	require.Greater(t, len(rest), 3, "the log's events after the third, then the end: %v", rest)
+	assert.Equal(t, first[3:], rest[:3], "the events the page had not read yet")
+	for i, e := range rest[:len(rest)-1] {
+		assert.NotEmpty(t, e.ID, "event %d is the log's", i)
+	}
+	end := rest[len(rest)-1]
+	assert.Empty(t, end.ID, "the end is the service's, not the log's")
+	typ, code := typeOf(t, end)
+	assert.Equal(t, "RUN_ERROR", typ, end.Data)
+	assert.Equal(t, "CANCELLED", code, "the service cancelled the run when its connection closed: %s", end.Data)
+}
+
+// A page resuming after the run's log expired (by the store's hook) gets
+// AG-UI's own form: RUN_STARTED, MESSAGES_SNAPSHOT, the stored end.
+func TestResumeAfterLogExpired(t *testing.T) {
+	t.Parallel()
+	c := detachedCluster(t)
+	c.fake.PushRunScript(threadstest.RunScript{Text: "all done"})
+	onA := c.post(t, "alice", "/v1/threads/runs", hiRun)
+	require.Equal(t, http.StatusCreated, onA.status)
+	threadID, runID := onA.header.Get("X-Thread-Id"), onA.header.Get("X-Run-Id")
+	evs := readEvents(t, onA.body, -1)
+	require.NotEmpty(t, evs)
+	for _, k := range c.instances[0].store.logKeys() {
+		require.NoError(t, c.redis.ExpireNow(context.Background(), k))
+	}
+	onB := c.get(t, "alice", "/v1/threads/"+threadID+"/runs/"+runID+"/events", "Last-Event-ID", evs[1].ID)
+	require.Equal(t, http.StatusOK, onB.status)
+	snap := readEvents(t, onB.body, -1)
+	var types []string
+	for _, e := range snap {
+		typ, _ := typeOf(t, e)
+		types = append(types, typ)
+	}
+	require.Equal(t, []string{"RUN_STARTED", "MESSAGES_SNAPSHOT", "RUN_FINISHED"}, types)
+	assert.Contains(t, snap[1].Data, `"content":"all done"`)
+}
+
+// A page's cancel sent to B while A, which owns the detached run, runs a
+// server-side tool between two runs (the service has no run to cancel
+// then): A hears it through the store and stops; no next run is sent.
+func TestCancelReachesOwnerBetweenRuns(t *testing.T) {
+	t.Parallel()
+	started := make(chan struct{})
+	slow := threads.Tool{Name: "slow", Description: "Takes its time", Call: func(ctx context.Context, _ threads.ToolCall) (string, error) {
+		close(started)
+		<-ctx.Done() // only the cancel ends it
+		return "", ctx.Err()
+	}}
+	c := newCluster(t, sharedServer(t), 3, proxy.WithDetachedRuns(time.Minute), proxy.WithKeepAlive(50*time.Millisecond),
+		proxy.WithLeaseTTL(150*time.Millisecond), proxy.WithTools(slow))
+	c.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_s", Name: "slow"}}})
+	onA := c.post(t, "alice", "/v1/threads/runs", hiRun)
+	require.Equal(t, http.StatusCreated, onA.status)
+	threadID, runID := onA.header.Get("X-Thread-Id"), onA.header.Get("X-Run-Id")
+	<-started
+
+	req, err := http.NewRequest("DELETE", c.front.URL+"/v1/threads/"+threadID+"/runs/"+runID, nil) // B
+	require.NoError(t, err)
+	req.Header.Set("X-User", "alice")
+	resp, err := c.front.Client().Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+
+	evs := readEvents(t, onA.body, -1) // ends: the owner stopped
+	require.NotEmpty(t, evs)
+	runs := 0
+	for _, r := range c.fake.Requests() {
+		if r.Method == "POST" && strings.HasSuffix(r.Path, "/runs") {
+			runs++
+		}
+	}
+	assert.Equal(t, 1, runs, "no run after the cancel: the tool's result was never sent")
+}

@@ -1,0 +1,455 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-json-experiment/json"
+
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/route"
+	"github.com/threadsapi/threads-go/internal/v1wire"
+	"github.com/threadsapi/threads-go/runs"
+)
+
+// The bounds of a detached run's log ([WithDetachedRuns]).
+const (
+	// DefaultRunLogTTL is how long a run's log is kept after its last
+	// event: a page reloaded within it resumes from the log.
+	DefaultRunLogTTL = 10 * time.Minute
+	// RunLogLength is the most events a run's log keeps (the oldest go
+	// first); a page resuming from before them gets the snapshot form.
+	RunLogLength = 10000
+	// DefaultDetachedRunMax bounds how long a detached run is read when
+	// [WithDetachedRuns] is given 0.
+	DefaultDetachedRunMax = 15 * time.Minute
+)
+
+// WithDetachedRuns lets a run go on when its browser leaves (a reload, a
+// lost connection, a closed lid): the instance that started it reads it
+// to its end, at most max (0: [DefaultDetachedRunMax]), into a log in
+// the [Store], and the browser's stream is served from that log. Each
+// event then carries an SSE id: line, and a page resumes the run from any
+// instance that shares the store with GET
+// /v1/threads/{threadId}/runs/{runId}/events (runId: the X-Run-Id
+// header), sending the last id it got as Last-Event-ID (an EventSource
+// does so by itself): every event after it once, in order, then the live
+// ones, then the end. See docs/reloads.md.
+//
+// A detached run is an exception to "no goroutine after a call": it ends
+// with the run, at max, or at [Handler.Shutdown]'s deadline. It keeps its
+// user's run slot until then. Pages on the official clients do not
+// resume; for them the run is no longer cancelled when they leave, and a
+// reload shows the finished reply (the thread's messages).
+func WithDetachedRuns(max time.Duration) Option {
+	return option(func(c *config) {
+		if max < 0 {
+			c.fail(fmt.Errorf("proxy: WithDetachedRuns(%v): want 0 (the default bound) or more", max))
+			return
+		}
+		if max == 0 {
+			max = DefaultDetachedRunMax
+		}
+		c.detach = max
+	})
+}
+
+// runRef names a detached run's records in the store.
+type runRef struct {
+	h                 *Handler
+	user              User
+	threadID, runID   string
+	log, meta, owner  string
+	ttl, metaTTL, max time.Duration
+}
+
+func (h *Handler) runRef(u User, threadID, runID string) *runRef {
+	sum := sha256.Sum256([]byte(threadID + "\x00" + runID))
+	name := hex.EncodeToString(sum[:])
+	return &runRef{
+		h: h, user: u, threadID: threadID, runID: runID,
+		log: h.storeKey("log", u, name), meta: h.storeKey("run", u, name), owner: h.storeKey("owner", u, name),
+		ttl: DefaultRunLogTTL, metaTTL: h.cfg.detach + 2*DefaultRunLogTTL, max: h.cfg.detach,
+	}
+}
+
+// runMeta is what the store keeps of a detached run beside its log: that
+// it exists, for its user.
+type runMeta struct {
+	ThreadID string `json:"threadId"`
+	RunID    string `json:"runId"`
+}
+
+// own reads a detached run to its end into its log, under the run's
+// owner lease, then releases what the run holds. It runs in its own
+// goroutine; ready is closed once the log exists (its first entry is
+// written, or tried), done is called once it has ended.
+func (ref *runRef) own(ctx context.Context, cancel func(), s Stream, filter func(runs.Event, []byte) ([]byte, bool), ready chan<- struct{}, done func(error)) {
+	h := ref.h
+	var err error
+	readyOnce := sync.OnceFunc(func() { close(ready) })
+	defer func() { done(err) }()
+	defer readyOnce()
+	// Stopped before done: no goroutine of the run outlives it.
+	stopWatch, watched := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(watched)
+		ref.watch(context.WithoutCancel(ctx), s, cancel, stopWatch)
+	}()
+	defer func() {
+		close(stopWatch)
+		<-watched
+	}()
+	defer s.Close()
+	holder := h.instance + ":" + ref.runID
+	if ok, lerr := h.cfg.store.Lease(ctx, ref.owner, holder, h.cfg.leaseTTL); lerr != nil || !ok {
+		// Another instance cannot read this run (only this one has its
+		// stream): the lease only tells readers whether an owner lives.
+		h.log.WarnContext(ctx, "proxy: cannot take a detached run's owner lease; it is read anyway", "error", lerr)
+	}
+	own := &slot{key: ref.owner, holder: holder, stop: make(chan struct{}), done: make(chan struct{})}
+	go h.renew(ctx, own)
+	defer h.release(ctx, own)
+	for s.Next() {
+		raw := s.EventJSON()
+		if filter != nil {
+			var keep bool
+			if raw, keep = filter(s.Current(), raw); !keep {
+				continue
+			}
+		}
+		if len(raw) == 0 {
+			continue
+		}
+		if _, aerr := h.cfg.store.Append(ctx, ref.log, raw, RunLogLength, ref.ttl); aerr != nil {
+			// The page misses it; a resume gets the snapshot form.
+			h.log.WarnContext(ctx, "proxy: cannot append a run's event to its log", "error", aerr)
+		}
+		readyOnce()
+	}
+	err = s.Err()
+	// The end: an empty entry, after the run's own last event.
+	if _, aerr := h.cfg.store.Append(context.WithoutCancel(ctx), ref.log, nil, RunLogLength, ref.ttl); aerr != nil {
+		h.log.WarnContext(ctx, "proxy: cannot append a run's end to its log", "error", aerr)
+	}
+}
+
+// serve writes the run from its log to the browser, from the entry after
+// id after ("": from the start), as Server-Sent Events with id: lines,
+// until the log's end entry; the browser leaving ends it (the run goes
+// on). What the log cannot serve is answered in AG-UI's own form of the
+// run's state (snapshot).
+func (ref *runRef) serve(w http.ResponseWriter, r *http.Request, c *runs.Client, after string, status int) {
+	h := ref.h
+	ctx := r.Context()
+	rc := http.NewResponseController(w)
+	hd := w.Header()
+	hd.Set("Content-Type", "text/event-stream")
+	hd.Set("Cache-Control", "no-cache")
+	hd.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(status)
+	write := func(b []byte) bool {
+		if h.cfg.writeTimeout > 0 {
+			_ = rc.SetWriteDeadline(time.Now().Add(h.cfg.writeTimeout))
+		}
+		if _, err := w.Write(b); err != nil {
+			return false
+		}
+		err := rc.Flush()
+		return err == nil || errors.Is(err, http.ErrNotSupported)
+	}
+	defer func() { _ = rc.SetWriteDeadline(time.Time{}) }()
+	if !write(nil) {
+		return
+	}
+	wait := h.cfg.keepAlive
+	if wait <= 0 {
+		wait = DefaultKeepAlive
+	}
+	// held is a pause (tambo.run.awaiting_input) kept until the event
+	// after it, the run's end, so that the two reach the browser in one
+	// write: a client answering the pause at once must find the run
+	// complete on the service (see "Relaying a run" in the package doc).
+	var buf, held []byte
+	for ctx.Err() == nil {
+		es, whole, err := h.cfg.store.ReadLog(ctx, ref.log, after, 256, wait)
+		if err != nil && ctx.Err() != nil {
+			return
+		}
+		if err != nil || !whole {
+			if err != nil {
+				h.log.WarnContext(ctx, "proxy: cannot read a run's log; the page gets the run's state", "error", err)
+			}
+			ref.snapshot(ctx, c, write)
+			return
+		}
+		if len(es) == 0 {
+			if !ref.ownerLives(ctx) {
+				// Its owner died mid-run: what the log held was sent, and
+				// the run's end is the service's.
+				write(frame(held, ref.storedEnd(ctx, c)))
+				return
+			}
+			if !write([]byte(keepAliveComment)) {
+				return
+			}
+			continue
+		}
+		buf = append(buf[:0], held...)
+		held = held[:0]
+		last := 0
+		for _, e := range es {
+			if len(e.Value) == 0 {
+				write(buf)
+				return // the run's end
+			}
+			last = len(buf)
+			buf = append(buf, "id: "...)
+			buf = append(buf, e.ID...)
+			buf = append(buf, '\n')
+			buf = frame(buf, e.Value)
+			after = e.ID
+		}
+		if bytes.Contains(es[len(es)-1].Value, []byte(`"tambo.run.awaiting_input"`)) {
+			held = append(held, buf[last:]...)
+			buf = buf[:last]
+		}
+		if len(buf) > 0 && !write(buf) {
+			return
+		}
+	}
+}
+
+// cancelKey is where a cancel of a run of the thread waits for the
+// instance that owns it.
+func (h *Handler) cancelKey(u User, threadID string) string {
+	sum := sha256.Sum256([]byte(threadID))
+	return h.storeKey("cancel", u, hex.EncodeToString(sum[:]))
+}
+
+// tellOwner records a page's cancel of run runID for the detached run's
+// owner, on whichever instance it is: between two runs (server-side
+// tools running) the service has no run to cancel. It reports whether
+// the cancel was recorded.
+func (h *Handler) tellOwner(ctx context.Context, u User, threadID, runID string) bool {
+	if h.cfg.detach == 0 {
+		return false
+	}
+	if err := h.cfg.store.Set(ctx, h.cancelKey(u, threadID), []byte(runID), 3*h.cfg.leaseTTL); err != nil {
+		h.log.WarnContext(ctx, "proxy: cannot record a cancel for a detached run's owner", "error", err)
+		return false
+	}
+	return true
+}
+
+// watch stops the run (cancel) when a page's cancel of one of its runs
+// is recorded, checking every third of the lease ttl, until stop closes.
+func (ref *runRef) watch(ctx context.Context, s Stream, cancel func(), stop <-chan struct{}) {
+	h := ref.h
+	key := h.cancelKey(ref.user, ref.threadID)
+	t := time.NewTicker(h.cfg.leaseTTL / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		v, ok, err := h.cfg.store.Get(ctx, key)
+		if err != nil || !ok {
+			continue
+		}
+		if id := string(v); id == ref.runID || id == s.RunID() {
+			h.log.InfoContext(ctx, "proxy: a page cancelled a detached run", "thread", ref.threadID, "run", id)
+			_ = h.cfg.store.Delete(context.WithoutCancel(ctx), key)
+			cancel()
+			return
+		}
+	}
+}
+
+// ownerLives reports whether an instance still reads the run: its owner
+// lease is held. The store has no read of a lease, so this takes it for a
+// moment when it is free (and lets it go at once).
+func (ref *runRef) ownerLives(ctx context.Context) bool {
+	h := ref.h
+	probe := h.instance + ":probe:" + ref.runID
+	free, err := h.cfg.store.Lease(ctx, ref.owner, probe, h.cfg.leaseTTL)
+	if err != nil {
+		return true // unknown: keep waiting, the log may go on
+	}
+	if free {
+		_ = h.cfg.store.Release(context.WithoutCancel(ctx), ref.owner, probe)
+	}
+	return !free
+}
+
+// snapshot writes AG-UI's own form of the run's state, for a page whose
+// place in the log is gone: RUN_STARTED, MESSAGES_SNAPSHOT of the
+// thread's messages as the service has them, and the run's end as the
+// service stored it (RUN_FINISHED, or RUN_ERROR for a failed or cancelled
+// run, or one still going).
+func (ref *runRef) snapshot(ctx context.Context, c *runs.Client, write func([]byte) bool) {
+	h := ref.h
+	start, _ := json.Marshal(map[string]any{"type": "RUN_STARTED", "threadId": ref.threadID, "runId": ref.runID})
+	th, err := ref.thread(ctx, c)
+	msgs := []any{}
+	for _, m := range th.Messages {
+		msgs = append(msgs, aguiMessages(m)...)
+	}
+	if err != nil {
+		h.log.WarnContext(ctx, "proxy: cannot read a thread's messages for a run's snapshot", "error", err)
+		msgs = []any{}
+	}
+	snap, _ := json.Marshal(map[string]any{"type": "MESSAGES_SNAPSHOT", "messages": msgs}, ownJSON)
+	var b []byte
+	for _, ev := range [][]byte{start, snap, ref.endOf(ctx, th, err)} {
+		b = frame(b, ev)
+	}
+	write(b)
+}
+
+// thread reads the run's thread with all its messages, as the Handler
+// forwards an answer: its bytes redacted by the request core, so that
+// nothing decoded from them holds a secret.
+func (ref *runRef) thread(ctx context.Context, c *runs.Client) (runs.ThreadWithMessages, error) {
+	var th runs.ThreadWithMessages
+	rr, err := route.Fill(v1wire.GetThread.Method, v1wire.GetThread.Template, ref.threadID)
+	if err != nil {
+		return th, err
+	}
+	path, err := rr.Path()
+	if err != nil {
+		return th, err
+	}
+	var resp runs.Response
+	if err := c.Do(ctx, v1wire.GetThread.Method, path, nil, &resp, ref.h.cfg.callOpts...); err != nil {
+		return th, err
+	}
+	return th, json.Unmarshal(resp.Body, &th)
+}
+
+// storedEnd is the run's end as the service stored it, as AG-UI's
+// RUN_FINISHED or RUN_ERROR: RUN_ERROR for a failed or cancelled run (code
+// CANCELLED), for one still going whose events this instance cannot serve
+// (RUN_IN_PROGRESS), and when the thread cannot be read (STATE_UNKNOWN).
+func (ref *runRef) storedEnd(ctx context.Context, c *runs.Client) []byte {
+	th, err := ref.thread(ctx, c)
+	return ref.endOf(ctx, th, err)
+}
+
+// endOf is storedEnd of th, read with err.
+func (ref *runRef) endOf(ctx context.Context, th runs.ThreadWithMessages, err error) []byte {
+	var end []byte
+	switch {
+	case err != nil:
+		ref.h.log.WarnContext(ctx, "proxy: cannot read a thread for a run's end", "error", err)
+		end, _ = json.Marshal(map[string]any{"type": "RUN_ERROR", "message": "the run's state could not be read; reload the thread", "code": "STATE_UNKNOWN"})
+	case th.RunStatus != runs.RunStatusIdle && th.CurrentRunID == ref.runID:
+		end, _ = json.Marshal(map[string]any{"type": "RUN_ERROR", "message": "the run is still going, but its events are no longer kept; reload the thread when it ends", "code": "RUN_IN_PROGRESS"})
+	case th.LastRunError != nil:
+		end, _ = json.Marshal(map[string]any{"type": "RUN_ERROR", "message": th.LastRunError.Message, "code": th.LastRunError.Code})
+	case th.LastRunCancelled:
+		end, _ = json.Marshal(map[string]any{"type": "RUN_ERROR", "message": "the run was cancelled", "code": "CANCELLED"})
+	default:
+		end, _ = json.Marshal(map[string]any{"type": "RUN_FINISHED", "threadId": ref.threadID, "runId": ref.runID})
+	}
+	return end
+}
+
+// aguiMessages turns one of the service's messages into AG-UI's message
+// form: its text as content, its tool calls as toolCalls, each tool
+// result a tool message of its own.
+func aguiMessages(m runs.Message) []any {
+	var text strings.Builder
+	var calls []any
+	var out []any
+	for _, c := range m.Content {
+		switch c.Type {
+		case runs.ContentText:
+			text.WriteString(c.Text)
+		case runs.ContentToolUse:
+			args, _ := json.Marshal(c.Input)
+			calls = append(calls, map[string]any{"id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": string(args)}})
+		case runs.ContentToolResult:
+			var rt strings.Builder
+			for _, p := range c.Content {
+				rt.WriteString(p.Text)
+			}
+			out = append(out, map[string]any{"id": m.ID + ":" + c.ToolUseID, "role": "tool", "toolCallId": c.ToolUseID, "content": rt.String()})
+		}
+	}
+	if text.Len() > 0 || len(calls) > 0 || len(out) == 0 {
+		msg := map[string]any{"id": m.ID, "role": string(m.Role), "content": text.String()}
+		if len(calls) > 0 {
+			msg["toolCalls"] = calls
+		}
+		out = append([]any{msg}, out...)
+	}
+	return out
+}
+
+// cancel serves a page's cancel under WithDetachedRuns: recorded for the
+// run's owner (tellOwner), then sent to the service. The service's
+// refusal when it has no run to cancel (the owner is between two runs)
+// is answered 200: the owner stops.
+func (q *request) cancel() {
+	ctx := q.r.Context()
+	threadID, runID := q.route.Values["threadId"], q.route.Values["runId"]
+	told := q.h.tellOwner(ctx, q.user, threadID, runID)
+	path, err := q.route.Path()
+	if err != nil {
+		writeError(q.w, http.StatusBadRequest, "The path is not a /v1 route")
+		return
+	}
+	var resp runs.Response
+	err = q.c.Do(ctx, http.MethodDelete, path, nil, &resp, q.h.cfg.callOpts...)
+	var p *threads.Problem
+	switch {
+	case err == nil:
+		q.pass(resp)
+	case told && errors.As(err, &p) && p.Status < 500:
+		b, _ := json.Marshal(map[string]string{"runId": runID, "status": "cancelled"})
+		writeJSON(q.w, http.StatusOK, b)
+	default:
+		q.h.fail(q.w, q.r, err)
+	}
+}
+
+// resume serves GET /v1/threads/{threadId}/runs/{runId}/events: a page
+// resuming a detached run of its user from Last-Event-ID.
+func (q *request) resume() {
+	h := q.h
+	if h.cfg.detach == 0 {
+		writeError(q.w, http.StatusNotFound, "Cannot GET "+cut(q.r.URL.EscapedPath(), 200))
+		return
+	}
+	ref := h.runRef(q.user, q.route.Values["threadId"], q.route.Values["runId"])
+	_, ok, err := h.cfg.store.Get(q.r.Context(), ref.meta)
+	switch {
+	case err != nil:
+		h.log.ErrorContext(q.r.Context(), "proxy: cannot read a run's record from the store", "error", err)
+		q.w.Header().Set("Retry-After", "1")
+		writeError(q.w, http.StatusServiceUnavailable, "The run cannot be resumed now; try again")
+		return
+	case !ok:
+		// Another user's run, or one never detached here: the same
+		// answer, so that ids cannot be probed.
+		writeError(q.w, http.StatusNotFound, "No such run")
+		return
+	}
+	setHeaders(q.w.Header(), "")
+	after := q.r.Header.Get("Last-Event-ID")
+	if after == "" {
+		after = q.r.URL.Query().Get("lastEventId")
+	}
+	ref.serve(q.w, q.r, q.c, cut(after, 64), http.StatusOK)
+}

@@ -1,0 +1,246 @@
+package proxy_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/threadsapi/threads-go/proxy"
+	"github.com/threadsapi/threads-go/threadstest"
+)
+
+// sseEvent is one event a page's EventSource would get.
+type sseEvent struct{ ID, Data string }
+
+// readEvents reads up to n events (n < 0: to the end) from an SSE body.
+func readEvents(t *testing.T, r *bufio.Reader, n int) []sseEvent {
+	t.Helper()
+	var out []sseEvent
+	var cur sseEvent
+	for n < 0 || len(out) < n {
+		line, err := r.ReadString('\n')
+		if err == io.EOF {
+			return out
+		}
+		require.NoError(t, err)
+		line = strings.TrimRight(line, "\r\n")
+		switch {
+		case line == "":
+			if cur.Data != "" {
+				out = append(out, cur)
+			}
+			cur = sseEvent{}
+		case strings.HasPrefix(line, "id: "):
+			cur.ID = line[4:]
+		case strings.HasPrefix(line, "data: "):
+			cur.Data += line[6:]
+		}
+	}
+	return out
+}
+
+func eventType(t *testing.T, e sseEvent) string {
+	t.Helper()
+	var v struct{ Type string }
+	require.NoError(t, json.Unmarshal([]byte(e.Data), &v), e.Data)
+	return v.Type
+}
+
+// logKeys is a MemoryStore that records the keys of the logs written.
+type logKeys struct {
+	*proxy.MemoryStore
+	mu   sync.Mutex
+	logs map[string]bool
+	// appended gets each event appended; read each id a ReadLog reads
+	// after (when not nil).
+	appended, read chan string
+}
+
+func (s *logKeys) ReadLog(ctx context.Context, key, after string, n int, wait time.Duration) ([]proxy.LogEntry, bool, error) {
+	if s.read != nil {
+		s.read <- after
+	}
+	return s.MemoryStore.ReadLog(ctx, key, after, n, wait)
+}
+
+func (s *logKeys) Append(ctx context.Context, key string, value []byte, maxLen int, ttl time.Duration) (string, error) {
+	s.mu.Lock()
+	s.logs[key] = true
+	s.mu.Unlock()
+	id, err := s.MemoryStore.Append(ctx, key, value, maxLen, ttl)
+	if s.appended != nil && len(value) > 0 {
+		s.appended <- id + " " + string(value)
+	}
+	return id, err
+}
+
+func (s *logKeys) keys() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for k := range s.logs {
+		out = append(out, k)
+	}
+	return out
+}
+
+// detached is one Handler with detached runs on its own server.
+type detached struct {
+	fake  *threadstest.Server
+	srv   *httptest.Server
+	store *logKeys
+	h     *proxy.Handler
+}
+
+func newDetached(t *testing.T) *detached {
+	t.Helper()
+	fake := threadstest.NewServer(t)
+	store := &logKeys{MemoryStore: proxy.NewMemoryStore(0, 0), logs: map[string]bool{}}
+	h, err := proxy.New(fake.Client(), userBySession, proxy.WithStore(store), proxy.WithDetachedRuns(time.Minute))
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		require.NoError(t, h.Shutdown(context.Background()), "detached runs end with their run")
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	return &detached{fake: fake, srv: srv, store: store, h: h}
+}
+
+func (d *detached) request(t *testing.T, session, method, path, body string, hdr ...string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(method, d.srv.URL+path, strings.NewReader(body))
+	require.NoError(t, err)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.AddCookie(&http.Cookie{Name: "session", Value: session})
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := d.srv.Client().Do(req)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = resp.Body.Close() })
+	return resp
+}
+
+// A page reads 5 events of a detached run and leaves (a reload); the run
+// is not cancelled, and the page resumes with Last-Event-ID: it gets
+// every event after those once, in order, to the run's end.
+func TestDetachedRunResumesAfterReload(t *testing.T) {
+	t.Parallel()
+	d := newDetached(t)
+	hold := make(chan struct{})
+	d.fake.PushRunScript(threadstest.RunScript{Text: "one two three four five six seven eight", Hold: hold, HoldAfter: 6})
+	resp := d.request(t, "s-alice", "POST", "/v1/threads/runs", hiRun)
+	require.Equal(t, http.StatusCreated, resp.StatusCode)
+	threadID, runID := resp.Header.Get("X-Thread-Id"), resp.Header.Get("X-Run-Id")
+	first := readEvents(t, bufio.NewReader(resp.Body), 5)
+	require.Len(t, first, 5)
+	for _, e := range first {
+		require.NotEmpty(t, e.ID, "each event has an id")
+	}
+	resp.Body.Close() // the page reloads
+	close(hold)
+
+	again := d.request(t, "s-alice", "GET", "/v1/threads/"+threadID+"/runs/"+runID+"/events", "", "Last-Event-ID", first[4].ID)
+	require.Equal(t, http.StatusOK, again.StatusCode)
+	assert.Equal(t, "text/event-stream", again.Header.Get("Content-Type"))
+	rest := readEvents(t, bufio.NewReader(again.Body), -1)
+	require.NotEmpty(t, rest)
+	assert.Equal(t, "RUN_FINISHED", eventType(t, rest[len(rest)-1]), "the run went on to its end")
+
+	whole := d.request(t, "s-alice", "GET", "/v1/threads/"+threadID+"/runs/"+runID+"/events", "")
+	all := readEvents(t, bufio.NewReader(whole.Body), -1)
+	assert.Equal(t, all, append(first, rest...), "every event once, in order")
+	assert.Zero(t, d.fake.Count("DELETE", "/v1/threads/"+threadID+"/runs/"+runID), "the run was not cancelled")
+
+	// Another user's page cannot read it.
+	other := d.request(t, "s-bob", "GET", "/v1/threads/"+threadID+"/runs/"+runID+"/events", "")
+	assert.Equal(t, http.StatusNotFound, other.StatusCode)
+}
+
+// A page resuming after the run's log expired gets AG-UI's own form of
+// the run's state: RUN_STARTED, a MESSAGES_SNAPSHOT of the thread's
+// messages, and the run's end as the service stored it.
+func TestDetachedRunResumeAfterLogExpired(t *testing.T) {
+	t.Parallel()
+	d := newDetached(t)
+	d.fake.PushRunScript(threadstest.RunScript{Text: "all done"})
+	resp := d.request(t, "s-alice", "POST", "/v1/threads/runs", hiRun)
+	require.Equal(t, http.StatusCreated, resp.StatusCode)
+	threadID, runID := resp.Header.Get("X-Thread-Id"), resp.Header.Get("X-Run-Id")
+	evs := readEvents(t, bufio.NewReader(resp.Body), -1)
+	require.NotEmpty(t, evs)
+	for _, k := range d.store.keys() {
+		require.NoError(t, d.store.ExpireNow(context.Background(), k))
+	}
+
+	again := d.request(t, "s-alice", "GET", "/v1/threads/"+threadID+"/runs/"+runID+"/events", "", "Last-Event-ID", evs[1].ID)
+	require.Equal(t, http.StatusOK, again.StatusCode)
+	snap := readEvents(t, bufio.NewReader(again.Body), -1)
+	var types []string
+	for _, e := range snap {
+		types = append(types, eventType(t, e))
+		assert.Empty(t, e.ID, "the snapshot form has no log ids")
+	}
+	require.Equal(t, []string{"RUN_STARTED", "MESSAGES_SNAPSHOT", "RUN_FINISHED"}, types)
+	var ms struct {
+		Messages []struct{ Role, Content string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(snap[1].Data), &ms))
+	require.Len(t, ms.Messages, 2)
+	assert.Equal(t, "user", ms.Messages[0].Role)
+	assert.Equal(t, "hi", ms.Messages[0].Content)
+	assert.Equal(t, "assistant", ms.Messages[1].Role)
+	assert.Equal(t, "all done", ms.Messages[1].Content)
+}
+
+// A detached run's pause (tambo.run.awaiting_input) reaches the browser
+// only with the run's end, as the relay holds it: with the service's
+// pause window open, the page has read up to the pause's id in the log
+// and waits for the next entry, yet has not been sent the pause.
+func TestDetachedRunHoldsPauseUntilRunEnd(t *testing.T) {
+	t.Parallel()
+	d := newDetached(t)
+	d.store.appended = make(chan string, 64)
+	window := make(chan struct{})
+	d.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_b", Name: "get_location"}}, PauseWindow: window})
+	r := httptest.NewRequest("POST", "/v1/threads/runs", strings.NewReader(`{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"tools":[`+browserTool+`]}`))
+	r.Header.Set("Content-Type", "application/json")
+	r.AddCookie(&http.Cookie{Name: "session", Value: "s-alice"})
+	w := newRecorder()
+	d.store.read = make(chan string, 1024)
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		d.h.ServeHTTP(w, r)
+	}()
+	var pauseID string
+	for pauseID == "" {
+		if e := <-d.store.appended; strings.Contains(e, "tambo.run.awaiting_input") {
+			pauseID, _, _ = strings.Cut(e, " ")
+		}
+	}
+	for after := range d.store.read {
+		if after == pauseID {
+			break // the page's loop has had the pause, and waits for more
+		}
+	}
+	assert.NotContains(t, w.Body(), "tambo.run.awaiting_input", "the pause is held while the service's window is open")
+	close(window)
+	<-served
+	body := w.Body()
+	pause, end := strings.Index(body, "tambo.run.awaiting_input"), strings.Index(body, "RUN_FINISHED")
+	require.True(t, pause >= 0 && end > pause, body)
+}
