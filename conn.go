@@ -3,7 +3,6 @@ package threads
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 
 	"github.com/threadsapi/threads-go/internal/core"
@@ -17,15 +16,11 @@ import (
 
 func init() {
 	// The only write of core's registration: once, before main runs.
-	core.Register(connOf)
+	core.Register(connOf) // a func(*Client) (core.Conn[RequestOption], error): the link is typed
 }
 
-// connOf returns the core.Conn of client, a *Client made by NewClient.
-func connOf(client any) (core.Conn, error) {
-	c, ok := client.(*Client)
-	if !ok {
-		return nil, fmt.Errorf("threads: want a *threads.Client, got %T", client)
-	}
+// connOf returns the core.Conn of c, a *Client made by NewClient.
+func connOf(c *Client) (core.Conn[RequestOption], error) {
 	if c == nil || c.base == nil {
 		return nil, errNotMadeByNewClient
 	}
@@ -35,17 +30,8 @@ func connOf(client any) (core.Conn, error) {
 // conn is a Client seen from package runs.
 type conn struct{ c *Client }
 
-// Do sends call through the client's request path; opts is nil or a
-// []RequestOption.
-func (k conn) Do(ctx context.Context, opts any, call core.Call) (*core.Answer, error) {
-	var ro []RequestOption
-	switch o := opts.(type) {
-	case nil:
-	case []RequestOption:
-		ro = o
-	default:
-		return nil, fmt.Errorf("threads: core.Conn.Do: options must be []threads.RequestOption, got %T", opts)
-	}
+// Do sends call through the client's request path with the options ro.
+func (k conn) Do(ctx context.Context, ro []RequestOption, call core.Call) (*core.Answer, error) {
 	resp, cfg, o, err := k.c.exchangeObserved(ctx, ro, call)
 	if err != nil {
 		return nil, err
@@ -98,13 +84,11 @@ func (k conn) Redact(s string, extra ...string) string {
 	return k.c.cfg.redact(s, extra...)
 }
 
-func (k conn) FollowUpOptions(opts any) any {
-	ro, _ := opts.([]RequestOption)
+func (k conn) FollowUpOptions(ro []RequestOption) []RequestOption {
 	return withoutCallOnly(ro)
 }
 
-func (k conn) Logger(opts any) *slog.Logger {
-	ro, _ := opts.([]RequestOption)
+func (k conn) Logger(ro []RequestOption) *slog.Logger {
 	cfg, err := k.c.settings(ro)
 	if err != nil {
 		return k.c.cfg.logger // options that do not apply: the call reports them

@@ -3,9 +3,14 @@ package threads_test
 import (
 	"context"
 	"errors"
+	"go/parser"
+	"go/token"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -52,7 +57,7 @@ func connServer(t *testing.T, status int, body string) (*threads.Client, func() 
 func TestConnDoKeyHeaderAndProblem(t *testing.T) {
 	t.Parallel()
 	c, requests := connServer(t, http.StatusForbidden, `{"statusCode":403,"message":"Forbidden resource","error":"Forbidden"}`)
-	conn, err := core.ConnOf(c)
+	conn, err := core.ConnOf[threads.RequestOption](c)
 	require.NoError(t, err)
 
 	call := core.Call{
@@ -80,7 +85,7 @@ func TestConnDoKeyHeaderAndProblem(t *testing.T) {
 func TestConnDoDecodeJSON(t *testing.T) {
 	t.Parallel()
 	c, requests := connServer(t, http.StatusOK, `{"id":"thr_1","name":"n"}`)
-	conn, err := core.ConnOf(c)
+	conn, err := core.ConnOf[threads.RequestOption](c)
 	require.NoError(t, err)
 	call := core.Call{Route: route.Route{Method: http.MethodGet, Template: "/v1/threads"}, KeyHeader: "X-Api-Key"}
 	ans, err := conn.Do(context.Background(), []threads.RequestOption{threads.WithHeader("X-Trace", "t1"), threads.WithMaxResponseSize(1 << 10)}, call)
@@ -93,8 +98,6 @@ func TestConnDoDecodeJSON(t *testing.T) {
 	assert.Equal(t, "x [REDACTED] y", ans.Redact("x "+connKey+" y"))
 	assert.Equal(t, "[REDACTED]", conn.Redact("tok", "tok"))
 
-	_, err = conn.Do(context.Background(), "not options", call)
-	assert.ErrorContains(t, err, "[]threads.RequestOption")
 }
 
 // NoMigrate returns a 410 ENDPOINT_DEPRECATED as it is, without following
@@ -102,7 +105,7 @@ func TestConnDoDecodeJSON(t *testing.T) {
 func TestConnDoNoMigrate(t *testing.T) {
 	t.Parallel()
 	c, requests := connServer(t, http.StatusGone, `{"type":"about:blank","title":"Gone","status":410,"code":"ENDPOINT_DEPRECATED","details":{"migrateToEndpoint":"GET /v1/other"}}`)
-	conn, err := core.ConnOf(c)
+	conn, err := core.ConnOf[threads.RequestOption](c)
 	require.NoError(t, err)
 	_, err = conn.Do(context.Background(), nil, core.Call{Route: route.Route{Method: http.MethodGet, Template: "/v1/old"}, NoMigrate: true})
 	var p *threads.Problem
@@ -111,12 +114,55 @@ func TestConnDoNoMigrate(t *testing.T) {
 	assert.Len(t, requests(), 1)
 }
 
-// Only a *threads.Client made by NewClient has a Conn.
+// Only a *threads.Client made by NewClient has a Conn, and only with
+// threads' own option type: the link is typed, so a call with other
+// options does not compile, and a look-up with another type finds nothing.
 func TestConnOfRefusesOtherClients(t *testing.T) {
 	t.Parallel()
-	for _, v := range []any{nil, (*threads.Client)(nil), &threads.Client{}, "client"} {
-		conn, err := core.ConnOf(v)
+	for _, c := range []*threads.Client{nil, {}} {
+		conn, err := core.ConnOf[threads.RequestOption](c)
 		assert.Nil(t, conn)
-		assert.Error(t, err, "%#v", v)
+		assert.Error(t, err, "%#v", c)
 	}
+	c, _ := connServer(t, http.StatusOK, `{}`)
+	conn, err := core.ConnOf[threads.ClientOption](c)
+	assert.Nil(t, conn)
+	assert.ErrorContains(t, err, "no Conn registered for *threads.Client with options []threads.ClientOption")
+}
+
+// Only the packages that serve calls on the request path import
+// internal/core, the typed link to it: threads (which implements it),
+// runs, and the stream reader both share. The proxy and the command line
+// reach the request path through the public API.
+func TestOnlyTheRequestPathImportsCore(t *testing.T) {
+	t.Parallel()
+	allowed := map[string]bool{".": true, "runs": true, "internal/core": true, "internal/stream": true,
+		"proxy": true, // until the proxy's forwarding (issue 39) drops its redaction look-up
+	}
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() || allowed[path] {
+			return err
+		}
+		if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		files, err := filepath.Glob(filepath.Join(path, "*.go"))
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			file, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+			if err != nil {
+				return err
+			}
+			for _, imp := range file.Imports {
+				assert.NotEqual(t, `"github.com/threadsapi/threads-go/internal/core"`, imp.Path.Value, "%s imports internal/core", f)
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
 }

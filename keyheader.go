@@ -130,13 +130,10 @@ func authRefusal(p *Problem) bool {
 // was refused as Bearer only (tried false: the caller sends an x-api-key of
 // its own), or as Bearer and then in x-api-key. The same 403 answers a
 // thread outside the key's project, so on a route that names a thread the
-// hint says both. The setting is named once: the Go option and variable,
-// or what the CLI set with NameKeyHeaderSetting.
+// hint says both. The setting is named once, the variable first: the
+// threads command reads it too, and prints this hint as it is.
 func (c *Client) hintAuth(r route.Route, p *Problem, tried bool) {
-	setting := EnvAPIKeyHeader + " or WithAPIKeyHeader"
-	if s := c.keySetting.Load(); s != nil {
-		setting = *s
-	}
+	const setting = EnvAPIKeyHeader + " or WithAPIKeyHeader"
 	if tried {
 		p.hint = "the key was refused both as Authorization: Bearer and in x-api-key: check the key, or name the header the service reads with " + setting
 	} else {
@@ -146,10 +143,3 @@ func (c *Client) hintAuth(r route.Route, p *Problem, tried bool) {
 		p.hint = "the thread may not exist or may belong to another project; or " + p.hint
 	}
 }
-
-// NameKeyHeaderSetting makes the auth hint of this client's problems name
-// setting (such as "--api-key-header or THREADS_API_KEY_HEADER") instead of
-// the Go option and the variable. It is the threads command's hook, reached
-// through core.ConnOf (conn is unexported, so the method is not part of the
-// package's API); call it before the client's first call.
-func (k conn) NameKeyHeaderSetting(setting string) { k.c.keySetting.Store(&setting) }

@@ -81,7 +81,7 @@ func TextPart(text string) ContentPart { return ContentPart{Type: ContentPartTyp
 
 // ResourcePart returns a resource [ContentPart] (its text, its base64
 // blob or its URI, with its MIME type), for a message or a tool's result
-// ([Tool.CallParts]). Its /v1 counterpart is runs.ResourcePart.
+// ([Tool.CallParts]). Its /v1 counterpart is runs.ResourceContent.
 func ResourcePart(r Resource) ContentPart {
 	return ContentPart{Type: ContentPartTypeResource, Resource: &r}
 }

@@ -341,7 +341,7 @@ func (c *Conn) Resources(ctx context.Context) ([]*mcp.Resource, error) {
 }
 
 // ReadResource reads the resource uri: its contents, each text or a blob
-// with its MIME type. Turn them into message parts with [ResourcePart]
+// with its MIME type. Turn them into message parts with [Content]
 // (/v1) or [ContentPart] (package threads).
 func (c *Conn) ReadResource(ctx context.Context, uri string) ([]*mcp.ResourceContents, error) {
 	res, err := c.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})

@@ -191,7 +191,7 @@ func BenchmarkManyRelays(b *testing.B) {
 		rest, err := io.ReadAll(r)
 		return err == nil && bytes.Count(rest, []byte("data: "))+1 == events
 	}
-	header := http.Header{"Cookie": {"session=s"}}
+	header := http.Header{"Cookie": {"session=s"}, "Content-Type": {"application/json"}}
 	for b.Loop() {
 		for _, side := range []string{"baseline", "sdk"} {
 			base, stop := loopback.Start(b, "TestHelperHoldRelayServer", holdRelayServerEnv)

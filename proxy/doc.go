@@ -26,7 +26,10 @@
 // Both are safe for concurrent use. The package serves /v1 only (package
 // runs), not the spec's routes of package threads. The command "threads
 // proxy --user-key NAME" serves a Handler for one user, to try a web
-// client locally.
+// client locally. The Handler logs through [WithLogger] (an
+// *slog.Logger, the spelling of every package with options; nothing
+// without it); the calls it makes log through the client's
+// threads.WithLogger.
 //
 // # Safe in front of browsers
 //
@@ -56,6 +59,31 @@
 // (The Handler records each server-side call in the store before the
 // browser sees it; once that record has expired too, it can no longer
 // tell which calls were the server's.)
+//
+// # Answers
+//
+// The Handler forwards the service's answers; it does not rewrite them.
+// Every JSON answer (2xx or error, the cancel route's included) reaches
+// the browser as the service's bytes, members this SDK version does not
+// model included, with the secrets redacted by the client's request core
+// (its API key, a key set with [WithRequestOptions], the end user's
+// token) and nothing else changed. A run's events pass as the service's
+// bytes, redacted alike. Headers:
+//
+//   - passed: the status, Retry-After, and a run's X-Run-Id and
+//     X-Thread-Id (redacted);
+//   - set by the Handler on every answer, never copied: Content-Type
+//     (application/json, or text/event-stream for a run) and
+//     X-Content-Type-Options: nosniff;
+//   - never passed: any other header of the service's, Set-Cookie, CORS
+//     and CSP headers and hop-by-hop headers among them.
+//
+// A service answer that is not JSON (a gateway's HTML page, 2xx or not),
+// a redirect, or a failure the Handler cannot classify becomes the
+// Handler's own 502, in the service's error shape, naming no host; an id
+// no request may carry is 400. What the browser sends is allow-listed
+// from the declaration package runs sends from, so a member runs learns
+// to send is taken with no edit here.
 //
 // # Relaying a run
 //

@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,7 +22,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	threads "github.com/threadsapi/threads-go"
-	"github.com/threadsapi/threads-go/internal/core"
+	"github.com/threadsapi/threads-go/internal/route"
+	"github.com/threadsapi/threads-go/internal/v1wire"
 	"github.com/threadsapi/threads-go/runs"
 )
 
@@ -85,13 +87,16 @@ func (u User) id() string {
 //   - The browser's own x-api-key and Authorization headers are never
 //     forwarded; the project key is added on the server. No header, query
 //     parameter or body member of the browser's request reaches the
-//     service unless it is one the route takes (each route's parameters
-//     are read into the runs package's types and sent from them).
+//     service unless it is one the route takes: each route's query
+//     parameters and body are read into the declaration package runs
+//     sends from, and sent from it.
 //   - Only the routes of the allow-list are served, with their methods:
 //     the thread, message, run, cancel, component-state and suggestion
-//     routes. A path with dot segments, encoded slashes, backslashes or
-//     dots, or empty segments is refused (400) before anything is sent;
-//     any other path is 404 and another method 405.
+//     routes. A path with dot segments (in any spelling), encoded slashes
+//     or backslashes, backslashes, control characters, or empty or blank
+//     segments is refused (400) before anything is sent, as the SDK's
+//     generic calls refuse it; any other path is 404 and another method
+//     405.
 //   - Bodies are bounded ([WithMaxBodySize]), answers and streams by the
 //     client's limits, and each user's concurrent runs can be limited
 //     ([WithMaxRunsPerUser]).
@@ -105,11 +110,10 @@ func (u User) id() string {
 // check and CSRF protection (see "Safe in front of browsers" in the
 // package documentation).
 //
-// Answers are the service's: its status codes (201 for a new thread or a
-// run, 204 for a delete), its JSON shapes (from the runs types, so
-// members this SDK version does not know are not passed on), its error
-// bodies as the SDK received them (with secrets redacted). Runs are
-// relayed as [Relay] relays them (201, X-Run-Id, X-Thread-Id).
+// Answers are the service's, forwarded, not rewritten: its status and its
+// bytes, with the secrets redacted, and only the headers that "Answers"
+// in the package documentation lists; runs are relayed as [Relay] relays
+// them.
 //
 // The Handler expects the /v1 paths at its root: mount it with
 // [http.StripPrefix] to serve it under a prefix, and give the web client
@@ -133,9 +137,6 @@ type Handler struct {
 	life     lifecycle
 	// flushWarn: a writer that cannot flush is logged once.
 	flushWarn sync.Once
-	// redact removes every spelling of the client's API key, and of
-	// extra, from a JSON answer before the browser gets it.
-	redact func(s string, extra ...string) string
 }
 
 // DefaultMaxBodySize is the bound on a browser's request body when
@@ -156,11 +157,7 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 	if user == nil {
 		return nil, errors.New("proxy: New: the user function is nil")
 	}
-	conn, err := core.ConnOf(client)
-	if err != nil {
-		return nil, fmt.Errorf("proxy: New: %w", err)
-	}
-	h := &Handler{base: runs.New(client), user: user, tools: map[string]bool{}, redact: conn.Redact}
+	h := &Handler{base: runs.New(client), user: user, tools: map[string]bool{}}
 	h.cfg = config{
 		keepAlive: DefaultKeepAlive, writeTimeout: DefaultWriteTimeout,
 		maxBody: DefaultMaxBodySize, pendingTTL: DefaultPendingTTL,
@@ -295,7 +292,7 @@ func WithRequestOptions(opts ...threads.RequestOption) Option {
 
 // ServeHTTP serves one /v1 call of the browser.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	id, vals, status, allow := match(r)
+	rt, rr, status, allow := match(r)
 	switch status {
 	case 0:
 	case http.StatusMethodNotAllowed:
@@ -333,8 +330,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "Internal server error")
 		return
 	}
-	call := &request{h: h, w: w, r: r, c: c, user: u, vals: vals}
-	call.serve(id)
+	call := &request{h: h, w: w, r: r, c: c, user: u, route: rr}
+	switch {
+	case rt == v1wire.RunEvents:
+		call.resume()
+	case rt == v1wire.Cancel && h.cfg.detach > 0:
+		call.cancel()
+	case rt.Stream:
+		call.run(rt == v1wire.CreateAndRun)
+	default:
+		call.forward(rt)
+	}
 }
 
 // isJSON reports whether a Content-Type names JSON: application/json or
@@ -348,116 +354,108 @@ func isJSON(ct string) bool {
 	return ok && (sub == "json" || strings.HasSuffix(sub, "+json"))
 }
 
+// jsonAnswer reports whether the Content-Type of a service's answer
+// names JSON (application/json or application/*+json). Only the media
+// type counts: its parameters may hold a redacted secret, which no longer
+// parses.
+func jsonAnswer(ct string) bool {
+	mt, _, _ := strings.Cut(ct, ";")
+	sub, ok := strings.CutPrefix(strings.ToLower(strings.TrimSpace(mt)), "application/")
+	return ok && (sub == "json" || strings.HasSuffix(sub, "+json"))
+}
+
 // request is one browser call being served.
 type request struct {
-	h    *Handler
-	w    http.ResponseWriter
-	r    *http.Request
-	c    *runs.Client
-	user User
-	vals []string
+	h     *Handler
+	w     http.ResponseWriter
+	r     *http.Request
+	c     *runs.Client
+	user  User
+	route route.Route // the route, with the path's values
 }
 
-func (q *request) serve(id routeID) {
-	ctx, opts := q.r.Context(), q.h.cfg.callOpts
-	switch id {
-	case routeListThreads:
-		var p runs.ListThreadsParams
-		if q.query("limit", &p.Limit) {
-			p.Cursor = q.r.URL.Query().Get("cursor")
-			page, err := q.c.ListThreads(ctx, &p, opts...)
-			q.answer(http.StatusOK, page, err)
+// forward serves a JSON route: it sends the browser's call, with only
+// what the route takes, as the backend's user, and passes the service's
+// answer on.
+func (q *request) forward(rt v1wire.Route) {
+	query := url.Values{}
+	for _, name := range rt.Params() {
+		v := q.r.URL.Query().Get(name)
+		if v == "" {
+			continue
 		}
-	case routeCreateThread:
-		var b struct {
-			Metadata        map[string]any        `json:"metadata"`
-			InitialMessages []runs.InitialMessage `json:"initialMessages"`
+		if name == "limit" {
+			var n int
+			if !q.query(name, &n) {
+				return
+			}
 		}
-		if q.body(&b) {
-			th, err := q.c.CreateThread(ctx, runs.CreateThreadParams{Metadata: b.Metadata, InitialMessages: b.InitialMessages}, opts...)
-			q.answer(http.StatusCreated, th, err)
-		}
-	case routeGetThread:
-		th, err := q.c.GetThread(ctx, q.vals[0], opts...)
-		q.answer(http.StatusOK, th, err)
-	case routeUpdateThread:
-		var p runs.UpdateThreadParams
-		if q.body(&p) {
-			th, err := q.c.UpdateThread(ctx, q.vals[0], p, opts...)
-			q.answer(http.StatusOK, th, err)
-		}
-	case routeDeleteThread:
-		q.answer(http.StatusNoContent, nil, q.c.DeleteThread(ctx, q.vals[0], opts...))
-	case routeCancelRun:
-		err := q.c.Cancel(ctx, q.vals[0], q.vals[1], opts...)
-		q.answer(http.StatusOK, map[string]string{"runId": q.vals[1], "status": "cancelled"}, err)
-	case routeListMessages:
-		p := runs.ListMessagesParams{Order: runs.Order(q.r.URL.Query().Get("order"))}
-		if q.query("limit", &p.Limit) {
-			p.Cursor = q.r.URL.Query().Get("cursor")
-			page, err := q.c.ListMessages(ctx, q.vals[0], &p, opts...)
-			q.answer(http.StatusOK, page, err)
-		}
-	case routeGetMessage:
-		m, err := q.c.GetMessage(ctx, q.vals[0], q.vals[1], opts...)
-		q.answer(http.StatusOK, m, err)
-	case routeListSuggestions:
-		var p runs.ListSuggestionsParams
-		if q.query("limit", &p.Limit) {
-			p.Cursor = q.r.URL.Query().Get("cursor")
-			page, err := q.c.ListSuggestions(ctx, q.vals[0], q.vals[1], &p, opts...)
-			q.answer(http.StatusOK, page, err)
-		}
-	case routeGenerateSuggestions:
-		var p runs.GenerateSuggestionsParams
-		if q.body(&p) {
-			page, err := q.c.GenerateSuggestions(ctx, q.vals[0], q.vals[1], p, opts...)
-			q.answer(http.StatusCreated, page, err)
-		}
-	case routeComponentState:
-		q.componentState()
-	case routeRunEvents:
-		q.resume()
-	case routeCreateRun, routeRun:
-		q.run(id == routeCreateRun)
+		query.Set(name, v)
 	}
+	var body []byte
+	if in := bodyOf(rt); in != nil {
+		if !q.body(in) {
+			return
+		}
+		in.WithoutUser()
+		var err error
+		if body, err = json.Marshal(in); err != nil {
+			q.h.log.ErrorContext(q.r.Context(), "proxy: cannot encode a request body", "error", err)
+			writeError(q.w, http.StatusInternalServerError, "Internal server error")
+			return
+		}
+	}
+	path, err := q.route.Path()
+	if err != nil { // not reached: match filled every value
+		writeError(q.w, http.StatusBadRequest, "The path is not a /v1 route")
+		return
+	}
+	if len(query) > 0 {
+		path += "?" + query.Encode()
+	}
+	var resp runs.Response
+	if err := q.c.Do(q.r.Context(), rt.Method, path, body, &resp, q.h.cfg.callOpts...); err != nil {
+		q.h.fail(q.w, q.r, err)
+		return
+	}
+	q.pass(resp)
 }
 
-// componentState serves POST …/components/{componentId}/state: a whole
-// state or a JSON Patch, as the service takes them.
-func (q *request) componentState() {
-	var b struct {
-		State *map[string]any `json:"state"`
-		Patch *[]runs.PatchOp `json:"patch"`
-	}
-	if !q.body(&b) {
-		return
-	}
-	ctx, opts := q.r.Context(), q.h.cfg.callOpts
-	var state map[string]any
-	var err error
-	switch {
-	case b.State != nil && b.Patch != nil:
-		writeError(q.w, http.StatusBadRequest, "Provide either 'state' or 'patch', not both")
-		return
-	case b.Patch != nil:
-		state, err = q.c.PatchComponentState(ctx, q.vals[0], q.vals[1], *b.Patch, opts...)
-	case b.State != nil:
-		state, err = q.c.SetComponentState(ctx, q.vals[0], q.vals[1], *b.State, opts...)
-	default:
-		writeError(q.w, http.StatusBadRequest, "Either 'state' or 'patch' must be provided")
-		return
-	}
-	q.answer(http.StatusCreated, map[string]any{"state": state}, err)
-}
-
-// secrets are what the Handler's answers must not show beside the
-// client's API key: the end user's token, if any.
-func (q *request) secrets() []string {
-	if tok := q.user.Token.Reveal(); tok != "" {
-		return []string{tok}
+// bodyOf returns what the body of rt is read into (nil: the route takes
+// none): internal/v1wire's type, the one that runs sends from, so that a
+// member the route takes is taken here with no edit of the proxy's.
+func bodyOf(rt v1wire.Route) v1wire.Body {
+	switch rt {
+	case v1wire.CreateThread:
+		return new(v1wire.CreateThreadBody[runs.InitialMessage])
+	case v1wire.UpdateThread:
+		return new(v1wire.UpdateThreadBody)
+	case v1wire.GenerateSuggestions:
+		return new(v1wire.SuggestionsBody[runs.AvailableComponent])
+	case v1wire.ComponentState:
+		return new(v1wire.ComponentStateBody[runs.PatchOp])
 	}
 	return nil
+}
+
+// pass writes a 2xx answer of the service to the browser: its status and
+// its bytes (secrets redacted by the request core), with the Handler's
+// own Content-Type and nosniff. An answer that is not JSON is not passed
+// on (502).
+func (q *request) pass(resp runs.Response) {
+	if resp.Status == http.StatusNoContent || (len(resp.Body) == 0 && resp.Status != http.StatusOK) {
+		setHeaders(q.w.Header(), "")
+		q.w.WriteHeader(resp.Status)
+		return
+	}
+	if !jsonAnswer(resp.Header.Get("Content-Type")) || !jsontext.Value(resp.Body).IsValid() {
+		// Not JSON, or JSON no longer once a secret that spells JSON
+		// punctuation was redacted: not the browser's to read.
+		q.h.log.ErrorContext(q.r.Context(), "proxy: the service's answer is not JSON", "path", q.r.URL.Path, "status", resp.Status)
+		writeError(q.w, http.StatusBadGateway, "The service's answer is not JSON")
+		return
+	}
+	writeJSON(q.w, resp.Status, resp.Body)
 }
 
 // query reads an integer query parameter into dst; false (answered 400)
@@ -509,43 +507,13 @@ func jsonErr(err error) string {
 	return "malformed JSON"
 }
 
-// answer writes a JSON route's result, or its error.
-func (q *request) answer(status int, v any, err error) {
-	if err != nil {
-		q.h.fail(q.w, q.r, err)
-		return
-	}
-	if status == http.StatusNoContent {
-		q.w.WriteHeader(status)
-		return
-	}
-	b, err := json.Marshal(v, wireJSON)
-	if err != nil {
-		q.h.log.ErrorContext(q.r.Context(), "proxy: cannot encode an answer", "error", err)
-		writeError(q.w, http.StatusInternalServerError, "Internal server error")
-		return
-	}
-	// The service may echo the project key or the user's token in what
-	// it stores (a name, metadata, a message): the browser gets neither.
-	if s := q.h.redact(string(b), q.secrets()...); s != string(b) {
-		if b = []byte(s); !jsontext.Value(b).IsValid() {
-			// A secret that spells JSON punctuation: not to be sent.
-			q.h.log.ErrorContext(q.r.Context(), "proxy: an answer is not valid JSON once the secrets are redacted", "path", q.r.URL.Path)
-			writeError(q.w, http.StatusBadGateway, "Bad Gateway")
-			return
-		}
-	}
-	q.w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	q.w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	q.w.WriteHeader(status)
-	_, _ = q.w.Write(b)
-}
-
 // fail answers a call that failed before any answer was written: the
-// service's refusal as the SDK received it (its status, its body with the
-// key redacted), the browser's own mistake that the SDK refused before
-// sending (400), or the service unreachable (502). A browser that left
-// gets nothing and nothing is logged above debug level.
+// service's refusal (its status and its JSON body, with the secrets
+// redacted by the request core; Retry-After passed), the browser's own
+// mistake that the SDK refused before sending (400), or the service
+// unreachable, or answering what the Handler does not pass on (502: a
+// redirect, a body that is not JSON, an error it cannot classify). A
+// browser that left gets nothing and nothing is logged above debug level.
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	ctx := r.Context()
 	if leftErr(ctx, err) {
@@ -558,26 +526,38 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		if p.Status >= 500 {
 			h.log.WarnContext(ctx, "proxy: the service failed", "path", r.URL.Path, "error", err)
 		}
-		if ct := p.Header.Get("Content-Type"); ct != "" && len(p.Body) > 0 {
-			w.Header().Set("Content-Type", ct)
-		}
 		if ra := p.Header.Get("Retry-After"); ra != "" {
 			w.Header().Set("Retry-After", ra)
 		}
-		if len(p.Body) == 0 {
+		switch {
+		case len(p.Body) == 0:
 			writeError(w, p.Status, http.StatusText(p.Status))
-			return
+		case !jsonAnswer(p.Header.Get("Content-Type")) || !jsontext.Value(p.Body).IsValid():
+			// An HTML error page of a gateway before the service, say.
+			w.Header().Del("Retry-After")
+			h.log.ErrorContext(ctx, "proxy: the service's error answer is not JSON", "path", r.URL.Path, "status", p.Status)
+			writeError(w, http.StatusBadGateway, "The service's answer is not JSON")
+		default:
+			writeJSON(w, p.Status, p.Body)
 		}
-		w.WriteHeader(p.Status)
-		_, _ = w.Write(p.Body)
+	case errors.As(err, &p):
+		// A redirect the client did not follow (another origin), or any
+		// other status that is no answer of the service's.
+		h.log.ErrorContext(ctx, "proxy: the service answered with a status the Handler does not pass on", "path", r.URL.Path, "status", p.Status)
+		writeError(w, http.StatusBadGateway, "The service's answer cannot be passed on")
+	case errors.Is(err, route.ErrInvalidID):
+		// An id the browser sent that no request may carry.
+		h.log.DebugContext(ctx, "proxy: a call refused before sending", "path", r.URL.Path, "error", err)
+		writeError(w, http.StatusBadRequest, cut(err.Error(), 300))
+	case errors.Is(err, runs.ErrIdentity):
+		h.log.ErrorContext(ctx, "proxy: the user function returned an end user that no call may carry", "error", err)
+		writeError(w, http.StatusInternalServerError, "Internal server error")
 	case unreachable(err):
 		h.log.ErrorContext(ctx, "proxy: the service could not be reached", "path", r.URL.Path, "error", err)
 		writeError(w, http.StatusBadGateway, "Bad Gateway")
 	default:
-		// Refused by the SDK before sending: an id or a parameter the
-		// browser sent that no request may carry.
-		h.log.DebugContext(ctx, "proxy: a call refused before sending", "path", r.URL.Path, "error", err)
-		writeError(w, http.StatusBadRequest, cut(err.Error(), 300))
+		h.log.ErrorContext(ctx, "proxy: a call failed", "path", r.URL.Path, "error", err)
+		writeError(w, http.StatusBadGateway, "Bad Gateway")
 	}
 }
 
@@ -591,6 +571,25 @@ func unreachable(err error) bool {
 		errors.Is(err, context.DeadlineExceeded)
 }
 
+// setHeaders sets what the Handler sets on every answer, whatever the
+// service sent: the Content-Type (none for an answer without a body) and
+// nosniff, so that no browser reads an answer as anything but what it
+// says it is.
+func setHeaders(h http.Header, contentType string) {
+	if contentType != "" {
+		h.Set("Content-Type", contentType)
+	}
+	h.Set("X-Content-Type-Options", "nosniff")
+}
+
+// writeJSON writes a JSON answer.
+func writeJSON(w http.ResponseWriter, status int, b []byte) {
+	setHeaders(w.Header(), "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
 // writeError writes an error in the service's own default shape
 // ({"message","error","statusCode"}), which the official clients read.
 func writeError(w http.ResponseWriter, status int, message string) {
@@ -599,10 +598,7 @@ func writeError(w http.ResponseWriter, status int, message string) {
 		Error      string `json:"error"`
 		StatusCode int    `json:"statusCode"`
 	}{message, http.StatusText(status), status})
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	writeJSON(w, status, b)
 }
 
 // cut shortens s to at most n bytes on a rune boundary.
@@ -617,17 +613,3 @@ func cut(s string, n int) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
-// wireJSON is how a JSON answer, or a pause's stored results, is written:
-// map keys sorted (a Go map has no order), no HTML escaping
-// (JSON.stringify does none), nil slices as [] and times as the service
-// writes them (UTC, milliseconds: 2026-06-16T10:00:00.000Z), and bytes
-// that are not UTF-8 (a tool's text) as U+FFFD, as encoding/json writes
-// them when the runs package sends a result.
-var wireJSON = json.JoinOptions(
-	json.Deterministic(true),
-	jsontext.AllowInvalidUTF8(true),
-	json.WithMarshalers(json.MarshalToFunc(func(enc *jsontext.Encoder, t time.Time) error {
-		return enc.WriteToken(jsontext.String(t.UTC().Format("2006-01-02T15:04:05.000Z")))
-	})),
-)

@@ -879,3 +879,263 @@ func TestHandlerTakesOnlyJSONBodies(t *testing.T) {
 		assert.Equal(t, http.StatusCreated, w.Code, "%q: %s", ct, w.Body.String())
 	}
 }
+
+// direct sends a request to the fake as the Handler sends alice's, and
+// returns the service's answer as its bytes: what the browser must get.
+func (e *env) direct(t *testing.T, method, target string) string {
+	t.Helper()
+	u, err := url.Parse(e.fake.URL + target)
+	require.NoError(t, err)
+	q := u.Query()
+	q.Set("userKey", "alice")
+	u.RawQuery = q.Encode()
+	req, err := http.NewRequest(method, u.String(), nil)
+	require.NoError(t, err)
+	req.Header.Set("X-Api-Key", e.fake.APIKey)
+	resp, err := e.fake.HTTPClient().Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(b))
+	return string(b)
+}
+
+// The service's JSON answers reach the browser as the service's bytes:
+// members this SDK does not model (a field the service adds tomorrow,
+// which the official web client may read) are passed, nothing is
+// re-encoded, on the thread, list, message, suggestion and cancel routes.
+func TestHandlerForwardsTheServicesBytes(t *testing.T) {
+	t.Parallel()
+	extra := map[string]any{"futureField": map[string]any{"since": "v2"}}
+	e := newEnv(t, []threadstest.Option{threadstest.WithExtraMembers(extra)})
+
+	w := e.do(t, "s-alice", "POST", "/v1/threads", `{"initialMessages":[{"role":"user","content":[{"type":"text","text":"one"}]}]}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	id := decode[map[string]any](t, w)["id"].(string)
+	msgID := decode[struct {
+		Messages []struct {
+			ID string `json:"id"`
+		} `json:"messages"`
+	}](t, e.do(t, "s-alice", "GET", "/v1/threads/"+id, "")).Messages[0].ID
+	w = e.do(t, "s-alice", "POST", "/v1/threads/"+id+"/messages/"+msgID+"/suggestions", `{"maxSuggestions":2}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	assert.Contains(t, w.Body.String(), `"futureField"`)
+
+	for _, target := range []string{
+		"/v1/threads/" + id,
+		"/v1/threads?limit=5",
+		"/v1/threads/" + id + "/messages?limit=10",
+		"/v1/threads/" + id + "/messages/" + msgID,
+		"/v1/threads/" + id + "/messages/" + msgID + "/suggestions",
+	} {
+		w := e.do(t, "s-alice", "GET", target, "")
+		require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+		want := e.direct(t, "GET", target)
+		require.Contains(t, want, `"futureField":{"since":"v2"}`, target)
+		assert.Equal(t, want, w.Body.String(), target)
+	}
+
+	// The cancel route's answer is the service's too, not one the
+	// Handler writes.
+	hold, held := make(chan struct{}), make(chan struct{})
+	e.fake.PushRunScript(threadstest.RunScript{Text: "long answer", Hold: hold, HoldAfter: 1, OnHold: func() { close(held) }})
+	s, err := runs.New(e.fake.Client()).ForUser("alice").Run(context.Background(), id, runs.RunParams{Content: []runs.Content{runs.Text("hi")}})
+	require.NoError(t, err)
+	defer s.Close()
+	defer close(hold)
+	<-held
+	w = e.do(t, "s-alice", "DELETE", "/v1/threads/"+id+"/runs/"+s.RunID(), "")
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+	assert.Equal(t, `{"runId":"`+s.RunID()+`","status":"cancelled","futureField":{"since":"v2"}}`+"\n", w.Body.String(), "the service's bytes, its final newline included")
+	assert.Empty(t, e.logs.failures())
+}
+
+// Every answer of the Handler says what it is, and only that: its own
+// Content-Type (JSON, or an event stream for a run) and nosniff, whether
+// the service or the Handler wrote it. Of the service's headers only
+// Retry-After passes: no cookie, CORS, CSP or hop-by-hop header of the
+// service's reaches the browser.
+func TestHandlerAnswerHeaders(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	th := decode[map[string]any](t, e.do(t, "s-alice", "POST", "/v1/threads", `{}`))
+	id := th["id"].(string)
+	e.fake.Inject(threadstest.Fault{Method: "GET", Path: "/v1/threads/" + id + "/messages", Times: 1, Status: http.StatusOK,
+		Header: http.Header{
+			"Content-Type": {"application/json"}, "Set-Cookie": {"sid=service; Path=/"},
+			"Access-Control-Allow-Origin": {"*"}, "Access-Control-Allow-Credentials": {"true"},
+			"Content-Security-Policy": {"default-src *"}, "Keep-Alive": {"timeout=5"}, "Proxy-Authenticate": {"Basic"},
+			"X-Content-Type-Options": {"sniff-please"},
+		},
+		Body: `{"messages":[],"hasMore":false}`})
+	e.fake.Inject(threadstest.Fault{Method: "GET", Path: "/v1/threads/" + id, Times: 1, Status: http.StatusTooManyRequests,
+		Header: http.Header{"Content-Type": {"application/json"}, "Retry-After": {"7"}, "Set-Cookie": {"sid=service"}, "X-Should-Retry": {"false"}},
+		Body:   `{"message":"slow down","statusCode":429}`})
+	const jsonType, sse = "application/json; charset=utf-8", "text/event-stream"
+	for _, c := range []struct {
+		method, target, body, session string
+		status                        int
+		ctype                         string
+	}{
+		{"GET", "/v1/threads/" + id + "/messages", "", "s-alice", http.StatusOK, jsonType},
+		{"GET", "/v1/threads/" + id, "", "s-alice", http.StatusTooManyRequests, jsonType},
+		{"GET", "/v1/threads?limit=2", "", "s-alice", http.StatusOK, jsonType},
+		{"POST", "/v1/threads", `{}`, "s-alice", http.StatusCreated, jsonType},
+		{"POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`, "s-alice", http.StatusCreated, sse},
+		{"GET", "/v1/threads/thr_other.000000", "", "s-alice", http.StatusForbidden, jsonType},
+		{"GET", "/v1/threads", "", "", http.StatusUnauthorized, jsonType},
+		{"GET", "/v1/nothing", "", "s-alice", http.StatusNotFound, jsonType},
+		{"PUT", "/v1/threads", "", "s-alice", http.StatusMethodNotAllowed, jsonType},
+		{"GET", "/v1/threads/..", "", "s-alice", http.StatusBadRequest, jsonType},
+		{"GET", "/v1/threads?limit=x", "", "s-alice", http.StatusBadRequest, jsonType},
+		{"DELETE", "/v1/threads/" + id, "", "s-alice", http.StatusNoContent, ""},
+	} {
+		w := e.do(t, c.session, c.method, c.target, c.body)
+		name := c.method + " " + c.target
+		require.Equal(t, c.status, w.Code, "%s: %s", name, w.Body.String())
+		h := w.Header()
+		assert.Equal(t, c.ctype, h.Get("Content-Type"), name)
+		assert.Equal(t, "nosniff", h.Get("X-Content-Type-Options"), name)
+		for _, never := range []string{"Set-Cookie", "Access-Control-Allow-Origin", "Access-Control-Allow-Credentials",
+			"Content-Security-Policy", "Keep-Alive", "Proxy-Authenticate"} {
+			assert.Empty(t, h.Values(never), "%s: %s", name, never)
+		}
+		if c.status == http.StatusTooManyRequests {
+			assert.Equal(t, "7", h.Get("Retry-After"), name)
+			assert.Equal(t, `{"message":"slow down","statusCode":429}`, w.Body.String(), name)
+		}
+	}
+}
+
+// stub is a service that answers every request with answer, behind a
+// Handler whose calls carry a per-call key (WithRequestOptions) and whose
+// user is an end-user token.
+func stub(t *testing.T, answer http.HandlerFunc) (*proxy.Handler, *httptest.Server) {
+	t.Helper()
+	srv := httptest.NewServer(answer)
+	t.Cleanup(srv.Close)
+	c, err := threads.NewClient(threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(srv.URL),
+		threads.WithAPIKey("sk-client-key-0123456789"), threads.WithMaxRetries(0))
+	require.NoError(t, err)
+	h, err := proxy.New(c, func(*http.Request) (proxy.User, error) {
+		return proxy.User{Token: threads.NewToken("eut-stub-token-0123456789")}, nil
+	}, proxy.WithRequestOptions(threads.WithAPIKey("sk-per-call-key-0123456789")))
+	require.NoError(t, err)
+	return h, srv
+}
+
+// A key set for the Handler's calls (WithRequestOptions) is the call's
+// key: a service that echoes it, raw or JSON-escaped, in an answer's body
+// or an error's, does not hand it to the browser.
+func TestHandlerRedactsPerCallKey(t *testing.T) {
+	t.Parallel()
+	h, _ := stub(t, func(w http.ResponseWriter, r *http.Request) {
+		key := r.Header.Get("X-Api-Key")
+		escaped := strings.Replace(key, "-", `\u002d`, 1)
+		w.Header().Set("Content-Type", "application/json")
+		if strings.HasSuffix(r.URL.Path, "/thr_err") {
+			w.WriteHeader(http.StatusBadRequest)
+		}
+		_, _ = io.WriteString(w, `{"id":"thr_1","name":"`+key+`","metadata":{"k":"`+escaped+`"}}`)
+	})
+	for _, target := range []string{"/v1/threads/thr_1", "/v1/threads/thr_err"} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", target, nil))
+		assert.NotContains(t, w.Body.String(), "per-call", target)
+		assert.NotContains(t, w.Body.String(), `per\u002dcall`, target)
+		assert.Equal(t, `{"id":"thr_1","name":"[REDACTED]","metadata":{"k":"[REDACTED]"}}`, w.Body.String(), target)
+	}
+}
+
+// What the Handler does not pass on becomes its own 502 that names no
+// host: a redirect (to another origin, which the client does not follow
+// with the key), a service answer that is not JSON (a gateway's HTML
+// page, 2xx or not), and a failure it cannot classify.
+func TestHandlerBadGatewayNamesNoHost(t *testing.T) {
+	t.Parallel()
+	h, srv := stub(t, func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/thr_redirect"):
+			w.Header().Set("Location", "http://internal.example:8443/v1/threads/thr_1")
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusFound)
+			_, _ = io.WriteString(w, `{"message":"moved to internal.example"}`)
+		case strings.HasSuffix(r.URL.Path, "/thr_html"):
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = io.WriteString(w, `<html><body>internal.example</body></html>`)
+		default:
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusBadGateway)
+			_, _ = io.WriteString(w, `<html><body>nginx at internal.example</body></html>`)
+		}
+	})
+	host := strings.TrimPrefix(srv.URL, "http://")
+	for _, target := range []string{"/v1/threads/thr_redirect", "/v1/threads/thr_html", "/v1/threads/thr_gateway", "/v1/threads/thr_1/messages"} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", target, nil))
+		assert.Equal(t, http.StatusBadGateway, w.Code, target)
+		assert.Equal(t, "application/json; charset=utf-8", w.Header().Get("Content-Type"), target)
+		assert.Empty(t, w.Header().Get("Location"), target)
+		for _, s := range []string{"internal.example", host, "127.0.0.1", "<html"} {
+			assert.NotContains(t, w.Body.String(), s, target)
+		}
+		var p struct {
+			StatusCode int `json:"statusCode"`
+		}
+		require.NoError(t, json.Unmarshal(w.Body.Bytes(), &p), target)
+		assert.Equal(t, http.StatusBadGateway, p.StatusCode, target)
+	}
+}
+
+// A failure the Handler cannot classify (here the backend's own call
+// option, refused when the call is made) is its 502, logged: never a 400
+// that blames the browser and shows it the SDK's error.
+func TestHandlerUnclassifiedFailureIsBadGateway(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil, proxy.WithRequestOptions(threads.WithMaxRetries(-1)))
+	for _, c := range []struct{ method, target, body string }{
+		{"GET", "/v1/threads", ""},
+		{"POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`},
+	} {
+		w := e.do(t, "s-alice", c.method, c.target, c.body)
+		assert.Equal(t, http.StatusBadGateway, w.Code, c.target)
+		assert.NotContains(t, w.Body.String(), "WithMaxRetries", c.target)
+	}
+	assert.NotEmpty(t, e.logs.failures())
+}
+
+// A browser's run reaches the service as package runs sends a run: every
+// member runs sends (read through the same declaration), the backend's
+// user in thread.userKey, and nothing else of what the browser sent.
+func TestHandlerRunBodyIsRunsBody(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	temp := 0.3
+	cp := runs.CreateRunParams{
+		RunParams: runs.RunParams{
+			Content: []runs.Content{runs.Text("hi")}, MessageMetadata: map[string]any{"m": "1"},
+			AdditionalContext: map[string]any{"page": "/"}, ToolDefinitions: []runs.ToolDefinition{{Name: "lookup", InputSchema: map[string]any{"type": "object"}}},
+			AvailableComponents: []runs.AvailableComponent{{Name: "Card", Description: "a card", PropsSchema: map[string]any{"type": "object"}}},
+			ToolChoice:          "auto", Model: "m", MaxTokens: 9, Temperature: &temp, RunMetadata: map[string]any{"r": "1"},
+		},
+		ThreadMetadata:  map[string]any{"t": "1"},
+		InitialMessages: []runs.InitialMessage{{Role: runs.RoleUser, Content: []runs.Content{runs.Text("seed")}}},
+	}
+	b, err := json.Marshal(cp)
+	require.NoError(t, err)
+	var sent map[string]any
+	require.NoError(t, json.Unmarshal(b, &sent))
+	browser := map[string]any{"userKey": "mallory", "apiKey": "x", "stream": true}
+	for k, v := range sent {
+		browser[k] = v
+	}
+	in, err := json.Marshal(browser)
+	require.NoError(t, err)
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", string(in))
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	var got map[string]any
+	require.NoError(t, json.Unmarshal(e.last(t).Body, &got))
+	sent["thread"].(map[string]any)["userKey"] = "alice"
+	assert.Equal(t, sent, got)
+}

@@ -106,3 +106,12 @@ func FuzzRawEvents(f *testing.F) {
 		}
 	})
 }
+
+// The pause is found in the service's member order and in any other.
+func TestIsPause(t *testing.T) {
+	t.Parallel()
+	assert.True(t, isPause([]byte(`{"type":"CUSTOM","name":"tambo.run.awaiting_input","value":{}}`)))
+	assert.True(t, isPause([]byte(`{"value":{},"name":"tambo.run.awaiting_input","type":"CUSTOM"}`)))
+	assert.True(t, isPause([]byte(`{"type":"CUSTOM","name":"tambo.run.awaiting\u005finput"}`)))
+	assert.False(t, isPause([]byte(`{"type":"CUSTOM","name":"tambo.component.props_delta","value":{}}`)))
+}

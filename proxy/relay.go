@@ -163,6 +163,10 @@ func (rl relayer) relay(w http.ResponseWriter, r *http.Request, s Stream) (res R
 	// The headers go out at once, before the first event, as the service
 	// sends them.
 	if !k.write(nil, 0, true) {
+		if t := rl.tap; t != nil && t.Observe != nil {
+			t.Observe.Leave()
+			t.Observe.End(nil)
+		}
 		return res, nil
 	}
 	k.startKeepAlive()
@@ -218,7 +222,9 @@ func (rl *relayer) relayTyped(k *sink, s Stream) (int, error) {
 			batch, n = keepSmall(batch), 0
 		}
 	}
-	k.write(append(batch, held...), n+heldN, true)
+	if n+heldN > 0 {
+		k.write(append(batch, held...), n+heldN, true)
+	}
 	return k.events, s.Err()
 }
 
@@ -272,7 +278,7 @@ func (rl *relayer) relayRaw(k *sink, s Stream) (int, error) {
 			case is(re.typ, "RUN_ERROR"):
 				ended, runErr = true, runFailure(re.data, t.Redact, s)
 			case is(re.typ, "CUSTOM") && b.heldN == 0:
-				if name, _ := member(re.data, "name"); name == runs.CustomAwaitingInput {
+				if isPause(re.data) {
 					b.emit(true)
 					k.pause()
 					b.hold(re.data)
@@ -329,6 +335,20 @@ type noObservation struct{}
 func (noObservation) Event()    {}
 func (noObservation) Leave()    {}
 func (noObservation) End(error) {}
+
+// isPause reports whether CUSTOM event data is the service's pause. The
+// service writes the name right after the type; any other order is
+// decoded.
+func isPause(data []byte) bool {
+	const front = `{"type":"CUSTOM","name":"`
+	if rest, ok := bytes.CutPrefix(data, []byte(front)); ok {
+		if n := bytes.IndexByte(rest, '"'); n >= 0 && bytes.IndexByte(rest[:n], '\\') < 0 {
+			return string(rest[:n]) == runs.CustomAwaitingInput
+		}
+	}
+	name, _ := member(data, "name")
+	return name == runs.CustomAwaitingInput
+}
 
 // drain reads what follows a run's end (normally only the body's end),
 // for at most 100 ms and 4 KiB, so that the connection to the service can

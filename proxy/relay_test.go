@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -506,4 +507,75 @@ func TestHandlerBehindLoggingMiddlewareStreams(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusCreated, <-status)
 	assert.Empty(t, e.logs.failures())
+}
+
+// batchStream is a Stream of n text deltas whose events arrive in groups
+// of ten: Buffered is false after each tenth.
+type batchStream struct {
+	n, i int
+	raw  []byte
+}
+
+func (s *batchStream) Next() bool {
+	if s.i == s.n {
+		return false
+	}
+	s.i++
+	s.raw = fmt.Appendf(s.raw[:0], `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"%d"}`, s.i)
+	return true
+}
+func (s *batchStream) Current() runs.Event {
+	return runs.TextMessageContent{MessageID: "m", Delta: strconv.Itoa(s.i)}
+}
+func (s *batchStream) EventJSON() []byte { return s.raw }
+func (s *batchStream) Err() error        { return nil }
+func (s *batchStream) Close() error      { return nil }
+func (s *batchStream) RunID() string     { return "" }
+func (s *batchStream) ThreadID() string  { return "" }
+func (s *batchStream) Buffered() bool    { return s.i%10 != 0 }
+
+// Relay writes the events that have arrived together as one batch, and
+// flushes when the stream would wait: once per arrival, not per event.
+func TestRelayBatchesWhatHasArrived(t *testing.T) {
+	t.Parallel()
+	w := newRecorder()
+	res, err := proxy.Relay(w, httptest.NewRequest("GET", "/stream", nil), &batchStream{n: 100})
+	require.NoError(t, err)
+	assert.Equal(t, 100, res.Events)
+	assert.Len(t, events(w.Body()), 100)
+	assert.Equal(t, 1+10, w.flushes, "the head, then one flush per ten events")
+	assert.Zero(t, w.Unflushed())
+}
+
+// Relay holds a run's pause until the run's end, as the Handler does: the
+// service records the run as complete only after the pause.
+func TestRelayHoldsThePause(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := threadstest.NewServer(t, threadstest.WithoutListener())
+		window, opened := make(chan struct{}), make(chan struct{})
+		srv.PushRunScript(threadstest.RunScript{
+			ToolCalls:   []threadstest.RunToolCall{{ID: "call_r", Name: "get_weather", Arguments: map[string]any{"city": "Lisbon"}}},
+			PauseWindow: window, OnPauseWindow: func() { close(opened) },
+		})
+		s, err := runs.New(srv.Client()).ForUser("user-1").CreateAndRun(context.Background(), runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("hi")}}})
+		require.NoError(t, err)
+		w := newRecorder()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, err := proxy.Relay(w, httptest.NewRequest("GET", "/stream", nil), s)
+			assert.NoError(t, err)
+		}()
+		<-opened
+		synctest.Wait()
+		assert.NotContains(t, w.Body(), "awaiting_input", "held while the run is not complete")
+		assert.Contains(t, w.Body(), "TOOL_CALL_END", "what came before it is written")
+		close(window)
+		<-done
+		evs := events(w.Body())
+		require.GreaterOrEqual(t, len(evs), 2)
+		assert.Contains(t, evs[len(evs)-2], "tambo.run.awaiting_input")
+		assert.Contains(t, evs[len(evs)-1], "RUN_FINISHED")
+	})
 }

@@ -2,132 +2,45 @@ package proxy
 
 import (
 	"net/http"
-	"net/url"
 	"strings"
+
+	"github.com/threadsapi/threads-go/internal/route"
+	"github.com/threadsapi/threads-go/internal/v1wire"
 )
 
-// routeID names one /v1 route the handler serves.
-type routeID int
+// The allow-list is internal/v1wire's table of the routes that act for an
+// end user, the routes package runs sends: those the official TypeScript
+// SDK (0.96.4) and @tambo-ai/client (1.1.3) call. The token exchange
+// (POST /oauth/token) is not among them: the backend decides the end
+// user. Beside them the Handler serves its own v1wire.RunEvents (a
+// detached run's events; the service has no such route). Paths are
+// matched by internal/route's matcher, the one that checks the paths of
+// the SDK's generic calls.
 
-const (
-	routeListThreads routeID = iota
-	routeCreateThread
-	routeCreateRun
-	routeGetThread
-	routeUpdateThread
-	routeDeleteThread
-	routeRun
-	routeCancelRun
-	routeListMessages
-	routeGetMessage
-	routeListSuggestions
-	routeGenerateSuggestions
-	routeComponentState
-	routeRunEvents
-)
-
-// routes is the allow-list: the /v1 routes that the official TypeScript
-// SDK (0.96.4) and @tambo-ai/client (1.1.3) call, and nothing else. The
-// token exchange (POST /oauth/token) is not here: the backend decides the
-// end user. A {name} segment is one path segment.
-var routes = []struct {
-	method, path string
-	id           routeID
-}{
-	{"GET", "/v1/threads", routeListThreads},
-	{"POST", "/v1/threads", routeCreateThread},
-	{"POST", "/v1/threads/runs", routeCreateRun},
-	{"GET", "/v1/threads/{threadId}", routeGetThread},
-	{"PATCH", "/v1/threads/{threadId}", routeUpdateThread},
-	{"DELETE", "/v1/threads/{threadId}", routeDeleteThread},
-	{"POST", "/v1/threads/{threadId}/runs", routeRun},
-	{"DELETE", "/v1/threads/{threadId}/runs/{runId}", routeCancelRun},
-	{"GET", "/v1/threads/{threadId}/messages", routeListMessages},
-	{"GET", "/v1/threads/{threadId}/messages/{messageId}", routeGetMessage},
-	{"GET", "/v1/threads/{threadId}/messages/{messageId}/suggestions", routeListSuggestions},
-	{"POST", "/v1/threads/{threadId}/messages/{messageId}/suggestions", routeGenerateSuggestions},
-	{"POST", "/v1/threads/{threadId}/components/{componentId}/state", routeComponentState},
-	// The Handler's own: a detached run's events, for a page resuming it
-	// (WithDetachedRuns); the service has no such route.
-	{"GET", "/v1/threads/{threadId}/runs/{runId}/events", routeRunEvents},
-}
-
-// match finds r's route. On a miss it returns the status to answer: 400
-// for a path that tries to step elsewhere (dot segments, encoded slashes,
-// backslashes or dots, empty segments, control characters), 404 for a
-// path that is no /v1 route, 405 (with the allowed methods) for a route
-// asked with another method. vals are the {name} segments, unescaped, in
-// order.
-func match(r *http.Request) (id routeID, vals []string, status int, allow string) {
-	segs, ok := splitPath(r.URL.EscapedPath())
-	if !ok {
-		return 0, nil, http.StatusBadRequest, ""
+// match finds r's route: the table's route and the route with the path's
+// values. On a miss it returns the status to answer: 400 for a path that
+// tries to step elsewhere (dot segments in any spelling, encoded slashes
+// or backslashes, backslashes, empty or blank segments, bad escapes), 404
+// for a path that is no /v1 route, 405 (with the allowed methods) for a
+// route asked with another method.
+func match(r *http.Request) (rt v1wire.Route, rr route.Route, status int, allow string) {
+	rr, known, _, err := route.Literal(http.MethodGet, r.URL.EscapedPath(), append(v1wire.Templates(""), v1wire.RunEvents.Template))
+	switch {
+	case err != nil:
+		return rt, rr, http.StatusBadRequest, ""
+	case !known:
+		return rt, rr, http.StatusNotFound, ""
 	}
 	var methods []string
-	for _, rt := range routes {
-		v, ok := matchPath(rt.path, segs)
-		if !ok {
+	for _, t := range append(v1wire.Routes(), v1wire.RunEvents) {
+		if t.Template != rr.Template {
 			continue
 		}
-		if r.Method == rt.method {
-			return rt.id, v, 0, ""
+		if t.Method == r.Method {
+			rr.Method = t.Method
+			return t, rr, 0, ""
 		}
-		methods = append(methods, rt.method)
+		methods = append(methods, t.Method)
 	}
-	if len(methods) > 0 {
-		return 0, nil, http.StatusMethodNotAllowed, strings.Join(methods, ", ")
-	}
-	return 0, nil, http.StatusNotFound, ""
-}
-
-// splitPath splits an escaped path into unescaped segments, refusing what
-// could make the service (or a proxy before it) resolve another path than
-// the one matched: a segment "." or "..", encoded or not; an encoded
-// slash, backslash or dot; a backslash; an empty or blank segment (//, a
-// trailing slash, %20); control characters; bad escapes.
-func splitPath(p string) ([]string, bool) {
-	rest, ok := strings.CutPrefix(p, "/")
-	if !ok {
-		return nil, false
-	}
-	parts := strings.Split(rest, "/")
-	for i, s := range parts {
-		if s == "" || strings.ContainsAny(s, `\`) {
-			return nil, false
-		}
-		low := strings.ToLower(s)
-		if strings.Contains(low, "%2f") || strings.Contains(low, "%5c") || strings.Contains(low, "%2e") {
-			return nil, false
-		}
-		u, err := url.PathUnescape(s)
-		if err != nil || u == "." || u == ".." || strings.TrimSpace(u) == "" {
-			return nil, false
-		}
-		for _, c := range u {
-			if c < 0x20 || c == 0x7f {
-				return nil, false
-			}
-		}
-		parts[i] = u
-	}
-	return parts, true
-}
-
-// matchPath matches segments against a route template.
-func matchPath(tmpl string, segs []string) ([]string, bool) {
-	t := strings.Split(strings.TrimPrefix(tmpl, "/"), "/")
-	if len(t) != len(segs) {
-		return nil, false
-	}
-	var vals []string
-	for i, p := range t {
-		if strings.HasPrefix(p, "{") {
-			vals = append(vals, segs[i])
-			continue
-		}
-		if p != segs[i] {
-			return nil, false
-		}
-	}
-	return vals, true
+	return rt, rr, http.StatusMethodNotAllowed, strings.Join(methods, ", ")
 }

@@ -28,14 +28,21 @@ func FuzzRoutes(f *testing.F) {
 		}
 		r := httptest.NewRequest("GET", "/", nil)
 		r.Method, r.URL = method, u
-		_, vals, status, _ := match(r)
+		_, rr, status, _ := match(r)
 		if status != 0 {
 			return
 		}
 		if !strings.HasPrefix(u.EscapedPath(), "/v1/threads") {
 			t.Fatalf("%s %q matched outside /v1/threads", method, p)
 		}
-		for _, v := range vals {
+		sent, err := rr.Path()
+		if err != nil {
+			t.Fatalf("%q matched but cannot be sent: %v", p, err)
+		}
+		if path.Clean(sent) != sent {
+			t.Fatalf("%q is sent as %q, which is not clean", p, sent)
+		}
+		for _, v := range rr.Values {
 			if v == "" || v == "." || v == ".." || strings.ContainsAny(v, `/\`) || strings.TrimSpace(v) == "" {
 				t.Fatalf("%q: value %q", p, v)
 			}

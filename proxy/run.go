@@ -7,63 +7,36 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"time"
 
 	threads "github.com/threadsapi/threads-go"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/threadsapi/threads-go/internal/rawrun"
 	"github.com/threadsapi/threads-go/runs"
 )
 
-// runBody is what the browser may send to start a run: the members of the
-// service's two run routes, read into the runs types. userKey and
-// thread.userKey are not among them: the end user is the backend's.
-type runBody struct {
-	Message struct {
-		Content           []runs.Content `json:"content"`
-		Metadata          map[string]any `json:"metadata"`
-		AdditionalContext map[string]any `json:"additionalContext"`
-	} `json:"message"`
-	PreviousRunID       string                    `json:"previousRunId"`
-	Tools               []runs.ToolDefinition     `json:"tools"`
-	AvailableComponents []runs.AvailableComponent `json:"availableComponents"`
-	ToolChoice          any                       `json:"toolChoice"`
-	Model               string                    `json:"model"`
-	MaxTokens           int                       `json:"maxTokens"`
-	Temperature         *float64                  `json:"temperature"`
-	RunMetadata         map[string]any            `json:"runMetadata"`
-	ThreadMetadata      map[string]any            `json:"threadMetadata"`
-	Thread              *struct {
-		Metadata        map[string]any        `json:"metadata"`
-		InitialMessages []runs.InitialMessage `json:"initialMessages"`
-	} `json:"thread"`
-}
-
-// params returns the run's parameters, the browser's tools without those
-// that a server-side tool of the same name replaces.
-func (b *runBody) params(server map[string]bool) runs.RunParams {
-	tools := slices.DeleteFunc(b.Tools, func(t runs.ToolDefinition) bool { return server[t.Name] })
-	return runs.RunParams{
-		Content:             b.Message.Content,
-		MessageMetadata:     b.Message.Metadata,
-		AdditionalContext:   b.Message.AdditionalContext,
-		PreviousRunID:       b.PreviousRunID,
-		ToolDefinitions:     tools,
-		AvailableComponents: b.AvailableComponents,
-		ToolChoice:          b.ToolChoice,
-		Model:               b.Model,
-		MaxTokens:           b.MaxTokens,
-		Temperature:         b.Temperature,
-		RunMetadata:         b.RunMetadata,
-	}
+// withoutServers returns the browser's tools without those that a
+// server-side tool of the same name replaces.
+func withoutServers(tools []runs.ToolDefinition, server map[string]bool) []runs.ToolDefinition {
+	return slices.DeleteFunc(tools, func(t runs.ToolDefinition) bool { return server[t.Name] })
 }
 
 // run serves the two run routes: it starts the run as the backend's user
 // and relays it.
 func (q *request) run(create bool) {
-	var b runBody
-	if !q.body(&b) {
+	// The run is read as package runs reads a run body (internal/v1wire's
+	// RunBody): only what the run routes take, never a userKey.
+	var cp runs.CreateRunParams
+	if !q.body(&cp) {
+		return
+	}
+	if len(cp.Content) == 0 {
+		// The service answers a run without a message 500, and leaves an
+		// empty thread behind on the create route: the SDK refuses it.
+		writeError(q.w, http.StatusBadRequest, "message.content must not be empty")
 		return
 	}
 	h := q.h
@@ -120,11 +93,9 @@ func (q *request) run(create bool) {
 			cancel()
 		}
 	}()
-	p := b.params(h.tools)
-	threadID := ""
-	if !create {
-		threadID = q.vals[0]
-	}
+	p := cp.RunParams
+	p.ToolDefinitions = withoutServers(p.ToolDefinitions, h.tools)
+	threadID := q.route.Values["threadId"]
 	// The continuation of a pause whose server-side calls are recorded
 	// in the store: their results are the server's, never the browser's,
 	// taken now, once, so that no other continuation sends them.
@@ -165,14 +136,8 @@ func (q *request) run(create bool) {
 		tap = new(rawrun.Tap)
 		callCtx = rawrun.With(ctx, tap)
 	}
-	cp := runs.CreateRunParams{RunParams: p, ThreadMetadata: b.ThreadMetadata}
-	if b.Thread != nil {
-		cp.InitialMessages = b.Thread.InitialMessages
-		if cp.ThreadMetadata == nil {
-			cp.ThreadMetadata = b.Thread.Metadata // the service: threadMetadata wins
-		}
-	}
 	start := func() (Stream, error) {
+		cp.RunParams = p
 		switch tools := (runs.ToolRunner{Tools: h.cfg.tools}); {
 		case len(h.tools) > 0 && create:
 			return nilIfErr(q.c.CreateAndRunTools(ctx, cp, tools, opts...))
@@ -209,11 +174,13 @@ func (q *request) run(create bool) {
 		tap = nil // not taken: the stream reads its own answer
 	}
 
-	// The ids go out redacted, as the events do: a service could name the
-	// run or the thread with a secret (the relay copies them as they are).
+	// The ids go out as the stream holds them: redacted by the request
+	// core, as the events are. Nothing else of the service's headers is
+	// passed.
+	setHeaders(q.w.Header(), "")
 	for name, id := range map[string]string{"X-Thread-Id": s.ThreadID(), "X-Run-Id": s.RunID()} {
 		if id != "" {
-			q.w.Header().Set(name, q.h.redact(id, q.secrets()...))
+			q.w.Header().Set(name, id)
 		}
 	}
 	var filter func(runs.Event, []byte) ([]byte, bool)
@@ -226,7 +193,7 @@ func (q *request) run(create bool) {
 	}
 	if h.cfg.detach > 0 {
 		handed = true
-		q.detach(ctx, s, filter, func() {
+		q.detach(ctx, cancel, s, filter, func() {
 			stopAfter()
 			cancel()
 			release()
@@ -250,7 +217,7 @@ func (q *request) run(create bool) {
 // detach hands run s to a goroutine that reads it to its end into its
 // log, then calls done, and serves the browser from the log: the browser
 // leaving ends only its own stream.
-func (q *request) detach(ctx context.Context, s Stream, filter func(runs.Event, []byte) ([]byte, bool), done func()) {
+func (q *request) detach(ctx context.Context, cancel func(), s Stream, filter func(runs.Event, []byte) ([]byte, bool), done func()) {
 	h := q.h
 	ref := h.runRef(q.user, s.ThreadID(), s.RunID())
 	meta, _ := json.Marshal(runMeta{ThreadID: ref.threadID, RunID: ref.runID})
@@ -258,7 +225,7 @@ func (q *request) detach(ctx context.Context, s Stream, filter func(runs.Event, 
 		h.log.WarnContext(ctx, "proxy: cannot record a detached run in the store; it cannot be resumed", "error", err)
 	}
 	ready := make(chan struct{})
-	go ref.own(ctx, s, filter, ready, func(err error) {
+	go ref.own(ctx, cancel, s, filter, ready, func(err error) {
 		if err != nil {
 			h.runEnded(ctx, q.user, err)
 		}
@@ -357,7 +324,7 @@ func (h *Handler) decodePending(ctx context.Context, v []byte) ([]runs.Content, 
 func (h *Handler) keepPending(ctx context.Context, user User, threadID, runID string, results []runs.Content) {
 	key := h.pendingKey(user, threadID, runID)
 	ctx = context.WithoutCancel(ctx)
-	v, err := json.Marshal(results, wireJSON)
+	v, err := json.Marshal(results, ownJSON)
 	if err == nil {
 		err = h.cfg.store.Set(ctx, key, v, h.cfg.pendingTTL)
 	}
@@ -367,7 +334,7 @@ func (h *Handler) keepPending(ctx context.Context, user User, threadID, runID st
 		for i, r := range results {
 			calls[i].ToolCallID = r.ToolUseID
 		}
-		v, err = json.Marshal(notRun(calls, errors.New("the server's results could not be kept: too many pending results for this user")), wireJSON)
+		v, err = json.Marshal(notRun(calls, errors.New("the server's results could not be kept: too many pending results for this user")), ownJSON)
 		if err == nil {
 			err = h.cfg.store.Set(ctx, h.overKey(user, threadID, runID), v, h.cfg.pendingTTL)
 		}
@@ -445,3 +412,18 @@ func (h *Handler) answerLost(ctx context.Context, threadID string, content, ours
 	}
 	return out, true
 }
+
+// ownJSON is how the Handler writes JSON of its own: the tool results it
+// keeps or sizes (the store's values, MaxPendingResults' budget) and the
+// events it makes (a snapshot's): map keys sorted, times as the service
+// writes them (UTC, milliseconds), a tool's text that is not UTF-8 as
+// U+FFFD, as encoding/json writes it when package runs sends a result.
+// The service's answers are never written with it: they pass as its
+// bytes.
+var ownJSON = json.JoinOptions(
+	json.Deterministic(true),
+	jsontext.AllowInvalidUTF8(true),
+	json.WithMarshalers(json.MarshalToFunc(func(enc *jsontext.Encoder, t time.Time) error {
+		return enc.WriteToken(jsontext.String(t.UTC().Format("2006-01-02T15:04:05.000Z")))
+	})),
+)

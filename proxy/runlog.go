@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -13,6 +14,9 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/route"
+	"github.com/threadsapi/threads-go/internal/v1wire"
 	"github.com/threadsapi/threads-go/runs"
 )
 
@@ -38,7 +42,7 @@ const (
 // /v1/threads/{threadId}/runs/{runId}/events (runId: the X-Run-Id
 // header), sending the last id it got as Last-Event-ID (an EventSource
 // does so by itself): every event after it once, in order, then the live
-// ones, then the end. See docs/instances.md.
+// ones, then the end. See docs/reloads.md.
 //
 // A detached run is an exception to "no goroutine after a call": it ends
 // with the run, at max, or at [Handler.Shutdown]'s deadline. It keeps its
@@ -88,12 +92,22 @@ type runMeta struct {
 // owner lease, then releases what the run holds. It runs in its own
 // goroutine; ready is closed once the log exists (its first entry is
 // written, or tried), done is called once it has ended.
-func (ref *runRef) own(ctx context.Context, s Stream, filter func(runs.Event, []byte) ([]byte, bool), ready chan<- struct{}, done func(error)) {
+func (ref *runRef) own(ctx context.Context, cancel func(), s Stream, filter func(runs.Event, []byte) ([]byte, bool), ready chan<- struct{}, done func(error)) {
 	h := ref.h
 	var err error
 	readyOnce := sync.OnceFunc(func() { close(ready) })
 	defer func() { done(err) }()
 	defer readyOnce()
+	// Stopped before done: no goroutine of the run outlives it.
+	stopWatch, watched := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(watched)
+		ref.watch(context.WithoutCancel(ctx), s, cancel, stopWatch)
+	}()
+	defer func() {
+		close(stopWatch)
+		<-watched
+	}()
 	defer s.Close()
 	holder := h.instance + ":" + ref.runID
 	if ok, lerr := h.cfg.store.Lease(ctx, ref.owner, holder, h.cfg.leaseTTL); lerr != nil || !ok {
@@ -160,7 +174,11 @@ func (ref *runRef) serve(w http.ResponseWriter, r *http.Request, c *runs.Client,
 	if wait <= 0 {
 		wait = DefaultKeepAlive
 	}
-	var buf []byte
+	// held is a pause (tambo.run.awaiting_input) kept until the event
+	// after it, the run's end, so that the two reach the browser in one
+	// write: a client answering the pause at once must find the run
+	// complete on the service (see "Relaying a run" in the package doc).
+	var buf, held []byte
 	for ctx.Err() == nil {
 		es, whole, err := h.cfg.store.ReadLog(ctx, ref.log, after, 256, wait)
 		if err != nil && ctx.Err() != nil {
@@ -177,7 +195,7 @@ func (ref *runRef) serve(w http.ResponseWriter, r *http.Request, c *runs.Client,
 			if !ref.ownerLives(ctx) {
 				// Its owner died mid-run: what the log held was sent, and
 				// the run's end is the service's.
-				write(frame(nil, ref.storedEnd(ctx, c)))
+				write(frame(held, ref.storedEnd(ctx, c)))
 				return
 			}
 			if !write([]byte(keepAliveComment)) {
@@ -185,19 +203,74 @@ func (ref *runRef) serve(w http.ResponseWriter, r *http.Request, c *runs.Client,
 			}
 			continue
 		}
-		buf = buf[:0]
+		buf = append(buf[:0], held...)
+		held = held[:0]
+		last := 0
 		for _, e := range es {
 			if len(e.Value) == 0 {
 				write(buf)
 				return // the run's end
 			}
+			last = len(buf)
 			buf = append(buf, "id: "...)
 			buf = append(buf, e.ID...)
 			buf = append(buf, '\n')
 			buf = frame(buf, e.Value)
 			after = e.ID
 		}
-		if !write(buf) {
+		if bytes.Contains(es[len(es)-1].Value, []byte(`"tambo.run.awaiting_input"`)) {
+			held = append(held, buf[last:]...)
+			buf = buf[:last]
+		}
+		if len(buf) > 0 && !write(buf) {
+			return
+		}
+	}
+}
+
+// cancelKey is where a cancel of a run of the thread waits for the
+// instance that owns it.
+func (h *Handler) cancelKey(u User, threadID string) string {
+	sum := sha256.Sum256([]byte(threadID))
+	return h.storeKey("cancel", u, hex.EncodeToString(sum[:]))
+}
+
+// tellOwner records a page's cancel of run runID for the detached run's
+// owner, on whichever instance it is: between two runs (server-side
+// tools running) the service has no run to cancel. It reports whether
+// the cancel was recorded.
+func (h *Handler) tellOwner(ctx context.Context, u User, threadID, runID string) bool {
+	if h.cfg.detach == 0 {
+		return false
+	}
+	if err := h.cfg.store.Set(ctx, h.cancelKey(u, threadID), []byte(runID), 3*h.cfg.leaseTTL); err != nil {
+		h.log.WarnContext(ctx, "proxy: cannot record a cancel for a detached run's owner", "error", err)
+		return false
+	}
+	return true
+}
+
+// watch stops the run (cancel) when a page's cancel of one of its runs
+// is recorded, checking every third of the lease ttl, until stop closes.
+func (ref *runRef) watch(ctx context.Context, s Stream, cancel func(), stop <-chan struct{}) {
+	h := ref.h
+	key := h.cancelKey(ref.user, ref.threadID)
+	t := time.NewTicker(h.cfg.leaseTTL / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		v, ok, err := h.cfg.store.Get(ctx, key)
+		if err != nil || !ok {
+			continue
+		}
+		if id := string(v); id == ref.runID || id == s.RunID() {
+			h.log.InfoContext(ctx, "proxy: a page cancelled a detached run", "thread", ref.threadID, "run", id)
+			_ = h.cfg.store.Delete(context.WithoutCancel(ctx), key)
+			cancel()
 			return
 		}
 	}
@@ -225,28 +298,43 @@ func (ref *runRef) ownerLives(ctx context.Context) bool {
 // service stored it (RUN_FINISHED, or RUN_ERROR for a failed or cancelled
 // run, or one still going).
 func (ref *runRef) snapshot(ctx context.Context, c *runs.Client, write func([]byte) bool) {
-	h, opts := ref.h, ref.h.cfg.callOpts
+	h := ref.h
 	start, _ := json.Marshal(map[string]any{"type": "RUN_STARTED", "threadId": ref.threadID, "runId": ref.runID})
+	th, err := ref.thread(ctx, c)
 	msgs := []any{}
-	var err error
-	for m, merr := range c.AllMessages(ctx, ref.threadID, nil, opts...) {
-		if merr != nil {
-			err = merr
-			break
-		}
+	for _, m := range th.Messages {
 		msgs = append(msgs, aguiMessages(m)...)
 	}
-	end := ref.storedEnd(ctx, c)
 	if err != nil {
 		h.log.WarnContext(ctx, "proxy: cannot read a thread's messages for a run's snapshot", "error", err)
 		msgs = []any{}
 	}
-	snap, _ := json.Marshal(map[string]any{"type": "MESSAGES_SNAPSHOT", "messages": msgs}, wireJSON)
+	snap, _ := json.Marshal(map[string]any{"type": "MESSAGES_SNAPSHOT", "messages": msgs}, ownJSON)
 	var b []byte
-	for _, ev := range [][]byte{start, snap, end} {
-		b = frame(b, []byte(h.redact(string(ev), ref.secrets()...)))
+	for _, ev := range [][]byte{start, snap, ref.endOf(ctx, th, err)} {
+		b = frame(b, ev)
 	}
 	write(b)
+}
+
+// thread reads the run's thread with all its messages, as the Handler
+// forwards an answer: its bytes redacted by the request core, so that
+// nothing decoded from them holds a secret.
+func (ref *runRef) thread(ctx context.Context, c *runs.Client) (runs.ThreadWithMessages, error) {
+	var th runs.ThreadWithMessages
+	rr, err := route.Fill(v1wire.GetThread.Method, v1wire.GetThread.Template, ref.threadID)
+	if err != nil {
+		return th, err
+	}
+	path, err := rr.Path()
+	if err != nil {
+		return th, err
+	}
+	var resp runs.Response
+	if err := c.Do(ctx, v1wire.GetThread.Method, path, nil, &resp, ref.h.cfg.callOpts...); err != nil {
+		return th, err
+	}
+	return th, json.Unmarshal(resp.Body, &th)
 }
 
 // storedEnd is the run's end as the service stored it, as AG-UI's
@@ -254,12 +342,16 @@ func (ref *runRef) snapshot(ctx context.Context, c *runs.Client, write func([]by
 // CANCELLED), for one still going whose events this instance cannot serve
 // (RUN_IN_PROGRESS), and when the thread cannot be read (STATE_UNKNOWN).
 func (ref *runRef) storedEnd(ctx context.Context, c *runs.Client) []byte {
-	h := ref.h
+	th, err := ref.thread(ctx, c)
+	return ref.endOf(ctx, th, err)
+}
+
+// endOf is storedEnd of th, read with err.
+func (ref *runRef) endOf(ctx context.Context, th runs.ThreadWithMessages, err error) []byte {
 	var end []byte
-	th, terr := c.GetThread(ctx, ref.threadID, h.cfg.callOpts...)
 	switch {
-	case terr != nil:
-		h.log.WarnContext(ctx, "proxy: cannot read a thread for a run's end", "error", terr)
+	case err != nil:
+		ref.h.log.WarnContext(ctx, "proxy: cannot read a thread for a run's end", "error", err)
 		end, _ = json.Marshal(map[string]any{"type": "RUN_ERROR", "message": "the run's state could not be read; reload the thread", "code": "STATE_UNKNOWN"})
 	case th.RunStatus != runs.RunStatusIdle && th.CurrentRunID == ref.runID:
 		end, _ = json.Marshal(map[string]any{"type": "RUN_ERROR", "message": "the run is still going, but its events are no longer kept; reload the thread when it ends", "code": "RUN_IN_PROGRESS"})
@@ -270,14 +362,7 @@ func (ref *runRef) storedEnd(ctx context.Context, c *runs.Client) []byte {
 	default:
 		end, _ = json.Marshal(map[string]any{"type": "RUN_FINISHED", "threadId": ref.threadID, "runId": ref.runID})
 	}
-	return []byte(h.redact(string(end), ref.secrets()...))
-}
-
-func (ref *runRef) secrets() []string {
-	if tok := ref.user.Token.Reveal(); tok != "" {
-		return []string{tok}
-	}
-	return nil
+	return end
 }
 
 // aguiMessages turns one of the service's messages into AG-UI's message
@@ -312,6 +397,33 @@ func aguiMessages(m runs.Message) []any {
 	return out
 }
 
+// cancel serves a page's cancel under WithDetachedRuns: recorded for the
+// run's owner (tellOwner), then sent to the service. The service's
+// refusal when it has no run to cancel (the owner is between two runs)
+// is answered 200: the owner stops.
+func (q *request) cancel() {
+	ctx := q.r.Context()
+	threadID, runID := q.route.Values["threadId"], q.route.Values["runId"]
+	told := q.h.tellOwner(ctx, q.user, threadID, runID)
+	path, err := q.route.Path()
+	if err != nil {
+		writeError(q.w, http.StatusBadRequest, "The path is not a /v1 route")
+		return
+	}
+	var resp runs.Response
+	err = q.c.Do(ctx, http.MethodDelete, path, nil, &resp, q.h.cfg.callOpts...)
+	var p *threads.Problem
+	switch {
+	case err == nil:
+		q.pass(resp)
+	case told && errors.As(err, &p) && p.Status < 500:
+		b, _ := json.Marshal(map[string]string{"runId": runID, "status": "cancelled"})
+		writeJSON(q.w, http.StatusOK, b)
+	default:
+		q.h.fail(q.w, q.r, err)
+	}
+}
+
 // resume serves GET /v1/threads/{threadId}/runs/{runId}/events: a page
 // resuming a detached run of its user from Last-Event-ID.
 func (q *request) resume() {
@@ -320,7 +432,7 @@ func (q *request) resume() {
 		writeError(q.w, http.StatusNotFound, "Cannot GET "+cut(q.r.URL.EscapedPath(), 200))
 		return
 	}
-	ref := h.runRef(q.user, q.vals[0], q.vals[1])
+	ref := h.runRef(q.user, q.route.Values["threadId"], q.route.Values["runId"])
 	_, ok, err := h.cfg.store.Get(q.r.Context(), ref.meta)
 	switch {
 	case err != nil:
@@ -334,6 +446,7 @@ func (q *request) resume() {
 		writeError(q.w, http.StatusNotFound, "No such run")
 		return
 	}
+	setHeaders(q.w.Header(), "")
 	after := q.r.Header.Get("Last-Event-ID")
 	if after == "" {
 		after = q.r.URL.Query().Get("lastEventId")

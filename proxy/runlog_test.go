@@ -61,13 +61,27 @@ type logKeys struct {
 	*proxy.MemoryStore
 	mu   sync.Mutex
 	logs map[string]bool
+	// appended gets each event appended; read each id a ReadLog reads
+	// after (when not nil).
+	appended, read chan string
+}
+
+func (s *logKeys) ReadLog(ctx context.Context, key, after string, n int, wait time.Duration) ([]proxy.LogEntry, bool, error) {
+	if s.read != nil {
+		s.read <- after
+	}
+	return s.MemoryStore.ReadLog(ctx, key, after, n, wait)
 }
 
 func (s *logKeys) Append(ctx context.Context, key string, value []byte, maxLen int, ttl time.Duration) (string, error) {
 	s.mu.Lock()
 	s.logs[key] = true
 	s.mu.Unlock()
-	return s.MemoryStore.Append(ctx, key, value, maxLen, ttl)
+	id, err := s.MemoryStore.Append(ctx, key, value, maxLen, ttl)
+	if s.appended != nil && len(value) > 0 {
+		s.appended <- id + " " + string(value)
+	}
+	return id, err
 }
 
 func (s *logKeys) keys() []string {
@@ -190,4 +204,43 @@ func TestDetachedRunResumeAfterLogExpired(t *testing.T) {
 	assert.Equal(t, "hi", ms.Messages[0].Content)
 	assert.Equal(t, "assistant", ms.Messages[1].Role)
 	assert.Equal(t, "all done", ms.Messages[1].Content)
+}
+
+// A detached run's pause (tambo.run.awaiting_input) reaches the browser
+// only with the run's end, as the relay holds it: with the service's
+// pause window open, the page has read up to the pause's id in the log
+// and waits for the next entry, yet has not been sent the pause.
+func TestDetachedRunHoldsPauseUntilRunEnd(t *testing.T) {
+	t.Parallel()
+	d := newDetached(t)
+	d.store.appended = make(chan string, 64)
+	window := make(chan struct{})
+	d.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_b", Name: "get_location"}}, PauseWindow: window})
+	r := httptest.NewRequest("POST", "/v1/threads/runs", strings.NewReader(`{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"tools":[`+browserTool+`]}`))
+	r.Header.Set("Content-Type", "application/json")
+	r.AddCookie(&http.Cookie{Name: "session", Value: "s-alice"})
+	w := newRecorder()
+	d.store.read = make(chan string, 1024)
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		d.h.ServeHTTP(w, r)
+	}()
+	var pauseID string
+	for pauseID == "" {
+		if e := <-d.store.appended; strings.Contains(e, "tambo.run.awaiting_input") {
+			pauseID, _, _ = strings.Cut(e, " ")
+		}
+	}
+	for after := range d.store.read {
+		if after == pauseID {
+			break // the page's loop has had the pause, and waits for more
+		}
+	}
+	assert.NotContains(t, w.Body(), "tambo.run.awaiting_input", "the pause is held while the service's window is open")
+	close(window)
+	<-served
+	body := w.Body()
+	pause, end := strings.Index(body, "tambo.run.awaiting_input"), strings.Index(body, "RUN_FINISHED")
+	require.True(t, pause >= 0 && end > pause, body)
 }

@@ -381,13 +381,15 @@ func (m *MemoryStore) ReadLog(ctx context.Context, key, after string, n int, wai
 		}
 		l := e.log
 		var out []LogEntry
-		for _, x := range l.entries {
-			if len(out) >= n {
-				break
-			}
-			if mustID(x.ID) > from {
-				out = append(out, LogEntry{ID: x.ID, Value: append([]byte{}, x.Value...)})
-			}
+		// Ids are consecutive from the first entry kept: the entry after
+		// from is at from - first + 1.
+		i := 0
+		if len(l.entries) > 0 {
+			i = int(from + 1 - mustID(l.entries[0].ID))
+		}
+		for ; i < len(l.entries) && len(out) < n; i++ {
+			x := l.entries[i]
+			out = append(out, LogEntry{ID: x.ID, Value: append([]byte{}, x.Value...)})
 		}
 		changed := l.changed
 		m.mu.Unlock()

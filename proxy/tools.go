@@ -137,7 +137,7 @@ func budget(calls []runs.PendingToolCall) ([]int, bool) {
 	for i, c := range calls {
 		empty := runs.ToolResult(c.ToolCallID, "")
 		empty.IsError = true
-		b, err := json.Marshal(empty, wireJSON)
+		b, err := json.Marshal(empty, ownJSON)
 		if err != nil {
 			return nil, false
 		}
@@ -175,7 +175,7 @@ func (q *request) callTools(ctx context.Context, calls []runs.PendingToolCall, l
 // parts' text, cut so that its JSON is at most n bytes (n leaves room for
 // a short text: see budget), with the isError it had.
 func fit(r runs.Content, n int) runs.Content {
-	if b, err := json.Marshal(r, wireJSON); err == nil && len(b) <= n {
+	if b, err := json.Marshal(r, ownJSON); err == nil && len(b) <= n {
 		return r
 	}
 	var text []byte
@@ -190,7 +190,7 @@ func fit(r runs.Content, n int) runs.Content {
 	for k := n; ; {
 		out := runs.ToolResult(r.ToolUseID, cut(string(text), k))
 		out.IsError = r.IsError
-		b, err := json.Marshal(out, wireJSON)
+		b, err := json.Marshal(out, ownJSON)
 		if err != nil || len(b) <= n || k == 0 {
 			return out
 		}

@@ -47,7 +47,7 @@ func TestRawJSONRoundTripEveryAnswer(t *testing.T) {
 	}
 
 	th := must(u.CreateThread(ctx, runs.CreateThreadParams{InitialMessages: []runs.InitialMessage{{Role: runs.RoleUser,
-		Content: []runs.Content{runs.Text("see"), runs.ResourcePart(runs.Resource{URI: "file:///a.txt", Text: "a",
+		Content: []runs.Content{runs.Text("see"), runs.ResourceContent(runs.Resource{URI: "file:///a.txt", Text: "a",
 			Annotations: &runs.ResourceAnnotations{Priority: 1}})}}}})).(*runs.Thread)
 	check("CreateThread", th, nil)
 	srv.PushRunScript(threadstest.RunScript{Component: &threadstest.RunComponent{Name: "Card", Props: map[string]any{"a": 1}}})

@@ -13,7 +13,7 @@ import (
 // RunParams is one run: the user message it sends and how the model may
 // answer. Content is required.
 type RunParams struct {
-	// Content is the user message: [Text], [ResourcePart] and, to continue
+	// Content is the user message: [Text], [ResourceContent] and, to continue
 	// a run that awaits tool results, one [ToolResult] per pending call.
 	Content []Content
 	// MessageMetadata and AdditionalContext go with the message (the
@@ -150,12 +150,15 @@ func (p RunParams) MarshalJSON() ([]byte, error) { return json.Marshal(p.wire())
 // route does not take. This is how a backend takes a run from its own
 // front end (package proxy does) and sends nothing the route does not
 // take.
-func (p *RunParams) UnmarshalJSON(data []byte) error {
+func (p *RunParams) UnmarshalJSON(data []byte) error { return readRun(data, p.fromWire) }
+
+// readRun decodes a run body and hands it to set.
+func readRun(data []byte, set func(*runBody)) error {
 	var b runBody
 	if err := json.Unmarshal(data, &b); err != nil {
 		return err
 	}
-	p.fromWire(&b)
+	set(&b)
 	return nil
 }
 
@@ -192,14 +195,7 @@ func (p CreateRunParams) MarshalJSON() ([]byte, error) { return json.Marshal(p.w
 // [RunParams.UnmarshalJSON] reads, and threadMetadata (else
 // thread.metadata) and thread.initialMessages; thread.userKey is not
 // read.
-func (p *CreateRunParams) UnmarshalJSON(data []byte) error {
-	var b runBody
-	if err := json.Unmarshal(data, &b); err != nil {
-		return err
-	}
-	p.fromWire(&b)
-	return nil
-}
+func (p *CreateRunParams) UnmarshalJSON(data []byte) error { return readRun(data, p.fromWire) }
 
 // ContextHelper computes one member of the additionalContext of every
 // run of a Client ([Client.WithContextHelper]): the current page, the
@@ -311,7 +307,7 @@ func (c *Client) Run(ctx context.Context, threadID string, params RunParams, opt
 		}
 		// The read goes without the call-only options: they belong to the
 		// run's answer.
-		follow, _ := c.conn.FollowUpOptions(opts).([]threads.RequestOption)
+		follow := c.conn.FollowUpOptions(opts)
 		th, err := c.GetThread(ctx, threadID, follow...)
 		if err != nil {
 			return nil, err
@@ -379,7 +375,7 @@ func (c *Client) stream(ctx context.Context, opts []threads.RequestOption, k cal
 	}
 	// The cancel must not write the run call's WithResponseInto
 	// destination: it goes without the call-only options.
-	follow, _ := c.conn.FollowUpOptions(opts).([]threads.RequestOption)
+	follow := c.conn.FollowUpOptions(opts)
 	s.run.cancel = func(ctx context.Context, threadID, runID string) error {
 		return c.Cancel(ctx, threadID, runID, follow...)
 	}

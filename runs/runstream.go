@@ -74,28 +74,16 @@ func (o Outcome) String() string {
 // twice; the second is not read). There is no DONE line.
 //
 // Iterate with Next and Current, then check Err; or range over All; or
-// call Collect for the whole reply. The stream assembles what the events
-// say: each message's text from its deltas, each tool call's arguments,
-// each component's props from its JSON Patches ([Stream.ComponentProps]),
-// and the run's [Outcome].
-//
-// Closing the stream, or ending the context given to the call that made
-// it, before the run's end closes the connection, and the service then
-// cancels the run (it stops the model). [Stream.Cancel] cancels the run
-// and reads on to its end.
-//
-// Memory is bounded whatever the server sends: an event is at most the
-// client's WithMaxEventSize, and what the stream keeps for Collect is at
-// most 1,024 messages, tool calls and components each and about 64 MiB of
-// text, arguments and props (past either, Result.Incomplete is set and the
-// rest is delivered as events only). CPU is linear in the bytes received,
-// however they are split. A Stream dropped without Close is closed once
-// the garbage collector finds it unreachable.
+// call Collect for the whole reply. The stream assembles each message's
+// text, each tool call's arguments, each component's props
+// ([Stream.ComponentProps]) and the run's [Outcome], in bounded memory
+// (the package doc's "Streams"). Closing it, or ending the call's context,
+// before the run's end cancels the run on the service; [Stream.Cancel]
+// cancels it and reads on to its end.
 //
 // A Stream is not safe for concurrent use, except Close, Cancel, Outcome,
 // ThreadID and RunID, which may be called from any goroutine, also while
-// Next blocks. Its counterpart on the spec's routes is [threads.Stream],
-// the snapshots of one reply.
+// Next blocks. Its counterpart on the spec's routes is [threads.Stream].
 type Stream struct {
 	// eng is the connection and its state: Next, Close, the idle timer, the
 	// drain after the run's end, the observer's hooks (internal/stream).

@@ -815,7 +815,7 @@ func partsContent(parts []threads.ContentPart) (string, []Content, error) {
 			continue
 		}
 		r := p.Resource // ToolResultText checked it
-		out = append(out, ResourcePart(Resource{URI: r.URI, Name: r.Name, Description: r.Description, MIMEType: r.MIMEType,
+		out = append(out, ResourceContent(Resource{URI: r.URI, Name: r.Name, Description: r.Description, MIMEType: r.MIMEType,
 			Text: r.Text, Blob: r.Blob, Annotations: annotations(r.Annotations)}))
 	}
 	return text, out, nil

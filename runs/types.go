@@ -148,7 +148,7 @@ func (m Message) Text() string {
 //   - component: ID (the component id [Client.SetComponentState] takes),
 //     Name, Props and State.
 //
-// Build the parts a caller sends with [Text], [ResourcePart] and
+// Build the parts a caller sends with [Text], [ResourceContent] and
 // [ToolResult].
 type Content struct {
 	// Raw gives the JSON the value was decoded from (RawJSON) and the
@@ -171,9 +171,9 @@ type Content struct {
 // Text returns a text part.
 func Text(text string) Content { return Content{Type: ContentText, Text: text} }
 
-// ResourcePart returns a resource part, as [threads.ResourcePart] does on
+// ResourceContent returns a resource part, as [threads.ResourcePart] does on
 // the spec's routes.
-func ResourcePart(r Resource) Content { return Content{Type: ContentResource, Resource: &r} }
+func ResourceContent(r Resource) Content { return Content{Type: ContentResource, Resource: &r} }
 
 // ToolResult returns the part that answers the client tool call callID
 // with text, as [threads.ToolResult] builds the answer on the spec's

@@ -128,6 +128,20 @@
 // ([WithOAuthValidation]). Runs are paced like streams: not at all by
 // default, 50ms per event with the live habits.
 //
+// # The default /v1 model
+//
+// A run without a [RunScript] (or with the zero one) answers:
+//
+//   - a message with text and a request that offers tools: the model
+//     calls the first tool, each property of its inputSchema set to a
+//     value of its type (its first enum value; for a string, the user's
+//     text), and the run pauses for its result (TOOL_CALL_START, ARGS and
+//     END, then CUSTOM tambo.run.awaiting_input, then RUN_FINISHED);
+//   - a message with tool results: the reply "The tool said: <result>."
+//     (several results joined with "; "), a result being its text parts
+//     (a resource part is stored, see [RunContent], but not quoted);
+//   - otherwise the reply "You said: <the user's text>".
+//
 // # The rest of a project key's routes
 //
 // As the service's OpenAPI document describes them, and its captures where

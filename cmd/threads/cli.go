@@ -14,7 +14,6 @@ import (
 	"sync/atomic"
 
 	threads "github.com/threadsapi/threads-go"
-	"github.com/threadsapi/threads-go/internal/core"
 )
 
 // Exit statuses.
@@ -87,7 +86,8 @@ failed; 2 usage; 3 the run or reply was cancelled (by "threads cancel",
 "threads v1-cancel" or another client); 130 interrupted (Ctrl-C).
 
 Run "threads <command> --help" for a command's flags and an example;
-"threads help json" for the --json outputs, field by field;
+"threads help json" for the --json outputs, field by field; "threads help
+fake-script" for the run scripts of "threads fake --script";
 "threads fake" runs a local fake of the service to try everything against.
 `
 
@@ -110,6 +110,10 @@ func run(args []string, e *env) int {
 	case "help", "-h", "-help", "--help":
 		if len(args) == 2 && args[1] == "json" {
 			fmt.Fprint(e.stdout, jsonHelp)
+			return exitOK
+		}
+		if len(args) == 2 && args[1] == "fake-script" {
+			fmt.Fprint(e.stdout, fakeScriptHelp)
 			return exitOK
 		}
 		printUsage(e.stdout)
@@ -255,25 +259,7 @@ func (cl *call) client(e *env) (*threads.Client, bool) {
 		cl.usageError(e, "%s", oneLine(err))
 		return nil, false
 	}
-	nameKeyHeaderSetting(c)
 	return c, true
-}
-
-// keyHeaderSetting is how the command names the key's header setting.
-const keyHeaderSetting = "--api-key-header or " + threads.EnvAPIKeyHeader
-
-// nameKeyHeaderSetting makes the SDK's hint on a refused key name the
-// command's flag and variable, not the Go option (WithAPIKeyHeader) a
-// command-line user cannot set. The hook is the SDK's unexported conn, seen
-// through internal/core; cmd/threads' refused.txtar fails if it is gone.
-func nameKeyHeaderSetting(c *threads.Client) {
-	conn, err := core.ConnOf(c)
-	if err != nil {
-		return
-	}
-	if n, ok := conn.(interface{ NameKeyHeaderSetting(string) }); ok {
-		n.NameKeyHeaderSetting(keyHeaderSetting)
-	}
 }
 
 // maxKeyLine bounds the line --api-key-stdin reads: API keys are a few

@@ -68,12 +68,12 @@ var v1ListCmd = &command{
 	long: `List the /v1 threads of the end user (--user-key or $THREADS_USER_KEY), newest
 first: one page (--limit, --cursor), or every page with --all. Without
 --all, the next page's cursor is printed on stderr. --status keeps the
-threads whose run status is the one named (idle, waiting, streaming: the
-service's runStatus; "waiting" is a thread paused for tool results); the
-service has no such filter, so a page may show fewer than --limit.`,
+threads whose run status is the one named (the service's runStatus: idle,
+streaming, waiting); the service has no such filter, so a page may show
+fewer than --limit.`,
 	example: `  THREADS_USER_KEY=user-1 threads v1-list --limit 5
   threads v1-list --user-key user-1 --all --json | jq -r .id
-  threads v1-list --user-key user-1 --all --status waiting`,
+  threads v1-list --user-key user-1 --all --status streaming`,
 	flags: func(fs *flag.FlagSet) {
 		v1Flags(fs)
 		v1PageFlags(fs, 20, "thread")

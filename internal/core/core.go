@@ -6,13 +6,21 @@
 // Package runs cannot reach package threads' unexported request code, and
 // package threads cannot import runs (runs imports threads for its public
 // types). So threads implements [Conn] and registers it once, in its init,
-// through [Register]; runs looks it up with [ConnOf]. The registered
-// function is the only package-level variable of the module, written once
-// before main runs and never changed.
+// through [Register]; runs looks it up with [ConnOf]. The link is typed:
+// [Conn] takes the client's own request options ([]threads.RequestOption),
+// so passing anything else fails to compile, and [ConnOf] takes the
+// *threads.Client itself. The registered function is the only
+// package-level variable of the module, written once before main runs and
+// never changed.
+//
+// Only package runs imports core (with threads, which implements it, and
+// the stream reader of both); proxy and cmd/threads reach the request path
+// through the public API.
 package core
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -119,14 +127,15 @@ type Limits struct {
 	KeepRaw         bool          // a JSON answer's values record their bytes (threads.WithRawJSON)
 }
 
-// Conn is a *threads.Client seen from package runs.
-type Conn interface {
-	// Do sends call with opts (a []threads.RequestOption, possibly nil)
-	// applied on the client's settings, with the client's retry policy
-	// (a write is re-sent only when it provably did not act). Every
-	// non-2xx answer is returned as a *threads.Problem; a transport
-	// failure as an error that names the method and path without secrets.
-	Do(ctx context.Context, opts any, call Call) (*Answer, error)
+// Conn is a *threads.Client seen from package runs; O is the client's
+// request option type (threads.RequestOption).
+type Conn[O any] interface {
+	// Do sends call with opts (possibly nil) applied on the client's
+	// settings, with the client's retry policy (a write is re-sent only
+	// when it provably did not act). Every non-2xx answer is returned as a
+	// *threads.Problem; a transport failure as an error that names the
+	// method and path without secrets.
+	Do(ctx context.Context, opts []O, call Call) (*Answer, error)
 
 	// DecodeJSON reads ans's body (closing it) into out within
 	// ans.Limits, refusing bodies that would decode into too much
@@ -138,33 +147,42 @@ type Conn interface {
 	// any extra secrets given) replaced.
 	Redact(s string, extra ...string) string
 
-	// FollowUpOptions returns opts (a []threads.RequestOption) without the
-	// options meant for the caller's one call (WithResponseInto), for a
-	// request the SDK makes on the caller's
-	// behalf after it (a run's cancel): that request must not overwrite
-	// what the call wrote there.
-	FollowUpOptions(opts any) any
+	// FollowUpOptions returns opts without the options meant for the
+	// caller's one call (WithResponseInto), for a request the SDK makes
+	// on the caller's behalf after it (a run's cancel): that request must
+	// not overwrite what the call wrote there.
+	FollowUpOptions(opts []O) []O
 
-	// Logger returns the logger of a call with opts (a
-	// []threads.RequestOption, possibly nil): WithLogger's, nil when none.
-	// For what the SDK logs outside a request (a tool's panic).
-	Logger(opts any) *slog.Logger
+	// Logger returns the logger of a call with opts (possibly nil):
+	// WithLogger's, nil when none. For what the SDK logs outside a
+	// request (a tool's panic).
+	Logger(opts []O) *slog.Logger
 }
 
 var (
 	registerOnce sync.Once
-	connOf       func(client any) (Conn, error)
+	registered   any // a func(*C) (Conn[O], error), set by Register
 )
 
-// Register sets the function that turns a *threads.Client into its Conn.
-// Package threads calls it once, from its init; later calls do nothing.
-func Register(fn func(client any) (Conn, error)) {
-	registerOnce.Do(func() { connOf = fn })
+// Register sets the function that turns a client *C into its Conn.
+// Package threads calls it once, from its init, as
+// Register(connOf) with connOf a func(*threads.Client)
+// (Conn[threads.RequestOption], error); later calls do nothing.
+func Register[C, O any](connOf func(*C) (Conn[O], error)) {
+	registerOnce.Do(func() { registered = connOf })
 }
 
-// ConnOf returns the Conn of client, a *threads.Client. It fails for a nil
-// client or one not made by threads.NewClient.
-func ConnOf(client any) (Conn, error) {
+// ConnOf returns the Conn of client, through the function Register was
+// given for *C and O. It fails for a nil client, one not made by
+// threads.NewClient, and when no function was registered for those types
+// (a program that does not link package threads cannot have a client).
+func ConnOf[O, C any](client *C) (Conn[O], error) {
+	connOf, ok := registered.(func(*C) (Conn[O], error))
+	if !ok {
+		var c *C
+		var o []O
+		return nil, fmt.Errorf("core: no Conn registered for %T with options %T", c, o)
+	}
 	return connOf(client)
 }
 

@@ -27,7 +27,10 @@ import (
 // with "//" (another host), or holds a fragment; an empty segment ("//",
 // a trailing "/"); a segment that is a dot segment or holds an encoded
 // separator ("%2F", "%5C", "\") in any spelling, or a malformed escape; a
-// segment that CheckID refuses (white space only); and a malformed query.
+// segment holding a control character, escaped or not ("%00", "%0A"),
+// which names nothing and could split a header or a log line on its way;
+// a segment that CheckID refuses (white space only); and a malformed
+// query.
 func Literal(method, path string, templates []string) (r Route, known bool, q url.Values, err error) {
 	if !methods[method] {
 		return Route{}, false, nil, fmt.Errorf("%q is not an HTTP method (GET, POST, PUT, PATCH, DELETE...)", clip(method))
@@ -64,6 +67,9 @@ func Literal(method, path string, templates []string) (r Route, known bool, q ur
 		}
 		if err := CheckID("path segment", un); err != nil {
 			return Route{}, false, nil, err
+		}
+		if strings.ContainsFunc(un, func(c rune) bool { return c < 0x20 || c == 0x7f }) {
+			return Route{}, false, nil, errors.New("the path has a control character")
 		}
 		segs[i] = un
 	}

@@ -70,6 +70,9 @@ func TestLiteralRefusals(t *testing.T) {
 		{"GET", "/threads/%zz"},
 		{"GET", "/threads/%20"},
 		{"GET", "/threads/x?a=%zz"},
+		{"GET", "/threads/x%00"},
+		{"GET", "/threads/a%0Ab"},
+		{"GET", "/threads/a%7F"},
 	} {
 		_, _, _, err := Literal(c.method, c.path, literalTemplates)
 		assert.Error(t, err, "%s %s", c.method, c.path)

@@ -74,3 +74,29 @@ type RunThread[I any] struct {
 	Metadata        map[string]any `json:"metadata,omitzero"`
 	InitialMessages []I            `json:"initialMessages,omitzero"`
 }
+
+// Body is a request body of a route that takes one. WithoutUser removes
+// the end user that a sender other than the SDK put in it (a browser's
+// userKey, thread.userKey): the end user goes in only from the call's
+// own, where the route reads it.
+type Body interface{ WithoutUser() }
+
+// WithoutUser removes the body's userKey.
+func (b *CreateThreadBody[I]) WithoutUser() { b.UserKey = "" }
+
+// WithoutUser does nothing: the route reads the user key in the query.
+func (b *UpdateThreadBody) WithoutUser() {}
+
+// WithoutUser removes the body's userKey.
+func (b *SuggestionsBody[A]) WithoutUser() { b.UserKey = "" }
+
+// WithoutUser removes the body's userKey.
+func (b *ComponentStateBody[P]) WithoutUser() { b.UserKey = "" }
+
+// WithoutUser removes the body's userKey and thread.userKey.
+func (b *RunBody[C, T, A, I, R]) WithoutUser() {
+	b.UserKey = ""
+	if b.Thread != nil {
+		b.Thread.UserKey = ""
+	}
+}

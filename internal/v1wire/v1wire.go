@@ -64,6 +64,10 @@ var (
 	Cancel         = Route{Method: "DELETE", Template: "/v1/threads/{threadId}/runs/{runId}", Key: KeyInQuery}
 	ComponentState = Route{Method: "POST", Template: "/v1/threads/{threadId}/components/{componentId}/state", Key: KeyInBody}
 	ExchangeToken  = Route{Method: "POST", Template: "/oauth/token", Key: KeyNone}
+	// RunEvents is package proxy's own route, not the service's: a
+	// detached run's events, for a page resuming it (proxy's
+	// WithDetachedRuns). It is in no table of the service's routes.
+	RunEvents = Route{Method: "GET", Template: "/v1/threads/{threadId}/runs/{runId}/events", Key: KeyNone, Stream: true}
 )
 
 // Routes returns the routes that act for an end user: every route above

@@ -21,8 +21,8 @@ func TestRoutesAreDeclaredOnce(t *testing.T) {
 			t.Errorf("a route declared outside v1wire.go: %s", f)
 		}
 	}
-	if len(found) != 14 {
-		t.Errorf("v1wire.go declares %d routes, want 14 (13 for an end user, the token exchange): %v", len(found), found)
+	if len(found) != 15 {
+		t.Errorf("v1wire.go declares %d routes, want 15 (13 for an end user, the token exchange, the proxy's RunEvents): %v", len(found), found)
 	}
 	seen := map[string]bool{}
 	for _, r := range Routes() {

@@ -40,7 +40,7 @@ var shared struct {
 
 // sharedServer returns the server most tests share: THREADS_REDIS_URL when
 // set, else a redis-server started for the package (stopped by TestMain).
-func sharedServer(t *testing.T) *redisServer {
+func sharedServer(t testing.TB) *redisServer {
 	t.Helper()
 	shared.once.Do(func() {
 		if u := os.Getenv("THREADS_REDIS_URL"); u != "" {
@@ -160,7 +160,7 @@ func (s *redisServer) restart(t *testing.T) {
 }
 
 // client returns a client of the server, closed when the test ends.
-func (s *redisServer) client(t *testing.T) *redis.Client {
+func (s *redisServer) client(t testing.TB) *redis.Client {
 	t.Helper()
 	opt, err := redis.ParseURL(s.url)
 	if err != nil {
