@@ -14,6 +14,9 @@
 //   - /api/tambo/v1/... is proxy.Handler: point @tambo-ai/client (tamboUrl)
 //     or the TypeScript SDK (baseURL) at http://ADDR/api/tambo. It offers
 //     the model a server-side tool, server_time, beside the browser's own.
+//     Its runs are detached (proxy.WithDetachedRuns): a reload does not
+//     cancel them, and the page's second form resumes one after a reload
+//     from the last event it showed (GET …/runs/{runId}/events).
 //
 // What proxy.Handler leaves to the backend, it adds: the session check
 // (the user function refuses a request without a known session: 401) and
@@ -92,6 +95,7 @@ func run(ctx context.Context, addr string, ready func(url string)) error {
 	// cancels their runs on the service.
 	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
+	_ = app.v1.Shutdown(sctx) // detached runs end, or are cancelled at the deadline
 	if err := srv.Shutdown(sctx); err != nil {
 		srv.Close()
 	}
@@ -105,6 +109,7 @@ func run(ctx context.Context, addr string, ready func(url string)) error {
 type app struct {
 	http.Handler
 	runs *runs.Client
+	v1   *proxy.Handler
 	log  *log.Logger
 
 	mu       sync.Mutex
@@ -115,10 +120,11 @@ func newApp(client *threads.Client, logger *log.Logger) (*app, error) {
 	a := &app{runs: runs.New(client), log: logger, sessions: map[string]string{}}
 	serverTime := threads.NewTool("server_time", "The backend's current time",
 		func(context.Context, struct{}) (string, error) { return time.Now().UTC().Format(time.RFC3339), nil })
-	v1, err := proxy.New(client, a.user, proxy.WithTools(serverTime))
+	v1, err := proxy.New(client, a.user, proxy.WithTools(serverTime), proxy.WithDetachedRuns(5*time.Minute))
 	if err != nil {
 		return nil, err
 	}
+	a.v1 = v1
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", a.page)
 	mux.HandleFunc("GET /stream", a.stream)
@@ -214,6 +220,42 @@ document.getElementById("ask").onsubmit = (e) => {
   };
   es.onerror = () => { if (es.readyState !== EventSource.CLOSED) { status.textContent = "connection lost"; es.close(); } };
 };
+</script>
+<h2>Ask, and reload while it answers</h2>
+<form id="ask2"><input id="q2" size="50" value="Tell me a long story."> <button>Send</button></form>
+<pre id="out2"></pre>
+<script>
+// Runs through the /v1 endpoint are detached: a reload does not cancel
+// them, and this page resumes from the last event it showed.
+const out2 = document.getElementById("out2");
+const show = (id, data) => {
+  const ev = JSON.parse(data);
+  if (ev.type === "TEXT_MESSAGE_CONTENT") out2.textContent += ev.delta;
+  if (id) sessionStorage.lastEventId = id;
+  if (ev.type === "RUN_FINISHED" || ev.type === "RUN_ERROR") delete sessionStorage.run;
+  if (ev.type === "MESSAGES_SNAPSHOT") out2.textContent = ev.messages.filter(m => m.role === "assistant").map(m => m.content).join("\n");
+};
+document.getElementById("ask2").onsubmit = async (e) => {
+  e.preventDefault();
+  out2.textContent = ""; sessionStorage.text = "";
+  const res = await fetch("/api/tambo/v1/threads/runs", { method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ message: { role: "user", content: [{ type: "text", text: document.getElementById("q2").value }] } }) });
+  sessionStorage.run = res.headers.get("X-Thread-Id") + "/runs/" + res.headers.get("X-Run-Id");
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = "";
+  for (let r; !(r = await reader.read()).done; ) {
+    const blocks = (buf += r.value).split("\n\n"); buf = blocks.pop();
+    for (const b of blocks) {
+      const id = (b.match(/^id: (.*)$/m) || [])[1], data = (b.match(/^data: (.*)$/m) || [])[1];
+      if (data) show(id, data);
+    }
+  }
+};
+if (sessionStorage.run) { // a reload while a run went on: resume it
+  const es = new EventSource("/api/tambo/v1/threads/" + sessionStorage.run + "/events?lastEventId=" + encodeURIComponent(sessionStorage.lastEventId || ""));
+  es.onmessage = (m) => { show(m.lastEventId, m.data); if (!sessionStorage.run) es.close(); };
+  es.onerror = () => es.close();
+}
 </script>
 <p>The official clients work too: <code>new TamboClient({ apiKey: "unused", tamboUrl: location.origin + "/api/tambo" })</code>.</p>
 </html>

@@ -29,6 +29,7 @@ func TestWebapp(t *testing.T) {
 	var logged bytes.Buffer
 	a, err := newApp(fake.Client(), log.New(&logged, "", 0))
 	require.NoError(t, err)
+	defer func() { require.NoError(t, a.v1.Shutdown(context.Background()), "detached runs ended") }()
 	srv := httptest.NewServer(a)
 	defer srv.Close()
 	jar, _ := cookiejar.New(nil)
@@ -47,6 +48,7 @@ func TestWebapp(t *testing.T) {
 	resp, body := get("/")
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Contains(t, body, "new EventSource(")
+	assert.Contains(t, body, `/events?lastEventId=`, "the page resumes a detached run")
 
 	resp, body = get("/stream?q=" + url.QueryEscape("hello there"))
 	require.Equal(t, http.StatusOK, resp.StatusCode, body)
@@ -79,6 +81,13 @@ func TestWebapp(t *testing.T) {
 	require.Equal(t, http.StatusCreated, resp.StatusCode, string(b))
 	assert.Equal(t, 2, strings.Count(string(b), `"type":"RUN_STARTED"`), "the server_time call answered in the same response")
 	assert.Contains(t, string(b), `"delta":"said: "`, "the second run read the tool's result")
+	assert.Contains(t, string(b), "\nid: ", "a detached run's events carry ids")
+
+	// A reload: the page resumes the run from its first event's id.
+	runPath := "/api/tambo/v1/threads/" + resp.Header.Get("X-Thread-Id") + "/runs/" + resp.Header.Get("X-Run-Id") + "/events"
+	resp, body = get(runPath + "?lastEventId=1")
+	require.Equal(t, http.StatusOK, resp.StatusCode, body)
+	assert.Equal(t, strings.SplitN(string(b), "id: 2\n", 2)[1], strings.SplitN(body, "id: 2\n", 2)[1], "every event after the first, as first sent")
 	assert.Empty(t, logged.String())
 
 	// Another site's page posting with the user's cookie starts nothing:
