@@ -157,6 +157,8 @@ type call struct {
 	body   any          // JSON-encoded when not nil
 	raw    []byte       // the JSON body as sent (Client.Do), instead of body
 	setKey func(string) // a KeyInBody or KeyInThread route's: puts the user key in body
+	// idempotent: a write acting twice cannot harm (core.Call.Idempotent).
+	idempotent bool
 }
 
 // op names the call in errors: "runs: GET /v1/threads/{threadId}".
@@ -195,12 +197,13 @@ func (c *Client) prepare(ctx context.Context, k call) (core.Call, error) {
 		}
 	}
 	cc := core.Call{
-		Route:     r,
-		Query:     q,
-		Body:      k.body,
-		KeyHeader: "X-Api-Key",
-		NoMigrate: true,
-		Secrets:   c.secrets(),
+		Route:      r,
+		Query:      q,
+		Body:       k.body,
+		KeyHeader:  "X-Api-Key",
+		NoMigrate:  true,
+		Idempotent: k.idempotent,
+		Secrets:    c.secrets(),
 	}
 	if k.raw != nil {
 		cc.Body, cc.Raw = nil, k.raw
