@@ -520,6 +520,9 @@ func (rs *runStream) emit(ev runEvent, counted bool) bool {
 			if sc.OnHold != nil {
 				sc.OnHold()
 			}
+			if sc.OnHoldRun != nil {
+				sc.OnHoldRun(rs.t.ID, rs.run.id)
+			}
 			select {
 			case <-sc.Hold:
 			case <-rs.run.stop:

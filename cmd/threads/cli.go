@@ -86,7 +86,8 @@ failed; 2 usage; 3 the run or reply was cancelled (by "threads cancel",
 "threads v1-cancel" or another client); 130 interrupted (Ctrl-C).
 
 Run "threads <command> --help" for a command's flags and an example;
-"threads help json" for the --json outputs, field by field;
+"threads help json" for the --json outputs, field by field; "threads help
+fake-script" for the run scripts of "threads fake --script";
 "threads fake" runs a local fake of the service to try everything against.
 `
 
@@ -109,6 +110,10 @@ func run(args []string, e *env) int {
 	case "help", "-h", "-help", "--help":
 		if len(args) == 2 && args[1] == "json" {
 			fmt.Fprint(e.stdout, jsonHelp)
+			return exitOK
+		}
+		if len(args) == 2 && args[1] == "fake-script" {
+			fmt.Fprint(e.stdout, fakeScriptHelp)
 			return exitOK
 		}
 		printUsage(e.stdout)

@@ -21,20 +21,38 @@ var fakeCmd = &command{
 		"shell; THREADS_FAKE=1 says that a scripted model, not a real one, answers). Without --live-habits\n" +
 		"the fake reads the key as Authorization: Bearer, as the spec says.\n" +
 		"On Unix the fake also stops when the process that started it exits (unless --outlive-parent):\n" +
-		"\"go run ./cmd/threads fake &\" then \"kill $!\" signals go run only, and the fake stops with it.",
+		"\"go run ./cmd/threads fake &\" then \"kill $!\" signals go run only, and the fake stops with it.\n" +
+		"--script FILE scripts the /v1 runs, one per run in order: text, tool calls that pause, failures\n" +
+		"with a code, slow or held runs to cancel, reasoning, token usage (\"threads help fake-script\"),\n" +
+		"so that a shell script can reach each exit status of v1-run.",
 	example: `  threads fake > fake.env &     # or, in another terminal: threads fake
   eval "$(cat fake.env)"
   threads send --new "hello"
-  kill %1                        # or kill $!; also with go run ./cmd/threads fake &`,
+  kill %1                        # or kill $!; also with go run ./cmd/threads fake &
+  threads fake --script runs.json > fake.env 2> fake.log &   # see "threads help fake-script"`,
 	flags: func(fs *flag.FlagSet) {
 		fs.String("addr", "127.0.0.1:0", "the address to listen on (port 0: any free port)")
 		fs.Bool("outlive-parent", false, "keep running after the process that started the fake exits\n(nohup, a subshell that exits at once)")
 		fs.Bool("live-habits", false, "behave like the live deployment: the key in x-api-key, no GET /threads, ...")
 		fs.Duration("throttle", 50*time.Millisecond, "pause between streamed snapshots (the live service's is 50ms)")
+		fs.String("script", "", "a JSON file of /v1 run scripts, taken one per run (see \"threads help fake-script\")")
 	},
 	run: func(e *env, cl *call) int {
 		if !cl.nargs(e, 0, 0) {
 			return exitUsage
+		}
+		stderr := &lockedWriter{w: e.stderr}
+		hold := make(chan struct{}) // a held run waits for it: closed when the fake stops
+		var scripts []threadstest.RunScript
+		if path := cl.str("script"); path != "" {
+			var err error
+			scripts, err = loadFakeScripts(path, hold, func(threadID, runID string) {
+				fmt.Fprintf(stderr, "threads fake: run %s of thread %s is held; cancel it with: threads v1-cancel %s %s\n",
+					runID, threadID, threadID, runID)
+			})
+			if err != nil {
+				return cl.usageError(e, "--script: %v", err)
+			}
 		}
 		opts := []threadstest.Option{threadstest.WithAddr(cl.str("addr"))}
 		if cl.bool("live-habits") {
@@ -47,6 +65,10 @@ var fakeCmd = &command{
 			return fail(e, err)
 		}
 		defer srv.Close()
+		defer close(hold) // first: srv.Close waits for the runs it holds
+		for _, sc := range scripts {
+			srv.PushRunScript(sc)
+		}
 		header := ""
 		if cl.bool("live-habits") {
 			header = "x-api-key"
@@ -63,7 +85,7 @@ var fakeCmd = &command{
 		} {
 			fmt.Fprintf(e.stdout, "export %s=%s\n", kv[0], shellQuote(kv[1]))
 		}
-		fmt.Fprintf(e.stderr, "threads fake: a fake Threads service is listening on %s; "+
+		fmt.Fprintf(stderr, "threads fake: a fake Threads service is listening on %s; "+
 			"eval the export lines above in a shell to use it; Ctrl-C stops it\n", srv.URL)
 		var parentGone <-chan struct{} // nil: never
 		if e.watchParent != nil && !cl.bool("outlive-parent") {
@@ -73,9 +95,9 @@ var fakeCmd = &command{
 		}
 		select {
 		case <-e.interrupt:
-			fmt.Fprintln(e.stderr, "threads fake: stopped")
+			fmt.Fprintln(stderr, "threads fake: stopped")
 		case <-parentGone:
-			fmt.Fprintln(e.stderr, "threads fake: the process that started it exited; stopped")
+			fmt.Fprintln(stderr, "threads fake: the process that started it exited; stopped")
 		}
 		return exitOK
 	},

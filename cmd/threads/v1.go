@@ -68,12 +68,12 @@ var v1ListCmd = &command{
 	long: `List the /v1 threads of the end user (--user-key or $THREADS_USER_KEY), newest
 first: one page (--limit, --cursor), or every page with --all. Without
 --all, the next page's cursor is printed on stderr. --status keeps the
-threads whose run status is the one named (idle, waiting, streaming: the
-service's runStatus; "waiting" is a thread paused for tool results); the
-service has no such filter, so a page may show fewer than --limit.`,
+threads whose run status is the one named (the service's runStatus: idle,
+streaming, waiting); the service has no such filter, so a page may show
+fewer than --limit.`,
 	example: `  THREADS_USER_KEY=user-1 threads v1-list --limit 5
   threads v1-list --user-key user-1 --all --json | jq -r .id
-  threads v1-list --user-key user-1 --all --status waiting`,
+  threads v1-list --user-key user-1 --all --status streaming`,
 	flags: func(fs *flag.FlagSet) {
 		v1Flags(fs)
 		v1PageFlags(fs, 20, "thread")
@@ -245,7 +245,9 @@ with the SDK (runs.ToolResult). On an existing thread the message continues
 its last completed run (--previous-run, default the thread's). The model's
 reasoning is not shown unless --reasoning asks for it (on stderr). A run that
 fails says why on stderr and exits 1; one cancelled (v1-cancel, another
-client) says so on stderr and exits 3; Ctrl-C cancels it and exits 130.`,
+client) says so on stderr and exits 3, also when it ended RUN_FINISHED or
+RUN_ERROR INTERNAL_ERROR while the thread says it was cancelled (the thread is
+read once to tell); Ctrl-C cancels it and exits 130.`,
 	example: `  threads v1-run --user-key user-1 --new "hello"
   threads v1-run --user-key user-1 thr_123 "and then?" --json | jq -r 'select(.kind=="text").delta'`,
 	flags: func(fs *flag.FlagSet) {
@@ -387,6 +389,13 @@ client) says so on stderr and exits 3; Ctrl-C cancels it and exits 130.`,
 						fmt.Fprintf(e.stdout, "pending tool call: %s %s %s\n", field(pc.ToolCallID), field(pc.ToolName), field(pc.Arguments))
 					}
 				}
+			}
+		}
+		if ctx.Err() == nil {
+			// A RUN_FINISHED or RUN_ERROR INTERNAL_ERROR may hide a cancel
+			// from elsewhere: the thread says how the run was stored.
+			if _, err := st.CheckCancelled(ctx); err != nil {
+				fmt.Fprintf(e.stderr, "threads: could not read the thread to check the run's end: %s\n", oneLine(err))
 			}
 		}
 		serr := st.Err()

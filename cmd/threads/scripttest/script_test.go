@@ -1,11 +1,13 @@
 package scripttest
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -172,6 +174,8 @@ func TestScripts(t *testing.T) {
 			"fakestops":     fakeStops(t),
 			"proxystart":    cmdProxyStart,
 			"httpreq":       cmdHTTPReq,
+			"clifake":       cmdCLIFake,
+			"clifakeheld":   cliFakeHeld(t),
 		},
 	})
 }
@@ -184,6 +188,7 @@ type fakeHolder struct {
 	release func()        // releases fakehold's reply (once)
 	runHeld chan struct{} // closed when fakerunhold's run reaches its hold
 	goRun   *goRunFake    // the fake of gorunfake
+	cli     *cliFake      // the fake of clifake
 }
 
 func fakeOf(ts *testscript.TestScript) *threadstest.Server {
@@ -521,4 +526,110 @@ func cmdFakeHeldRun(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Defer(func() { st.Close(); close(hold) })
 	ts.Setenv(args[0], st.ThreadID())
 	ts.Setenv(args[1], st.RunID())
+}
+
+// cliFake is "threads fake" run as a process by clifake: what its stderr
+// said of the runs it holds.
+type cliFake struct {
+	held chan [2]string // thread and run of each held run, in order
+}
+
+// heldLine is what "threads fake --script" prints when a run reaches its
+// hold.
+var heldLine = regexp.MustCompile(`^threads fake: run (\S+) of thread (\S+) is held;`)
+
+// cmdCLIFake is "clifake [ARGS...]": it runs the built "threads fake
+// ARGS..." as a process of its own (as a shell would), points the
+// environment at it with its export lines, and copies its stderr to
+// fake.stderr; clifakeheld waits for the runs it holds. The process is
+// interrupted (killed where signals are not) when the script ends.
+func cmdCLIFake(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("usage: clifake [ARGS...]")
+	}
+	bin := ""
+	for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
+		if p := filepath.Join(dir, "threads"); fileExists(p) || fileExists(p+".exe") {
+			bin = p
+			break
+		}
+	}
+	if bin == "" {
+		ts.Fatalf("no threads command on the script's PATH")
+	}
+	cmd := exec.Command(bin, append([]string{"fake", "--throttle", "0"}, args...)...)
+	cmd.Dir = ts.Getenv("WORK")
+	stdout, err := cmd.StdoutPipe()
+	ts.Check(err)
+	stderr, err := cmd.StderrPipe()
+	ts.Check(err)
+	errFile, err := os.Create(ts.MkAbs("fake.stderr"))
+	ts.Check(err)
+	ts.Check(cmd.Start())
+	f := &cliFake{held: make(chan [2]string, 16)}
+	ts.Value(fakeKey{}).(*fakeHolder).cli = f
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		defer errFile.Close()
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			fmt.Fprintln(errFile, sc.Text())
+			if m := heldLine.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case f.held <- [2]string{m[2], m[1]}:
+				default:
+				}
+			}
+		}
+	}()
+	ts.Defer(func() {
+		if cmd.Process.Signal(os.Interrupt) != nil {
+			cmd.Process.Kill()
+		}
+		io.Copy(io.Discard, stdout)
+		<-copied
+		cmd.Wait()
+	})
+	br := bufio.NewReader(stdout)
+	for range 5 {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			ts.Fatalf("reading the fake's export lines: %v (see fake.stderr)", err)
+		}
+		name, value, ok := strings.Cut(strings.TrimSpace(strings.TrimPrefix(line, "export ")), "=")
+		if !ok {
+			ts.Fatalf("not an export line: %q", line)
+		}
+		ts.Setenv(name, strings.Trim(value, "'"))
+	}
+}
+
+// cliFakeHeld returns "clifakeheld TVAR RVAR": it waits until the fake of
+// clifake says a run is held, and sets $TVAR and $RVAR to its thread and
+// run.
+func cliFakeHeld(t *testing.T) func(ts *testscript.TestScript, neg bool, args []string) {
+	wait := waiter(t)
+	return func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 2 {
+			ts.Fatalf("usage: clifakeheld TVAR RVAR")
+		}
+		f := ts.Value(fakeKey{}).(*fakeHolder).cli
+		if f == nil {
+			ts.Fatalf("no fake process: run clifake first")
+		}
+		got, stop := make(chan struct{}), make(chan struct{})
+		var ids [2]string
+		go func() {
+			select {
+			case ids = <-f.held:
+				close(got)
+			case <-stop:
+			}
+		}()
+		defer close(stop) // after a give-up too: the goroutine ends
+		wait(ts, got, "the fake held no run (see fake.stderr)")
+		ts.Setenv(args[0], ids[0])
+		ts.Setenv(args[1], ids[1])
+	}
 }
