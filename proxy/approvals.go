@@ -567,21 +567,42 @@ func (h *Handler) continueParked(ctx context.Context, u User, threadID, runID st
 		return "", err
 	}
 	content := results
+	taken := map[string][]byte{}
 	for _, k := range []string{h.pendingKey(u, threadID, runID), h.overKey(u, threadID, runID)} {
 		if v, ok, err := store.Take(ctx, k); err == nil && ok {
 			if ours, ok := h.decodePending(ctx, v); ok {
 				content = append(content, ours...)
+				taken[k] = v
 			}
 		}
 	}
-	id, err := h.startDetached(ctx, u, threadID, runs.RunParams{PreviousRunID: runID, Content: content})
+	var id string
+	for try := 0; ; try++ {
+		id, err = h.startDetached(ctx, u, threadID, runs.RunParams{PreviousRunID: runID, Content: content})
+		// A decision faster than the paused run's end: the service has
+		// not recorded it as complete yet. It will within moments.
+		if err == nil || try >= 20 || !(errors.Is(err, runs.ErrInvalidPreviousRun) || errors.Is(err, runs.ErrRunActive)) {
+			break
+		}
+		select {
+		case <-time.After(time.Duration(try+1) * 50 * time.Millisecond):
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
 	if err == nil && h.approvals.Hold > 0 {
 		// A response still holding the pause follows the new run.
 		_, _ = store.Append(context.WithoutCancel(ctx), h.nextKey(u, threadID, runID), []byte(id), 2, h.approvals.Hold+time.Minute)
 	}
 	if err != nil {
 		// Put back: the next request on the thread tries again.
-		_ = store.Set(context.WithoutCancel(ctx), key, v, h.approvals.TTL+DefaultPendingTTL)
+		ctx := context.WithoutCancel(ctx)
+		_ = store.Set(ctx, key, v, h.approvals.TTL+DefaultPendingTTL)
+		for k, v := range taken {
+			_ = store.Set(ctx, k, v, h.cfg.pendingTTL)
+		}
 	}
 	return id, err
 }

@@ -458,6 +458,7 @@ func TestHeldResponseGoesOnAfterTheDecision(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(rest), `"type":"RUN_STARTED","threadId":"`+d.ThreadID+`","runId":"`+d.RunID+`"`, "the decision's run follows in the same response")
 	ts := types(parse(t, string(rest)))
+	require.NotEmpty(t, ts)
 	assert.Equal(t, "RUN_FINISHED", ts[len(ts)-1])
 	assert.Equal(t, []string{"alice"}, f.calls())
 }
