@@ -345,7 +345,7 @@ func (c *Client) CreateAndRun(ctx context.Context, params CreateRunParams, opts 
 }
 
 func (c *Client) stream(ctx context.Context, opts []threads.RequestOption, k call, threadID string) (*Stream, error) {
-	cc, err := c.prepare(ctx, k)
+	cc, err := c.prepare(ctx, opts, k)
 	if err != nil {
 		return nil, err
 	}
