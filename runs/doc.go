@@ -105,6 +105,16 @@
 // call but ExchangeToken before sending ([ErrIdentity]). The API key always
 // travels in x-api-key.
 //
+// A [TokenSource] is asked on a goroutine of its own, so that one that
+// ignores its context (as an oauth2 adapter does) cannot hold a call: a
+// call whose source has not answered when the call's context ends, or when
+// WithRequestTimeout passes, fails with that context's error, and the
+// source's goroutine is left to end by itself. That goroutine is the one
+// the SDK leaves after a call: at most one at a time per
+// [Client.ForTokenSource] (the returned Client and its copies ask one at a
+// time; while an abandoned ask runs, the next call waits for it within its
+// own deadline).
+//
 // # In a backend
 //
 // A backend that keeps no run ids between requests sets

@@ -124,18 +124,9 @@ func (f TokenSourceFunc) Token(ctx context.Context) (string, error) { return f(c
 //		return t.AccessToken, nil
 //	}))
 //
-// To send the service's own tokens instead, exchange the provider's token
-// in the source with [Client.ExchangeToken] and keep the result until its
-// Expiry.
-//
-// The source is asked on a goroutine of its own, so that one that ignores
-// its context (as the adapter above does) cannot hold a call: a call whose
-// source has not answered when the call's context ends, or when
-// WithRequestTimeout passes, fails with that context's error, and the
-// source's goroutine is left to end by itself. That goroutine is the one
-// the SDK leaves after a call: at most one at a time per ForTokenSource
-// (the returned Client and its copies ask one at a time; while an
-// abandoned ask runs, the next call waits for it within its own deadline).
+// A source may give [Client.ExchangeToken]'s tokens, each kept until its
+// Expiry. One that hangs fails the call at its deadline (see "End users"
+// in the package doc).
 func (c *Client) ForTokenSource(src TokenSource) *Client {
 	cp := *c
 	cp.userKey, cp.token, cp.src = "", threads.Token{}, &tokenSource{src: src, slot: make(chan struct{}, 1)}

@@ -393,8 +393,8 @@ func WithLastToolCallOnly() Option { return option(func(c *config) { c.lastCallO
 // ([WithThrottle]); on /v1, the service's own tool arguments
 // ([WithServiceToolArguments]), overlapping pages
 // ([WithOverlappingPages]) and only the last of a turn's tool calls kept
-// ([WithLastToolCallOnly]) (a run cancelled while it streams ends RUN_ERROR
-// CANCELLED, as live; [WithCancelledRunsFinished] is the rare other end); and the small routes' answers (captures
+// ([WithLastToolCallOnly]) (a cancelled run ends RUN_ERROR CANCELLED, as
+// live); and the small routes' answers (captures
 // 30, 32, 33): GET /registry/{name} of an unknown name is 500 Internal
 // server error, deleting an unknown API key is 200 false, and deleting a
 // provider key answers 200 the project whether or not the key existed.
