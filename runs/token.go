@@ -113,7 +113,8 @@ func (f TokenSourceFunc) Token(ctx context.Context) (string, error) { return f(c
 // and, if the token changed, is sent once more with it (the 401 proves the
 // service did not act); never a loop. A nil src, or an empty token, is
 // [ErrIdentity]; src's errors are returned wrapped; its tokens are never
-// in an error or log line. golang.org/x/oauth2's TokenSource adapts so:
+// in an error or log line; one that ignores its context cannot hold a
+// call past its deadline ("End users" in the package doc). For oauth2:
 //
 //	ts := conf.TokenSource(ctx, tok) // an oauth2.TokenSource
 //	alice := base.ForTokenSource(runs.TokenSourceFunc(func(context.Context) (string, error) {
@@ -124,9 +125,7 @@ func (f TokenSourceFunc) Token(ctx context.Context) (string, error) { return f(c
 //		return t.AccessToken, nil
 //	}))
 //
-// A source may give [Client.ExchangeToken]'s tokens, each kept until its
-// Expiry. One that hangs fails the call at its deadline (see "End users"
-// in the package doc).
+// For the service's own tokens, call [Client.ExchangeToken] in the source.
 func (c *Client) ForTokenSource(src TokenSource) *Client {
 	cp := *c
 	cp.userKey, cp.token, cp.src = "", threads.Token{}, &tokenSource{src: src, slot: make(chan struct{}, 1)}
