@@ -207,34 +207,16 @@ func (s *ThreadsService) c() *Client {
 // client's base URL, API key and headers, retries, timeouts, redaction,
 // observer and middlewares; a non-2xx answer is a [*Problem]. method is an
 // HTTP method ("GET", "POST"...); path is the route under the base URL,
-// escaped as in a URL, with an optional query:
+// escaped as in a URL, with an optional query. body is sent as JSON (nil:
+// none; []byte and json.RawMessage byte for byte); out receives the 2xx
+// answer (nil drops it; a *json.RawMessage takes its bytes):
 //
 //	var page struct{ Items []json.RawMessage }
 //	err := c.Do(ctx, "GET", "/threads/project/"+url.PathEscape(id)+"?limit=5", nil, &page)
 //
-// The path is checked as every route's ids are, before anything is sent:
-// no dot segment or encoded separator ("%2F", "%5C") in any spelling, no
-// empty or blank segment, no host; an error says which. A path that
-// follows one of the SDK's own routes is that route: its 410
-// ENDPOINT_DEPRECATED advice is followed and remembered as the typed
-// method's is, and the observer names it by its template; any other route
-// is named by its path (ids included) and a 410 is returned, not followed.
-// The /v1 routes need an end user: call them with the runs package's
-// Client.Do, which this Do refuses them for.
-//
-// body is sent as JSON: nil sends none; a []byte or json.RawMessage is
-// sent as it is, byte for byte; an io.Reader is refused (pass its bytes);
-// anything else is encoded with encoding/json. [WithJSONSet], [WithJSONDelete] and [WithRequestBody]
-// change it as they change any call's. out receives the 2xx answer: nil
-// drops it; a *json.RawMessage takes its bytes; anything else is decoded
-// from JSON as the methods decode theirs (within [WithMaxResponseSize];
-// with [WithRawJSON], values that embed a [Raw] record their bytes). An
-// empty answer (204, or no body) leaves out as it is. An answer that is
-// not JSON is an error that wraps [ErrUnexpectedResponse]; event streams
-// are for the methods that read them.
-//
-// Retries follow the method: a GET is retried on connection errors, 408,
-// 429 and 5xx; any other method only when it provably did not act.
+// How the path is checked, which answers are errors, what is retried and
+// why the /v1 routes are refused: the package doc's "Calling a route the
+// SDK does not model".
 func (c *Client) Do(ctx context.Context, method, path string, body, out any, opts ...RequestOption) error {
 	cl, err := c.genericCall(method, path, body)
 	if err != nil {

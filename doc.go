@@ -155,6 +155,126 @@
 // *slog.Logger field (threadsmcp.Options.Logger). Without one, nothing is
 // logged.
 //
+// # Calling a route the SDK does not model
+//
+// [Client.Do] checks its path as every route's ids are, before anything is
+// sent: no dot segment or encoded separator ("%2F", "%5C") in any spelling,
+// no empty or blank segment, no host; an error says which. A path that
+// follows one of the SDK's own routes is that route: its 410
+// ENDPOINT_DEPRECATED advice is followed and remembered as the typed
+// method's is, and the observer names it by its template; any other route
+// is named by its path (ids included) and a 410 is returned, not followed.
+// The /v1 routes need an end user: call them with the runs package's
+// Client.Do, which Client.Do refuses them for.
+//
+// Its body: nil sends none; a []byte or json.RawMessage is sent as it is,
+// byte for byte; an io.Reader is refused (pass its bytes); anything else is
+// encoded with encoding/json. [WithJSONSet], [WithJSONDelete] and
+// [WithRequestBody] change it as they change any call's. Its out: nil drops
+// the answer; a *json.RawMessage takes its bytes; anything else is decoded
+// from JSON as the methods decode theirs (within [WithMaxResponseSize]; with
+// [WithRawJSON], values that embed a [Raw] record their bytes). An empty
+// answer (204, or no body) leaves out as it is. An answer that is not JSON
+// is an error that wraps [ErrUnexpectedResponse]; event streams are for the
+// methods that read them. A GET is retried on connection errors, 408, 429
+// and 5xx; any other method only when it provably did not act.
+//
+// # Raw JSON
+//
+// A value decoded with [WithRawJSON] keeps the answer's body it came from
+// ([Raw.RawJSON] is a view of it, copied when asked), so holding one small
+// value of a large answer holds the whole body. A value built in Go, or
+// decoded from a stream event (each event would otherwise keep its bytes),
+// records nothing: RawJSON returns nil. Raw adds no member to the value's
+// JSON encoding, and the answer types print without it: %v, %+v and %#v show
+// their fields alone (the body it points into may hold a secret that a field
+// prints redacted). Comparing values with == or reflect.DeepEqual compares
+// their Raw as well: two values decoded from different bytes (or one
+// decoded, one built) differ even when their fields are equal. Compare their
+// fields, or zero Raw first (v.Raw = threads.Raw{}).
+//
+// [WithJSONSet] changes a call's body: a POST, PUT or PATCH without a body
+// gets an object with the member; a call that sends no body otherwise (a
+// GET), or a body that is not JSON, fails before anything is sent, as do a
+// pointer into a string or number and a value encoding/json cannot encode.
+// A pointer of more than [MaxJSONPointerDepth] tokens is refused before any
+// work. The edited body is the one every retry sends.
+//
+// # Middleware, responses and observers
+//
+// A [Middleware] sees every attempt: each retry, the re-send of a call that
+// follows the service's 410 migration advice, a redirect the client follows,
+// and stream requests (for a stream, the answer's Body is the live event
+// stream: read it only through the [Stream], never in the middleware). It
+// runs inside the attempt's timeout ([WithRequestTimeout]). The request
+// carries the API key in its headers (Authorization or the header of
+// [WithAPIKeyHeader]), so a middleware that logs requests must leave the
+// key's header out, as the SDK's own logging does; it must not keep the
+// request or its body past its return. It does not see the storage upload of
+// [StorageService.Upload], which goes to another host without the key.
+//
+// The response [WithResponseInto] stores has [http.NoBody] as its Body (the
+// SDK reads the body itself: a JSON call decodes it; a stream owns it). Its
+// Request is a copy without secrets: the credential headers read
+// "[REDACTED]", the key is redacted from its other headers, and the request
+// body is gone. Its Trailer holds the trailers the answer declared, without
+// their values. A failed call leaves *dst alone when no 2xx arrived (once
+// one did, *dst is written even if its body then fails to decode).
+//
+// A [CallObserver] hears one call. A stream's call ends when the stream does
+// (DONE, an error, or Close), not when its headers arrive; a Stream dropped
+// without Close or reaching its end never ends its call. For RunStream, the
+// first round's call carries the whole stream's figures (events and tool
+// rounds); each later round is a call of its own that ends when its answer's
+// headers are in. Calls of package runs (/v1) are reported the same way: a
+// JSON call ends when its answer is decoded (a decode failure is its Err); a
+// run's stream ends at the run's terminal event (Err is the
+// *runs.RunFailedError of a failed run), at a failure, or at Close, and
+// counts its AG-UI events. A /v1 tool stream's runs are calls of their own:
+// each run that carries tool results reports EventToolRound with the tool
+// stream's round number, which is also its CallEnd.ToolRounds.
+//
+// # Leaving a stream
+//
+// Under [WithCancelOnClose], a stream of the spec's routes left before its
+// end (Close, breaking out of All, its context ending, or a failure on the
+// client's side: truncated, idle, too large an event) sends
+// [ThreadsService.Cancel] for its thread, once, with the call's options, on
+// a context that keeps the stream context's values but not its cancellation,
+// bounded by 5 seconds; Close (or the Next that saw the end) waits for it,
+// and its failure is not reported (the stream's own outcome is). Never after
+// DONE, and not after the service's own error: line, which ends the
+// generation itself. A CreateAndAdvanceStream left before its first snapshot
+// named its new thread cannot be cancelled: there is no id to name yet. A
+// Stream that is dropped without Close sends nothing. The /v1 run streams of
+// package runs need no option: closing one before the run's end cancels the
+// run.
+//
+// # Listing threads
+//
+// [ThreadsService.List] with ListParams.ProjectID lists through GET
+// /threads/project/{projectId} (the live service's route). Without it, it
+// uses the spec's GET /threads; when that answers 404 (the live service does
+// not have it), the client lists per project instead, with the project of
+// the call's API key (asked with [ProjectsService.Current]), and logs the
+// switch at info level. The switch and the project are remembered only once
+// the per-project route answered 2xx, so a passing 404 or a wrong project id
+// does not decide every later call; a later 401, 403, 404 or 410 forgets
+// them, and the next call finds out again. A server that answers with a bare
+// JSON array instead of the {items,total,offset,limit,count} envelope yields
+// a page whose Offset and Count describe the items and whose Total is 0
+// (unknown).
+//
+// [ThreadsService.All] is bounded whatever the server sends: after 10,000
+// pages or 64 MiB of page bodies (see [WithPagingLimit]) it yields an error
+// matching [ErrPagingLimit] instead of asking for more; the second page in a
+// row whose threads all were on the page before (a server that ignores the
+// offset) ends it with an error matching [ErrUnexpectedResponse]. Either
+// error comes after the threads read so far, so a caller knows the listing
+// is incomplete. Threads created while paging can shift the offsets (the
+// service orders by creation time only), so a thread may be seen twice or
+// not at all.
+//
 // # Testing
 //
 // Package [github.com/threadsapi/threads-go/threadstest] runs a fake of the

@@ -15,24 +15,16 @@ const cancelTimeout = 5 * time.Second
 
 // WithCancelOnClose makes a stream of the spec's routes (AdvanceStream,
 // CreateAndAdvanceStream, RunStream) stop the thread's generation on the
-// service when the caller leaves it before its end: when the stream is
-// closed (Close, or breaking out of All) or its context ends, or it fails
-// on the client's side (truncated, idle, too large an event), before
-// "data: DONE". It then sends [ThreadsService.Cancel] for the stream's
-// thread, once, with the call's options, on a context that keeps the
-// stream context's values but not its cancellation, bounded by 5 seconds;
-// Close (or the Next that saw the end) waits for it, and its failure is
-// not reported (the stream's own outcome is). Never after DONE, and not
-// after the service's own error: line, which ends the generation itself.
-// A CreateAndAdvanceStream left before its first snapshot named its new
-// thread cannot be cancelled: there is no id to name yet. A Stream that
-// is dropped without Close sends nothing.
+// service when the caller leaves it before its end: closed, its context
+// ended, or failed on the client's side, before "data: DONE". It sends
+// [ThreadsService.Cancel] for the stream's thread once, bounded by 5
+// seconds, and Close waits for it (the package doc's "Leaving a stream"
+// says when it cannot).
 //
 // Without it (the default), leaving a stream only closes the connection:
 // the service goes on generating the reply and stores it in the thread.
 // The /v1 run streams of package runs need no option: closing one before
-// the run's end cancels the run (the service stops when the connection
-// closes), so this option changes nothing there.
+// the run's end cancels the run.
 func WithCancelOnClose() RequestOption {
 	return newRequestOption("WithCancelOnClose", func(c *config) error {
 		c.cancelOnLeave = true

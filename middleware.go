@@ -8,20 +8,11 @@ import (
 // Middleware wraps each HTTP attempt the client makes: it gets the request
 // about to be sent and next, which sends it, and returns the answer (or
 // its own). It may read or add headers, time the attempt, or answer
-// without calling next.
-//
-// A middleware sees every attempt: each retry, the re-send of a call that
-// follows the service's 410 migration advice, a redirect the client
-// follows, and stream requests (for a stream, the answer's Body is the
-// live event stream: read it only through the [Stream], never in the
-// middleware). It runs inside the attempt's timeout ([WithRequestTimeout]).
-//
-// The request carries the API key in its headers (Authorization or the
-// header of [WithAPIKeyHeader]), so a middleware that logs requests must
-// not print their headers as they are: leave the key's header out, as the
-// SDK's own logging does. A middleware must not keep the request or its
-// body past its return. It does not see the storage upload of
-// [StorageService.Upload], which goes to another host without the key.
+// without calling next. It sees every attempt, retries, migrations and
+// streams included, inside the attempt's timeout; the request carries the
+// API key, so a middleware that logs must leave the key's header out, and
+// must not keep the request past its return (the package doc's
+// "Middleware, responses and observers").
 type Middleware func(req *http.Request, next MiddlewareNext) (*http.Response, error)
 
 // MiddlewareNext sends the request through the rest of the chain and the
@@ -47,16 +38,10 @@ func WithMiddleware(mws ...Middleware) RequestOption {
 
 // WithResponseInto stores the final 2xx *http.Response of the call in *dst
 // (for a stream, as soon as the stream is returned): its status, headers
-// (rate limits, a request id), request and protocol. Its Body is [http.NoBody]: the
-// SDK reads the body itself (a JSON call decodes it; a stream owns it and
-// releases it with the [Stream]). Its Request is a copy without secrets:
-// the credential headers (the API key's, Authorization) read
-// "[REDACTED]", the key is redacted from its other headers, and the
-// request body is gone. Its Trailer holds the trailers the answer
-// declared, without their values, which come after the body. A failed
-// call leaves *dst alone when no 2xx arrived (once one did, *dst is
-// written even if its body then fails to decode):
-// [*Problem] carries the status and headers. It is for a single call only:
+// (rate limits, a request id), request and protocol, with the body already
+// taken by the SDK and the request's secrets redacted (the package doc's
+// "Middleware, responses and observers"). A failed call's [*Problem]
+// carries the status and headers instead. It is for a single call only:
 // [NewClient] refuses it with an error naming it, since the client's
 // calls, concurrent ones included, would all write the one *dst.
 func WithResponseInto(dst **http.Response) RequestOption {

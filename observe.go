@@ -35,24 +35,13 @@ type Observer interface {
 }
 
 // CallObserver hears one call: each attempt, a migration, a stream's first
-// event and tool rounds, then End, exactly once. A stream's call ends when
-// the stream does (DONE, an error, or Close), not when its headers arrive;
-// a Stream dropped without Close or reaching its end never ends its call.
-// For RunStream, the first round's call carries the whole stream's figures
-// (events and tool rounds); each later round is a call of its own that
-// ends when its answer's headers are in.
-// Calls of package runs (/v1) are reported the same way: a JSON call ends
-// when its answer is decoded (a decode failure is its Err); a run's
-// stream ends at the run's terminal event (Err is the *runs.RunFailedError
-// of a failed run), at a failure, or at Close, and counts its AG-UI
-// events. A /v1 tool stream's runs are calls of their own: each run that
-// carries tool results reports EventToolRound with the tool stream's
-// round number, which is also its CallEnd.ToolRounds.
-// Observe and End may be called from another goroutine than the one that
-// made the call (Close may end a stream), but never at the same time, and
-// always in order. An observer may call back into the SDK (close the
-// stream it observes, say): what that causes, End included, is reported
-// after the observer's call returns.
+// event and tool rounds, then End, exactly once (when a stream's call, a
+// RunStream round's or a /v1 call ends: the package doc's "Middleware,
+// responses and observers"). Observe and End may be called from another
+// goroutine than the one that made the call (Close may end a stream), but
+// never at the same time, and always in order. An observer may call back
+// into the SDK (close the stream it observes, say): what that causes, End
+// included, is reported after the observer's call returns.
 type CallObserver interface {
 	Observe(ev CallEvent)
 	End(end CallEnd)

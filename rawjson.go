@@ -75,17 +75,10 @@ func pointerTokens(pointer string) ([]string, error) {
 // the member the SDK sends, or adds it (with the objects on its way) when
 // the SDK sends none; "-" as the last token appends to an array, a number
 // names an existing element. It is for members the SDK does not model yet
-// (or sends differently), on any call: the typed methods and
-// [Client.Do] alike; several are applied in order, after
-// [WithRequestBody].
-//
-// A POST, PUT or PATCH without a body gets an object with the member; a
-// call that sends no body otherwise (a GET), or a body that is not JSON,
-// fails before anything is sent, as do a pointer into a string or number
-// and a value encoding/json cannot encode. A pointer of more than
-// [MaxJSONPointerDepth] tokens is refused before any work. The edited body
-// is the one every retry sends. It is for one call: [NewClient] refuses
-// it.
+// (or sends differently), on any call: the typed methods and [Client.Do]
+// alike; several are applied in order, after [WithRequestBody]. What it
+// refuses before sending: the package doc's "Raw JSON". It is for one
+// call: [NewClient] refuses it.
 func WithJSONSet(pointer string, value any) RequestOption {
 	toks, perr := pointerTokens(pointer)
 	var val []byte
@@ -214,19 +207,9 @@ func isJSONType(ct string) bool {
 // ExtraFields return nil. Package runs' values embed its counterpart,
 // runs.Raw, which the same option fills.
 //
-// A value keeps the answer's body it came from (RawJSON is a view of it,
-// copied when asked), so holding one small value of a large answer holds
-// the whole body. A value built in Go, or decoded from a stream event
-// (each event would otherwise keep its bytes), records nothing: RawJSON
-// returns nil. Raw adds no member to the value's JSON encoding, and the
-// answer types print without it: %v, %+v and %#v show their fields alone
-// (the body it points into may hold a secret that a field prints
-// redacted).
-//
-// Comparing values with == or reflect.DeepEqual compares their Raw as
-// well: two values decoded from different bytes (or one decoded, one
-// built) differ even when their fields are equal. Compare their fields,
-// or zero Raw first (v.Raw = threads.Raw{}).
+// A value keeps the whole answer's body it came from, prints without its
+// Raw, and compares unequal (==, reflect.DeepEqual) to the same value built
+// in Go: the package doc's "Raw JSON".
 type Raw jsonx.Raw
 
 // RawJSON returns a copy of the JSON the value was decoded from, byte for

@@ -88,19 +88,13 @@ func (e StreamEvent) LogValue() slog.Value {
 // other). TextDelta and TextReset say what changed in the message's text:
 // for each message, applying its events in order (TextReset: replace what
 // was shown with TextDelta; otherwise append TextDelta) gives its final
-// text. White space alone (the service's placeholder) counts as no text yet,
-// and a repeated snapshot adds nothing. Messages returns the latest snapshot
-// of each.
-//
-// The stream's memory is bounded whatever the server sends, and its CPU is
-// linear in the bytes received however they are split. A Stream that is
-// dropped without Close is released (its connection closed) once the
-// garbage collector finds it unreachable; Close it to release it at once.
+// text. Messages returns the latest snapshot of each. Its memory is bounded
+// whatever the server sends; a Stream dropped without Close is released
+// once the garbage collector finds it unreachable.
 //
 // A Stream is not safe for concurrent use, except Close, which may be called
-// from any goroutine, any number of times, also while Next blocks. Only
-// streams returned by the SDK work: a zero Stream ends at once with an error.
-// Its /v1 counterpart is runs.Stream, the AG-UI events of one run.
+// from any goroutine, any number of times, also while Next blocks. A zero
+// Stream ends at once with an error. Its /v1 counterpart is runs.Stream.
 type Stream struct {
 	// eng is the connection and its state: Next, Close, the idle timer, the
 	// drain after DONE, the observer's hooks (internal/stream). The zero

@@ -64,22 +64,12 @@ type ThreadsService struct {
 func (s ThreadsService) Format(f fmt.State, verb rune) { fmt.Fprint(f, "threads.ThreadsService") }
 
 // List returns one page of the project's threads, newest first. params may
-// be nil. It is a GET: transient failures are retried.
-//
-// With params.ProjectID set it lists through GET /threads/project/{projectId}
-// (the live service's route). Without it, List uses the spec's GET /threads;
-// when that route answers 404 (the live service does not have it), the
-// client lists per project instead, with the project of the call's API key
-// (asked with [ProjectsService.Current]), and logs the switch at info level.
-// The switch and the project are remembered only once the per-project route
-// answered 2xx, so a passing 404 or a wrong project id does not decide
-// every later call; a later 401, 403, 404 or 410 forgets them (and a
-// refusal of GET /threads forgets that it worked), and the next call finds
-// out again.
-//
-// A server that answers with a bare JSON array instead of the
-// {items,total,offset,limit,count} envelope yields a page whose Offset and
-// Count describe the items and whose Total is 0 (unknown).
+// be nil. It is a GET: transient failures are retried. With
+// params.ProjectID set it lists through GET /threads/project/{projectId}
+// (the live service's route); without it, through the spec's GET
+// /threads, or per project with the key's project where that route is
+// missing (the package doc's "Listing threads" says how the switch is
+// made and remembered).
 func (s *ThreadsService) List(ctx context.Context, params *ListParams, opts ...RequestOption) (*ThreadPage, error) {
 	var p ListParams
 	if params != nil {
@@ -248,21 +238,11 @@ func (c *Client) keyProject(ctx context.Context, cfg *config, opts []RequestOpti
 // All iterates over every thread from params.Offset on, requesting pages of
 // params.Limit (the service's default when 0) through [ThreadsService.List],
 // so it lists per project the same way. It stops at an empty page or when
-// the envelope's total is reached; when the service gives no total (a bare
-// array, or an envelope without it) it pages until an empty page. Breaking
-// out of the loop stops paging. An error is yielded once, as the last
-// element. params may be nil.
-//
-// Paging is bounded whatever the server sends: after 10,000 pages or 64 MiB of page
-// bodies (see [WithPagingLimit]) All yields an error matching [ErrPagingLimit] instead
-// of asking for more; the second page in a row whose threads all were on
-// the page before (a server that ignores the offset) ends it with an error
-// matching [ErrUnexpectedResponse]. Either error comes after the threads read so
-// far, so a caller knows the listing is incomplete; neither is a silent
-// stop.
-//
-// Threads created while paging can shift the offsets (the service orders by
-// creation time only), so a thread may be seen twice or not at all.
+// the envelope's total is reached. Breaking out of the loop stops paging.
+// An error is yielded once, as the last element, after the threads read so
+// far: paging is bounded ([WithPagingLimit], [ErrPagingLimit]) and a server
+// that ignores the offset is an error, never a silent stop (the package
+// doc's "Listing threads"). params may be nil.
 func (s *ThreadsService) All(ctx context.Context, params *ListParams, opts ...RequestOption) iter.Seq2[Thread, error] {
 	return func(yield func(Thread, error) bool) {
 		var p ListParams

@@ -82,31 +82,15 @@ const renewBefore = 30 * time.Second
 // served. It authenticates with an access token that it mints with
 // [threads.AuthService.MCPAccessToken] (thread-bound with opts.ThreadID,
 // else sessionless for opts.ContextKey) before the first request, and
-// mints anew before the token expires, and once (never more, never in a
-// loop) when the endpoint answers a request 401 (the request is then sent
-// again). The token goes to that endpoint only: a request for any other
-// host, scheme or path (a redirect, say) is refused without it, with an
-// error that says so; it never appears in an error or the status.
+// mints anew before it expires, and once after a 401. The token goes to
+// that endpoint only, and never appears in an error or the status.
 //
-// What the service's /mcp serves today (captures-turn5 17-24): the
-// resources and prompts of the project's MCP servers, named
-// "<serverKey>:<name>" (a resource's URI "<serverKey>:<its URI>"), and no
-// tools ([Conn.Tools] is empty: the service offers them to the model
-// itself). [Conn.Prompts] and [Conn.GetPrompt] work. [Conn.Resources]
-// lists, but [Conn.ReadResource] of a listed URI fails today (the service
-// passes the prefixed URI on, and its server answers -32602 "Resource not
-// found"); read a resource from its MCP server with [Connect], and put it
-// into a /v1 message with [Content] (a spec route message:
-// [ContentPart]). The service's /mcp declares no capabilities when none of
-// the project's MCP servers answers: the lists are then empty, not
-// errors. Each answer is bounded by ServiceOptions.MaxResponseBytes. A failure (no token: the project has no
-// MCP servers, [threads.ErrNoMCPServers]; a refused token; the endpoint
-// down) is the error of the call that met it and the Conn's [Status].
-// The go-sdk's Streamable HTTP client ends the session on an HTTP error
-// answer (a 401 even with a new token, a 5xx): the status stays failed;
-// connect again. The context of ConnectService bounds the handshake only
-// (the go-sdk keeps the connection past it); each call's context bounds
-// that call.
+// A failure (no token: the project has no MCP servers,
+// [threads.ErrNoMCPServers]; a refused token; the endpoint down) is the
+// error of the call that met it and the Conn's [Status]; a session the
+// go-sdk ended stays failed: connect again. The context of ConnectService
+// bounds the handshake only; each call's context bounds that call. What
+// the service's /mcp serves today: the package doc's "The service's /mcp".
 func ConnectService(ctx context.Context, client *threads.Client, opts *ServiceOptions) (*Conn, error) {
 	if client == nil {
 		return nil, errors.New("threadsmcp: ConnectService: nil client")

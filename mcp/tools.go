@@ -46,36 +46,19 @@ const maxListedTools = 10 * MaxTools
 
 // Tools lists the tools of the MCP server on session (every page, each
 // name once; a server that pages without bringing new ones is stopped
-// after MaxIdlePages pages, with an error) and
-// returns them as [threads.Tool] values for either tool runner:
+// after MaxIdlePages pages, with an error) and returns them as
+// [threads.Tool] values for either tool runner:
 // [threads.ThreadsService.RunStream] on the spec's routes and package
-// runs' RunTools on /v1.
-//
-// Each tool keeps the server's name (with opts.Prefix before it) and
-// description (its title when it has no description), and its input
-// schema as it is, in [threads.Tool].InputSchema: /v1 sends it unchanged;
-// the spec's routes map it to parameters, and refuse a schema they cannot
-// express (see [threads.Tool]). A call runs the tool on the server with
-// the model's arguments (the service's status arguments taken out by the
-// runner) and its result becomes content parts ([threads.Tool].CallParts):
-// text as text parts, an image or audio as a resource part with its base64
-// blob and MIME type, an embedded resource as a resource part with its
-// text or blob, a resource link as a resource part with its URI, and a
-// result with only structured content as its JSON text. On /v1 the parts
-// are the tool_result's content; on the spec's routes their text
-// ([threads.ToolResultText]). A result the server marks as an error, and a
-// call the server refuses (an unknown tool, bad arguments, a lost
-// connection), is the tool's error: the runner sends it as an error result
-// (isError on /v1, the tool message's error on the spec's routes), cut at
-// 4 KiB like every tool error. A result is bounded by
-// opts.MaxResultBytes and MaxResultParts.
+// runs' RunTools on /v1. Each keeps the server's name (with opts.Prefix
+// before it), description and input schema; a call's result becomes
+// content parts, and a result the server marks as an error, or a refused
+// call, is the tool's error (the package doc's "MCP tools in a run"). A
+// result is bounded by opts.MaxResultBytes and MaxResultParts.
 //
 // A server that declares no tools capability (as the service's /mcp when
-// no upstream MCP server answers) has no tools: nil and no error.
-//
-// Tools does not follow the server's list: call it again when the server
-// says its tools changed, or use [Conn.Tools], which does. A run declares
-// the tools it was given when it starts.
+// no upstream MCP server answers) has no tools: nil and no error. Tools
+// does not follow the server's list: call it again when the server says
+// its tools changed, or use [Conn.Tools], which does.
 func Tools(ctx context.Context, session *mcp.ClientSession, opts *ToolOptions) ([]threads.Tool, error) {
 	if session == nil {
 		return nil, errors.New("threadsmcp: Tools: nil session")

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"mime"
 	"net"
 	"net/http"
@@ -129,7 +130,11 @@ type Handler struct {
 	user  func(*http.Request) (User, error)
 	cfg   config
 	tools map[string]bool // the server-side tools' names
-	log   *slog.Logger
+	// server names every tool of the server's: tools and those that
+	// need approval.
+	server    map[string]bool
+	approvals *approvals // nil without WithApprovals
+	log       *slog.Logger
 	// instance names this Handler's leases in the store (random, so
 	// that instances sharing a store never take each other's).
 	instance string
@@ -180,6 +185,20 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 		}
 		for _, t := range h.cfg.tools {
 			h.tools[t.Name] = true
+		}
+	}
+	h.server = maps.Clone(h.tools)
+	if h.cfg.approvals != nil {
+		if h.cfg.detach == 0 {
+			return nil, errors.New("proxy: New: WithApprovals needs WithDetachedRuns (a decision continues the run into its log)")
+		}
+		a, err := newApprovals(h.cfg.approvals, h.tools)
+		if err != nil {
+			return nil, err
+		}
+		h.approvals = a
+		for name := range h.approvals.names {
+			h.server[name] = true
 		}
 	}
 	if h.cfg.store == nil {
@@ -334,6 +353,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case rt == v1wire.RunEvents:
 		call.resume()
+	case rt == v1wire.Cancel && h.cfg.detach > 0:
+		call.cancel()
 	case rt.Stream:
 		call.run(rt == v1wire.CreateAndRun)
 	default:

@@ -76,6 +76,9 @@ func (r *recorder) Status() int {
 func events(body string) []string {
 	var out []string
 	for _, block := range strings.Split(body, "\n\n") {
+		if strings.HasPrefix(block, "id: ") {
+			_, block, _ = strings.Cut(block, "\n") // a detached run's event id
+		}
 		if d, ok := strings.CutPrefix(block, "data: "); ok {
 			out = append(out, d)
 		}

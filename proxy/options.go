@@ -18,6 +18,7 @@ type config struct {
 	pendingTTL, leaseTTL    time.Duration
 	openSlots               bool
 	detach                  time.Duration // 0: runs end with their browser
+	approvals               *Approvals
 	logger                  *slog.Logger
 	callOpts                []threads.RequestOption
 	err                     error // the first invalid option

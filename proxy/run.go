@@ -94,15 +94,33 @@ func (q *request) run(create bool) {
 		}
 	}()
 	p := cp.RunParams
-	p.ToolDefinitions = withoutServers(p.ToolDefinitions, h.tools)
+	p.ToolDefinitions = withoutServers(p.ToolDefinitions, h.server)
 	threadID := q.route.Values["threadId"]
 	// The continuation of a pause whose server-side calls are recorded
 	// in the store: their results are the server's, never the browser's,
 	// taken now, once, so that no other continuation sends them.
-	continues := threadID != "" && p.PreviousRunID != "" && len(h.tools) > 0
+	continues := threadID != "" && p.PreviousRunID != "" && len(h.server) > 0
 	var pending []byte
 	var ours []runs.Content
 	pendingKey := ""
+	var parked []byte
+	parkedKey := ""
+	if continues && h.approvals != nil {
+		// The pause's parked calls: each decided (through the approval
+		// API, or now by the page's resume[] entry), or expired and
+		// answered so; else the continuation waits.
+		var results []runs.Content
+		var status int
+		parkedKey = h.parkedKey(q.user, threadID, p.PreviousRunID)
+		parked, results, status = q.settleParked(ctx, parkedKey, p.Resume)
+		if status != 0 {
+			return
+		}
+		if parked != nil {
+			p.Content = append(slices.Clone(results), q.withoutForged(ctx, threadID, p.Content, results)...)
+			p.Resume = withoutAnswers(p.Resume, parked)
+		}
+	}
 	if continues {
 		pendingKey = h.pendingKey(q.user, threadID, p.PreviousRunID)
 		v, ok, err := h.cfg.store.Take(ctx, pendingKey)
@@ -138,11 +156,14 @@ func (q *request) run(create bool) {
 	}
 	start := func() (Stream, error) {
 		cp.RunParams = p
+		if h.approvals != nil {
+			cp.ToolDefinitions = append(slices.Clone(p.ToolDefinitions), h.approvals.defs...)
+		}
 		switch tools := (runs.ToolRunner{Tools: h.cfg.tools}); {
-		case len(h.tools) > 0 && create:
+		case len(h.server) > 0 && create:
 			return nilIfErr(q.c.CreateAndRunTools(ctx, cp, tools, opts...))
-		case len(h.tools) > 0:
-			return nilIfErr(q.c.RunTools(ctx, threadID, p, tools, opts...))
+		case len(h.server) > 0:
+			return nilIfErr(q.c.RunTools(ctx, threadID, cp.RunParams, tools, opts...))
 		case create:
 			return nilIfErr(q.c.CreateAndRun(callCtx, cp, opts...))
 		default:
@@ -167,6 +188,12 @@ func (q *request) run(create bool) {
 				h.log.ErrorContext(ctx, "proxy: cannot put back server-side tool results after a continuation failed", "error", err)
 			}
 		}
+		if parked != nil {
+			// Its decisions are recorded: the next try finds them.
+			if err := h.cfg.store.Set(context.WithoutCancel(ctx), parkedKey, parked, h.approvals.TTL+DefaultPendingTTL); err != nil {
+				h.log.ErrorContext(ctx, "proxy: cannot put back a pause's parked calls after a continuation failed", "error", err)
+			}
+		}
 		h.fail(q.w, q.r, err)
 		return
 	}
@@ -184,7 +211,7 @@ func (q *request) run(create bool) {
 		}
 	}
 	var filter func(runs.Event, []byte) ([]byte, bool)
-	if len(h.tools) > 0 {
+	if len(h.server) > 0 {
 		browser := make(map[string]bool, len(p.ToolDefinitions))
 		for _, t := range p.ToolDefinitions {
 			browser[t.Name] = true
@@ -193,7 +220,7 @@ func (q *request) run(create bool) {
 	}
 	if h.cfg.detach > 0 {
 		handed = true
-		q.detach(ctx, s, filter, func() {
+		q.detach(ctx, cancel, s, filter, func() {
 			stopAfter()
 			cancel()
 			release()
@@ -217,7 +244,7 @@ func (q *request) run(create bool) {
 // detach hands run s to a goroutine that reads it to its end into its
 // log, then calls done, and serves the browser from the log: the browser
 // leaving ends only its own stream.
-func (q *request) detach(ctx context.Context, s Stream, filter func(runs.Event, []byte) ([]byte, bool), done func()) {
+func (q *request) detach(ctx context.Context, cancel func(), s Stream, filter func(runs.Event, []byte) ([]byte, bool), done func()) {
 	h := q.h
 	ref := h.runRef(q.user, s.ThreadID(), s.RunID())
 	meta, _ := json.Marshal(runMeta{ThreadID: ref.threadID, RunID: ref.runID})
@@ -225,7 +252,7 @@ func (q *request) detach(ctx context.Context, s Stream, filter func(runs.Event, 
 		h.log.WarnContext(ctx, "proxy: cannot record a detached run in the store; it cannot be resumed", "error", err)
 	}
 	ready := make(chan struct{})
-	go ref.own(ctx, s, filter, ready, func(err error) {
+	go ref.own(ctx, cancel, s, filter, ready, func(err error) {
 		if err != nil {
 			h.runEnded(ctx, q.user, err)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/internal/route"
 	"github.com/threadsapi/threads-go/internal/v1wire"
 	"github.com/threadsapi/threads-go/runs"
@@ -91,12 +92,22 @@ type runMeta struct {
 // owner lease, then releases what the run holds. It runs in its own
 // goroutine; ready is closed once the log exists (its first entry is
 // written, or tried), done is called once it has ended.
-func (ref *runRef) own(ctx context.Context, s Stream, filter func(runs.Event, []byte) ([]byte, bool), ready chan<- struct{}, done func(error)) {
+func (ref *runRef) own(ctx context.Context, cancel func(), s Stream, filter func(runs.Event, []byte) ([]byte, bool), ready chan<- struct{}, done func(error)) {
 	h := ref.h
 	var err error
 	readyOnce := sync.OnceFunc(func() { close(ready) })
 	defer func() { done(err) }()
 	defer readyOnce()
+	// Stopped before done: no goroutine of the run outlives it.
+	stopWatch, watched := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(watched)
+		ref.watch(context.WithoutCancel(ctx), s, cancel, stopWatch)
+	}()
+	defer func() {
+		close(stopWatch)
+		<-watched
+	}()
 	defer s.Close()
 	holder := h.instance + ":" + ref.runID
 	if ok, lerr := h.cfg.store.Lease(ctx, ref.owner, holder, h.cfg.leaseTTL); lerr != nil || !ok {
@@ -212,6 +223,54 @@ func (ref *runRef) serve(w http.ResponseWriter, r *http.Request, c *runs.Client,
 			buf = buf[:last]
 		}
 		if len(buf) > 0 && !write(buf) {
+			return
+		}
+	}
+}
+
+// cancelKey is where a cancel of a run of the thread waits for the
+// instance that owns it.
+func (h *Handler) cancelKey(u User, threadID string) string {
+	sum := sha256.Sum256([]byte(threadID))
+	return h.storeKey("cancel", u, hex.EncodeToString(sum[:]))
+}
+
+// tellOwner records a page's cancel of run runID for the detached run's
+// owner, on whichever instance it is: between two runs (server-side
+// tools running) the service has no run to cancel. It reports whether
+// the cancel was recorded.
+func (h *Handler) tellOwner(ctx context.Context, u User, threadID, runID string) bool {
+	if h.cfg.detach == 0 {
+		return false
+	}
+	if err := h.cfg.store.Set(ctx, h.cancelKey(u, threadID), []byte(runID), 3*h.cfg.leaseTTL); err != nil {
+		h.log.WarnContext(ctx, "proxy: cannot record a cancel for a detached run's owner", "error", err)
+		return false
+	}
+	return true
+}
+
+// watch stops the run (cancel) when a page's cancel of one of its runs
+// is recorded, checking every third of the lease ttl, until stop closes.
+func (ref *runRef) watch(ctx context.Context, s Stream, cancel func(), stop <-chan struct{}) {
+	h := ref.h
+	key := h.cancelKey(ref.user, ref.threadID)
+	t := time.NewTicker(h.cfg.leaseTTL / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		v, ok, err := h.cfg.store.Get(ctx, key)
+		if err != nil || !ok {
+			continue
+		}
+		if id := string(v); id == ref.runID || id == s.RunID() {
+			h.log.InfoContext(ctx, "proxy: a page cancelled a detached run", "thread", ref.threadID, "run", id)
+			_ = h.cfg.store.Delete(context.WithoutCancel(ctx), key)
+			cancel()
 			return
 		}
 	}
@@ -336,6 +395,33 @@ func aguiMessages(m runs.Message) []any {
 		out = append([]any{msg}, out...)
 	}
 	return out
+}
+
+// cancel serves a page's cancel under WithDetachedRuns: recorded for the
+// run's owner (tellOwner), then sent to the service. The service's
+// refusal when it has no run to cancel (the owner is between two runs)
+// is answered 200: the owner stops.
+func (q *request) cancel() {
+	ctx := q.r.Context()
+	threadID, runID := q.route.Values["threadId"], q.route.Values["runId"]
+	told := q.h.tellOwner(ctx, q.user, threadID, runID)
+	path, err := q.route.Path()
+	if err != nil {
+		writeError(q.w, http.StatusBadRequest, "The path is not a /v1 route")
+		return
+	}
+	var resp runs.Response
+	err = q.c.Do(ctx, http.MethodDelete, path, nil, &resp, q.h.cfg.callOpts...)
+	var p *threads.Problem
+	switch {
+	case err == nil:
+		q.pass(resp)
+	case told && errors.As(err, &p) && p.Status < 500:
+		b, _ := json.Marshal(map[string]string{"runId": runID, "status": "cancelled"})
+		writeJSON(q.w, http.StatusOK, b)
+	default:
+		q.h.fail(q.w, q.r, err)
+	}
 }
 
 // resume serves GET /v1/threads/{threadId}/runs/{runId}/events: a page

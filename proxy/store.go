@@ -366,8 +366,8 @@ func (m *MemoryStore) ReadLog(ctx context.Context, key, after string, n int, wai
 	var from uint64
 	if after != "" {
 		v, err := strconv.ParseUint(after, 10, 64)
-		if err != nil {
-			return nil, false, nil
+		if err != nil || strconv.FormatUint(v, 10) != after {
+			return nil, false, nil // not an id this store gave
 		}
 		from = v
 	}

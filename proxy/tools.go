@@ -31,6 +31,9 @@ type pauses struct {
 	// is set once the run paused.
 	recorded []runs.Content
 	paused   bool
+	// parked are the pause's calls that wait for approval, for the
+	// run's RUN_FINISHED.
+	parked []PendingApproval
 }
 
 func (p *pauses) filter(ev runs.Event, raw []byte) ([]byte, bool) {
@@ -39,7 +42,7 @@ func (p *pauses) filter(ev runs.Event, raw []byte) ([]byte, bool) {
 		// A run that follows a paused one in the same response: the tool
 		// runner answered the pause, and the service took its results.
 		p.forget()
-		p.threadID, p.runID, p.paused = e.ThreadID, e.RunID, false
+		p.threadID, p.runID, p.paused, p.parked = e.ThreadID, e.RunID, false, nil
 	case runs.ToolCallStart:
 		if p.q.h.tools[e.ToolCallName] {
 			p.record(e.ToolCallID)
@@ -48,15 +51,29 @@ func (p *pauses) filter(ev runs.Event, raw []byte) ([]byte, bool) {
 		if !p.paused {
 			p.forget() // no pause: nothing for anyone to answer
 		}
+		if _, fin := ev.(runs.RunFinished); fin && len(p.parked) > 0 {
+			// AG-UI's tool-approval interrupt names the parked calls.
+			out, ok := withOutcome(raw, interruptOutcome(p.parked))
+			p.parked = nil
+			if ok {
+				return out, true
+			}
+		}
 	case runs.AwaitingInput:
 		p.paused = true
-		var theirs, ours []runs.PendingToolCall
+		var theirs, ours, parked []runs.PendingToolCall
 		for _, c := range e.PendingToolCalls {
-			if p.browser[c.ToolName] {
+			switch {
+			case p.browser[c.ToolName]:
 				theirs = append(theirs, c)
-			} else {
+			case p.q.h.approvals != nil && p.q.h.approvals.names[c.ToolName]:
+				parked = append(parked, c)
+			default:
 				ours = append(ours, c)
 			}
+		}
+		if len(parked) > 0 {
+			return p.park(raw, theirs, ours, parked)
 		}
 		switch {
 		case len(ours) == 0:
@@ -82,6 +99,31 @@ func (p *pauses) filter(ev runs.Event, raw []byte) ([]byte, bool) {
 		return out, ok
 	}
 	return raw, true
+}
+
+// park serves a pause with calls that need approval: the server's other
+// calls run now (their results wait in the store), the calls that need
+// approval are parked, and the browser gets the pause with only its
+// calls, or, when it has none, the CUSTOM event that names the parked
+// calls (ApprovalEventName); RUN_FINISHED then carries the interrupt.
+func (p *pauses) park(raw []byte, theirs, ours, parked []runs.PendingToolCall) ([]byte, bool) {
+	h := p.q.h
+	if len(ours) > 0 {
+		if limits, ok := budget(ours); ok {
+			h.keepPending(p.ctx, p.q.user, p.threadID, p.runID, p.q.callTools(p.ctx, ours, limits))
+		} else {
+			h.log.ErrorContext(p.ctx, "proxy: a pause has too many server-side calls, or call ids too long, to keep their results", "calls", len(ours))
+		}
+	}
+	p.parked = h.park(p.ctx, p.q.user, p.threadID, p.runID, parked, len(theirs) > 0)
+	if len(theirs) == 0 {
+		return approvalEvent(p.parked), true
+	}
+	out, ok := onlyCalls(raw, p.browser)
+	if !ok {
+		h.log.ErrorContext(p.ctx, "proxy: a pause's event is not the JSON it was decoded from; the browser does not get it")
+	}
+	return out, ok
 }
 
 // record keeps a server-side call in the pending store before the

@@ -160,6 +160,8 @@ type call struct {
 	// name is a Do call's route name (core.Call.Name): "" for a route
 	// this package has.
 	name string
+	// idempotent: a write acting twice cannot harm (core.Call.Idempotent).
+	idempotent bool
 }
 
 // op names the call in errors: "runs: GET /v1/threads/{threadId}".
@@ -198,14 +200,15 @@ func (c *Client) prepare(ctx context.Context, k call) (core.Call, error) {
 		}
 	}
 	cc := core.Call{
-		Route:     r,
-		Query:     q,
-		Body:      k.body,
-		KeyHeader: "X-Api-Key",
-		NoMigrate: true,
-		Secrets:   c.secrets(),
-		Name:      k.name,
-		Generic:   k.route != nil,
+		Route:      r,
+		Query:      q,
+		Body:       k.body,
+		KeyHeader:  "X-Api-Key",
+		NoMigrate:  true,
+		Idempotent: k.idempotent,
+		Secrets:    c.secrets(),
+		Name:       k.name,
+		Generic:    k.route != nil,
 	}
 	if k.raw != nil {
 		cc.Body, cc.Raw = nil, k.raw
@@ -278,32 +281,17 @@ func (c *Client) roundTrip(ctx context.Context, opts []threads.RequestOption, cc
 // request path as every method: the *threads.Client's base URL, API key
 // (in x-api-key), headers, retries, timeouts, redaction, observer and
 // middlewares; a non-2xx answer is a *[threads.Problem] that matches this
-// package's sentinels. method is an HTTP method ("GET", "POST"...); path
-// is the route, under /v1/, escaped as in a URL, with an optional query:
+// package's sentinels. method is an HTTP method; path is the route, under
+// /v1/, escaped as in a URL, with an optional query. body and out are as
+// for [threads.Client.Do], and out may also be a *[Response] (the answer's
+// status, headers and bytes, the call's secrets redacted):
 //
 //	var msg json.RawMessage
 //	err := alice.Do(ctx, "GET", "/v1/threads/"+url.PathEscape(id)+"/messages/"+url.PathEscape(mid), nil, &msg)
 //
-// The path is checked as every route's ids are, before anything is sent
-// (see [threads.Client.Do]); a path outside /v1/ is refused. The end user
-// goes where the route reads it: an end-user token in Authorization; a
-// user key where this package's route of that path sends it, and for any
-// other route where the service's routes of its method read it: a POST or
-// PUT in the body's userKey member (the body must then be a JSON object,
-// or nil), any other method in the userKey query parameter. A query
-// that names the end user or its context in any spelling a server may
-// read as such (userKey, userKey[…], userKey.…, contextKey, in any case,
-// percent-encoded or not) is refused, and so is a body with a contextKey
-// (at its top or in its thread): either would name a second end user. A
-// userKey in the body is replaced by the Client's.
-//
-// body and out are as for [threads.Client.Do]: nil sends none; a []byte
-// or json.RawMessage is sent as it is; anything else is encoded with
-// encoding/json; out nil drops the answer, a *json.RawMessage takes its
-// bytes, a *[Response] the answer's status, headers and bytes with the
-// call's secrets redacted, anything else is decoded from JSON, and an
-// empty answer leaves out as it is. Retries follow the method, as for
-// every call.
+// Where the end user goes, and which paths, queries and bodies are
+// refused because they would name a second one: the package doc's
+// "Calling a route the package does not model".
 func (c *Client) Do(ctx context.Context, method, path string, body, out any, opts ...threads.RequestOption) error {
 	if c.err != nil {
 		return c.err

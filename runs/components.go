@@ -167,20 +167,10 @@ type ComponentSource interface {
 // ev came from): for a [ComponentStart], [ComponentPropsDelta] or
 // [ComponentEnd] of a component named c.Name, the event with the props so
 // far, and true; false for any other event. Call it from the goroutine
-// that reads s.
-//
-// Following a component's props with Decode on every delta costs what
-// the deltas changed, not the props' size each time: s remembers the
-// props Decode made last, and a delta re-decodes only the props (the
-// top-level members) its operations named. This holds for a Props that
-// is a struct (or a pointer to one) without embedded fields and without
-// an UnmarshalJSON or UnmarshalText of its own; any other Props is
-// decoded whole on each call. Either way, the work is bounded by what the
-// server sent: a server whose deltas would make Decode re-read far more
-// than they weigh (moving a large prop back and forth, or changing one
-// deep inside a large prop, again and again) finds Decode behind, with
-// Err set and Props as last decoded, until its later deltas pay for the
-// rest. The [ComponentEnd] is always decoded whole from its final props.
+// that reads s. Following the props on every delta costs what the deltas
+// changed, not the props' size each time, and is bounded by what the
+// server sent: a server that makes it re-read far more finds Decode
+// behind, with Err set (the package doc's "Streams").
 func (c Component[Props]) Decode(s ComponentSource, ev Event) (ComponentEvent[Props], bool) {
 	var out ComponentEvent[Props]
 	if s == nil {

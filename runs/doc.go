@@ -84,6 +84,15 @@
 // [Component.Decode] reads its events into that struct
 // (ExampleClient_RunTools_agent has two tools and a component).
 //
+// [Client.AnswerTools] runs a pause's calls as RunTools does, by the same
+// code: the service's status arguments taken out, at most r.Concurrency
+// calls at once, a tool's content parts sent as they are; a tool that
+// returns an error or panics (logged with its stack on the client's
+// logger, or the one of the call's options), a call of a tool that is not
+// among r.Tools and arguments that do not fit the tool are answered with
+// isError true and a short text, at most 4 KiB, without the API key or the
+// end user's token.
+//
 // # End users
 //
 // Every /v1 call acts for exactly one end user: a user key of your choice
@@ -133,6 +142,55 @@
 // and give up after [MaxPages] pages. A page holds its items in Items
 // ([ThreadPage], [MessagePage], [SuggestionPage]), as [threads.ThreadPage]
 // does.
+//
+// # Calling a route the package does not model
+//
+// [Client.Do] checks its path as every route's ids are, before anything is
+// sent (see threads.Client.Do); a path outside /v1/ is refused. The end
+// user goes where the route reads it: an end-user token in Authorization; a
+// user key where this package's route of that path sends it, and for any
+// other route where the service's routes of its method read it: a POST or
+// PUT in the body's userKey member (the body must then be a JSON object, or
+// nil), any other method in the userKey query parameter. A query that names
+// the end user or its context in any spelling a server may read as such
+// (userKey, userKey[…], userKey.…, contextKey, in any case, percent-encoded
+// or not) is refused, and so is a body with a contextKey (at its top or in
+// its thread): either would name a second end user. A userKey in the body
+// is replaced by the Client's. Retries follow the method, as for every
+// call.
+//
+// # Streams
+//
+// A [Stream] is bounded in memory whatever the server sends: an event is at
+// most the client's WithMaxEventSize, and what the stream keeps for Collect
+// is at most 1,024 messages, tool calls and components each and about 64
+// MiB of text, arguments and props (past either, Result.Incomplete is set
+// and the rest is delivered as events only). CPU is linear in the bytes
+// received, however they are split. A Stream dropped without Close is
+// closed once the garbage collector finds it unreachable.
+//
+// [Stream.EventJSON] is not a copy: its bytes are only valid until the next
+// call of Next, and must not be modified; copy them to keep them. It
+// returns nil before the first event and after the end, except after an
+// event the stream refused (Next returned false and Err matches
+// threads.ErrStreamFailed: a known event whose members are not of the kinds
+// AG-UI gives them), whose JSON it then returns, for a log; and it returns
+// nil for data that is not JSON, and in the rare case where the redaction
+// would leave the event not valid JSON (a secret that spells JSON
+// punctuation or a number): the event is then not to be passed on.
+//
+// Following a component's props with [Component.Decode] on every delta
+// costs what the deltas changed, not the props' size each time: the stream
+// remembers the props Decode made last, and a delta re-decodes only the
+// props (the top-level members) its operations named. This holds for a
+// Props that is a struct (or a pointer to one) without embedded fields and
+// without an UnmarshalJSON or UnmarshalText of its own; any other Props is
+// decoded whole on each call. Either way, the work is bounded by what the
+// server sent: a server whose deltas would make Decode re-read far more than
+// they weigh (moving a large prop back and forth, or changing one deep
+// inside a large prop, again and again) finds Decode behind, with Err set
+// and Props as last decoded, until its later deltas pay for the rest. The
+// [ComponentEnd] is always decoded whole from its final props.
 //
 // # Names shared with package threads
 //

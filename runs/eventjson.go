@@ -8,17 +8,9 @@ import "github.com/go-json-experiment/json/jsontext"
 // with every spelling of the client's API key and of the end user's token
 // replaced by "[REDACTED]" (as in errors). It is for passing the event on
 // unchanged, members this SDK version does not model included (package
-// proxy's Relay does).
-//
-// Unlike an answer's [Raw.RawJSON], it is not a copy: the bytes are only
-// valid until the next call of Next, and must not be modified; copy them
-// to keep them. EventJSON returns nil before the first event and after
-// the end, except after an event the stream refused (Next returned false
-// and Err matches threads.ErrStreamFailed: a known event whose members are
-// not of the kinds AG-UI gives them), whose JSON it then returns, for a
-// log; and it returns nil for data that is not JSON, and in the rare case
-// where the redaction would leave the event not valid JSON (a secret that spells JSON punctuation or a number): the
-// event is then not to be passed on.
+// proxy's Relay does). Unlike an answer's [Raw.RawJSON], it is not a copy,
+// valid only until the next Next; when it returns nil: the package doc's
+// "Streams".
 func (s *Stream) EventJSON() []byte {
 	if s == nil || (s.cur == nil && !s.refused) {
 		return nil

@@ -108,21 +108,11 @@ func (f TokenSourceFunc) Token(ctx context.Context) (string, error) { return f(c
 
 // ForTokenSource returns a copy of the Client that acts for the end user
 // whose tokens src gives: each call asks src for a token first, and sends
-// it in "Authorization: Bearer" as [Client.ForToken] does. A call the
-// service refuses with 401 asks src once more and, if src now gives a
-// different token, is sent once more with it (the 401 proves the service
-// did not act); a second 401, or the same token again, is returned as it
-// is, so a source that keeps giving refused tokens costs one extra call,
-// never a loop. It replaces any user key or token; a nil src makes every
-// call fail with [ErrIdentity].
-//
-// src's errors are returned wrapped; an empty token is [ErrIdentity]. The
-// tokens it gives are secrets as a [threads.Token] is: never in an error
-// or log line of the SDK.
-//
-// golang.org/x/oauth2's TokenSource (which renews its tokens) adapts in a
-// few lines, for a project whose OAuth settings accept your identity
-// provider's tokens as they are:
+// it as [Client.ForToken] does. A call refused with 401 asks src once more
+// and, if the token changed, is sent once more with it (the 401 proves the
+// service did not act); never a loop. A nil src, or an empty token, is
+// [ErrIdentity]; src's errors are returned wrapped; its tokens are never
+// in an error or log line. golang.org/x/oauth2's TokenSource adapts so:
 //
 //	ts := conf.TokenSource(ctx, tok) // an oauth2.TokenSource
 //	alice := base.ForTokenSource(runs.TokenSourceFunc(func(context.Context) (string, error) {

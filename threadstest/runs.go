@@ -33,26 +33,15 @@ import (
 // RunScript shapes the next /v1 run. Queue one with [Server.PushRunScript];
 // each run (POST /v1/threads/runs or /v1/threads/{id}/runs, including one
 // that sends tool results) takes the oldest queued script. The zero
-// RunScript is the default model:
-//
-//   - a message with text and a request that offers tools: the model
-//     calls the first tool, each property of its inputSchema set to a
-//     value of its type (its first enum value; for a string, the user's
-//     text), and the run pauses for its result (TOOL_CALL_START, ARGS and
-//     END, then CUSTOM tambo.run.awaiting_input, then RUN_FINISHED);
-//   - a message with tool results: the reply "The tool said: <result>."
-//     (several results joined with "; "), a result being its text parts
-//     (a resource part is stored, see [RunContent], but not quoted);
-//   - otherwise the reply "You said: <the user's text>".
-//
-// A reply is streamed as live: TEXT_MESSAGE_START, one
+// RunScript is the default model (the package doc's "The default /v1
+// model": it calls the first offered tool, quotes tool results, or echoes
+// the user's text), its reply streamed as live: TEXT_MESSAGE_START, one
 // TEXT_MESSAGE_CONTENT per word, TEXT_MESSAGE_END, RUN_FINISHED.
 //
 // The counts ErrorAfter, HoldAfter and DropAfter count the events sent
-// after RUN_STARTED: 0 acts right after RUN_STARTED.
-//
-// As live, toolChoice, model, maxTokens and temperature are accepted (and
-// validated) but change nothing.
+// after RUN_STARTED: 0 acts right after RUN_STARTED. As live, toolChoice,
+// model, maxTokens and temperature are accepted (and validated) but change
+// nothing.
 type RunScript struct {
 	// Text is the assistant's reply, streamed word by word. With
 	// ToolCalls it is streamed before the calls, in the same model turn
@@ -121,7 +110,7 @@ type RunScript struct {
 	// cancel). Either way the thread says lastRunCancelled, the reply
 	// isCancelled, and the stored text has no trailing white space. ""
 	// (or any other value) is the server's choice: "RUN_FINISHED" with
-	// [WithCancelledRunsFinished] (and [WithLiveHabits]), else "RUN_ERROR".
+	// [WithCancelledRunsFinished], else "RUN_ERROR" ([WithLiveHabits] too).
 	CancelEnd string
 	// Reasoning, when set, is the model's reasoning, streamed before the
 	// reply under the names it chooses (see [RunReasoning]).

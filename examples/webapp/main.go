@@ -13,7 +13,14 @@
 //     a failure).
 //   - /api/tambo/v1/... is proxy.Handler: point @tambo-ai/client (tamboUrl)
 //     or the TypeScript SDK (baseURL) at http://ADDR/api/tambo. It offers
-//     the model a server-side tool, server_time, beside the browser's own.
+//     the model server-side tools beside the browser's own: server_time,
+//     and send_gift_card, whose calls wait for the user's approval.
+//   - /api/approvals/ is the approval API (proxy.Handler.ApprovalAPI): the
+//     page's prompt posts the user's decision there, then resumes the run
+//     the decision continued (docs/approvals.md).
+//     Its runs are detached (proxy.WithDetachedRuns): a reload does not
+//     cancel them, and the page's second form resumes one after a reload
+//     from the last event it showed (GET …/runs/{runId}/events).
 //
 // What proxy.Handler leaves to the backend, it adds: the session check
 // (the user function refuses a request without a known session: 401) and
@@ -92,6 +99,7 @@ func run(ctx context.Context, addr string, ready func(url string)) error {
 	// cancels their runs on the service.
 	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
+	_ = app.v1.Shutdown(sctx) // detached runs end, or are cancelled at the deadline
 	if err := srv.Shutdown(sctx); err != nil {
 		srv.Close()
 	}
@@ -105,6 +113,7 @@ func run(ctx context.Context, addr string, ready func(url string)) error {
 type app struct {
 	http.Handler
 	runs *runs.Client
+	v1   *proxy.Handler
 	log  *log.Logger
 
 	mu       sync.Mutex
@@ -115,14 +124,26 @@ func newApp(client *threads.Client, logger *log.Logger) (*app, error) {
 	a := &app{runs: runs.New(client), log: logger, sessions: map[string]string{}}
 	serverTime := threads.NewTool("server_time", "The backend's current time",
 		func(context.Context, struct{}) (string, error) { return time.Now().UTC().Format(time.RFC3339), nil })
-	v1, err := proxy.New(client, a.user, proxy.WithTools(serverTime))
+	// A tool with a side effect: each call waits for a person's yes
+	// (docs/approvals.md). Here the run's own user decides; a real app's
+	// rule may send it to a manager.
+	giftCard := threads.NewTool("send_gift_card", "Sends the user a gift card",
+		func(_ context.Context, g struct {
+			Amount float64 `json:"amount"`
+		}) (string, error) {
+			return fmt.Sprintf("a gift card of %.2f was sent", g.Amount), nil
+		})
+	v1, err := proxy.New(client, a.user, proxy.WithTools(serverTime), proxy.WithDetachedRuns(5*time.Minute),
+		proxy.WithApprovals(proxy.Approvals{Tools: []threads.Tool{giftCard}, MayDecide: a.mayDecide}))
 	if err != nil {
 		return nil, err
 	}
+	a.v1 = v1
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", a.page)
 	mux.HandleFunc("GET /stream", a.stream)
 	mux.Handle("/api/tambo/", http.StripPrefix("/api/tambo", v1))
+	mux.Handle("/api/approvals/", http.StripPrefix("/api/approvals", v1.ApprovalAPI()))
 	// CSRF protection: the browser sends the session cookie with requests
 	// that other sites' pages make too. This refuses their writes (a POST
 	// that starts a run) by the browser's Sec-Fetch-Site and Origin
@@ -147,6 +168,12 @@ func (a *app) user(r *http.Request) (proxy.User, error) {
 		return proxy.User{}, errors.New("unknown session")
 	}
 	return proxy.User{Key: key}, nil
+}
+
+// mayDecide is who may decide a parked call: here, the run's own user.
+func (a *app) mayDecide(r *http.Request, call proxy.PendingApproval) (bool, error) {
+	u, err := a.user(r)
+	return err == nil && u.Key == call.User.Key, nil
 }
 
 // page serves the page, and starts a session for a browser without one.
@@ -214,6 +241,64 @@ document.getElementById("ask").onsubmit = (e) => {
   };
   es.onerror = () => { if (es.readyState !== EventSource.CLOSED) { status.textContent = "connection lost"; es.close(); } };
 };
+</script>
+<h2>Ask, and reload while it answers</h2>
+<form id="ask2"><input id="q2" size="50" value="Tell me a long story."> <button>Send</button></form>
+<pre id="out2"></pre>
+<script>
+// Runs through the /v1 endpoint are detached: a reload does not cancel
+// them, and this page resumes from the last event it showed.
+const out2 = document.getElementById("out2");
+const show = (id, data) => {
+  const ev = JSON.parse(data);
+  if (ev.type === "TEXT_MESSAGE_CONTENT") out2.textContent += ev.delta;
+  if (id) sessionStorage.lastEventId = id;
+  if (ev.type === "RUN_FINISHED" || ev.type === "RUN_ERROR") delete sessionStorage.run;
+  if (ev.type === "MESSAGES_SNAPSHOT") out2.textContent = ev.messages.filter(m => m.role === "assistant").map(m => m.content).join("\n");
+  if (ev.type === "CUSTOM" && ev.name === "threads.approval.requested") ev.value.approvals.forEach(ask);
+};
+// A call that needs approval: a prompt, and the decision through the
+// approval API; an approved or refused call continues the run, which
+// this page then resumes.
+const ask = (call) => {
+  const p = document.createElement("p");
+  p.textContent = "Allow " + call.tool + " " + JSON.stringify(call.arguments) + "? ";
+  for (const approved of [true, false]) {
+    const b = p.appendChild(document.createElement("button"));
+    b.textContent = approved ? "Allow" : "Refuse";
+    b.onclick = async () => {
+      p.remove();
+      const d = await (await fetch("/api/approvals/" + call.id, { method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ approved, reason: approved ? "" : "the user said no" }) })).json();
+      if (d.runId) {
+        const es = new EventSource("/api/tambo/v1/threads/" + call.threadId + "/runs/" + d.runId + "/events");
+        es.onmessage = (m) => { show(m.lastEventId, m.data); if (/"RUN_(FINISHED|ERROR)"/.test(m.data)) es.close(); };
+      }
+    };
+  }
+  out2.after(p);
+};
+document.getElementById("ask2").onsubmit = async (e) => {
+  e.preventDefault();
+  out2.textContent = ""; sessionStorage.text = "";
+  const res = await fetch("/api/tambo/v1/threads/runs", { method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ message: { role: "user", content: [{ type: "text", text: document.getElementById("q2").value }] } }) });
+  sessionStorage.run = res.headers.get("X-Thread-Id") + "/runs/" + res.headers.get("X-Run-Id");
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = "";
+  for (let r; !(r = await reader.read()).done; ) {
+    const blocks = (buf += r.value).split("\n\n"); buf = blocks.pop();
+    for (const b of blocks) {
+      const id = (b.match(/^id: (.*)$/m) || [])[1], data = (b.match(/^data: (.*)$/m) || [])[1];
+      if (data) show(id, data);
+    }
+  }
+};
+if (sessionStorage.run) { // a reload while a run went on: resume it
+  const es = new EventSource("/api/tambo/v1/threads/" + sessionStorage.run + "/events?lastEventId=" + encodeURIComponent(sessionStorage.lastEventId || ""));
+  es.onmessage = (m) => { show(m.lastEventId, m.data); if (!sessionStorage.run) es.close(); };
+  es.onerror = () => es.close();
+}
 </script>
 <p>The official clients work too: <code>new TamboClient({ apiKey: "unused", tamboUrl: location.origin + "/api/tambo" })</code>.</p>
 </html>

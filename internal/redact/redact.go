@@ -63,7 +63,12 @@ func one(s, secret string) string {
 	}
 	var b strings.Builder
 	last := 0
-	for i := 0; i < len(s); {
+	// A spelling starts only at the secret's first byte or at a
+	// backslash: the search jumps from one such byte to the next (a long
+	// text with escapes, a relay's batch of events, is not walked byte by
+	// byte).
+	esc, first := index(s, 0, '\\'), index(s, 0, secret[0])
+	for i := min(esc, first); i < len(s); i = min(esc, first) {
 		if n := matchAt(s, i, secret); n > 0 {
 			if b.Len() == 0 {
 				b.Grow(len(s))
@@ -72,15 +77,30 @@ func one(s, secret string) string {
 			b.WriteString(Mark)
 			i += n
 			last = i
-			continue
+		} else {
+			i++
 		}
-		i++
+		if esc < i {
+			esc = index(s, i, '\\')
+		}
+		if first < i {
+			first = index(s, i, secret[0])
+		}
 	}
 	if last == 0 {
 		return s
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// index returns the position of the first c in s at or after from;
+// len(s) when there is none.
+func index(s string, from int, c byte) int {
+	if i := strings.IndexByte(s[from:], c); i >= 0 {
+		return from + i
+	}
+	return len(s)
 }
 
 // matchAt returns the length of the spelling of secret that starts at s[i],

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/proxy"
 	"github.com/threadsapi/threads-go/threadstest"
 )
@@ -153,4 +154,42 @@ func TestResumeAfterLogExpired(t *testing.T) {
 	}
 	require.Equal(t, []string{"RUN_STARTED", "MESSAGES_SNAPSHOT", "RUN_FINISHED"}, types)
 	assert.Contains(t, snap[1].Data, `"content":"all done"`)
+}
+
+// A page's cancel sent to B while A, which owns the detached run, runs a
+// server-side tool between two runs (the service has no run to cancel
+// then): A hears it through the store and stops; no next run is sent.
+func TestCancelReachesOwnerBetweenRuns(t *testing.T) {
+	t.Parallel()
+	started := make(chan struct{})
+	slow := threads.Tool{Name: "slow", Description: "Takes its time", Call: func(ctx context.Context, _ threads.ToolCall) (string, error) {
+		close(started)
+		<-ctx.Done() // only the cancel ends it
+		return "", ctx.Err()
+	}}
+	c := newCluster(t, sharedServer(t), 3, proxy.WithDetachedRuns(time.Minute), proxy.WithKeepAlive(50*time.Millisecond),
+		proxy.WithLeaseTTL(150*time.Millisecond), proxy.WithTools(slow))
+	c.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_s", Name: "slow"}}})
+	onA := c.post(t, "alice", "/v1/threads/runs", hiRun)
+	require.Equal(t, http.StatusCreated, onA.status)
+	threadID, runID := onA.header.Get("X-Thread-Id"), onA.header.Get("X-Run-Id")
+	<-started
+
+	req, err := http.NewRequest("DELETE", c.front.URL+"/v1/threads/"+threadID+"/runs/"+runID, nil) // B
+	require.NoError(t, err)
+	req.Header.Set("X-User", "alice")
+	resp, err := c.front.Client().Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+
+	evs := readEvents(t, onA.body, -1) // ends: the owner stopped
+	require.NotEmpty(t, evs)
+	runs := 0
+	for _, r := range c.fake.Requests() {
+		if r.Method == "POST" && strings.HasSuffix(r.Path, "/runs") {
+			runs++
+		}
+	}
+	assert.Equal(t, 1, runs, "no run after the cancel: the tool's result was never sent")
 }

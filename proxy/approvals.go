@@ -1,0 +1,820 @@
+package proxy
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/runs"
+)
+
+// Approvals are the server-side tools whose calls wait for a person's
+// decision, and who may decide ([WithApprovals]).
+type Approvals struct {
+	// Tools are offered to the model beside [WithTools]' tools; each call
+	// of one is parked in the [Store] until a person approves it (then
+	// the tool runs, as the run's user: [UserFrom]) or refuses it (the
+	// model reads the refusal and its reason).
+	Tools []threads.Tool
+	// MayDecide reports whether the sender of r may decide call: it
+	// filters the approval API's list, and a decision it refuses is
+	// answered 403. An error is answered 500 (and logged). Required.
+	MayDecide func(r *http.Request, call PendingApproval) (bool, error)
+	// DecidedBy names who decides through r, for the decision's record
+	// and the log (never a secret); nil: "".
+	DecidedBy func(r *http.Request) string
+	// TTL is how long a parked call waits for a decision
+	// ([DefaultApprovalTTL]); past it the call is answered with an error
+	// result ("approval expired") at the next request that touches it.
+	TTL time.Duration
+	// Wait bounds how long a decision waits for the same call's decision
+	// still running on another instance ([DefaultApprovalWait]) before it
+	// is answered 409 with Retry-After.
+	Wait time.Duration
+}
+
+// The [Approvals] defaults, and the bound on the approval API's list.
+const (
+	DefaultApprovalTTL  = 24 * time.Hour
+	DefaultApprovalWait = 10 * time.Second
+	MaxListedApprovals  = 1000
+)
+
+// ApprovalEventName is the name of the CUSTOM event that tells a page,
+// for clients that do not read AG-UI's interrupt outcome, which calls of
+// the run wait for approval: its value is {"approvals": [PendingApproval,
+// ...]}. It takes the place of tambo.run.awaiting_input when the pause
+// has no browser call.
+const ApprovalEventName = "threads.approval.requested"
+
+// The statuses of an [ApprovalDecision].
+const (
+	ApprovalApproved = "approved"
+	ApprovalRefused  = "refused"
+	ApprovalExpired  = "expired"
+)
+
+// PendingApproval is a parked call as the approval API lists it, and as
+// [Approvals].MayDecide sees it. ID names it in the approval API, in the
+// interrupt of the run's RUN_FINISHED and in resume[] entries; it is
+// random, so that ids cannot be guessed.
+type PendingApproval struct {
+	ID         string         `json:"id"`
+	ThreadID   string         `json:"threadId"`
+	RunID      string         `json:"runId"`
+	ToolCallID string         `json:"toolCallId"`
+	Tool       string         `json:"tool"`
+	Arguments  map[string]any `json:"arguments"`
+	ExpiresAt  time.Time      `json:"expiresAt"`
+	// User is the run's user, for MayDecide (never sent to a page).
+	User User `json:"-"`
+}
+
+// ApprovalDecision is the approval API's answer to a decision: its
+// status, the result the model reads (Result, IsError), and RunID, the
+// run the decision continued (resume its events with GET
+// /v1/threads/{threadId}/runs/{runId}/events), or "" when the browser's
+// continuation carries the result (the pause also waits for the
+// browser's calls, or for other approvals). A second decision of one
+// call gets the first one's record.
+type ApprovalDecision struct {
+	ID        string `json:"id"`
+	Status    string `json:"status"`
+	Reason    string `json:"reason,omitzero"`
+	DecidedBy string `json:"decidedBy,omitzero"`
+	Result    string `json:"result"`
+	IsError   bool   `json:"isError,omitzero"`
+	ThreadID  string `json:"threadId"`
+	RunID     string `json:"runId,omitzero"`
+}
+
+// WithApprovals makes the Handler park each call of a.Tools until a
+// person decides it through the approval API ([Handler.ApprovalAPI]) or
+// the page's resume[] entry; see docs/approvals.md. It needs
+// [WithDetachedRuns]: a decision continues the run on whichever instance
+// took it, into the run's log, which the page reads with the resume
+// route.
+func WithApprovals(a Approvals) Option {
+	return option(func(c *config) {
+		switch {
+		case len(a.Tools) == 0:
+			c.fail(errors.New("proxy: WithApprovals: no tools"))
+		case a.MayDecide == nil:
+			c.fail(errors.New("proxy: WithApprovals: MayDecide is nil"))
+		case a.TTL < 0 || a.Wait < 0:
+			c.fail(errors.New("proxy: WithApprovals: a negative duration"))
+		}
+		if a.TTL == 0 {
+			a.TTL = DefaultApprovalTTL
+		}
+		if a.Wait == 0 {
+			a.Wait = DefaultApprovalWait
+		}
+		c.approvals = &a
+	})
+}
+
+// approvals is the Handler's state of WithApprovals.
+type approvals struct {
+	Approvals
+	names map[string]bool
+	defs  []runs.ToolDefinition
+}
+
+func newApprovals(a *Approvals, server map[string]bool) (*approvals, error) {
+	out := &approvals{Approvals: *a, names: map[string]bool{}}
+	for _, t := range a.Tools {
+		def, err := runs.DefineTool(t)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("proxy: WithApprovals: %w", err)
+		case t.Call == nil && t.CallParts == nil:
+			return nil, fmt.Errorf("proxy: WithApprovals: tool %q has no Call", t.Name)
+		case out.names[t.Name] || server[t.Name]:
+			return nil, fmt.Errorf("proxy: WithApprovals: tool %q is declared twice", t.Name)
+		}
+		out.names[t.Name] = true
+		out.defs = append(out.defs, def)
+	}
+	return out, nil
+}
+
+// The records of a parked call in the store: the call (until decided),
+// its decision (running, then done), the pause's list of its parked
+// calls, and an index log of every parked call for the approval API's
+// list. Approval ids are random, so the call and its decision are keyed
+// under one scope shared by all users (a decider is not the run's user).
+func (h *Handler) approvalKey(kind, id string) string {
+	return h.cfg.keyPrefix + ":" + storeVersion + ":" + kind + ":all:" + id
+}
+
+func (h *Handler) parkedKey(u User, threadID, runID string) string {
+	sum := sha256.Sum256([]byte(threadID + "\x00" + runID))
+	return h.storeKey("parked", u, hex.EncodeToString(sum[:]))
+}
+
+// parkedCall is a parked call's record.
+type parkedCall struct {
+	Call PendingApproval `json:"call"`
+	// User is the run's user: the tool runs as them, and the decision
+	// continues their run. A token is kept as it is (the store holds it
+	// as long as the call waits).
+	UserKey   string `json:"userKey,omitzero"`
+	UserToken string `json:"userToken,omitzero"`
+	// Browser: the pause also waits for the browser's calls, whose
+	// continuation carries the decision.
+	Browser bool `json:"browser"`
+}
+
+func (c parkedCall) user() User {
+	if c.UserKey != "" {
+		return User{Key: c.UserKey}
+	}
+	return User{Token: threads.NewToken(c.UserToken)}
+}
+
+// parkedPause is a pause's list of its parked calls.
+type parkedPause struct {
+	Calls   []parkedRef `json:"calls"`
+	Browser bool        `json:"browser"`
+}
+
+type parkedRef struct {
+	ID         string `json:"id"`
+	ToolCallID string `json:"toolCallId"`
+}
+
+// decisionRecord is a decision's record: "running" while its tool runs,
+// then "done" with the result sent to the service.
+type decisionRecord struct {
+	State    string           `json:"state"`
+	Decision ApprovalDecision `json:"decision"`
+	Result   runs.Content     `json:"result"`
+	// Run is the call's record, for continuing its run once decided
+	// (the record itself goes with the decision).
+	Run parkedCall `json:"run"`
+}
+
+// park records a pause's calls that need approval, and returns them as
+// the page is told of them.
+func (h *Handler) park(ctx context.Context, u User, threadID, runID string, calls []runs.PendingToolCall, browser bool) []PendingApproval {
+	a := h.approvals
+	ctx = context.WithoutCancel(ctx)
+	now := time.Now()
+	keep := a.TTL + DefaultPendingTTL // answered "expired" after TTL, for an hour
+	pp := parkedPause{Browser: browser}
+	var out []PendingApproval
+	for _, c := range calls {
+		var id [16]byte
+		_, _ = rand.Read(id[:])
+		pa := PendingApproval{
+			ID: hex.EncodeToString(id[:]), ThreadID: threadID, RunID: runID, ToolCallID: c.ToolCallID, Tool: c.ToolName,
+			Arguments: callArguments(c.Arguments), ExpiresAt: now.Add(a.TTL).UTC().Truncate(time.Millisecond),
+		}
+		rec := parkedCall{Call: pa, Browser: browser, UserKey: u.Key}
+		if u.Key == "" {
+			rec.UserToken = u.Token.Reveal()
+		}
+		v, err := json.Marshal(rec, ownJSON)
+		if err == nil {
+			err = h.cfg.store.Set(ctx, h.approvalKey("approval", pa.ID), v, keep)
+		}
+		if err == nil {
+			_, err = h.cfg.store.Append(ctx, h.approvalKey("approval-index", "log"), []byte(pa.ID), MaxListedApprovals, keep)
+		}
+		if err != nil {
+			// Not listed, and not decidable: the continuation answers it
+			// as expired.
+			h.log.ErrorContext(ctx, "proxy: cannot park a call that needs approval in the store", "tool", c.ToolName, "error", err)
+		}
+		pp.Calls = append(pp.Calls, parkedRef{ID: pa.ID, ToolCallID: c.ToolCallID})
+		out = append(out, pa)
+	}
+	v, _ := json.Marshal(pp)
+	if err := h.cfg.store.Set(ctx, h.parkedKey(u, threadID, runID), v, keep); err != nil {
+		h.log.ErrorContext(ctx, "proxy: cannot record a pause's parked calls in the store", "error", err)
+	}
+	return out
+}
+
+// callArguments decodes a call's arguments, without the service's own
+// members (_tambo_statusMessage...), which are not the model's.
+func callArguments(raw string) map[string]any {
+	args := map[string]any{}
+	if raw != "" {
+		_ = json.Unmarshal([]byte(raw), &args)
+	}
+	for k := range args {
+		if strings.HasPrefix(k, "_tambo_") {
+			delete(args, k)
+		}
+	}
+	return args
+}
+
+// interruptOutcome is the AG-UI outcome of a run whose calls were parked.
+func interruptOutcome(pas []PendingApproval) map[string]any {
+	list := make([]map[string]any, len(pas))
+	for i, pa := range pas {
+		list[i] = map[string]any{
+			"id": pa.ID, "reason": "tool_call", "message": "Approve the call of " + pa.Tool + "?",
+			"toolCallId": pa.ToolCallID, "expiresAt": pa.ExpiresAt.Format("2006-01-02T15:04:05.000Z"),
+			"responseSchema": map[string]any{
+				"type":       "object",
+				"properties": map[string]any{"approved": map[string]any{"type": "boolean"}, "reason": map[string]any{"type": "string"}},
+				"required":   []string{"approved"},
+			},
+			"metadata": map[string]any{"tool": pa.Tool, "arguments": pa.Arguments},
+		}
+	}
+	return map[string]any{"type": "interrupt", "interrupts": list}
+}
+
+// withOutcome returns RUN_FINISHED event raw with outcome set to out.
+func withOutcome(raw []byte, out any) ([]byte, bool) {
+	var ev map[string]jsontext.Value
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		return nil, false
+	}
+	v, err := json.Marshal(out, ownJSON)
+	if err != nil {
+		return nil, false
+	}
+	ev["outcome"] = v
+	b, err := json.Marshal(ev, ownJSON)
+	return b, err == nil
+}
+
+// approvalEvent is the CUSTOM event that names a pause's parked calls.
+func approvalEvent(pas []PendingApproval) []byte {
+	b, _ := json.Marshal(map[string]any{"type": "CUSTOM", "name": ApprovalEventName, "value": map[string]any{"approvals": pas}}, ownJSON)
+	return b
+}
+
+// errWaiting refuses a continuation whose pause still waits for a
+// decision.
+var errWaiting = errors.New("waiting for approval")
+
+// decideError is a decision refused with an HTTP status.
+type decideError struct {
+	status int
+	msg    string
+}
+
+func (e *decideError) Error() string { return e.msg }
+
+// decide settles parked call id: status is ApprovalApproved (the tool
+// runs, once), ApprovalRefused, or ApprovalExpired (decided by the
+// Handler; r is nil then). A call already decided gets its record; one
+// whose decision runs elsewhere is waited for up to Approvals.Wait.
+func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, status, reason string) (decisionRecord, error) {
+	a, store := h.approvals, h.cfg.store
+	dkey := h.approvalKey("approval-decision", ref.ID)
+	v, ok, err := store.Get(ctx, h.approvalKey("approval", ref.ID))
+	if err != nil {
+		return decisionRecord{}, err
+	}
+	var rec parkedCall
+	if ok {
+		if err := json.Unmarshal(v, &rec); err != nil {
+			ok = false
+		}
+		rec.Call.User = rec.user()
+	}
+	if !ok {
+		// Decided already (the record goes with its decision), or
+		// expired from the store, or never kept.
+		if d, done, err := h.decisionOf(ctx, dkey); err != nil || done {
+			return d, err
+		}
+		if ref.ToolCallID == "" {
+			return decisionRecord{}, &decideError{http.StatusNotFound, "No such approval"}
+		}
+		rec.Call = PendingApproval{ID: ref.ID, ToolCallID: ref.ToolCallID}
+		status, reason = ApprovalExpired, ""
+	}
+	if r != nil && status != ApprovalExpired {
+		may, err := a.MayDecide(r, rec.Call)
+		switch {
+		case err != nil:
+			h.log.ErrorContext(ctx, "proxy: the backend's MayDecide failed", "error", err)
+			return decisionRecord{}, &decideError{http.StatusInternalServerError, "Internal server error"}
+		case !may:
+			return decisionRecord{}, &decideError{http.StatusForbidden, "You may not decide this call"}
+		}
+	}
+	if status != ApprovalExpired && !time.Now().Before(rec.Call.ExpiresAt) {
+		status, reason = ApprovalExpired, ""
+	}
+	running, _ := json.Marshal(decisionRecord{State: "running"})
+	claimed, err := store.SetNX(ctx, dkey, running, a.Wait+time.Minute)
+	if err != nil {
+		return decisionRecord{}, err
+	}
+	if !claimed {
+		return h.awaitDecision(ctx, dkey)
+	}
+	d := decisionRecord{State: "done", Decision: ApprovalDecision{ID: ref.ID, Status: status, Reason: reason, ThreadID: rec.Call.ThreadID}, Run: rec}
+	if r != nil && a.DecidedBy != nil {
+		d.Decision.DecidedBy = a.DecidedBy(r)
+	}
+	switch status {
+	case ApprovalApproved:
+		u := rec.user()
+		args, _ := json.Marshal(rec.Call.Arguments)
+		call := runs.PendingToolCall{ToolCallID: rec.Call.ToolCallID, ToolName: rec.Call.Tool, Arguments: string(args)}
+		out, err := h.clientOf(u).AnswerTools(withRunUser(context.WithoutCancel(ctx), u), runs.ToolRunner{Tools: a.Tools}, []runs.PendingToolCall{call}, h.cfg.callOpts...)
+		if err != nil || len(out) != 1 {
+			out = notRun([]runs.PendingToolCall{call}, fmt.Errorf("the tool could not run: %v", err))
+		}
+		d.Result = out[0]
+		if lim, ok := budget([]runs.PendingToolCall{call}); ok {
+			d.Result = fit(d.Result, lim[0]/4)
+		}
+	case ApprovalRefused:
+		why := "the call was not approved"
+		if reason != "" {
+			why += ": " + cut(reason, 1000)
+		}
+		d.Result = runs.ToolResult(rec.Call.ToolCallID, why)
+		d.Result.IsError = true
+	default:
+		d.Result = runs.ToolResult(rec.Call.ToolCallID, "approval expired")
+		d.Result.IsError = true
+	}
+	for _, c := range d.Result.Content {
+		if c.Type == runs.ContentText {
+			d.Decision.Result += c.Text
+		}
+	}
+	d.Decision.IsError = d.Result.IsError
+	b, err := json.Marshal(d, ownJSON)
+	if err == nil {
+		err = store.Set(context.WithoutCancel(ctx), dkey, b, a.TTL+DefaultPendingTTL)
+	}
+	if err != nil {
+		// The tool ran: its result is given to this request, and a
+		// second decision finds none (it lapses as running, then
+		// expired).
+		h.log.ErrorContext(ctx, "proxy: cannot record a decision in the store", "error", err)
+	}
+	_ = store.Delete(context.WithoutCancel(ctx), h.approvalKey("approval", ref.ID))
+	h.log.InfoContext(ctx, "proxy: a call that needs approval was decided", "status", status, "tool", rec.Call.Tool,
+		"decided_by", d.Decision.DecidedBy, "thread", rec.Call.ThreadID, "call", rec.Call.ToolCallID)
+	return d, nil
+}
+
+// decisionOf reads a decision's record: done is false when there is
+// none, or it still runs.
+func (h *Handler) decisionOf(ctx context.Context, dkey string) (decisionRecord, bool, error) {
+	v, ok, err := h.cfg.store.Get(ctx, dkey)
+	if err != nil || !ok {
+		return decisionRecord{}, false, err
+	}
+	var d decisionRecord
+	if json.Unmarshal(v, &d) != nil {
+		return decisionRecord{}, false, nil
+	}
+	return d, d.State == "done", nil
+}
+
+// awaitDecision waits for a decision running elsewhere, up to
+// Approvals.Wait, reading its record at short intervals (the store has no
+// notification of a value).
+func (h *Handler) awaitDecision(ctx context.Context, dkey string) (decisionRecord, error) {
+	wait := h.approvals.Wait
+	t := time.NewTicker(max(wait/50, 10*time.Millisecond))
+	defer t.Stop()
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	for {
+		d, done, err := h.decisionOf(ctx, dkey)
+		if err != nil || done {
+			return d, err
+		}
+		select {
+		case <-t.C:
+		case <-deadline.C:
+			return decisionRecord{}, &decideError{http.StatusConflict, "The call is being decided on another instance; try again"}
+		case <-ctx.Done():
+			return decisionRecord{}, ctx.Err()
+		}
+	}
+}
+
+// clientOf is the runs client of user u.
+func (h *Handler) clientOf(u User) *runs.Client {
+	if u.Key != "" {
+		return h.base.ForUser(u.Key)
+	}
+	return h.base.ForToken(u.Token)
+}
+
+// settlePause returns the results of a pause's parked calls when each is
+// decided (or expired: decided so now); answers are the page's resume[]
+// entries, decided as r's sender. errWaiting when a call still waits.
+func (h *Handler) settlePause(ctx context.Context, r *http.Request, pp parkedPause, answers map[string]runs.ResumeEntry) ([]runs.Content, error) {
+	out := make([]runs.Content, 0, len(pp.Calls))
+	for _, ref := range pp.Calls {
+		d, done, err := h.decisionOf(ctx, h.approvalKey("approval-decision", ref.ID))
+		if err != nil {
+			return nil, err
+		}
+		if !done {
+			status, reason := "", ""
+			if e, ok := answers[ref.ID]; ok && r != nil {
+				status, reason = resumeDecision(e)
+			}
+			if status == "" {
+				exp, err := h.expired(ctx, ref.ID)
+				if err != nil {
+					return nil, err
+				}
+				if !exp {
+					return nil, errWaiting
+				}
+				status, r = ApprovalExpired, nil
+			}
+			if d, err = h.decide(ctx, r, ref, status, reason); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, d.Result)
+	}
+	return out, nil
+}
+
+// expired reports whether parked call id waits no more: its record has
+// expired, or is gone without a decision.
+func (h *Handler) expired(ctx context.Context, id string) (bool, error) {
+	v, ok, err := h.cfg.store.Get(ctx, h.approvalKey("approval", id))
+	if err != nil || !ok {
+		return err == nil, err
+	}
+	var rec parkedCall
+	if json.Unmarshal(v, &rec) != nil {
+		return true, nil
+	}
+	return !time.Now().Before(rec.Call.ExpiresAt), nil
+}
+
+// resumeDecision reads a resume[] entry that answers a parked call:
+// {"approved": bool, "reason": string}; a cancelled entry refuses.
+func resumeDecision(e runs.ResumeEntry) (status, reason string) {
+	if e.Status == runs.ResumeCancelled {
+		return ApprovalRefused, "cancelled"
+	}
+	p, _ := e.Payload.(map[string]any)
+	reason, _ = p["reason"].(string)
+	if ok, _ := p["approved"].(bool); ok {
+		return ApprovalApproved, reason
+	}
+	return ApprovalRefused, reason
+}
+
+// continueParked continues a pause that waits for no browser call once
+// each of its parked calls is decided: the instance that takes the pause's
+// record (once) sends the results, and reads the run into its log as a
+// detached run. runID is "" when the pause still waits, or another
+// request continued it.
+func (h *Handler) continueParked(ctx context.Context, u User, threadID, runID string) (string, error) {
+	store := h.cfg.store
+	key := h.parkedKey(u, threadID, runID)
+	v, ok, err := store.Get(ctx, key)
+	if err != nil || !ok {
+		return "", err
+	}
+	var pp parkedPause
+	if json.Unmarshal(v, &pp) != nil || pp.Browser {
+		return "", nil
+	}
+	results, err := h.settlePause(ctx, nil, pp, nil)
+	if errors.Is(err, errWaiting) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if _, took, err := store.Take(ctx, key); err != nil || !took {
+		return "", err
+	}
+	content := results
+	for _, k := range []string{h.pendingKey(u, threadID, runID), h.overKey(u, threadID, runID)} {
+		if v, ok, err := store.Take(ctx, k); err == nil && ok {
+			if ours, ok := h.decodePending(ctx, v); ok {
+				content = append(content, ours...)
+			}
+		}
+	}
+	id, err := h.startDetached(ctx, u, threadID, runs.RunParams{PreviousRunID: runID, Content: content})
+	if err != nil {
+		// Put back: the next request on the thread tries again.
+		_ = store.Set(context.WithoutCancel(ctx), key, v, h.approvals.TTL+DefaultPendingTTL)
+	}
+	return id, err
+}
+
+// startDetached starts a run of u's thread that no browser asked for (a
+// decision's continuation), read into its log as a detached run.
+func (h *Handler) startDetached(ctx context.Context, u User, threadID string, p runs.RunParams) (string, error) {
+	if !h.life.begin() {
+		return "", errors.New("proxy: the server is shutting down")
+	}
+	base, cancel := context.WithTimeout(withRunUser(context.WithoutCancel(ctx), u), h.cfg.detach)
+	stopAfter := context.AfterFunc(h.life.stop, cancel)
+	c := h.clientOf(u)
+	p.ToolDefinitions = append(p.ToolDefinitions, h.approvals.defs...)
+	s, err := c.RunTools(base, threadID, p, runs.ToolRunner{Tools: h.cfg.tools}, h.cfg.callOpts...)
+	if err != nil {
+		stopAfter()
+		cancel()
+		h.life.runs.Done()
+		return "", err
+	}
+	q := &request{h: h, c: c, user: u}
+	filter := (&pauses{q: q, ctx: base, browser: map[string]bool{}}).filter
+	ref := h.runRef(u, s.ThreadID(), s.RunID())
+	meta, _ := json.Marshal(runMeta{ThreadID: ref.threadID, RunID: ref.runID})
+	if err := h.cfg.store.Set(base, ref.meta, meta, ref.metaTTL); err != nil {
+		h.log.WarnContext(ctx, "proxy: cannot record a detached run in the store; it cannot be resumed", "error", err)
+	}
+	ready := make(chan struct{})
+	go ref.own(base, cancel, s, filter, ready, func(err error) {
+		if err != nil {
+			h.runEnded(base, u, err)
+		}
+		stopAfter()
+		cancel()
+		h.life.runs.Done()
+	})
+	<-ready
+	return s.RunID(), nil
+}
+
+// ApprovalAPI returns the approval API's handler, for the backend to
+// mount (under [http.StripPrefix]) behind its own session check and
+// CSRF protection:
+//
+//   - GET / answers {"approvals": [PendingApproval, ...]}: the calls that
+//     wait, which [Approvals].MayDecide lets the requester decide (the
+//     newest [MaxListedApprovals] parked).
+//   - POST /{id} with {"approved": bool, "reason": string} decides one
+//     (a JSON body only: else 415) and answers its [ApprovalDecision]
+//     (200), a second decision the first one's; 403 when MayDecide
+//     refuses, 404 for no such call, 409 with Retry-After when its
+//     decision still runs elsewhere, 503 when the store cannot answer (a
+//     call is never run without its record).
+//
+// A request that finds a call expired answers it ("approval expired")
+// and continues its run. nil without [WithApprovals].
+func (h *Handler) ApprovalAPI() http.Handler {
+	if h.approvals == nil {
+		return nil
+	}
+	return http.HandlerFunc(h.serveApprovals)
+}
+
+func (h *Handler) serveApprovals(w http.ResponseWriter, r *http.Request) {
+	id := strings.TrimPrefix(r.URL.Path, "/")
+	switch {
+	case id == "" && r.Method == http.MethodGet:
+		h.listApprovals(w, r)
+	case id != "" && !strings.Contains(id, "/") && r.Method == http.MethodPost:
+		if !isJSON(r.Header.Get("Content-Type")) {
+			writeError(w, http.StatusUnsupportedMediaType, "Content-Type must be application/json")
+			return
+		}
+		var body struct {
+			Approved bool   `json:"approved"`
+			Reason   string `json:"reason"`
+		}
+		if err := json.UnmarshalRead(http.MaxBytesReader(w, r.Body, 64<<10), &body); err != nil {
+			writeError(w, http.StatusBadRequest, "The body is not {\"approved\": bool, \"reason\": string}")
+			return
+		}
+		status := ApprovalRefused
+		if body.Approved {
+			status = ApprovalApproved
+		}
+		h.postDecision(w, r, cut(id, 64), status, body.Reason)
+	case id == "":
+		w.Header().Set("Allow", "GET")
+		writeError(w, http.StatusMethodNotAllowed, "Method Not Allowed")
+	case !strings.Contains(id, "/"):
+		w.Header().Set("Allow", "POST")
+		writeError(w, http.StatusMethodNotAllowed, "Method Not Allowed")
+	default:
+		writeError(w, http.StatusNotFound, "Not Found")
+	}
+}
+
+func (h *Handler) postDecision(w http.ResponseWriter, r *http.Request, id, status, reason string) {
+	ctx := r.Context()
+	d, err := h.decide(ctx, r, parkedRef{ID: id}, status, reason)
+	if h.approvalFailed(w, r, err) {
+		return
+	}
+	if rec := d.Run; rec.Call.RunID != "" && !rec.Browser {
+		runID, err := h.continueParked(ctx, rec.user(), rec.Call.ThreadID, rec.Call.RunID)
+		if err != nil {
+			h.log.ErrorContext(ctx, "proxy: cannot continue a run after its decision; the next request on its thread does", "error", err)
+		}
+		d.Decision.RunID = runID
+	}
+	writeValue(w, http.StatusOK, d.Decision)
+}
+
+func (h *Handler) approvalFailed(w http.ResponseWriter, r *http.Request, err error) bool {
+	var de *decideError
+	switch {
+	case err == nil:
+		return false
+	case errors.As(err, &de):
+		if de.status == http.StatusConflict {
+			w.Header().Set("Retry-After", strconv.Itoa(max(int(h.approvals.Wait/time.Second), 1)))
+		}
+		writeError(w, de.status, de.msg)
+	case r.Context().Err() != nil:
+	default:
+		h.log.ErrorContext(r.Context(), "proxy: the store cannot answer an approval request", "error", err)
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, "Approvals cannot be decided now; try again")
+	}
+	return true
+}
+
+func (h *Handler) listApprovals(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	store := h.cfg.store
+	es, _, err := store.ReadLog(ctx, h.approvalKey("approval-index", "log"), "", MaxListedApprovals, 0)
+	if h.approvalFailed(w, r, err) {
+		return
+	}
+	out := []PendingApproval{}
+	for i := len(es) - 1; i >= 0; i-- {
+		v, ok, err := store.Get(ctx, h.approvalKey("approval", string(es[i].Value)))
+		if h.approvalFailed(w, r, err) {
+			return
+		}
+		var rec parkedCall
+		if !ok || json.Unmarshal(v, &rec) != nil {
+			continue
+		}
+		rec.Call.User = rec.user()
+		if !time.Now().Before(rec.Call.ExpiresAt) {
+			// A request touching its thread: it is answered now.
+			h.expireParked(ctx, rec)
+			continue
+		}
+		may, err := h.approvals.MayDecide(r, rec.Call)
+		if err != nil {
+			h.log.ErrorContext(ctx, "proxy: the backend's MayDecide failed", "error", err)
+			writeError(w, http.StatusInternalServerError, "Internal server error")
+			return
+		}
+		if may {
+			out = append(out, rec.Call)
+		}
+	}
+	writeValue(w, http.StatusOK, map[string]any{"approvals": out})
+}
+
+// expireParked answers an expired parked call, and continues its run
+// when nothing else waits.
+func (h *Handler) expireParked(ctx context.Context, rec parkedCall) {
+	if _, err := h.decide(ctx, nil, parkedRef{ID: rec.Call.ID, ToolCallID: rec.Call.ToolCallID}, ApprovalExpired, ""); err != nil {
+		h.log.WarnContext(ctx, "proxy: cannot answer an expired approval", "error", err)
+		return
+	}
+	if !rec.Browser {
+		if _, err := h.continueParked(ctx, rec.user(), rec.Call.ThreadID, rec.Call.RunID); err != nil {
+			h.log.WarnContext(ctx, "proxy: cannot continue a run after its approval expired", "error", err)
+		}
+	}
+}
+
+func writeValue(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v, ownJSON)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "Internal server error")
+		return
+	}
+	writeJSON(w, status, b)
+}
+
+// settleParked takes the parked calls of the pause that a browser's
+// continuation answers (key: its parkedKey), and returns their results
+// and the record taken (nil when the pause parked none). status is not 0
+// when the request was answered: 409 while a call waits for its decision
+// ("waiting for approval"), 403 for a resume[] decision MayDecide
+// refuses, 503 for a store that cannot answer; the record is then put
+// back.
+func (q *request) settleParked(ctx context.Context, key string, resume []runs.ResumeEntry) ([]byte, []runs.Content, int) {
+	h := q.h
+	v, ok, err := h.cfg.store.Take(ctx, key)
+	if err != nil {
+		h.log.ErrorContext(ctx, "proxy: cannot read a pause's parked calls from the store; the continuation is refused", "error", err)
+		q.w.Header().Set("Retry-After", "1")
+		writeError(q.w, http.StatusServiceUnavailable, "The run cannot start now; try again")
+		return nil, nil, http.StatusServiceUnavailable
+	}
+	var pp parkedPause
+	if !ok || json.Unmarshal(v, &pp) != nil {
+		return nil, nil, 0
+	}
+	answers := make(map[string]runs.ResumeEntry, len(resume))
+	for _, e := range resume {
+		answers[e.InterruptID] = e
+	}
+	res, err := h.settlePause(ctx, q.r, pp, answers)
+	if err == nil {
+		return v, res, 0
+	}
+	if perr := h.cfg.store.Set(context.WithoutCancel(ctx), key, v, h.approvals.TTL+DefaultPendingTTL); perr != nil {
+		h.log.ErrorContext(ctx, "proxy: cannot put back a pause's parked calls", "error", perr)
+	}
+	var de *decideError
+	switch {
+	case errors.Is(err, errWaiting):
+		writeError(q.w, http.StatusConflict, "The run is waiting for approval of a server-side tool's call; continue it once the call is decided")
+		return nil, nil, http.StatusConflict
+	case errors.As(err, &de):
+		writeError(q.w, de.status, de.msg)
+		return nil, nil, de.status
+	default:
+		h.log.ErrorContext(ctx, "proxy: cannot settle a pause's parked calls; the continuation is refused", "error", err)
+		q.w.Header().Set("Retry-After", "1")
+		writeError(q.w, http.StatusServiceUnavailable, "The run cannot start now; try again")
+		return nil, nil, http.StatusServiceUnavailable
+	}
+}
+
+// withoutAnswers returns resume without the entries that answer the
+// parked calls of pause record v: the service never sees them.
+func withoutAnswers(resume []runs.ResumeEntry, v []byte) []runs.ResumeEntry {
+	var pp parkedPause
+	if len(resume) == 0 || json.Unmarshal(v, &pp) != nil {
+		return resume
+	}
+	ids := make(map[string]bool, len(pp.Calls))
+	for _, c := range pp.Calls {
+		ids[c.ID] = true
+	}
+	out := slices.DeleteFunc(slices.Clone(resume), func(e runs.ResumeEntry) bool { return ids[e.InterruptID] })
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
