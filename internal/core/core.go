@@ -164,6 +164,11 @@ type Conn[O any] interface {
 	// WithLogger's, nil when none. For what the SDK logs outside a
 	// request (a tool's panic).
 	Logger(opts []O) *slog.Logger
+
+	// RequestTimeout returns the per-attempt timeout of a call with opts
+	// (threads.WithRequestTimeout; 0: none): what bounds the wait for an
+	// end-user token before the call is sent.
+	RequestTimeout(opts []O) time.Duration
 }
 
 var (
