@@ -80,6 +80,9 @@ func (c *Client) exchangeObserved(ctx context.Context, opts []RequestOption, cl 
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if cl.Generic && cfg.routeMethod != "" && cfg.routeMethod != cl.Route.Method {
+		return nil, nil, nil, fmt.Errorf("threads: WithRouteTemplate names a %s route; the call is a %s", cfg.routeMethod, cl.Route.Method)
+	}
 	ctx, o := c.startObs(ctx, cfg, cl)
 	resp, err := c.do(ctx, cfg, cl)
 	if err != nil {
@@ -252,12 +255,14 @@ func (c *Client) send(ctx context.Context, cfg *config, r route.Route, cl core.C
 		body:    body,
 		header:  c.header(cfg, cl, body != nil),
 		final:   cl.FinalStatus,
+		again:   cl.Idempotent,
 		secrets: secrets,
 		// The path may hold ids a server sent (a project id, say): shown
 		// in errors and logs only with every spelling of the secrets
 		// removed.
 		logPath:  redact.URL(u.EscapedPath(), secrets...),
 		rawQuery: u.RawQuery,
+		route:    redact.String(routeName(cfg, cl), secrets...),
 	})
 }
 

@@ -58,3 +58,37 @@ func TestMemoryStoreFullDropsNothing(t *testing.T) {
 	assert.ErrorIs(t, err, proxy.ErrStoreFull)
 	assert.Equal(t, 1, m.Len())
 }
+
+// FuzzMemoryLogAfter: whatever id a page sends as Last-Event-ID, the
+// memory store's log read neither panics nor returns an entry at or
+// before the id it was given, and an id it never gave reads as not whole.
+func FuzzMemoryLogAfter(f *testing.F) {
+	for _, s := range []string{"", "0", "1", "3", "4", "99", "-1", "+2", "1-0", "18446744073709551615", "18446744073709551616", " 2", "2\n"} {
+		f.Add(s)
+	}
+	m := proxy.NewMemoryStore(0, 0)
+	ctx := context.Background()
+	var ids []string
+	for range 3 {
+		id, err := m.Append(ctx, "fuzz:log", []byte("e"), 2, time.Hour) // the first is trimmed
+		if err != nil {
+			f.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	f.Fuzz(func(t *testing.T, after string) {
+		es, whole, err := m.ReadLog(ctx, "fuzz:log", after, 10, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		known := after == ids[0] || after == ids[1] || after == ids[2]
+		if whole && !known {
+			t.Fatalf("after %q (not an id the log gave past its trim): whole", after)
+		}
+		for _, e := range es {
+			if e.ID == after || (after == ids[2]) {
+				t.Fatalf("after %q: got entry %s", after, e.ID)
+			}
+		}
+	})
+}

@@ -13,7 +13,11 @@
 //     a failure).
 //   - /api/tambo/v1/... is proxy.Handler: point @tambo-ai/client (tamboUrl)
 //     or the TypeScript SDK (baseURL) at http://ADDR/api/tambo. It offers
-//     the model a server-side tool, server_time, beside the browser's own.
+//     the model server-side tools beside the browser's own: server_time,
+//     and send_gift_card, whose calls wait for the user's approval.
+//   - /api/approvals/ is the approval API (proxy.Handler.ApprovalAPI): the
+//     page's prompt posts the user's decision there, then resumes the run
+//     the decision continued (docs/approvals.md).
 //     Its runs are detached (proxy.WithDetachedRuns): a reload does not
 //     cancel them, and the page's second form resumes one after a reload
 //     from the last event it showed (GET …/runs/{runId}/events).
@@ -120,7 +124,19 @@ func newApp(client *threads.Client, logger *log.Logger) (*app, error) {
 	a := &app{runs: runs.New(client), log: logger, sessions: map[string]string{}}
 	serverTime := threads.NewTool("server_time", "The backend's current time",
 		func(context.Context, struct{}) (string, error) { return time.Now().UTC().Format(time.RFC3339), nil })
-	v1, err := proxy.New(client, a.user, proxy.WithTools(serverTime), proxy.WithDetachedRuns(5*time.Minute))
+	// A tool with a side effect: each call waits for a person's yes
+	// (docs/approvals.md). Here the run's own user decides; a real app's
+	// rule may send it to a manager.
+	giftCard := threads.NewTool("send_gift_card", "Sends the user a gift card",
+		func(_ context.Context, g struct {
+			Amount float64 `json:"amount"`
+		}) (string, error) {
+			return fmt.Sprintf("a gift card of %.2f was sent", g.Amount), nil
+		})
+	v1, err := proxy.New(client, a.user, proxy.WithTools(serverTime), proxy.WithDetachedRuns(5*time.Minute),
+		// The page resumes the decision's run itself (Hold: -1): its
+		// response ends at the pause.
+		proxy.WithApprovals(proxy.Approvals{Tools: []threads.Tool{giftCard}, MayDecide: a.mayDecide, Hold: -1}))
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +145,7 @@ func newApp(client *threads.Client, logger *log.Logger) (*app, error) {
 	mux.HandleFunc("GET /{$}", a.page)
 	mux.HandleFunc("GET /stream", a.stream)
 	mux.Handle("/api/tambo/", http.StripPrefix("/api/tambo", v1))
+	mux.Handle("/api/approvals/", http.StripPrefix("/api/approvals", v1.ApprovalAPI()))
 	// CSRF protection: the browser sends the session cookie with requests
 	// that other sites' pages make too. This refuses their writes (a POST
 	// that starts a run) by the browser's Sec-Fetch-Site and Origin
@@ -153,6 +170,12 @@ func (a *app) user(r *http.Request) (proxy.User, error) {
 		return proxy.User{}, errors.New("unknown session")
 	}
 	return proxy.User{Key: key}, nil
+}
+
+// mayDecide is who may decide a parked call: here, the run's own user.
+func (a *app) mayDecide(r *http.Request, call proxy.PendingApproval) (bool, error) {
+	u, err := a.user(r)
+	return err == nil && u.Key == call.User.Key, nil
 }
 
 // page serves the page, and starts a session for a browser without one.
@@ -234,6 +257,28 @@ const show = (id, data) => {
   if (id) sessionStorage.lastEventId = id;
   if (ev.type === "RUN_FINISHED" || ev.type === "RUN_ERROR") delete sessionStorage.run;
   if (ev.type === "MESSAGES_SNAPSHOT") out2.textContent = ev.messages.filter(m => m.role === "assistant").map(m => m.content).join("\n");
+  if (ev.type === "CUSTOM" && ev.name === "threads.approval.requested") ev.value.approvals.forEach(ask);
+};
+// A call that needs approval: a prompt, and the decision through the
+// approval API; an approved or refused call continues the run, which
+// this page then resumes.
+const ask = (call) => {
+  const p = document.createElement("p");
+  p.textContent = "Allow " + call.tool + " " + JSON.stringify(call.arguments) + "? ";
+  for (const approved of [true, false]) {
+    const b = p.appendChild(document.createElement("button"));
+    b.textContent = approved ? "Allow" : "Refuse";
+    b.onclick = async () => {
+      p.remove();
+      const d = await (await fetch("/api/approvals/" + call.id, { method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ approved, reason: approved ? "" : "the user said no" }) })).json();
+      if (d.runId) {
+        const es = new EventSource("/api/tambo/v1/threads/" + call.threadId + "/runs/" + d.runId + "/events");
+        es.onmessage = (m) => { show(m.lastEventId, m.data); if (/"RUN_(FINISHED|ERROR)"/.test(m.data)) es.close(); };
+      }
+    };
+  }
+  out2.after(p);
 };
 document.getElementById("ask2").onsubmit = async (e) => {
   e.preventDefault();

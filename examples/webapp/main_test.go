@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log"
 	"net/http"
@@ -49,6 +50,7 @@ func TestWebapp(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Contains(t, body, "new EventSource(")
 	assert.Contains(t, body, `/events?lastEventId=`, "the page resumes a detached run")
+	assert.Contains(t, body, `fetch("/api/approvals/" + call.id`, "the page decides parked calls")
 
 	resp, body = get("/stream?q=" + url.QueryEscape("hello there"))
 	require.Equal(t, http.StatusOK, resp.StatusCode, body)
@@ -79,8 +81,10 @@ func TestWebapp(t *testing.T) {
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	require.Equal(t, http.StatusCreated, resp.StatusCode, string(b))
-	assert.Equal(t, 2, strings.Count(string(b), `"type":"RUN_STARTED"`), "the server_time call answered in the same response")
-	assert.Contains(t, string(b), `"delta":"said: "`, "the second run read the tool's result")
+	// The fake's model calls the first tool offered: send_gift_card,
+	// which waits for approval.
+	assert.Contains(t, string(b), `"name":"threads.approval.requested"`, "the page's prompt")
+	assert.Contains(t, string(b), `"type":"interrupt"`, "AG-UI's interrupt")
 	assert.Contains(t, string(b), "\nid: ", "a detached run's events carry ids")
 
 	// A reload: the page resumes the run from its first event's id.
@@ -88,6 +92,24 @@ func TestWebapp(t *testing.T) {
 	resp, body = get(runPath + "?lastEventId=1")
 	require.Equal(t, http.StatusOK, resp.StatusCode, body)
 	assert.Equal(t, strings.SplitN(string(b), "id: 2\n", 2)[1], strings.SplitN(body, "id: 2\n", 2)[1], "every event after the first, as first sent")
+
+	// The page's prompt: the user allows the call through the approval
+	// API; the decision continues the run, which the page resumes.
+	id := strings.SplitN(strings.SplitN(string(b), `"approvals":[{"id":"`, 2)[1], `"`, 2)[0]
+	req, _ = http.NewRequest("POST", srv.URL+"/api/approvals/"+id, strings.NewReader(`{"approved":true}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	resp, err = browser.Do(req)
+	require.NoError(t, err)
+	var d struct{ Status, Result, RunID string }
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&d))
+	resp.Body.Close()
+	assert.Equal(t, "approved", d.Status)
+	assert.Equal(t, "a gift card of 1.00 was sent", d.Result)
+	require.NotEmpty(t, d.RunID)
+	resp, body = get(strings.SplitN(runPath, "/runs/", 2)[0] + "/runs/" + d.RunID + "/events")
+	require.Equal(t, http.StatusOK, resp.StatusCode, body)
+	assert.Contains(t, body, `"type":"RUN_FINISHED"`)
 	assert.Empty(t, logged.String())
 
 	// Another site's page posting with the user's cookie starts nothing:

@@ -34,8 +34,15 @@ import (
 // Call is one operation as the wire sees it.
 type Call struct {
 	Route route.Route // method, path template and its values
-	Query url.Values  // sent after the route's own query, if any
-	Body  any         // JSON-encoded when not nil
+	// Name, when set, is the route as the observer and the log name it
+	// (a Do call's: threads.WithRouteTemplate, else its path with the
+	// segments that look like ids as {id}); else Route.Template.
+	Name string
+	// Generic marks a Do call: only its route may be named by
+	// threads.WithRouteTemplate (a typed method keeps its template).
+	Generic bool
+	Query   url.Values // sent after the route's own query, if any
+	Body    any        // JSON-encoded when not nil
 	// Raw, when not nil, is the body as sent (Body must be nil): for a
 	// body that is not JSON, whose Content-Type is in Header.
 	Raw    []byte
@@ -58,6 +65,12 @@ type Call struct {
 	// answer rather than a passing fault (the registry's 500 for an
 	// unknown name): an attempt answered with it is not retried.
 	FinalStatus int
+
+	// Idempotent marks a write that acting twice cannot harm (a run's
+	// cancel): after a 500 it is re-sent once (within the retry budget),
+	// and a re-send answered 404 is its success, an empty 200 (the first
+	// attempt acted, or the thing was already gone).
+	Idempotent bool
 
 	// Secrets are removed, besides the API key, from the call's error
 	// before anyone sees it (the observer's End comes before Do returns)
@@ -154,6 +167,11 @@ type Conn[O any] interface {
 	// WithLogger's, nil when none. For what the SDK logs outside a
 	// request (a tool's panic).
 	Logger(opts []O) *slog.Logger
+
+	// RequestTimeout returns the per-attempt timeout of a call with opts
+	// (threads.WithRequestTimeout; 0: none): what bounds the wait for an
+	// end-user token before the call is sent.
+	RequestTimeout(opts []O) time.Duration
 }
 
 var (

@@ -9,7 +9,8 @@
 //	defer store.Close()
 //	h, err := proxy.New(client, userFromSession, proxy.WithStore(store), proxy.WithMaxRunsPerUser(3))
 //
-// It needs Redis 7.0 or later (GETDEL, XSETID's MAXDELETEDID). It passes
+// It needs Redis 7.0 or later (GETDEL, XSETID's MAXDELETEDID) and Go 1.26
+// (go-redis v9.23.0's minimum; the SDK itself needs 1.25). It passes
 // the proxy's store conformance suite (package proxy/storetest) against a
 // real redis-server.
 //
