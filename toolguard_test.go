@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/proxy"
 	"github.com/threadsapi/threads-go/threadstest"
 )
 
@@ -156,3 +157,7 @@ func TestRunStreamCallRunsOnce(t *testing.T) {
 	assert.Equal(t, "refunded A1", sent[1].Text())
 	assert.Equal(t, int32(1), n.Load(), "the refund ran once")
 }
+
+// The proxy's Store is a ToolCallRecord as it is: several instances share
+// their runners' records through it, with no method of its own.
+var _ threads.ToolCallRecord = proxy.Store(nil)
