@@ -407,14 +407,14 @@ func refundTool(n *atomic.Int32) threads.Tool {
 // against the fake (without the live habit that keeps a pause's last call
 // only), and returns the tool results of each continuation, by call id,
 // and the stream's result events.
-func guardedRuns(t *testing.T, scripts []threadstest.RunScript, tools []threads.Tool, g threads.ToolGuards) ([]map[string]threadstest.RunContent, []runs.ToolRunResult) {
+func guardedRuns(t *testing.T, scripts []threadstest.RunScript, tools []threads.Tool, g threads.ToolGuards, opts ...threads.ClientOption) ([]map[string]threadstest.RunContent, []runs.ToolRunResult) {
 	t.Helper()
 	srv := threadstest.NewServer(t)
 	for _, sc := range scripts {
 		srv.PushRunScript(sc)
 	}
 	srv.PushRunScript(threadstest.RunScript{Text: "Done."})
-	c := runs.New(srv.Client()).ForUser("user-1")
+	c := runs.New(srv.Client(opts...)).ForUser("user-1")
 	ts, err := c.CreateAndRunTools(t.Context(), runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("go")}}},
 		runs.ToolRunner{Tools: tools, Guards: g})
 	require.NoError(t, err)
@@ -458,7 +458,13 @@ func TestRunToolsApproval(t *testing.T) {
 			asked = append(asked, req)
 			return threads.Approval{Approved: approve, Reason: "over the agent's limit"}, nil
 		}
-		sent, events := guardedRuns(t, []threadstest.RunScript{pause}, []threads.Tool{refundTool(&n)}, threads.ToolGuards{Approver: approver})
+		obs := &recorder{}
+		sent, events := guardedRuns(t, []threadstest.RunScript{pause}, []threads.Tool{refundTool(&n)}, threads.ToolGuards{Approver: approver},
+			threads.WithObserver(obs))
+		// The decision is reported on the run that carries the results.
+		require.Len(t, obs.calls, 2)
+		assert.Empty(t, obs.calls[0].approvals)
+		assert.Equal(t, []string{fmt.Sprintf("refund %t", approve)}, obs.calls[1].approvals)
 		require.Len(t, sent, 1)
 		require.Len(t, asked, 1, "only the big refund is asked about")
 		assert.Equal(t, "c_big", asked[0].Call.ID)
