@@ -165,13 +165,31 @@ type recorded[R any] struct {
 	Out     R      `json:"out,omitzero"`
 	Failed  bool   `json:"failed,omitempty"`
 	Text    string `json:"text,omitempty"`
+	Kind    string `json:"kind,omitempty"` // the failure's sentinel, if any (kinds)
+}
+
+// kinds are the sentinels a recorded failure keeps, by name.
+var kinds = map[string]error{"refused": ErrRefused, "timeout": ErrTimedOut, "notrun": ErrNotRun, "arguments": ErrArguments}
+
+// kindOf names err's sentinel among kinds; "" for none.
+func kindOf(err error) string {
+	for k, s := range kinds {
+		if errors.Is(err, s) {
+			return k
+		}
+	}
+	return ""
 }
 
 // replayed is the error of a recorded failure: its text as the model read
-// it the first time.
-type replayed struct{ text string }
+// it the first time, matching the sentinel the first failure matched.
+type replayed struct {
+	text string
+	is   error
+}
 
-func (e *replayed) Error() string { return e.text }
+func (e *replayed) Error() string        { return e.text }
+func (e *replayed) Is(target error) bool { return e.is != nil && target == e.is }
 
 // approve asks about c, if it needs it: nil to go on, else the refusal;
 // and the decision, nil when none was needed.
@@ -277,7 +295,7 @@ func once[T, R any](ctx context.Context, g *Guard[T], c Call, answer func() Answ
 		return waitRecorded[T, R](ctx, g, c, key, text)
 	}
 	a := answer()
-	rec := recorded[R]{Out: a.Out, Failed: a.Err != nil, Text: a.Text}
+	rec := recorded[R]{Out: a.Out, Failed: a.Err != nil, Text: a.Text, Kind: kindOf(a.Err)}
 	if b, err := json.Marshal(rec); err == nil {
 		// A failure to record is not the call's: it ran, and its answer
 		// is sent; a replay then waits, and refuses.
@@ -301,7 +319,7 @@ func waitRecorded[T, R any](ctx context.Context, g *Guard[T], c Call, key string
 		if ok && json.Unmarshal(b, &rec) == nil && !rec.Running {
 			a := Answer[R]{Call: c, Out: rec.Out, Text: rec.Text, started: true}
 			if rec.Failed {
-				a.Err = &replayed{rec.Text}
+				a.Err = &replayed{rec.Text, kinds[rec.Kind]}
 			}
 			return a
 		}

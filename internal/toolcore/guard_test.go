@@ -80,3 +80,19 @@ func TestGuardWaitsForCallRunningElsewhere(t *testing.T) {
 		}
 	})
 }
+
+// A recorded failure, answered again from the record, matches the
+// sentinel the first one matched (a refusal stays a refusal).
+func TestGuardReplayKeepsTheFailureKind(t *testing.T) {
+	t.Parallel()
+	g := NewGuard(GuardConfig{}, func(testTool, Call) bool { return true }, func(testTool) time.Duration { return 0 },
+		func(c Call) string { return c.ID })
+	p := guardedPolicy(g)
+	p.Tools = map[string]testTool{"t": func(context.Context, Call) (string, error) { return "ran", nil }}
+	for i := range 2 {
+		a := p.Run(context.Background(), []Call{{ID: "1", Name: "t"}})[0]
+		if !errors.Is(a.Err, ErrRefused) || a.Text != "E: the call was not approved: no approver was given" {
+			t.Fatalf("answer %d: %v (%q)", i+1, a.Err, a.Text)
+		}
+	}
+}
