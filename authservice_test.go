@@ -18,7 +18,7 @@ func TestMCPAccessToken(t *testing.T) {
 	t.Parallel()
 	c, srv := setup(t)
 	ctx := context.Background()
-	tok, err := c.Auth.MCPAccessToken(ctx, threads.MCPTokenParams{})
+	tok, err := c.Auth.MCPAccessToken(ctx, threads.MCPTokenParams{ContextKey: "user-1"})
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(tok.Token.Reveal(), "mcp_tok_"))
 	assert.NotContains(t, fmt.Sprintf("%v %+v %#v", tok, *tok, tok), tok.Token.Reveal())
@@ -40,10 +40,24 @@ func TestMCPAccessToken(t *testing.T) {
 	require.ErrorIs(t, err, threads.ErrForbidden)
 }
 
+// A sessionless token without a context key is refused, as the service
+// refuses it for a project with MCP servers (before, the fake minted one,
+// and TestLiveMCPAccessToken, which asked the same, passed only by
+// skipping).
+func TestMCPAccessTokenNeedsContextKey(t *testing.T) {
+	t.Parallel()
+	c, _ := setup(t)
+	_, err := c.Auth.MCPAccessToken(context.Background(), threads.MCPTokenParams{})
+	require.ErrorIs(t, err, threads.ErrBadRequest)
+	var p *threads.Problem
+	require.ErrorAs(t, err, &p)
+	assert.Equal(t, "Context key is required for sessionless tokens (provide in body or use Bearer token authentication)", p.Detail)
+}
+
 func TestMCPAccessTokenWithoutMCPServers(t *testing.T) {
 	t.Parallel()
 	srv := threadstest.NewServer(t, threadstest.WithoutMCPServers())
-	_, err := srv.Client().Auth.MCPAccessToken(context.Background(), threads.MCPTokenParams{})
+	_, err := srv.Client().Auth.MCPAccessToken(context.Background(), threads.MCPTokenParams{ContextKey: "user-1"})
 	require.ErrorIs(t, err, threads.ErrNoMCPServers)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"time"
 
 	"github.com/threadsapi/threads-go/internal/core"
 )
@@ -94,4 +95,12 @@ func (k conn) Logger(ro []RequestOption) *slog.Logger {
 		return k.c.cfg.logger // options that do not apply: the call reports them
 	}
 	return cfg.logger
+}
+
+func (k conn) RequestTimeout(ro []RequestOption) time.Duration {
+	cfg, err := k.c.settings(ro)
+	if err != nil {
+		return k.c.cfg.requestTimeout // options that do not apply: the call reports them
+	}
+	return cfg.requestTimeout
 }

@@ -261,7 +261,9 @@ func TestLiveProjectGetAndKeys(t *testing.T) {
 
 func TestLiveMCPAccessToken(t *testing.T) {
 	c, ctx := liveClient(t)
-	tok, err := c.Auth.MCPAccessToken(ctx, threads.MCPTokenParams{})
+	// The service refuses a sessionless token without a context key (400)
+	// for a project with MCP servers.
+	tok, err := c.Auth.MCPAccessToken(ctx, threads.MCPTokenParams{ContextKey: "threads-go-live"})
 	if errors.Is(err, threads.ErrNoMCPServers) {
 		t.Skip("the live project has no MCP servers")
 	}

@@ -252,6 +252,7 @@ func (c *Client) send(ctx context.Context, cfg *config, r route.Route, cl core.C
 		body:    body,
 		header:  c.header(cfg, cl, body != nil),
 		final:   cl.FinalStatus,
+		again:   cl.Idempotent,
 		secrets: secrets,
 		// The path may hold ids a server sent (a project id, say): shown
 		// in errors and logs only with every spelling of the secrets

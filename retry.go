@@ -36,6 +36,7 @@ type attempt struct {
 	body   []byte      // nil: no body
 	header http.Header // sent with every attempt
 	final  int         // core.Call.FinalStatus: a status never retried
+	again  bool        // core.Call.Idempotent: a 500 re-sent once, a re-send's 404 done
 	// secrets are the API key and the call's own (core.Call.Secrets):
 	// never in an error or a log line.
 	secrets []string
@@ -49,7 +50,7 @@ type attempt struct {
 // attempt's answer: a response (any status) or a transport error that
 // names the method and path without credentials.
 func sendRetrying(ctx context.Context, cfg *config, a attempt) (*http.Response, error) {
-	st := &attempts{cfg: cfg, method: a.method, path: a.logPath, rawQuery: a.rawQuery, final: a.final, secrets: a.secrets, idempotent: a.method == http.MethodGet || a.method == http.MethodHead}
+	st := &attempts{cfg: cfg, method: a.method, path: a.logPath, rawQuery: a.rawQuery, final: a.final, again: a.again, secrets: a.secrets, idempotent: a.method == http.MethodGet || a.method == http.MethodHead}
 	if !st.idempotent {
 		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteHeaders: func() { st.wrote.Store(true) }})
 	}
@@ -76,6 +77,16 @@ func sendRetrying(ctx context.Context, cfg *config, a attempt) (*http.Response, 
 	if err != nil {
 		return nil, fmt.Errorf("threads: %s %s: %w", a.method, a.logPath, scrubTransportError(err, a.secrets...))
 	}
+	if a.again && st.n > 0 && resp.StatusCode == http.StatusNotFound {
+		// An idempotent write re-sent after a 500: the first attempt
+		// acted (or the thing was gone already). Done.
+		drainClose(resp.Body)
+		resp.StatusCode, resp.Status = http.StatusOK, "200 OK"
+		resp.Body, resp.ContentLength = http.NoBody, 0
+		resp.Header = resp.Header.Clone()
+		resp.Header.Del("Content-Type")
+		resp.Header.Del("Content-Length")
+	}
 	return resp, nil
 }
 
@@ -100,6 +111,7 @@ type attempts struct {
 	rawQuery   string
 	idempotent bool
 	final      int         // a status that is the route's answer: never retried
+	again      bool        // an idempotent write: one re-send after a 500
 	secrets    []string    // attempt.secrets
 	n          int         // the attempt in flight, from 0
 	wrote      atomic.Bool // set by the transport (another goroutine)
@@ -122,6 +134,10 @@ func (a *attempts) check(ctx context.Context, resp *http.Response, err error) (b
 	err = scrubTransportError(err, a.secrets...)
 	again := ctx.Err() == nil && retry.ShouldRetry(a.idempotent, resp, err, a.wrote.Load()) &&
 		(resp == nil || a.final == 0 || resp.StatusCode != a.final)
+	if a.again && ctx.Err() == nil && resp != nil && resp.StatusCode == http.StatusInternalServerError && a.n == 0 &&
+		resp.Header.Get("X-Should-Retry") == "" {
+		again = true // once: a cancel that met the run's end may deadlock the service's database
+	}
 	a.wait = 0
 	if again && a.n < a.cfg.maxRetries {
 		a.wait = retry.Wait(a.cfg.retryWaitMin, a.cfg.retryWaitMax, a.n, resp, time.Now())

@@ -818,3 +818,12 @@ func withoutAnswers(resume []runs.ResumeEntry, v []byte) []runs.ResumeEntry {
 	}
 	return out
 }
+
+// touchParked answers the expired parked calls of a paused run that a
+// request touches (a page's resume), and continues the run once nothing
+// else waits.
+func (h *Handler) touchParked(ctx context.Context, u User, threadID, runID string) {
+	if _, err := h.continueParked(ctx, u, threadID, runID); err != nil {
+		h.log.WarnContext(ctx, "proxy: cannot continue a run whose parked calls expired", "error", err)
+	}
+}

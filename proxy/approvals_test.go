@@ -3,11 +3,13 @@ package proxy_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -228,11 +230,11 @@ func TestRefusedCallReachesTheModel(t *testing.T) {
 // does to a call nobody decided.
 type expiring struct {
 	proxy.Store
-	on *bool
+	on *atomic.Bool
 }
 
 func (s expiring) Get(ctx context.Context, key string) ([]byte, bool, error) {
-	if *s.on && strings.Contains(key, ":approval:all:") {
+	if s.on.Load() && strings.Contains(key, ":approval:all:") {
 		return nil, false, nil
 	}
 	return s.Store.Get(ctx, key)
@@ -245,7 +247,7 @@ func (s expiring) Get(ctx context.Context, key string) ([]byte, bool, error) {
 func TestExpiredCallAnsweredAtNextRequest(t *testing.T) {
 	t.Parallel()
 	var f refunds
-	lapsed := false
+	var lapsed atomic.Bool
 	e := newEnv(t, nil, approvalOptions(&f, expiring{proxy.NewMemoryStore(0, 0), &lapsed})...)
 	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund", Arguments: map[string]any{"amount": 80}}}})
 	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
@@ -257,7 +259,7 @@ func TestExpiredCallAnsweredAtNextRequest(t *testing.T) {
 	require.Equal(t, http.StatusConflict, w.Code, w.Body.String())
 	assert.Contains(t, w.Body.String(), "waiting for approval")
 
-	lapsed = true
+	lapsed.Store(true)
 	w = e.do(t, "s-alice", "POST", "/v1/threads/"+threadID+"/runs", next)
 	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
 	assert.Equal(t, map[string][]string{"call_r": {"error approval expired"}}, e.results(t))
@@ -317,4 +319,95 @@ func TestWithApprovalsChecksItsParts(t *testing.T) {
 	h, err := proxy.New(fake.Client(), userBySession)
 	require.NoError(t, err)
 	assert.Nil(t, h.ApprovalAPI())
+}
+
+// Once per call: a decision while the same call's decision still runs
+// (its tool has not returned) waits up to Approvals.Wait, then gets 409
+// with Retry-After; the tool ran once, and a later decision gets its
+// result. A store that cannot record the decision refuses it (503), and
+// the tool does not run.
+func TestDecisionOncePerCall(t *testing.T) {
+	t.Parallel()
+	started, release := make(chan struct{}), make(chan struct{})
+	var runs int
+	slow := threads.Tool{Name: "refund", Description: "Refunds an order", Call: func(context.Context, threads.ToolCall) (string, error) {
+		runs++
+		close(started)
+		<-release
+		return "refunded", nil
+	}}
+	broken := &failingStore{Store: proxy.NewMemoryStore(0, 0)}
+	e := newEnv(t, nil, proxy.WithDetachedRuns(time.Minute), proxy.WithStore(broken),
+		proxy.WithApprovals(proxy.Approvals{Tools: []threads.Tool{slow}, MayDecide: mayDecide, Wait: time.Millisecond}))
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund"}}})
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	custom, _ := parked(t, w.Body.String())
+	require.Len(t, custom, 1)
+	id := custom[0].ID
+
+	broken.fail.Store(true)
+	w = approve(t, e.h, id, true, "", "X-Role", "manager")
+	assert.Equal(t, http.StatusServiceUnavailable, w.Code, "a store that is down refuses")
+	broken.fail.Store(false)
+
+	first := make(chan *httptest.ResponseRecorder)
+	go func() { first <- approve(t, e.h, id, true, "", "X-Role", "manager") }()
+	<-started
+	w = approve(t, e.h, id, true, "", "X-Role", "manager")
+	assert.Equal(t, http.StatusConflict, w.Code, w.Body.String())
+	assert.NotEmpty(t, w.Header().Get("Retry-After"))
+	close(release)
+	w = <-first
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+
+	w = approve(t, e.h, id, false, "late", "X-Role", "manager")
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+	assert.Contains(t, w.Body.String(), `"result":"refunded"`)
+	assert.Equal(t, 1, runs, "the tool ran once")
+}
+
+// failingStore is a store that can be made to fail every call.
+type failingStore struct {
+	proxy.Store
+	fail atomic.Bool
+}
+
+func (s *failingStore) SetNX(ctx context.Context, key string, v []byte, ttl time.Duration) (bool, error) {
+	if s.fail.Load() {
+		return false, errors.New("the store is down")
+	}
+	return s.Store.SetNX(ctx, key, v, ttl)
+}
+
+func (s *failingStore) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	if s.fail.Load() {
+		return nil, false, errors.New("the store is down")
+	}
+	return s.Store.Get(ctx, key)
+}
+
+// A page resuming a paused run whose parked call expired answers it
+// ("approval expired") and the run goes on; before, it only reads the
+// run.
+func TestExpiredCallAnsweredAtResume(t *testing.T) {
+	t.Parallel()
+	var f refunds
+	var lapsed atomic.Bool
+	e := newEnv(t, nil, approvalOptions(&f, expiring{proxy.NewMemoryStore(0, 0), &lapsed})...)
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund", Arguments: map[string]any{"amount": 80}}}})
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	events := "/v1/threads/" + w.Header().Get("X-Thread-Id") + "/runs/" + w.Header().Get("X-Run-Id") + "/events"
+	sent := len(e.fake.Requests())
+
+	w = e.do(t, "s-alice", "GET", events, "")
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+	assert.Len(t, e.fake.Requests(), sent, "nothing to answer yet")
+
+	lapsed.Store(true)
+	w = e.do(t, "s-alice", "GET", events, "")
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+	assert.Equal(t, map[string][]string{"call_r": {"error approval expired"}}, e.results(t))
+	assert.Empty(t, f.calls())
 }

@@ -153,8 +153,8 @@ const DefaultMaxBodySize = 1 << 20
 // request's end user is from what the backend knows (its session cookie,
 // a header its auth middleware checked); an error refuses the request
 // with 401 and nothing is sent. It must return exactly one of a key and a
-// token (else 500, logged). New fails for a nil client or user, and for
-// an invalid option or tool.
+// token (else 500, logged). New fails for a nil client or user, a client
+// not made by [threads.NewClient], and an invalid option or tool.
 func New(client *threads.Client, user func(r *http.Request) (User, error), opts ...Option) (*Handler, error) {
 	if client == nil {
 		return nil, errors.New("proxy: New: the *threads.Client is nil")
@@ -163,6 +163,12 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 		return nil, errors.New("proxy: New: the user function is nil")
 	}
 	h := &Handler{base: runs.New(client), user: user, tools: map[string]bool{}}
+	// A client not made by threads.NewClient cannot send: Do says so
+	// before anything else, and a usable client without an end user is
+	// refused before sending (runs.ErrIdentity). Nothing is sent either way.
+	if err := h.base.Do(context.Background(), http.MethodGet, v1wire.ListThreads.Template, nil, nil); !errors.Is(err, runs.ErrIdentity) {
+		return nil, fmt.Errorf("proxy: New: %w", err)
+	}
 	h.cfg = config{
 		keepAlive: DefaultKeepAlive, writeTimeout: DefaultWriteTimeout,
 		maxBody: DefaultMaxBodySize, pendingTTL: DefaultPendingTTL,

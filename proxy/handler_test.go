@@ -522,6 +522,7 @@ func TestNewRefuses(t *testing.T) {
 		opts   []proxy.Option
 	}{
 		"nil client":        {nil, user, nil},
+		"zero client":       {&threads.Client{}, user, nil},
 		"nil user":          {fake.Client(), nil, nil},
 		"duplicate tool":    {fake.Client(), user, []proxy.Option{proxy.WithTools(tool, tool)}},
 		"tool without call": {fake.Client(), user, []proxy.Option{proxy.WithTools(threads.Tool{Name: "x"})}},

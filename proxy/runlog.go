@@ -446,6 +446,11 @@ func (q *request) resume() {
 		writeError(q.w, http.StatusNotFound, "No such run")
 		return
 	}
+	if h.approvals != nil {
+		// A page's resume touches the run's parked calls: expired ones
+		// are answered now, and the run goes on.
+		h.touchParked(q.r.Context(), q.user, ref.threadID, ref.runID)
+	}
 	setHeaders(q.w.Header(), "")
 	after := q.r.Header.Get("Last-Event-ID")
 	if after == "" {

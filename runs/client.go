@@ -102,12 +102,12 @@ var ErrIdentity = errors.New("runs: every /v1 call needs exactly one end user: a
 // identity checks the Client's end user and returns the user key to send
 // ("" when a token is used) or the end-user token (asked of the token
 // source, if the Client has one).
-func (c *Client) identity(ctx context.Context, op string) (key, tok string, err error) {
+func (c *Client) identity(ctx context.Context, opts []threads.RequestOption, op string) (key, tok string, err error) {
 	if c.err != nil {
 		return "", "", c.err
 	}
 	if c.src != nil {
-		tok, err = c.src.token(ctx)
+		tok, err = c.src.token(ctx, c.conn.RequestTimeout(opts))
 		if err != nil {
 			return "", "", fmt.Errorf("%s: %w", op, err)
 		}
@@ -157,6 +157,8 @@ type call struct {
 	body   any          // JSON-encoded when not nil
 	raw    []byte       // the JSON body as sent (Client.Do), instead of body
 	setKey func(string) // a KeyInBody or KeyInThread route's: puts the user key in body
+	// idempotent: a write acting twice cannot harm (core.Call.Idempotent).
+	idempotent bool
 }
 
 // op names the call in errors: "runs: GET /v1/threads/{threadId}".
@@ -165,7 +167,7 @@ func (k call) op() string { return opOf(k.ep) }
 // prepare checks the Client's end user and the call's ids, puts the user
 // key where the route reads it (an end-user token in Authorization) and
 // returns the call for the request path. When it fails nothing is sent.
-func (c *Client) prepare(ctx context.Context, k call) (core.Call, error) {
+func (c *Client) prepare(ctx context.Context, opts []threads.RequestOption, k call) (core.Call, error) {
 	var r route.Route
 	if k.route != nil {
 		r = *k.route
@@ -175,7 +177,7 @@ func (c *Client) prepare(ctx context.Context, k call) (core.Call, error) {
 			return core.Call{}, err
 		}
 	}
-	key, tok, err := c.identity(ctx, k.op())
+	key, tok, err := c.identity(ctx, opts, k.op())
 	if err != nil {
 		return core.Call{}, err
 	}
@@ -195,12 +197,13 @@ func (c *Client) prepare(ctx context.Context, k call) (core.Call, error) {
 		}
 	}
 	cc := core.Call{
-		Route:     r,
-		Query:     q,
-		Body:      k.body,
-		KeyHeader: "X-Api-Key",
-		NoMigrate: true,
-		Secrets:   c.secrets(),
+		Route:      r,
+		Query:      q,
+		Body:       k.body,
+		KeyHeader:  "X-Api-Key",
+		NoMigrate:  true,
+		Idempotent: k.idempotent,
+		Secrets:    c.secrets(),
 	}
 	if k.raw != nil {
 		cc.Body, cc.Raw = nil, k.raw
@@ -219,7 +222,7 @@ func (c *Client) prepare(ctx context.Context, k call) (core.Call, error) {
 // do sends the call and decodes a 2xx JSON answer into out (nil: the
 // body is closed unread, as for a 204).
 func (c *Client) do(ctx context.Context, opts []threads.RequestOption, k call, out any) error {
-	cc, err := c.prepare(ctx, k)
+	cc, err := c.prepare(ctx, opts, k)
 	if err != nil {
 		return err
 	}
@@ -252,7 +255,7 @@ func (c *Client) roundTrip(ctx context.Context, opts []threads.RequestOption, cc
 		return nil, cc, c.wrap(err, cc.Secrets...)
 	}
 	old := strings.TrimPrefix(cc.Header.Get("Authorization"), "Bearer ")
-	tok, terr := c.src.token(ctx)
+	tok, terr := c.src.token(ctx, c.conn.RequestTimeout(opts))
 	switch {
 	case terr != nil:
 		return nil, cc, fmt.Errorf("%w (asking the token source again after it: %v)", c.wrap(err, cc.Secrets...), c.conn.Redact(terr.Error(), cc.Secrets...))
@@ -303,7 +306,7 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any, opt
 			k.raw, keyErr = jsonx.Set(k.raw, toks, v)
 		}
 	}
-	cc, err := c.prepare(ctx, k)
+	cc, err := c.prepare(ctx, opts, k)
 	if err != nil {
 		return err
 	}

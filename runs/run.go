@@ -345,7 +345,7 @@ func (c *Client) CreateAndRun(ctx context.Context, params CreateRunParams, opts 
 }
 
 func (c *Client) stream(ctx context.Context, opts []threads.RequestOption, k call, threadID string) (*Stream, error) {
-	cc, err := c.prepare(ctx, k)
+	cc, err := c.prepare(ctx, opts, k)
 	if err != nil {
 		return nil, err
 	}
@@ -379,26 +379,31 @@ func (c *Client) stream(ctx context.Context, opts []threads.RequestOption, k cal
 	s.run.cancel = func(ctx context.Context, threadID, runID string) error {
 		return c.Cancel(ctx, threadID, runID, follow...)
 	}
+	s.run.thread = func(ctx context.Context, threadID string) (*ThreadWithMessages, error) {
+		return c.GetThread(ctx, threadID, follow...)
+	}
 	return s, nil
 }
 
-type cancelAnswer struct {
-	RunID  string `json:"runId"`
-	Status string `json:"status"`
-}
-
 // Cancel cancels run runID of thread threadID, started anywhere (DELETE
-// /v1/threads/{threadId}/runs/{runId}, 200). The run's stream then ends,
-// usually with RUN_ERROR CANCELLED. A run that has already ended (or was
-// cancelled before) is a 404 that matches threads.ErrNotFound. To cancel
-// the run of a Stream you hold, [Stream.Cancel] also makes the stream
-// report it cancelled whichever event ends it.
+// /v1/threads/{threadId}/runs/{runId}). The service answers 200
+// {runId, status: "cancelled"} while the run is active, and the run's
+// stream then ends with RUN_ERROR CANCELLED; 404 (threads.ErrNotFound)
+// when the run has already ended or was cancelled before; and, when the
+// cancel meets the run's completion, sometimes 500 (its database
+// deadlocked: the run may be cancelled or not, and its stream may end
+// RUN_FINISHED or RUN_ERROR INTERNAL_ERROR while the thread says
+// lastRunCancelled). A cancel is idempotent: after a 500 the DELETE is
+// re-sent once (within WithMaxRetries), and a re-send answered 404 counts
+// as done (nil: the first one acted, or the run ended). To cancel the run
+// of a Stream you hold, [Stream.Cancel] also makes the stream report it
+// cancelled whichever event ends it.
 //
-// Retries: as every DELETE of the SDK, it is re-sent only when it provably
-// did not act (a connection that failed before the request was written,
-// 429, 503); a connection lost after it was written is returned.
+// Retries otherwise are those of every DELETE of the SDK: re-sent only
+// when it provably did not act (a connection that failed before the
+// request was written, 429, 503); a connection lost after it was written
+// is returned.
 func (c *Client) Cancel(ctx context.Context, threadID, runID string, opts ...threads.RequestOption) error {
-	k := call{ep: v1wire.Cancel, ids: []string{threadID, runID}}
-	var out cancelAnswer
-	return c.do(ctx, opts, k, &out)
+	k := call{ep: v1wire.Cancel, ids: []string{threadID, runID}, idempotent: true}
+	return c.do(ctx, opts, k, nil)
 }

@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/runs"
 	"github.com/threadsapi/threads-go/threadstest"
@@ -519,4 +522,51 @@ func TestRunParamsUnmarshalReadsOnlyTheRoutesMembers(t *testing.T) {
 	if p.ThreadMetadata["b"] != "2" || len(p.ThreadMetadata) != 1 {
 		t.Errorf("threadMetadata does not win over thread.metadata: %v", p.ThreadMetadata)
 	}
+}
+
+// A cancel is idempotent: a DELETE answered 500 (the service's database
+// deadlocks when a cancel meets the run's end) is re-sent once, and a
+// re-send answered 404 counts as done (before, the 500 was the error);
+// a second 500 is the error, without a third attempt.
+func TestCancelResentOnceAfter500(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t)
+	u := runs.New(srv.Client()).ForUser("user-1")
+	ctx := context.Background()
+	hold := make(chan struct{})
+	defer close(hold)
+	srv.PushRunScript(threadstest.RunScript{Text: "a b c", Hold: hold, HoldAfter: 3})
+	s, err := u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("x")}}})
+	require.NoError(t, err)
+	defer s.Close()
+	for range 4 {
+		require.True(t, s.Next(), "%v", s.Err())
+	}
+	path := "/v1/threads/" + s.ThreadID() + "/runs/" + s.RunID()
+	internal := threadstest.Fault{Method: "DELETE", Path: path, Status: 500,
+		Header: http.Header{"Content-Type": {"application/json"}}, Body: `{"statusCode":500,"message":"Internal server error"}`}
+
+	srv.Inject(internal) // the first answer is 500; the re-send cancels
+	require.NoError(t, u.Cancel(ctx, s.ThreadID(), s.RunID()))
+	assert.Equal(t, 2, srv.Count("DELETE", path))
+	res, err := s.Collect()
+	require.NoError(t, err)
+	assert.Equal(t, runs.OutcomeCancelled, res.Outcome)
+
+	srv.Inject(internal) // the run is gone: the re-send's 404 is done
+	require.NoError(t, u.Cancel(ctx, s.ThreadID(), s.RunID()))
+	assert.Equal(t, 4, srv.Count("DELETE", path))
+
+	internal.Times = 2
+	srv.Inject(internal)
+	err = u.Cancel(ctx, s.ThreadID(), s.RunID())
+	assert.ErrorIs(t, err, threads.ErrServer)
+	assert.Equal(t, 6, srv.Count("DELETE", path), "one re-send, not the whole retry budget")
+
+	// Without the re-send, a 404 is the run's end, an error as before.
+	err = u.Cancel(ctx, s.ThreadID(), s.RunID())
+	assert.ErrorIs(t, err, threads.ErrNotFound)
+	srv.Inject(internal)
+	err = runs.New(srv.Client(threads.WithMaxRetries(0))).ForUser("user-1").Cancel(ctx, s.ThreadID(), s.RunID())
+	assert.ErrorIs(t, err, threads.ErrServer, "no retries: no re-send")
 }

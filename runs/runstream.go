@@ -113,10 +113,14 @@ type runState struct {
 	runID    string
 	outcome  Outcome
 	ended    bool // the run's terminal event was read
-	// cancelled: Cancel's DELETE was accepted: the run is reported
-	// cancelled whichever event ends it.
+	// cancelled: Cancel was called (its DELETE sent, then accepted): the
+	// run is reported cancelled whichever event ends it.
 	cancelled bool
-	cancel    func(ctx context.Context, threadID, runID string) error
+	// stored: CheckCancelled read the thread, which says this run was
+	// cancelled: the run's end as the service stored it.
+	stored bool
+	cancel func(ctx context.Context, threadID, runID string) error
+	thread func(ctx context.Context, threadID string) (*ThreadWithMessages, error)
 }
 
 // limits are the settings a Stream honours (core.Limits' stream part).
@@ -251,7 +255,7 @@ func (s *Stream) engine() *stream.Engine {
 func (s *Stream) nextRun(next *Stream, held int64) bool {
 	n := next.run
 	n.mu.Lock()
-	threadID, runID, cancel := n.threadID, n.runID, n.cancel
+	threadID, runID, cancel, thread := n.threadID, n.runID, n.cancel, n.thread
 	n.mu.Unlock()
 	if !s.eng.Restart(next.eng.Detach()) {
 		return false
@@ -261,8 +265,8 @@ func (s *Stream) nextRun(next *Stream, held int64) bool {
 	if threadID != "" {
 		r.threadID = threadID
 	}
-	r.runID, r.cancel = runID, cancel
-	r.outcome, r.ended, r.cancelled = OutcomeUnknown, false, false
+	r.runID, r.cancel, r.thread = runID, cancel, thread
+	r.outcome, r.ended, r.cancelled, r.stored = OutcomeUnknown, false, false, false
 	r.mu.Unlock()
 	// held: what the caller keeps of the runs before, so that all the
 	// runs of a tool stream share one budget (maxRetained).
@@ -454,12 +458,15 @@ func (s *Stream) Close() error {
 // Cancel asks the service to cancel the run (DELETE
 // /v1/threads/{threadId}/runs/{runId}) and lets the stream read on to the
 // run's end, so that the events the service sends until it stops are
-// still delivered. Once the service accepted, the run is reported
-// [OutcomeCancelled] whichever event ends it (depending on timing the
-// service may end a cancelled run with RUN_FINISHED). A run that has
-// already ended is not cancelled and Cancel returns nil; so does a 404
-// from the service (the run ended meanwhile). Other errors are the
-// DELETE's. Safe from any goroutine.
+// still delivered. From the moment Cancel is called, the run is reported
+// [OutcomeCancelled] whichever event ends it: the service ends a cancelled
+// run with RUN_ERROR CANCELLED, or, when the cancel meets the run's end,
+// with RUN_FINISHED or RUN_ERROR INTERNAL_ERROR. A run that has already
+// ended is not cancelled and Cancel returns nil; so does a 404 from the
+// service (the run ended meanwhile). Other errors are the DELETE's (the
+// run is then reported as it ends, unless it ended while the DELETE was
+// under way). The DELETE is re-sent once after a 500 (see
+// [Client.Cancel]). Safe from any goroutine.
 func (s *Stream) Cancel(ctx context.Context) error {
 	if s == nil || s.run == nil {
 		return errZeroStream
@@ -467,6 +474,9 @@ func (s *Stream) Cancel(ctx context.Context) error {
 	r := s.run
 	r.mu.Lock()
 	ended, threadID, runID, cancel := r.ended, r.threadID, r.runID, r.cancel
+	if !ended && cancel != nil && threadID != "" && runID != "" {
+		r.cancelled = true // an end that comes while the DELETE is under way is the cancel's
+	}
 	r.mu.Unlock()
 	if ended {
 		return nil
@@ -477,21 +487,76 @@ func (s *Stream) Cancel(ctx context.Context) error {
 	if threadID == "" || runID == "" {
 		return errors.New("runs: Stream.Cancel: the run's thread or run id is not known yet")
 	}
-	if err := cancel(ctx, threadID, runID); err != nil {
-		if errors.Is(err, threads.ErrNotFound) {
-			return nil
+	err := cancel(ctx, threadID, runID)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case err == nil:
+		if r.ended {
+			// The DELETE found the run active, though the stream had
+			// already read its end: the service cancelled it all the same.
+			r.outcome = OutcomeCancelled
 		}
-		return err
+		return nil
+	case errors.Is(err, threads.ErrNotFound):
+		if !r.ended {
+			r.cancelled = false // the run ended before the DELETE: its end is its own
+		}
+		return nil
+	}
+	if !r.ended {
+		r.cancelled = false
+	}
+	return err
+}
+
+// CodeInternalError is the RUN_ERROR code of a run the service failed
+// itself; a cancel that meets the run's end can end it so too (see
+// [Stream.CheckCancelled]).
+const CodeInternalError = "INTERNAL_ERROR"
+
+// CheckCancelled reads the thread once (GET /v1/threads/{threadId}) after
+// a run that ended with RUN_FINISHED or RUN_ERROR INTERNAL_ERROR, ends
+// that may hide a cancel from elsewhere: a cancel that meets the run's end
+// can make the service end the run so while it stores the run as
+// cancelled. When the thread says so (lastRunCancelled, this run its last
+// completed run), the stream reports [OutcomeCancelled] from then on and
+// Err nil, and CheckCancelled returns true. Without that evidence the
+// run's end stands (an INTERNAL_ERROR stays a failure). Any other end, or
+// a run not ended yet, sends nothing and returns false. It is opt-in: the
+// command line calls it after every such run.
+func (s *Stream) CheckCancelled(ctx context.Context) (bool, error) {
+	if s == nil || s.run == nil {
+		return false, errZeroStream
+	}
+	r := s.run
+	r.mu.Lock()
+	ended, outcome, threadID, runID, thread := r.ended, r.outcome, r.threadID, r.runID, r.thread
+	r.mu.Unlock()
+	if !ended || thread == nil || threadID == "" || runID == "" {
+		return false, nil
+	}
+	switch outcome {
+	case OutcomeFinished, OutcomeAwaitingTools: // RUN_FINISHED
+	case OutcomeFailed:
+		var f *RunFailedError
+		if !errors.As(s.engine().Err(errZeroStream), &f) || f.Code != CodeInternalError {
+			return false, nil
+		}
+	default:
+		return outcome == OutcomeCancelled, nil
+	}
+	th, err := thread(ctx, threadID)
+	if err != nil {
+		return false, err
+	}
+	if !th.LastRunCancelled || th.LastCompletedRunID != runID {
+		return false, nil
 	}
 	r.mu.Lock()
-	r.cancelled = true
-	if r.ended {
-		// The DELETE found the run active, though the stream had already
-		// read its RUN_FINISHED: the service cancelled it all the same.
-		r.outcome = OutcomeCancelled
-	}
+	r.outcome, r.stored = OutcomeCancelled, true
 	r.mu.Unlock()
-	return nil
+	return true, nil
 }
 
 // Err returns why the stream ended: nil after RUN_FINISHED, after a
@@ -503,6 +568,14 @@ func (s *Stream) Cancel(ctx context.Context) error {
 // [threads.ErrStreamFailed] (an event that is not an AG-UI event; the
 // error names its index, never its content). No error holds the API key.
 func (s *Stream) Err() error {
+	if s != nil && s.run != nil {
+		s.run.mu.Lock()
+		stored := s.run.stored
+		s.run.mu.Unlock()
+		if stored {
+			return nil // CheckCancelled: a cancel, not a failure
+		}
+	}
 	return s.engine().Err(errZeroStream)
 }
 

@@ -898,3 +898,111 @@ func TestObserverRunUsage(t *testing.T) {
 	call := obs.only(t, http.MethodPost, "/v1/threads/runs")
 	assert.Equal(t, []threads.TokenUsage{{Provider: "openai", Model: "gpt-5", InputTokens: 11, OutputTokens: 4, TotalTokens: 14, ReasoningTokens: 2}}, call.ends[0].Usage)
 }
+
+// A run this client cancelled reads OutcomeCancelled whatever end the
+// service sends, also an end that comes while the DELETE is under way
+// (before, the RUN_ERROR INTERNAL_ERROR read then made it a failure), and
+// Err is nil.
+func TestStreamCancelledWhateverEnd(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t, threadstest.WithoutListener())
+	hold, held := make(chan struct{}), make(chan struct{})
+	srv.PushRunScript(threadstest.RunScript{Text: "a b c d", Hold: hold, HoldAfter: 3, OnHold: func() { close(held) },
+		Error: &threadstest.RunFailure{Code: runs.CodeInternalError}, ErrorAfter: 5})
+	deleting, stall := make(chan struct{}), make(chan struct{})
+	hc := &http.Client{Transport: stallDeletes{next: srv.Transport(), sent: deleting, stall: stall}}
+	u := runs.New(srv.Client(threads.WithHTTPClient(hc), threads.WithMaxRetries(0))).ForUser("user-1")
+	ctx := context.Background()
+	s, err := u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("x")}}})
+	require.NoError(t, err)
+	defer s.Close()
+	for range 4 { // RUN_STARTED, TEXT_MESSAGE_START, two deltas
+		require.True(t, s.Next(), "%v", s.Err())
+	}
+	<-held
+	cancelled := make(chan error, 1)
+	go func() { cancelled <- s.Cancel(ctx) }()
+	<-deleting // the DELETE is on its way; the run ends INTERNAL_ERROR meanwhile
+	close(hold)
+	res, err := s.Collect()
+	require.NoError(t, err)
+	assert.Equal(t, runs.OutcomeCancelled, res.Outcome)
+	close(stall)
+	require.NoError(t, <-cancelled, "the DELETE found the run ended: 404, done")
+	assert.Equal(t, runs.OutcomeCancelled, s.Outcome())
+	assert.NoError(t, s.Err())
+}
+
+// stallDeletes tells sent when a DELETE goes, and holds it until stall
+// is closed.
+type stallDeletes struct {
+	next  http.RoundTripper
+	sent  chan struct{}
+	stall chan struct{}
+}
+
+func (t stallDeletes) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method == http.MethodDelete {
+		close(t.sent)
+		<-t.stall
+	}
+	return t.next.RoundTrip(r)
+}
+
+// A run cancelled from elsewhere as it ended may end RUN_ERROR
+// INTERNAL_ERROR (or RUN_FINISHED) while the service stores it cancelled
+// (3 of 24 live tries): CheckCancelled reads the thread once and reports
+// the cancel; an INTERNAL_ERROR without that evidence stays a failure,
+// and a run that ended RUN_ERROR CANCELLED sends nothing.
+func TestCheckCancelledReadsTheStoredEnd(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t)
+	u := runs.New(srv.Client(threads.WithMaxRetries(0))).ForUser("user-1")
+	ctx := context.Background()
+	run := func() *runs.Stream {
+		srv.PushRunScript(threadstest.RunScript{Text: "a b", Error: &threadstest.RunFailure{Code: runs.CodeInternalError}, ErrorAfter: 3})
+		s, err := u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("x")}}})
+		require.NoError(t, err)
+		_, err = s.Collect()
+		require.ErrorIs(t, err, runs.ErrRunFailed)
+		return s
+	}
+
+	s := run()
+	got, err := s.CheckCancelled(ctx)
+	require.NoError(t, err)
+	assert.False(t, got, "no evidence: a failure")
+	assert.Equal(t, runs.OutcomeFailed, s.Outcome())
+	assert.ErrorIs(t, s.Err(), runs.ErrRunFailed)
+
+	s = run()
+	srv.Inject(threadstest.Fault{Method: "GET", Path: "/v1/threads/" + s.ThreadID(), Status: 200,
+		Header: http.Header{"Content-Type": {"application/json"}},
+		Body: fmt.Sprintf(`{"id":%q,"runStatus":"idle","lastRunCancelled":true,"lastCompletedRunId":%q,"messages":[],"createdAt":"2026-11-30T00:00:00Z","updatedAt":"2026-11-30T00:00:00Z"}`,
+			s.ThreadID(), s.RunID())})
+	n := srv.Count("GET", "/v1/threads/"+s.ThreadID())
+	got, err = s.CheckCancelled(ctx)
+	require.NoError(t, err)
+	assert.True(t, got)
+	assert.Equal(t, runs.OutcomeCancelled, s.Outcome())
+	assert.NoError(t, s.Err())
+	assert.Equal(t, n+1, srv.Count("GET", "/v1/threads/"+s.ThreadID()), "one read")
+
+	// A run that ended RUN_ERROR CANCELLED: nothing to check.
+	hold := make(chan struct{})
+	defer close(hold)
+	srv.PushRunScript(threadstest.RunScript{Text: "a b c", Hold: hold, HoldAfter: 3})
+	s, err = u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("x")}}})
+	require.NoError(t, err)
+	for range 4 {
+		require.True(t, s.Next(), "%v", s.Err())
+	}
+	require.NoError(t, u.Cancel(ctx, s.ThreadID(), s.RunID()))
+	_, err = s.Collect()
+	require.NoError(t, err)
+	n = len(srv.Requests())
+	got, err = s.CheckCancelled(ctx)
+	require.NoError(t, err)
+	assert.True(t, got)
+	assert.Equal(t, n, len(srv.Requests()))
+}

@@ -91,11 +91,12 @@ func (c *Client) ExchangeToken(ctx context.Context, subjectToken string, opts ..
 
 // TokenSource gives the end-user token of a /v1 call: a Client made with
 // [Client.ForTokenSource] asks it before each call (and once more after a
-// 401). Token returns the token as it goes in "Authorization: Bearer"; an
-// error fails the call before anything is sent. It must be safe for
-// concurrent use: one Client's calls ask it from their own goroutines.
-// Cache the token in it and renew it before it expires (the service
-// answers 401 once it has).
+// 401), under the call's context, with the call's deadline and
+// WithRequestTimeout's. Token returns the token as it goes in
+// "Authorization: Bearer"; an error fails the call before anything is
+// sent. It must be safe for concurrent use, though the Client asks it one
+// call at a time. Cache the token in it and renew it before it expires
+// (the service answers 401 once it has).
 type TokenSource interface {
 	Token(ctx context.Context) (string, error)
 }
@@ -126,9 +127,18 @@ func (f TokenSourceFunc) Token(ctx context.Context) (string, error) { return f(c
 // To send the service's own tokens instead, exchange the provider's token
 // in the source with [Client.ExchangeToken] and keep the result until its
 // Expiry.
+//
+// The source is asked on a goroutine of its own, so that one that ignores
+// its context (as the adapter above does) cannot hold a call: a call whose
+// source has not answered when the call's context ends, or when
+// WithRequestTimeout passes, fails with that context's error, and the
+// source's goroutine is left to end by itself. That goroutine is the one
+// the SDK leaves after a call: at most one at a time per ForTokenSource
+// (the returned Client and its copies ask one at a time; while an
+// abandoned ask runs, the next call waits for it within its own deadline).
 func (c *Client) ForTokenSource(src TokenSource) *Client {
 	cp := *c
-	cp.userKey, cp.token, cp.src = "", threads.Token{}, &tokenSource{src: src}
+	cp.userKey, cp.token, cp.src = "", threads.Token{}, &tokenSource{src: src, slot: make(chan struct{}, 1)}
 	return &cp
 }
 
@@ -137,17 +147,58 @@ func (c *Client) ForTokenSource(src TokenSource) *Client {
 // reports text after its call was sent).
 type tokenSource struct {
 	src  TokenSource
+	slot chan struct{} // one ask at a time (its goroutine may outlive a call)
 	mu   sync.Mutex
 	last [4]string // the last tokens given, in a ring
 	next int
 }
 
-// token asks the source for a token.
-func (s *tokenSource) token(ctx context.Context) (string, error) {
+// token asks the source for a token, under ctx and the call's timeout
+// (WithRequestTimeout; 0: none), on a goroutine of its own, so that a
+// source that ignores its context cannot hold the call past either: the
+// call then fails, and the goroutine is left to end by itself. One ask at
+// a time: while one runs (or a call's abandoned ask has not ended), the
+// next waits for it within its own deadline.
+func (s *tokenSource) token(ctx context.Context, timeout time.Duration) (string, error) {
 	if s.src == nil {
 		return "", fmt.Errorf("%w; the token source is nil", ErrIdentity)
 	}
-	tok, err := s.src.Token(ctx)
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	select {
+	case s.slot <- struct{}{}:
+	case <-ctx.Done():
+		return "", fmt.Errorf("the token source: waiting for its earlier ask to end: %w", ctx.Err())
+	}
+	type answer struct {
+		tok      string
+		err      error
+		panicked any
+	}
+	got := make(chan answer, 1)
+	go func() {
+		defer func() { <-s.slot }()
+		defer func() {
+			if p := recover(); p != nil {
+				got <- answer{panicked: p} // the caller's to see, if it still waits
+			}
+		}()
+		tok, err := s.src.Token(ctx)
+		got <- answer{tok: tok, err: err}
+	}()
+	var a answer
+	select {
+	case a = <-got:
+	case <-ctx.Done():
+		return "", fmt.Errorf("the token source did not answer: %w", ctx.Err())
+	}
+	if a.panicked != nil {
+		panic(a.panicked)
+	}
+	tok, err := a.tok, a.err
 	if err != nil {
 		return "", fmt.Errorf("the token source: %w", err)
 	}

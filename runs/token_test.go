@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	threads "github.com/threadsapi/threads-go"
@@ -309,4 +310,81 @@ func TestTokenSourceRun(t *testing.T) {
 	if _, err := newTestClient(t, hs.URL).ForTokenSource(nil).GetThread(context.Background(), "thr_1"); !errors.Is(err, ErrIdentity) {
 		t.Errorf("nil source: %v", err)
 	}
+}
+
+// hangingSource is a token source that ignores its context (as an
+// oauth2.TokenSource adapter does) until release is closed, and counts
+// the asks running at once.
+type hangingSource struct {
+	release chan struct{}
+	mu      sync.Mutex
+	running int
+	most    int
+	asks    int
+}
+
+func (h *hangingSource) Token(context.Context) (string, error) {
+	h.mu.Lock()
+	h.running++
+	h.asks++
+	h.most = max(h.most, h.running)
+	h.mu.Unlock()
+	<-h.release
+	h.mu.Lock()
+	h.running--
+	h.mu.Unlock()
+	return "tok-late", nil
+}
+
+// A call whose token source does not answer ends when WithRequestTimeout
+// passes, or when the call's context ends, though the source ignores its
+// context (before, it hung the call); the source's goroutine left behind
+// is one at a time: the next call waits for it within its own deadline,
+// and asks again once it ended.
+func TestTokenSourceBoundedByTheCallsDeadline(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		src := &hangingSource{release: make(chan struct{})}
+		u := newTestClient(t, "http://127.0.0.1:1", threads.WithRequestTimeout(time.Second)).ForTokenSource(src)
+		_, err := u.GetThread(context.Background(), "thr_1")
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "the token source did not answer") {
+			t.Fatalf("err = %v", err)
+		}
+		// The caller's own deadline, without a request timeout: the next
+		// call waits for the first ask, which still runs.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_, err = u.GetThread(ctx, "thr_1", threads.WithRequestTimeout(0))
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "earlier ask") {
+			t.Fatalf("err = %v", err)
+		}
+		close(src.release)
+		synctest.Wait() // the abandoned ask ends by itself
+		src.mu.Lock()
+		defer src.mu.Unlock()
+		if src.most != 1 || src.asks != 1 {
+			t.Errorf("%d asks, at most %d at once; want 1, 1", src.asks, src.most)
+		}
+	})
+}
+
+// A source that honours its context gets the call's request timeout in
+// it (before, WithRequestTimeout did not bound the ask).
+func TestTokenSourceAskedUnderTheRequestTimeout(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		src := TokenSourceFunc(func(ctx context.Context) (string, error) {
+			<-ctx.Done()
+			return "", ctx.Err()
+		})
+		u := newTestClient(t, "http://127.0.0.1:1", threads.WithRequestTimeout(time.Second)).ForTokenSource(src)
+		start := time.Now()
+		_, err := u.GetThread(context.Background(), "thr_1")
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err = %v", err)
+		}
+		if d := time.Since(start); d != time.Second { // synctest's clock: exact
+			t.Errorf("the ask ended after %v, want the request timeout", d)
+		}
+	})
 }

@@ -369,8 +369,10 @@ func timeless(t *testing.T, body string) any {
 
 // Captures 22-29: a /v1 run cancelled by DELETE from another connection
 // after its third delta. The stream ends with one RUN_ERROR CANCELLED
-// (22), or, with WithCancelledRunsFinished (a live habit), with
-// RUN_FINISHED (26); either way no TEXT_MESSAGE_END. The DELETE answers
+// (22), with the live habits too (the service's end of a cancel during
+// streaming: before, the live habits ended it RUN_FINISHED, its rare
+// race), or, with WithCancelledRunsFinished, with RUN_FINISHED (26);
+// either way no TEXT_MESSAGE_END. The DELETE answers
 // 200 cancelled (23, 27); the thread says lastRunCancelled with
 // statusMessage still "Streaming response..." (24, 28); the message is
 // isCancelled with the streamed text without its trailing space (25), or
@@ -386,8 +388,9 @@ func TestCapturedCancelFromAnotherConnection(t *testing.T) {
 	}{
 		{"run-error", [4]string{"22", "23", "24", "25"}, nil, ""},
 		{"run-finished", [4]string{"26", "27", "28", "29"}, []threadstest.Option{threadstest.WithCancelledRunsFinished()}, ""},
-		{"live-habits", [4]string{"26", "27", "28", "29"}, []threadstest.Option{threadstest.WithLiveHabits(), threadstest.WithThrottle(0)}, ""},
-		{"script-error", [4]string{"22", "23", "24", "25"}, []threadstest.Option{threadstest.WithLiveHabits(), threadstest.WithThrottle(0)}, "RUN_ERROR"},
+		{"live-habits", [4]string{"22", "23", "24", "25"}, []threadstest.Option{threadstest.WithLiveHabits(), threadstest.WithThrottle(0)}, ""},
+		{"live-habits-finished", [4]string{"26", "27", "28", "29"}, []threadstest.Option{threadstest.WithLiveHabits(), threadstest.WithCancelledRunsFinished(), threadstest.WithThrottle(0)}, ""},
+		{"script-error", [4]string{"22", "23", "24", "25"}, []threadstest.Option{threadstest.WithCancelledRunsFinished()}, "RUN_ERROR"},
 		{"script-finished", [4]string{"26", "27", "28", "29"}, nil, "RUN_FINISHED"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -228,16 +228,22 @@ func (s *Server) deleteKey(c *call, list []map[string]any, apiKey bool) {
 
 // mcpToken answers as the service's OpenAPI document says: a token that
 // lasts 15 minutes, its expiry in epoch milliseconds, and whether it is
-// bound to a thread; an empty object when the project has no MCP servers
-// (WithoutMCPServers).
+// bound to a thread; 400 for a sessionless token without a context key;
+// an empty object when the project has no MCP servers (WithoutMCPServers).
 func (s *Server) mcpToken(c *call) {
 	w, body := c.w, c.body
 	var in struct {
-		ThreadID string `json:"threadId"`
+		ThreadID   string `json:"threadId"`
+		ContextKey string `json:"contextKey"`
 	}
 	_ = json.Unmarshal(body, &in)
 	if s.cfg.noMCP {
 		writeJSON(w, http.StatusCreated, map[string]any{})
+		return
+	}
+	if in.ThreadID == "" && in.ContextKey == "" {
+		// As the service answers for a project with MCP servers.
+		frameworkError(w, http.StatusBadRequest, "Bad Request", "Context key is required for sessionless tokens (provide in body or use Bearer token authentication)")
 		return
 	}
 	if in.ThreadID != "" {

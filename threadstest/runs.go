@@ -110,7 +110,7 @@ type RunScript struct {
 	// cancel). Either way the thread says lastRunCancelled, the reply
 	// isCancelled, and the stored text has no trailing white space. ""
 	// (or any other value) is the server's choice: "RUN_FINISHED" with
-	// [WithCancelledRunsFinished] (and [WithLiveHabits]), else "RUN_ERROR".
+	// [WithCancelledRunsFinished], else "RUN_ERROR" ([WithLiveHabits] too).
 	CancelEnd string
 	// Reasoning, when set, is the model's reasoning, streamed before the
 	// reply under the names it chooses (see [RunReasoning]).

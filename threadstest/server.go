@@ -93,10 +93,11 @@
 // default the fake streams as fast as the client reads); on /v1, the
 // service's own tool arguments in every tool call
 // ([WithServiceToolArguments]), pages that start at their cursor's item
-// ([WithOverlappingPages]: with limit=1 a listing never moves on), a
-// run cancelled by DELETE that ends RUN_FINISHED
-// ([WithCancelledRunsFinished]) and, of several tool calls in one turn,
-// only the last kept and read back ([WithLastToolCallOnly]); a 500 for an unknown registry name, 200
+// ([WithOverlappingPages]: with limit=1 a listing never moves on), and,
+// of several tool calls in one turn, only the last kept and read back
+// ([WithLastToolCallOnly]); a run cancelled during streaming ends with
+// RUN_ERROR CANCELLED, as the service ends it (captures 53, 57, 58;
+// captures-turn4 22); a 500 for an unknown registry name, 200
 // false for deleting an unknown API key, and 200 the project for deleting
 // any provider key.
 //
@@ -153,7 +154,9 @@
 // /projects/{id}/api-key/{keyId} (200 true) and /provider-key/{keyId}
 // (200 the project), one fake key of each kind, an unknown one 404
 // (see the live habits), POST /auth/mcp/access-token (a 15-minute token;
-// {} with [WithoutMCPServers]), and GET /registry/{name}
+// 400 "Context key is required for sessionless tokens …" without a
+// threadId or contextKey, as the service answers for a project with MCP
+// servers; {} with [WithoutMCPServers]), and GET /registry/{name}
 // (message-thread-full and control-bar; 404 otherwise, see the live
 // habits).
 //
@@ -360,13 +363,14 @@ func WithOverlappingPages() Option { return option(func(c *config) { c.overlapPa
 
 // WithCancelledRunsFinished makes a /v1 run cancelled by DELETE
 // /v1/threads/{id}/runs/{runId} (from any connection) end its stream as
-// the service sometimes does (captures 26-29): RUN_FINISHED, with the text
-// message left open (no TEXT_MESSAGE_END), while the thread says
-// lastRunCancelled and the message isCancelled; and the stored text lacks
-// the last delta that was streamed. Without it such a run ends with one
-// RUN_ERROR CANCELLED, its streamed text stored (captures 22-25).
-// [WithLiveHabits] turns it on; [RunScript].CancelEnd overrides it for
-// one run.
+// the service rarely does, when the cancel meets the model's last chunk
+// (captures-turn4 26-29): RUN_FINISHED, with the text message left open
+// (no TEXT_MESSAGE_END), while the thread says lastRunCancelled and the
+// message isCancelled; and the stored text lacks the last delta that was
+// streamed. Without it (the default, [WithLiveHabits] too) such a run ends
+// with one RUN_ERROR CANCELLED, its streamed text stored (captures-turn4
+// 22-25), as the service ends it every time the cancel comes while the
+// model streams. [RunScript].CancelEnd overrides it for one run.
 func WithCancelledRunsFinished() Option { return option(func(c *config) { c.cancelFinishes = true }) }
 
 // WithLastToolCallOnly makes the /v1 model keep only the last of the
@@ -388,9 +392,9 @@ func WithLastToolCallOnly() Option { return option(func(c *config) { c.lastCallO
 // project's id, the live pacing of streams: 50ms between two snapshots
 // ([WithThrottle]); on /v1, the service's own tool arguments
 // ([WithServiceToolArguments]), overlapping pages
-// ([WithOverlappingPages]), a cancelled run that ends RUN_FINISHED
-// ([WithCancelledRunsFinished]) and only the last of a turn's tool calls
-// kept ([WithLastToolCallOnly]); and the small routes' answers (captures
+// ([WithOverlappingPages]) and only the last of a turn's tool calls kept
+// ([WithLastToolCallOnly]) (a run cancelled while it streams ends RUN_ERROR
+// CANCELLED, as live; [WithCancelledRunsFinished] is the rare other end); and the small routes' answers (captures
 // 30, 32, 33): GET /registry/{name} of an unknown name is 500 Internal
 // server error, deleting an unknown API key is 200 false, and deleting a
 // provider key answers 200 the project whether or not the key existed.
@@ -404,7 +408,6 @@ func WithLiveHabits() Option {
 		c.throttle = 50 * time.Millisecond
 		c.serviceArgs = true
 		c.overlapPages = true
-		c.cancelFinishes = true
 		c.lastCallOnly = true
 		c.liveSmallRoutes = true
 	})

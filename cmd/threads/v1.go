@@ -245,7 +245,9 @@ with the SDK (runs.ToolResult). On an existing thread the message continues
 its last completed run (--previous-run, default the thread's). The model's
 reasoning is not shown unless --reasoning asks for it (on stderr). A run that
 fails says why on stderr and exits 1; one cancelled (v1-cancel, another
-client) says so on stderr and exits 3; Ctrl-C cancels it and exits 130.`,
+client) says so on stderr and exits 3, also when it ended RUN_FINISHED or
+RUN_ERROR INTERNAL_ERROR while the thread says it was cancelled (the thread is
+read once to tell); Ctrl-C cancels it and exits 130.`,
 	example: `  threads v1-run --user-key user-1 --new "hello"
   threads v1-run --user-key user-1 thr_123 "and then?" --json | jq -r 'select(.kind=="text").delta'`,
 	flags: func(fs *flag.FlagSet) {
@@ -387,6 +389,13 @@ client) says so on stderr and exits 3; Ctrl-C cancels it and exits 130.`,
 						fmt.Fprintf(e.stdout, "pending tool call: %s %s %s\n", field(pc.ToolCallID), field(pc.ToolName), field(pc.Arguments))
 					}
 				}
+			}
+		}
+		if ctx.Err() == nil {
+			// A RUN_FINISHED or RUN_ERROR INTERNAL_ERROR may hide a cancel
+			// from elsewhere: the thread says how the run was stored.
+			if _, err := st.CheckCancelled(ctx); err != nil {
+				fmt.Fprintf(e.stderr, "threads: could not read the thread to check the run's end: %s\n", oneLine(err))
 			}
 		}
 		serr := st.Err()

@@ -2,13 +2,21 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/runs"
 	"github.com/threadsapi/threads-go/threadstest"
 )
 
@@ -61,4 +69,52 @@ func TestV1ForbiddenThreadHint(t *testing.T) {
 		assert.NotEqual(t, exitOK, status)
 		assert.Contains(t, stderr.String(), "the thread may not exist or may belong to another end user", id)
 	}
+}
+
+// A run that ends RUN_ERROR INTERNAL_ERROR while the thread says it was
+// cancelled (a cancel from elsewhere that met its end, as live) is
+// reported cancelled, exit 3; without that evidence it stays a failure,
+// exit 1. Before, both were failures.
+func TestV1RunReadsTheStoredCancel(t *testing.T) {
+	srv := threadstest.Start()
+	t.Cleanup(srv.Close)
+	var storedCancelled atomic.Bool
+	// The service's store after the race: the fake's thread, said
+	// cancelled when the test wants it.
+	up, _ := url.Parse(srv.URL)
+	rp := httputil.NewSingleHostReverseProxy(up)
+	rp.ModifyResponse = func(r *http.Response) error {
+		if r.Request.Method != "GET" || !storedCancelled.Load() || strings.Count(strings.TrimPrefix(r.Request.URL.Path, "/v1/threads/"), "/") > 0 ||
+			!strings.HasPrefix(r.Request.URL.Path, "/v1/threads/") {
+			return nil
+		}
+		var th map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&th); err != nil {
+			return err
+		}
+		r.Body.Close()
+		th["lastRunCancelled"] = true
+		b, _ := json.Marshal(th)
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+		r.Header.Del("Content-Length")
+		return nil
+	}
+	front := httptest.NewServer(rp)
+	t.Cleanup(front.Close)
+	t.Setenv(threads.EnvBaseURL, front.URL)
+	t.Setenv(threads.EnvAPIKey, srv.APIKey)
+	t.Setenv(threads.EnvAPIKeyHeader, "")
+	v1Run := func() (int, string) {
+		srv.PushRunScript(threadstest.RunScript{Text: "a b", Error: &threadstest.RunFailure{Code: runs.CodeInternalError}, ErrorAfter: 3})
+		var stdout, stderr bytes.Buffer
+		status := run([]string{"v1-run", "--user-key", "u", "--new", "hi"}, &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, interrupt: make(chan os.Signal)})
+		return status, stderr.String()
+	}
+	status, errOut := v1Run()
+	assert.Equal(t, exitFailed, status, errOut)
+
+	storedCancelled.Store(true)
+	status, errOut = v1Run()
+	assert.Equal(t, exitCancelled, status, errOut)
+	assert.Contains(t, errOut, "was cancelled")
 }

@@ -59,6 +59,12 @@ type Call struct {
 	// unknown name): an attempt answered with it is not retried.
 	FinalStatus int
 
+	// Idempotent marks a write that acting twice cannot harm (a run's
+	// cancel): after a 500 it is re-sent once (within the retry budget),
+	// and a re-send answered 404 is its success, an empty 200 (the first
+	// attempt acted, or the thing was already gone).
+	Idempotent bool
+
 	// Secrets are removed, besides the API key, from the call's error
 	// before anyone sees it (the observer's End comes before Do returns)
 	// and from a decode error's excerpt: what the call sends that a
@@ -151,6 +157,11 @@ type Conn[O any] interface {
 	// WithLogger's, nil when none. For what the SDK logs outside a
 	// request (a tool's panic).
 	Logger(opts []O) *slog.Logger
+
+	// RequestTimeout returns the per-attempt timeout of a call with opts
+	// (threads.WithRequestTimeout; 0: none): what bounds the wait for an
+	// end-user token before the call is sent.
+	RequestTimeout(opts []O) time.Duration
 }
 
 var (
