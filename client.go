@@ -250,7 +250,10 @@ func (c *Client) genericCall(method, path string, body any) (core.Call, error) {
 	if strings.HasPrefix(r.Template, "/v1/") {
 		return core.Call{}, fmt.Errorf("threads: Do(%s %.80q): a /v1 route needs an end user: use runs.Client.Do", method, shown)
 	}
-	cl := core.Call{Route: r, Query: q, NoMigrate: !known}
+	cl := core.Call{Route: r, Query: q, NoMigrate: !known, Generic: true}
+	if !known {
+		cl.Name = route.Named(r.Template) // one name per route, not per thread
+	}
 	switch b := body.(type) {
 	case nil:
 	case json.RawMessage:

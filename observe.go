@@ -196,7 +196,7 @@ func (c *Client) startObs(ctx context.Context, cfg *config, cl core.Call) (conte
 		return ctx, nil
 	}
 	octx, co := cfg.observer.StartCall(ctx, CallInfo{
-		Method: cl.Route.Method, Route: cl.Route.Template, Host: c.base.Host, Scheme: c.base.Scheme, Stream: cl.Stream,
+		Method: cl.Route.Method, Route: routeName(cfg, cl), Host: c.base.Host, Scheme: c.base.Scheme, Stream: cl.Stream,
 	})
 	if octx == nil {
 		octx = ctx
@@ -208,6 +208,18 @@ func (c *Client) startObs(ctx context.Context, cfg *config, cl core.Call) (conte
 	o.threadID = o.shownID(cl.Route.Values["id"] + cl.Route.Values["threadId"]) // a route has one or neither
 	o.runID = o.shownID(cl.Route.Values["runId"])
 	return context.WithValue(octx, obsKey{}, o), o
+}
+
+// routeName is the call's route as the observer and the log name it: a
+// Do call's WithRouteTemplate, else core.Call.Name, else the template.
+func routeName(cfg *config, cl core.Call) string {
+	switch {
+	case cl.Generic && cfg.routeTemplate != "":
+		return cfg.routeTemplate
+	case cl.Name != "":
+		return cl.Name
+	}
+	return cl.Route.Template
 }
 
 // maxShownID bounds an id that CallEnd shows.

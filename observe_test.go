@@ -2,6 +2,7 @@ package threads_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -411,4 +412,39 @@ func TestObserverCallEndIDs(t *testing.T) {
 		assert.Equal(t, tc.run, obs.ends[0].RunID, "%+v", tc)
 		obs.mu.Unlock()
 	}
+}
+
+// Do names a route the SDK does not model by its template: the one
+// WithRouteTemplate gives, else its path with the id-like segments as
+// {id}; a route the SDK has keeps its template, and a typed method keeps
+// its own whatever WithRouteTemplate says. A template of another method
+// is refused before sending.
+func TestDoRouteNames(t *testing.T) {
+	t.Parallel()
+	obs := &logObserver{}
+	c, srv := setup(t, threads.WithObserver(obs))
+	ctx := context.Background()
+	th, err := c.Threads.Create(ctx, threads.CreateThreadParams{ProjectID: srv.ProjectID})
+	require.NoError(t, err)
+	var raw json.RawMessage
+	_ = c.Do(ctx, "GET", "/threads/"+th.ID+"/usage", nil, &raw)
+	_ = c.Do(ctx, "GET", "/threads/"+th.ID+"/usage", nil, &raw, threads.WithRouteTemplate("GET /threads/{threadId}/usage"))
+	_ = c.Do(ctx, "GET", "/threads/"+th.ID, nil, &raw)
+	_, _ = c.Threads.Get(ctx, th.ID, threads.WithRouteTemplate("/ignored/{x}"))
+	err = c.Do(ctx, "GET", "/threads/"+th.ID, nil, &raw, threads.WithRouteTemplate("POST /threads/{id}"))
+	assert.ErrorContains(t, err, "WithRouteTemplate names a POST route; the call is a GET")
+	assert.Error(t, c.Do(ctx, "GET", "/x", nil, nil, threads.WithRouteTemplate("/x?y=1")))
+	var starts []string
+	for _, l := range obs.lines {
+		if strings.HasPrefix(l, "start ") {
+			starts = append(starts, l)
+		}
+	}
+	assert.Equal(t, []string{
+		"start POST /threads stream=false",
+		"start GET /threads/{id}/usage stream=false",
+		"start GET /threads/{threadId}/usage stream=false",
+		"start GET /threads/{id} stream=false",
+		"start GET /threads/{id} stream=false",
+	}, starts)
 }

@@ -121,6 +121,8 @@ type config struct {
 	cancelOnLeave   bool
 	headers         http.Header
 	userAgent       string
+	routeTemplate   string // WithRouteTemplate's path, for Do calls
+	routeMethod     string // and its method, "" when it named none
 	logger          *slog.Logger
 	maxEventSize    int
 	maxResponseSize int
@@ -357,6 +359,47 @@ func WithHeader(name, value string) RequestOption {
 		c.headers.Add(key, value)
 		return nil
 	})
+}
+
+// WithRouteTemplate names the route of a [Client.Do] call (or
+// runs.Client.Do) for the observer (the span's name: [CallInfo].Route)
+// and the log, as a typed method's route is named: "GET
+// /v1/threads/{id}/usage" or "/v1/threads/{id}/usage". Without it, Do
+// names a route the SDK does not model by its path with each segment that
+// looks like an id (thr_…, run_…, msg_…, or the service's
+// "prefix_name.hex" shape) as {id}, so that one route is one name, not one
+// per thread. A method in t other than the call's is an error; the
+// template must start with "/" and hold no query. It changes no typed
+// method's name: they keep their templates.
+func WithRouteTemplate(t string) RequestOption {
+	return newRequestOption("WithRouteTemplate", func(c *config) error {
+		p := t
+		if m, rest, ok := strings.Cut(t, " "); ok {
+			if !httpMethodName(m) {
+				return fmt.Errorf("threads: WithRouteTemplate(%.80q): want \"METHOD /path\" or \"/path\"", t)
+			}
+			c.routeMethod, p = m, rest
+		} else {
+			c.routeMethod = ""
+		}
+		if !strings.HasPrefix(p, "/") || strings.ContainsAny(p, "?# \t\r\n") || len(p) > 512 {
+			return fmt.Errorf("threads: WithRouteTemplate(%.80q): want a path template that starts with / and holds no query", t)
+		}
+		c.routeTemplate = p
+		return nil
+	})
+}
+
+func httpMethodName(m string) bool {
+	if m == "" || len(m) > 16 {
+		return false
+	}
+	for _, r := range m {
+		if r < 'A' || r > 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 // WithUserAgent puts ua in front of the SDK's own User-Agent.

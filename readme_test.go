@@ -338,6 +338,16 @@ func TestReadmeLinksResolve(t *testing.T) {
 	require.Positive(t, checked)
 }
 
+// TestReadmeLinksEveryDocsPage: a docs/ page the README does not link is
+// one a newcomer never finds; each gets a row under "Where to read more"
+// (or a link elsewhere in the README).
+func TestReadmeLinksEveryDocsPage(t *testing.T) {
+	readme, _ := readmeBlocks(t)
+	for _, page := range docPages(t)[1:] {
+		assert.Contains(t, readme, "]("+filepath.ToSlash(page)+")", "README.md does not link %s", page)
+	}
+}
+
 // proseOf returns Markdown text without its fenced code blocks and inline
 // code spans, where brackets and hashes are code, not links or headings.
 func proseOf(md string) string {

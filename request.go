@@ -80,6 +80,9 @@ func (c *Client) exchangeObserved(ctx context.Context, opts []RequestOption, cl 
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if cl.Generic && cfg.routeMethod != "" && cfg.routeMethod != cl.Route.Method {
+		return nil, nil, nil, fmt.Errorf("threads: WithRouteTemplate names a %s route; the call is a %s", cfg.routeMethod, cl.Route.Method)
+	}
 	ctx, o := c.startObs(ctx, cfg, cl)
 	resp, err := c.do(ctx, cfg, cl)
 	if err != nil {
@@ -259,6 +262,7 @@ func (c *Client) send(ctx context.Context, cfg *config, r route.Route, cl core.C
 		// removed.
 		logPath:  redact.URL(u.EscapedPath(), secrets...),
 		rawQuery: u.RawQuery,
+		route:    redact.String(routeName(cfg, cl), secrets...),
 	})
 }
 

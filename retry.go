@@ -44,13 +44,14 @@ type attempt struct {
 	// (logPath with every spelling of the key removed).
 	logPath  string
 	rawQuery string
+	route    string // the route's name (routeName), for the log
 }
 
 // sendRetrying sends a with cfg's retry policy and returns the last
 // attempt's answer: a response (any status) or a transport error that
 // names the method and path without credentials.
 func sendRetrying(ctx context.Context, cfg *config, a attempt) (*http.Response, error) {
-	st := &attempts{cfg: cfg, method: a.method, path: a.logPath, rawQuery: a.rawQuery, final: a.final, again: a.again, secrets: a.secrets, idempotent: a.method == http.MethodGet || a.method == http.MethodHead}
+	st := &attempts{cfg: cfg, method: a.method, path: a.logPath, route: a.route, rawQuery: a.rawQuery, final: a.final, again: a.again, secrets: a.secrets, idempotent: a.method == http.MethodGet || a.method == http.MethodHead}
 	if !st.idempotent {
 		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteHeaders: func() { st.wrote.Store(true) }})
 	}
@@ -108,6 +109,7 @@ type attempts struct {
 	cfg        *config
 	method     string
 	path       string
+	route      string // the route's name, for the log
 	rawQuery   string
 	idempotent bool
 	final      int         // a status that is the route's answer: never retried
@@ -145,6 +147,7 @@ func (a *attempts) check(ctx context.Context, resp *http.Response, err error) (b
 	if l := a.cfg.logger; l != nil && l.Enabled(ctx, slog.LevelDebug) {
 		attrs := []slog.Attr{
 			slog.String("method", a.method),
+			slog.String("route", a.route),
 			slog.String("path", a.path),
 			slog.Int("attempt", a.n+1),
 			slog.Duration("elapsed", time.Since(a.start)),

@@ -294,8 +294,6 @@ const maxDocWords = 150
 // other work is rewriting this round; they are shortened there.
 var longDocsOwnedElsewhere = map[string]bool{
 	"runs.Client.RunTools": true, "threads.ThreadsService.RunStream": true, "threads.NewTool": true, "threads.Tool.InputSchema": true,
-	"proxy.Handler": true, "proxy.WithTools": true, "proxy.Store": true, "proxy.Relay": true,
-	"proxy.WithDetachedRuns": true, "proxy.WithStore": true,
 }
 
 // TestDocCommentsShort: no exported declaration, field or interface

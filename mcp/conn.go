@@ -76,7 +76,8 @@ type Options struct {
 	// [ConnectService] bound to a thread, the service forwards its upstream
 	// servers' elicitation requests here, while the request that caused
 	// them waits. At most MaxElicitations run at once; a request that comes
-	// while that many run is refused (the server gets an error).
+	// while that many run is refused (the server gets an error). Its
+	// context ends when the Conn is closed; Close waits for it to return.
 	Elicit func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
 	// OnStatus, when set, is told each change of the connection's
 	// [Status] (connecting, connected, failed and why, closed), on the
@@ -196,8 +197,10 @@ func (c *Conn) Status() Status {
 // Close ends the calls in flight on the session (their error is
 // [ErrClosed]), then the session (for a Streamable HTTP session with a
 // session id, the go-sdk tells the server), and waits for the goroutine
-// that watches it. It does not wait for a server that does not answer.
-// The status becomes StateClosed. Idempotent.
+// that watches it. It does not wait for a server that does not answer a
+// call; telling a Streamable HTTP server is bounded by the go-sdk (5 s).
+// It waits for an Options.Elicit that is running, whose context it ends. The status becomes StateClosed.
+// Idempotent.
 func (c *Conn) Close() error {
 	if c == nil {
 		return nil
@@ -476,6 +479,12 @@ func (c *Conn) elicitation(ctx context.Context, req *mcp.ElicitRequest) (*mcp.El
 		return nil, fmt.Errorf("threadsmcp: refused: %d elicitation requests are already waiting for an answer", MaxElicitations)
 	}
 	defer func() { <-c.elicit }()
+	// Close waits for the handlers running: this one's context ends with
+	// Close, so that one that honours it does not hold Close.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(c.life, cancel)
+	defer stop()
 	return c.opts.Elicit(ctx, req)
 }
 

@@ -39,6 +39,13 @@ type Approvals struct {
 	// ([DefaultApprovalTTL]); past it the call is answered with an error
 	// result ("approval expired") at the next request that touches it.
 	TTL time.Duration
+	// Hold bounds how long a browser's response stays open after its run
+	// parked calls and nothing else, waiting for the decision: while it
+	// is open the decision's run follows in the same response (once;
+	// keep-alives meanwhile). Past it, or once the browser left, the page
+	// resumes the decision's run with the resume route.
+	// [DefaultApprovalHold]; negative: the response ends at the pause.
+	Hold time.Duration
 	// Wait bounds how long a decision waits for the same call's decision
 	// still running on another instance ([DefaultApprovalWait]) before it
 	// is answered 409 with Retry-After.
@@ -49,6 +56,7 @@ type Approvals struct {
 const (
 	DefaultApprovalTTL  = 24 * time.Hour
 	DefaultApprovalWait = 10 * time.Second
+	DefaultApprovalHold = 2 * time.Minute
 	MaxListedApprovals  = 1000
 )
 
@@ -121,6 +129,9 @@ func WithApprovals(a Approvals) Option {
 		}
 		if a.Wait == 0 {
 			a.Wait = DefaultApprovalWait
+		}
+		if a.Hold == 0 {
+			a.Hold = DefaultApprovalHold
 		}
 		c.approvals = &a
 	})
@@ -241,6 +252,11 @@ func (h *Handler) park(ctx context.Context, u User, threadID, runID string, call
 		}
 		pp.Calls = append(pp.Calls, parkedRef{ID: pa.ID, ToolCallID: c.ToolCallID})
 		out = append(out, pa)
+	}
+	if !browser && a.Hold > 0 {
+		// The log the decision's run id is appended to, for a response
+		// that holds (it must exist before it is waited on).
+		_, _ = h.cfg.store.Append(ctx, h.nextKey(u, threadID, runID), []byte("parked"), 2, a.Hold+time.Minute)
 	}
 	v, _ := json.Marshal(pp)
 	if err := h.cfg.store.Set(ctx, h.parkedKey(u, threadID, runID), v, keep); err != nil {
@@ -551,17 +567,42 @@ func (h *Handler) continueParked(ctx context.Context, u User, threadID, runID st
 		return "", err
 	}
 	content := results
+	taken := map[string][]byte{}
 	for _, k := range []string{h.pendingKey(u, threadID, runID), h.overKey(u, threadID, runID)} {
 		if v, ok, err := store.Take(ctx, k); err == nil && ok {
 			if ours, ok := h.decodePending(ctx, v); ok {
 				content = append(content, ours...)
+				taken[k] = v
 			}
 		}
 	}
-	id, err := h.startDetached(ctx, u, threadID, runs.RunParams{PreviousRunID: runID, Content: content})
+	var id string
+	for try := 0; ; try++ {
+		id, err = h.startDetached(ctx, u, threadID, runs.RunParams{PreviousRunID: runID, Content: content})
+		// A decision faster than the paused run's end: the service has
+		// not recorded it as complete yet. It will within moments.
+		if err == nil || try >= 20 || !(errors.Is(err, runs.ErrInvalidPreviousRun) || errors.Is(err, runs.ErrRunActive)) {
+			break
+		}
+		select {
+		case <-time.After(time.Duration(try+1) * 50 * time.Millisecond):
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if err == nil && h.approvals.Hold > 0 {
+		// A response still holding the pause follows the new run.
+		_, _ = store.Append(context.WithoutCancel(ctx), h.nextKey(u, threadID, runID), []byte(id), 2, h.approvals.Hold+time.Minute)
+	}
 	if err != nil {
 		// Put back: the next request on the thread tries again.
-		_ = store.Set(context.WithoutCancel(ctx), key, v, h.approvals.TTL+DefaultPendingTTL)
+		ctx := context.WithoutCancel(ctx)
+		_ = store.Set(ctx, key, v, h.approvals.TTL+DefaultPendingTTL)
+		for k, v := range taken {
+			_ = store.Set(ctx, k, v, h.cfg.pendingTTL)
+		}
 	}
 	return id, err
 }
@@ -826,4 +867,108 @@ func (h *Handler) touchParked(ctx context.Context, u User, threadID, runID strin
 	if _, err := h.continueParked(ctx, u, threadID, runID); err != nil {
 		h.log.WarnContext(ctx, "proxy: cannot continue a run whose parked calls expired", "error", err)
 	}
+}
+
+// nextKey is the log where a paused run's continuation by its decision
+// is announced (its run id), for a response that holds the pause.
+func (h *Handler) nextKey(u User, threadID, runID string) string {
+	sum := sha256.Sum256([]byte(threadID + "\x00" + runID))
+	return h.storeKey("parked-next", u, hex.EncodeToString(sum[:]))
+}
+
+// holding is a run's stream that, when the run parked calls and nothing
+// else, goes on after its end with the events of the run the decision
+// started (read from that run's log, on whichever instance it runs), up
+// to Approvals.Hold. Its events after the run's own are log entries:
+// Current is nil for them.
+type holding struct {
+	Stream
+	h    *Handler
+	user User
+	p    *pauses
+
+	following bool
+	ctx       context.Context
+	log       string // the followed run's log key
+	after     string
+	queue     []LogEntry
+	cur       []byte
+	done      bool
+}
+
+func (s *holding) Current() runs.Event {
+	if s.following {
+		return nil
+	}
+	return s.Stream.Current()
+}
+
+func (s *holding) EventJSON() []byte {
+	if s.following {
+		return s.cur
+	}
+	return s.Stream.EventJSON()
+}
+
+func (s *holding) Next() bool {
+	if !s.following {
+		if s.Stream.Next() {
+			return true
+		}
+		if s.p.alone == "" || s.Stream.Err() != nil || !s.follow() {
+			return false
+		}
+	}
+	for !s.done {
+		if len(s.queue) > 0 {
+			e := s.queue[0]
+			s.queue = s.queue[1:]
+			s.after = e.ID
+			if len(e.Value) == 0 {
+				s.done = true // the followed run's end
+				return false
+			}
+			s.cur = e.Value
+			return true
+		}
+		es, whole, err := s.h.cfg.store.ReadLog(s.ctx, s.log, s.after, 256, s.h.cfg.keepAlive+time.Second)
+		if err != nil || !whole || s.ctx.Err() != nil {
+			s.done = true
+			return false
+		}
+		s.queue = es
+	}
+	return false
+}
+
+// follow waits up to Approvals.Hold for the decision's run, and starts
+// following its log; false when none came.
+func (s *holding) follow() bool {
+	h := s.h
+	ctx, cancel := context.WithTimeout(s.p.ctx, h.approvals.Hold)
+	defer cancel()
+	key := h.nextKey(s.user, s.ThreadID(), s.p.alone)
+	es, whole, err := h.cfg.store.ReadLog(ctx, key, "", 2, 0)
+	if err != nil || !whole || len(es) == 0 {
+		return false
+	}
+	after := es[0].ID
+	for len(es) < 2 {
+		wait := min(time.Until(deadlineOf(ctx)), 10*time.Second)
+		if es, whole, err = h.cfg.store.ReadLog(ctx, key, after, 1, wait); err != nil || !whole || ctx.Err() != nil {
+			return false
+		}
+		if len(es) > 0 {
+			es = append([]LogEntry{{}}, es...)
+		}
+	}
+	runID := string(es[1].Value)
+	s.following, s.ctx = true, s.p.ctx
+	s.log = h.runRef(s.user, s.ThreadID(), runID).log
+	return true
+}
+
+func deadlineOf(ctx context.Context) time.Time {
+	d, _ := ctx.Deadline()
+	return d
 }

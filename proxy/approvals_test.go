@@ -1,10 +1,12 @@
 package proxy_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -67,7 +69,8 @@ func decidedBy(r *http.Request) string { return r.Header.Get("X-Person") }
 func approvalOptions(f *refunds, store proxy.Store) []proxy.Option {
 	return []proxy.Option{
 		proxy.WithDetachedRuns(time.Minute), proxy.WithStore(store),
-		proxy.WithApprovals(proxy.Approvals{Tools: []threads.Tool{f.tool()}, MayDecide: mayDecide, DecidedBy: decidedBy}),
+		// These browsers read each response to its end before deciding.
+		proxy.WithApprovals(proxy.Approvals{Tools: []threads.Tool{f.tool()}, MayDecide: mayDecide, DecidedBy: decidedBy, Hold: -1}),
 	}
 }
 
@@ -338,7 +341,7 @@ func TestDecisionOncePerCall(t *testing.T) {
 	}}
 	broken := &failingStore{Store: proxy.NewMemoryStore(0, 0)}
 	e := newEnv(t, nil, proxy.WithDetachedRuns(time.Minute), proxy.WithStore(broken),
-		proxy.WithApprovals(proxy.Approvals{Tools: []threads.Tool{slow}, MayDecide: mayDecide, Wait: time.Millisecond}))
+		proxy.WithApprovals(proxy.Approvals{Tools: []threads.Tool{slow}, MayDecide: mayDecide, Wait: time.Millisecond, Hold: -1}))
 	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund"}}})
 	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
 	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
@@ -410,4 +413,52 @@ func TestExpiredCallAnsweredAtResume(t *testing.T) {
 	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
 	assert.Equal(t, map[string][]string{"call_r": {"error approval expired"}}, e.results(t))
 	assert.Empty(t, f.calls())
+}
+
+// While the browser is connected, its response stays open after a pause
+// of parked calls only, and the decision's run follows in it.
+func TestHeldResponseGoesOnAfterTheDecision(t *testing.T) {
+	t.Parallel()
+	var f refunds
+	fake := threadstest.NewServer(t)
+	h, err := proxy.New(fake.Client(), userBySession, proxy.WithDetachedRuns(time.Minute),
+		proxy.WithApprovals(proxy.Approvals{Tools: []threads.Tool{f.tool()}, MayDecide: mayDecide}))
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		require.NoError(t, h.Shutdown(context.Background()))
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund", Arguments: map[string]any{"amount": 80}}}})
+	req, err := http.NewRequest("POST", srv.URL+"/v1/threads/runs", strings.NewReader(`{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.AddCookie(&http.Cookie{Name: "session", Value: "s-alice"})
+	resp, err := srv.Client().Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusCreated, resp.StatusCode)
+	br := bufio.NewReader(resp.Body)
+	var id string
+	for id == "" {
+		line, err := br.ReadString('\n')
+		require.NoError(t, err)
+		if d, ok := strings.CutPrefix(line, "data: "); ok && strings.Contains(d, proxy.ApprovalEventName) {
+			custom, _ := parked(t, "data: "+d+"\n")
+			require.Len(t, custom, 1)
+			id = custom[0].ID
+		}
+	}
+	w := approve(t, h, id, true, "", "X-Role", "manager")
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+	var d proxy.ApprovalDecision
+	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &d))
+	rest, err := io.ReadAll(br)
+	require.NoError(t, err)
+	assert.Contains(t, string(rest), `"type":"RUN_STARTED","threadId":"`+d.ThreadID+`","runId":"`+d.RunID+`"`, "the decision's run follows in the same response")
+	ts := types(parse(t, string(rest)))
+	require.NotEmpty(t, ts)
+	assert.Equal(t, "RUN_FINISHED", ts[len(ts)-1])
+	assert.Equal(t, []string{"alice"}, f.calls())
 }

@@ -21,7 +21,10 @@
 //     results waiting in a [Store] when a pause also needs the browser's
 //     tools. Instances behind one load balancer share a Store
 //     ([WithStore]): pending results and each user's run slots;
-//     [Handler.Shutdown] ends a deploy's instance gracefully.
+//     [Handler.Shutdown] ends a deploy's instance gracefully. Calls of
+//     tools that need a person's approval ([WithApprovals]) are parked in
+//     the Store and decided through [Handler.ApprovalAPI] on any instance
+//     (docs/approvals.md).
 //
 // Both are safe for concurrent use. The package serves /v1 only (package
 // runs), not the spec's routes of package threads. The command "threads
@@ -59,6 +62,84 @@
 // (The Handler records each server-side call in the store before the
 // browser sees it; once that record has expired too, it can no longer
 // tell which calls were the server's.)
+//
+// # The Handler's routes
+//
+// Every request a [Handler] serves is sent on through the backend's
+// *threads.Client (its base URL, key, retries, timeouts, size limits,
+// logger, observer and redaction) as the end user that the backend's user
+// function returns for it:
+//
+//   - A userKey the browser sends, in the query or the body (the official
+//     client always sends one), is never read: the call carries the
+//     backend's user, where each route wants it. Another user's thread is
+//     answered 403, as the service answers it, because the service decides
+//     with the backend's user.
+//   - The browser's own x-api-key and Authorization headers are never
+//     forwarded; the project key is added on the server. No header, query
+//     parameter or body member of the browser's request reaches the
+//     service unless it is one the route takes: each route's query
+//     parameters and body are read into the declaration package runs
+//     sends from, and sent from it.
+//   - Only the routes of the allow-list are served, with their methods:
+//     the thread, message, run, cancel, component-state and suggestion
+//     routes. A path with dot segments (in any spelling), encoded slashes
+//     or backslashes, backslashes, control characters, or empty or blank
+//     segments is refused (400) before anything is sent, as the SDK's
+//     generic calls refuse it; any other path is 404 and another method
+//     405.
+//   - Bodies are bounded ([WithMaxBodySize]), answers and streams by the
+//     client's limits, and each user's concurrent runs can be limited
+//     ([WithMaxRunsPerUser]).
+//   - A route that takes a body (POST, PATCH) takes only a JSON one
+//     (application/json or application/*+json, any charset); another is
+//     answered 415 before the user function runs. A page of another site
+//     may send a text/plain, form or multipart body with the user's
+//     cookies without asking; a JSON one only after a CORS preflight.
+//
+// The Handler is an ordinary http.Handler, so the backend's own middleware
+// (its session check, logging, CORS) wraps it, and the user function reads
+// what that middleware put on the request.
+//
+// # Server-side tools
+//
+// The tools of [WithTools] are run by [runs.ToolRunner]'s code in every
+// case: a tool's content parts reach the service as content parts, and an
+// error's text as the model reads it holds neither the project key nor the
+// end user's token. When a run pauses only for server-side tools, the
+// Handler runs them and continues the run itself, in the same response:
+// the browser sees every run's events in order (each run's RUN_STARTED and
+// RUN_FINISHED), never the pause, and the run id it sends next as
+// previousRunId (the last RUN_STARTED's) is the thread's last run, as the
+// service wants. When a pause mixes both, the browser gets a
+// tambo.run.awaiting_input with only its own calls; the Handler runs its
+// own at once and keeps their results in the [Store] ([WithStore]) until
+// the browser's continuation (the next run with that previousRunId; taken
+// once, a second continuation finds none), which then carries both (a
+// result larger than its share of [MaxPendingResults] keeps only its
+// text, cut). A result the browser sends for a server's call is taken out,
+// and calls whose results are gone are answered with error results ("Safe
+// in front of browsers"). Of two calls in one turn, the model reads only
+// the last one's result (a habit of the service).
+//
+// A tool learns whose run it serves with [UserFrom]: the run's end user,
+// wherever the run's tools are called. A tool that fails or panics is
+// answered to the model as an error result (isError), never a crash; so
+// is a call of a tool that neither side has. The bounds are the
+// [runs.ToolRunner] defaults (10 answered pauses in one response, the same
+// call in 3 pauses in a row); a pause left unanswered by them is answered
+// with error results in the user's next run.
+//
+// # The shared store
+//
+// [Store] keys are built by the Handler: a prefix ([WithStoreKeyPrefix];
+// several applications may share one server), a format version (instances
+// of two versions during a rolling deploy never read each other's values),
+// the kind, then a scope and a name that hold no user key, id or token in
+// clear. The part before a key's last colon is its scope: all of one
+// user's values of one kind share it, so that a store can bound what one
+// user holds ([MemoryStore] does). A key names one thing: a value, a lease
+// or a log, never two.
 //
 // # Answers
 //
@@ -140,6 +221,13 @@
 // events are written with that end. A browser that leaves after the pause
 // reached the relay does not cancel the run: it is read to its end, so
 // that the user's continuation is accepted.
+//
+// Relay answers 200 (the browser's EventSource accepts only 200) with
+// Cache-Control: no-cache and X-Accel-Buffering: no besides the event
+// stream's type and the run's ids. Its error is the stream's: nil for a
+// run that finished, paused or was cancelled, a [*runs.RunFailedError]
+// for a failure (its RUN_ERROR was written), a stream error after the
+// events that did arrive.
 //
 // # The service's habits that a backend meets
 //

@@ -69,62 +69,21 @@ func (u User) id() string {
 }
 
 // Handler serves the /v1 routes that the service's official web clients
-// call (the TypeScript SDK @tambo-ai/typescript-sdk and @tambo-ai/client,
-// on which the React library is built), in front of the service: point
-// their base URL at it and they work unchanged, while the project key
-// stays on the server and the end user is the backend's decision. Make
-// one with [New]; it is safe for concurrent use.
+// call (@tambo-ai/typescript-sdk, @tambo-ai/client and the React library
+// on it), in front of the service: point their base URL at it and they
+// work unchanged, while the project key stays on the server and the end
+// user is the backend's decision. Make one with [New]; it is safe for
+// concurrent use.
 //
-// Every request is sent on through the backend's *threads.Client (its
-// base URL, key, retries, timeouts, size limits, logger, observer and
-// redaction) as the end user that the backend's user function returns for
-// it:
+// Each request goes on through the backend's *threads.Client as the end
+// user the backend's user function returns: the browser's userKey and
+// credentials are never used, only allow-listed routes are served, bodies
+// are bounded JSON (the package doc's "The Handler's routes"). Answers
+// are the service's, secrets redacted ("Answers"); the backend adds its
+// session check and CSRF protection ("Safe in front of browsers").
 //
-//   - A userKey the browser sends, in the query or the body (the official
-//     client always sends one), is never read: the call carries the
-//     backend's user, where each route wants it. Another user's thread is
-//     answered 403, as the service answers it, because the service decides
-//     with the backend's user.
-//   - The browser's own x-api-key and Authorization headers are never
-//     forwarded; the project key is added on the server. No header, query
-//     parameter or body member of the browser's request reaches the
-//     service unless it is one the route takes: each route's query
-//     parameters and body are read into the declaration package runs
-//     sends from, and sent from it.
-//   - Only the routes of the allow-list are served, with their methods:
-//     the thread, message, run, cancel, component-state and suggestion
-//     routes. A path with dot segments (in any spelling), encoded slashes
-//     or backslashes, backslashes, control characters, or empty or blank
-//     segments is refused (400) before anything is sent, as the SDK's
-//     generic calls refuse it; any other path is 404 and another method
-//     405.
-//   - Bodies are bounded ([WithMaxBodySize]), answers and streams by the
-//     client's limits, and each user's concurrent runs can be limited
-//     ([WithMaxRunsPerUser]).
-//   - A route that takes a body (POST, PATCH) takes only a JSON one
-//     (application/json or application/*+json, any charset); another is
-//     answered 415 before the user function runs. A page of another site
-//     may send a text/plain, form or multipart body with the user's
-//     cookies without asking; a JSON one only after a CORS preflight.
-//
-// The backend must add around it what it alone can know: its session
-// check and CSRF protection (see "Safe in front of browsers" in the
-// package documentation).
-//
-// Answers are the service's, forwarded, not rewritten: its status and its
-// bytes, with the secrets redacted, and only the headers that "Answers"
-// in the package documentation lists; runs are relayed as [Relay] relays
-// them.
-//
-// The Handler expects the /v1 paths at its root: mount it with
-// [http.StripPrefix] to serve it under a prefix, and give the web client
-// that prefix as its base URL. It is an ordinary http.Handler, so the
-// backend's own middleware (its session check, logging, CORS) wraps it,
-// and the user function reads what that middleware put on the request.
-//
-// Server-side tools ([WithTools]) are offered to the model on every run
-// beside the browser's own; see [WithTools] for how a run that pauses for
-// them goes on.
+// It expects the /v1 paths at its root: mount it with [http.StripPrefix]
+// under a prefix, and give the web client that prefix as its base URL.
 type Handler struct {
 	base  *runs.Client
 	user  func(*http.Request) (User, error)
@@ -225,34 +184,12 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 // run, beside the tools the browser offers (a browser tool of the same
 // name is dropped: the server's wins). They are [threads.Tool] values, as
 // [runs.ToolRunner] runs them ([threads.NewTool], [threads.NewJSONTool],
-// [threads.NewPartsTool], an MCP server's tools), and they are run by its
-// code in every case: a tool's content parts reach the service as content
-// parts, and an error's text as the model reads it holds neither the
-// project key nor the end user's token.
-//
-// When a run pauses only for server-side tools, the Handler runs them and
-// continues the run itself, in the same response: the browser sees every
-// run's events in order (each run's RUN_STARTED and RUN_FINISHED), never
-// the pause, and the run id it sends next as previousRunId (the last
-// RUN_STARTED's) is the thread's last run, as the service wants. When a
-// pause mixes both, the browser gets a tambo.run.awaiting_input with only
-// its own calls; the Handler runs its own at once and keeps their results
-// in the [Store] ([WithStore]) until the browser's continuation (the next
-// run with that previousRunId; taken once, a second continuation finds
-// none), which then carries both (a result larger than its share of
-// [MaxPendingResults] keeps only its text, cut). A result the browser
-// sends for a server's call is taken out, and calls whose results are gone
-// are answered with error results (package documentation, "Safe in front
-// of browsers"). Of two calls in one turn, the model reads only the last
-// one's result (a habit of the service).
-//
-// A tool learns whose run it serves with [UserFrom]: the run's end user,
-// wherever the run's tools are called. A tool that fails or panics is
-// answered to the model as an error result (isError), never a crash; so
-// is a call of a tool that neither side has. The bounds are the
-// [runs.ToolRunner] defaults (10 answered pauses in one response, the same
-// call in 3 pauses in a row); a pause left unanswered by them is answered
-// with error results in the user's next run.
+// [threads.NewPartsTool], an MCP server's tools). A pause only for them is
+// answered in the same response; a pause that mixes both hands the browser
+// its own calls, and the server's results wait in the [Store] for the
+// browser's continuation. [UserFrom] tells a tool whose run it serves; a
+// failing tool is an error result the model reads. How pauses, lost
+// results and bounds are handled: the package doc's "Server-side tools".
 func WithTools(tools ...threads.Tool) Option {
 	return option(func(c *config) { c.tools = append(c.tools, tools...) })
 }

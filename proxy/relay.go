@@ -63,20 +63,16 @@ const keepAliveComment = ": keep-alive\n\n"
 // Relay writes run s to w as Server-Sent Events, the service's bytes with
 // the secrets redacted, and closes s; see the package doc's "Relaying a
 // run" for the wire form, batching, keep-alives, write timeouts and the
-// held pause. It answers 200 (the browser's EventSource accepts only 200)
-// with Content-Type text/event-stream, X-Run-Id and X-Thread-Id when s
-// knows them, Cache-Control: no-cache and X-Accel-Buffering: no; set
-// other headers on w before calling it.
+// held pause. It answers 200 with Content-Type text/event-stream, X-Run-Id
+// and X-Thread-Id when s knows them, and no caching; set other headers on
+// w before calling it.
 //
 // Relay returns when the run ends or the browser leaves (its request's
 // context ends, or a write fails or overruns the write timeout). A run
 // left before its end is cancelled on the service, unless its pause had
 // reached the relay: that run is read to its end first. A browser that
 // left is [RelayResult.Left] with a nil error; otherwise the error is
-// s.Err(): nil for a run that finished, paused or was cancelled, a
-// [*runs.RunFailedError] for a failure (its RUN_ERROR was written), a
-// stream error after the events that did arrive. No goroutine of Relay
-// runs once it returns.
+// s.Err(). No goroutine of Relay runs once it returns.
 func Relay(w http.ResponseWriter, r *http.Request, s Stream, opts ...RelayOption) (RelayResult, error) {
 	var c config
 	c.keepAlive, c.writeTimeout = DefaultKeepAlive, DefaultWriteTimeout

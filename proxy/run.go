@@ -216,7 +216,13 @@ func (q *request) run(create bool) {
 		for _, t := range p.ToolDefinitions {
 			browser[t.Name] = true
 		}
-		filter = (&pauses{q: q, ctx: ctx, browser: browser}).filter
+		ps := &pauses{q: q, ctx: ctx, browser: browser}
+		filter = ps.filter
+		if h.approvals != nil {
+			// A pause of parked calls only: the browser's response waits
+			// for the decision's run, up to Approvals.Hold.
+			s = &holding{Stream: s, h: h, user: q.user, p: ps}
+		}
 	}
 	if h.cfg.detach > 0 {
 		handed = true

@@ -38,17 +38,14 @@ const (
 // to its end, at most max (0: [DefaultDetachedRunMax]), into a log in
 // the [Store], and the browser's stream is served from that log. Each
 // event then carries an SSE id: line, and a page resumes the run from any
-// instance that shares the store with GET
-// /v1/threads/{threadId}/runs/{runId}/events (runId: the X-Run-Id
-// header), sending the last id it got as Last-Event-ID (an EventSource
-// does so by itself): every event after it once, in order, then the live
-// ones, then the end. See docs/reloads.md.
+// instance with GET /v1/threads/{threadId}/runs/{runId}/events and
+// Last-Event-ID: every event after it once, in order, then the live ones,
+// then the end. See docs/reloads.md.
 //
 // A detached run is an exception to "no goroutine after a call": it ends
-// with the run, at max, or at [Handler.Shutdown]'s deadline. It keeps its
-// user's run slot until then. Pages on the official clients do not
-// resume; for them the run is no longer cancelled when they leave, and a
-// reload shows the finished reply (the thread's messages).
+// with the run, at max, or at [Handler.Shutdown]'s deadline, and keeps
+// its user's run slot until then. Pages on the official clients do not
+// resume; for them the run is no longer cancelled when they leave.
 func WithDetachedRuns(max time.Duration) Option {
 	return option(func(c *config) {
 		if max < 0 {

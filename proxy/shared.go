@@ -39,13 +39,11 @@ var ErrShutdown = errors.New("proxy: the handler is shutting down")
 // a browser's continuation or its next run may reach any of them.
 //
 // When the store cannot answer: a continuation whose server results
-// cannot be taken is refused 503 and nothing is sent (the service would
-// refuse it without them); a run whose slot cannot be taken is refused
-// 503 ([WithRunSlotsOpenOnStoreError] lets it run); results that cannot
-// be kept at a pause are logged, and the browser's continuation then goes
-// on without them; a slot's lease that cannot be renewed is logged and
-// its run goes on; a cancel never needs the store. Nothing is retried:
-// the next request tries again, so service resumes with the store.
+// cannot be taken is refused 503 and nothing is sent; a run whose slot
+// cannot be taken is refused 503 ([WithRunSlotsOpenOnStoreError] lets it
+// run); results that cannot be kept at a pause are logged; a slot's lease
+// that cannot be renewed is logged and its run goes on; a cancel never
+// needs the store. Nothing is retried: the next request tries again.
 func WithStore(s Store) Option {
 	return option(func(c *config) {
 		if s == nil {

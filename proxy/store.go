@@ -13,23 +13,14 @@ import (
 // for everything the proxy keeps between requests, so that a backend
 // implements it once. The Handler keeps there the server-side tools'
 // results waiting for the browser (a value taken once), each user's run
-// slots (leases), and, as later features need them, run logs (an
-// append-only log), run owners (leases) and once-only records (a value
-// set only if absent).
+// slots (leases), run logs (an append-only log), run owners (leases) and
+// once-only records (a value set only if absent).
 //
 // [NewMemoryStore] is the default, for one instance; the module
 // github.com/threadsapi/threads-go/proxy/redisstore keeps it on Redis for
 // several. A backend's own store (PostgreSQL, another client) proves
-// itself with package proxy/storetest, which the two above pass.
-//
-// Keys are built by the Handler: a prefix ([WithStoreKeyPrefix]; several
-// applications may share one server), a format version (instances of two
-// versions during a rolling deploy never read each other's values), the
-// kind, then a scope and a name that hold no user key, id or token in
-// clear. The part before a key's last colon is its scope: all of one
-// user's values of one kind share it, so that a store can bound what one
-// user holds ([MemoryStore] does). A key names one thing: a value, a
-// lease or a log, never two.
+// itself with package proxy/storetest, which the two above pass. How keys
+// are built and scoped: the package doc's "The shared store".
 //
 // Every method must be safe for concurrent use, from one process or many.
 // A ttl is at least a millisecond; an error is returned for a store that

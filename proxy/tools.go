@@ -34,6 +34,9 @@ type pauses struct {
 	// parked are the pause's calls that wait for approval, for the
 	// run's RUN_FINISHED.
 	parked []PendingApproval
+	// alone is the run whose pause parked calls and had no browser call:
+	// its decision continues it.
+	alone string
 }
 
 func (p *pauses) filter(ev runs.Event, raw []byte) ([]byte, bool) {
@@ -117,6 +120,7 @@ func (p *pauses) park(raw []byte, theirs, ours, parked []runs.PendingToolCall) (
 	}
 	p.parked = h.park(p.ctx, p.q.user, p.threadID, p.runID, parked, len(theirs) > 0)
 	if len(theirs) == 0 {
+		p.alone = p.runID
 		return approvalEvent(p.parked), true
 	}
 	out, ok := onlyCalls(raw, p.browser)

@@ -157,6 +157,9 @@ type call struct {
 	body   any          // JSON-encoded when not nil
 	raw    []byte       // the JSON body as sent (Client.Do), instead of body
 	setKey func(string) // a KeyInBody or KeyInThread route's: puts the user key in body
+	// name is a Do call's route name (core.Call.Name): "" for a route
+	// this package has.
+	name string
 	// idempotent: a write acting twice cannot harm (core.Call.Idempotent).
 	idempotent bool
 }
@@ -204,6 +207,8 @@ func (c *Client) prepare(ctx context.Context, opts []threads.RequestOption, k ca
 		NoMigrate:  true,
 		Idempotent: k.idempotent,
 		Secrets:    c.secrets(),
+		Name:       k.name,
+		Generic:    k.route != nil,
 	}
 	if k.raw != nil {
 		cc.Body, cc.Raw = nil, k.raw
@@ -431,6 +436,9 @@ func (c *Client) genericCall(method, path string, body any) (call, error) {
 		}
 	}
 	k := call{ep: endpointOf(r, known), route: &r, query: q}
+	if !known {
+		k.name = route.Named(r.Template) // one name per route, not per thread
+	}
 	switch b := body.(type) {
 	case nil:
 	case json.RawMessage:

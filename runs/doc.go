@@ -37,7 +37,11 @@
 // error) or failed (a [*RunFailedError]). The caller closes the Stream;
 // closing it before the run's end cancels the run, and [Stream.Cancel]
 // cancels it and reads on to the end. A run POST is never re-sent once the
-// service may have acted on it.
+// service may have acted on it. A [Client.Cancel] that meets the run's
+// completion is sometimes answered 500 (the service's database
+// deadlocked): the run may be cancelled or not, and its stream may end
+// RUN_FINISHED or RUN_ERROR INTERNAL_ERROR while the thread says
+// lastRunCancelled.
 //
 // # AG-UI
 //
@@ -104,6 +108,15 @@
 // base.ForUser(key).GetThread(...). A Client with none refuses every
 // call but ExchangeToken before sending ([ErrIdentity]). The API key always
 // travels in x-api-key.
+//
+// A [TokenSource] is asked on a goroutine of its own, so that one that
+// ignores its context cannot hold a call: a call whose source has not
+// answered when the call's context ends, or when WithRequestTimeout
+// passes, fails with that context's error, and the source's goroutine is
+// left to end by itself. That goroutine is the one the SDK leaves after a
+// call: at most one at a time per ForTokenSource (the returned Client and
+// its copies ask one at a time; while an abandoned ask runs, the next call
+// waits for it within its own deadline).
 //
 // # In a backend
 //

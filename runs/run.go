@@ -386,23 +386,16 @@ func (c *Client) stream(ctx context.Context, opts []threads.RequestOption, k cal
 }
 
 // Cancel cancels run runID of thread threadID, started anywhere (DELETE
-// /v1/threads/{threadId}/runs/{runId}). The service answers 200
-// {runId, status: "cancelled"} while the run is active, and the run's
-// stream then ends with RUN_ERROR CANCELLED; 404 (threads.ErrNotFound)
-// when the run has already ended or was cancelled before; and, when the
-// cancel meets the run's completion, sometimes 500 (its database
-// deadlocked: the run may be cancelled or not, and its stream may end
-// RUN_FINISHED or RUN_ERROR INTERNAL_ERROR while the thread says
-// lastRunCancelled). A cancel is idempotent: after a 500 the DELETE is
-// re-sent once (within WithMaxRetries), and a re-send answered 404 counts
-// as done (nil: the first one acted, or the run ended). To cancel the run
-// of a Stream you hold, [Stream.Cancel] also makes the stream report it
-// cancelled whichever event ends it.
-//
-// Retries otherwise are those of every DELETE of the SDK: re-sent only
-// when it provably did not act (a connection that failed before the
-// request was written, 429, 503); a connection lost after it was written
-// is returned.
+// /v1/threads/{threadId}/runs/{runId}). The service answers 200 while the
+// run is active, and the run's stream then ends with RUN_ERROR CANCELLED;
+// 404 (threads.ErrNotFound) when the run has already ended or was
+// cancelled before; and, when the cancel meets the run's completion,
+// sometimes 500 (the run may be cancelled or not). A cancel is idempotent:
+// after a 500 the DELETE is re-sent once (within WithMaxRetries), and a
+// re-send answered 404 counts as done. To cancel the run of a Stream you
+// hold, [Stream.Cancel] also makes the stream report it cancelled
+// whichever event ends it. Otherwise it is retried as every DELETE: only
+// when it provably did not act.
 func (c *Client) Cancel(ctx context.Context, threadID, runID string, opts ...threads.RequestOption) error {
 	k := call{ep: v1wire.Cancel, ids: []string{threadID, runID}, idempotent: true}
 	return c.do(ctx, opts, k, nil)

@@ -899,6 +899,38 @@ func TestObserverRunUsage(t *testing.T) {
 	assert.Equal(t, []threads.TokenUsage{{Provider: "openai", Model: "gpt-5", InputTokens: 11, OutputTokens: 4, TotalTokens: 14, ReasoningTokens: 2}}, call.ends[0].Usage)
 }
 
+// runs.Client.Do names a /v1 route the SDK does not model by the
+// template WithRouteTemplate gives, else by its path with the id-like
+// segments as {id}, so a tracing backend sees one span name per route;
+// this package's routes, and its typed methods whatever the option says,
+// keep their templates.
+func TestDoRouteNames(t *testing.T) {
+	t.Parallel()
+	obs := &recorder{}
+	c, _ := observed(t, obs)
+	ctx := t.Context()
+	th, err := c.CreateThread(ctx, runs.CreateThreadParams{})
+	require.NoError(t, err)
+	var raw json.RawMessage
+	_ = c.Do(ctx, "GET", "/v1/threads/"+th.ID+"/usage", nil, &raw)
+	_ = c.Do(ctx, "GET", "/v1/threads/"+th.ID+"/usage", nil, &raw, threads.WithRouteTemplate("GET /v1/threads/{id}/usage"))
+	_ = c.Do(ctx, "GET", "/v1/threads/"+th.ID, nil, &raw)
+	_, _ = c.GetThread(ctx, th.ID, threads.WithRouteTemplate("GET /elsewhere"))
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	var names []string
+	for _, call := range obs.calls {
+		names = append(names, call.info.Method+" "+call.info.Route)
+	}
+	assert.Equal(t, []string{
+		"POST /v1/threads",
+		"GET /v1/threads/{id}/usage",
+		"GET /v1/threads/{id}/usage",
+		"GET /v1/threads/{threadId}",
+		"GET /v1/threads/{threadId}",
+	}, names)
+}
+
 // A run this client cancelled reads OutcomeCancelled whatever end the
 // service sends, also an end that comes while the DELETE is under way
 // (before, the RUN_ERROR INTERNAL_ERROR read then made it a failure), and

@@ -113,7 +113,8 @@ func (f TokenSourceFunc) Token(ctx context.Context) (string, error) { return f(c
 // and, if the token changed, is sent once more with it (the 401 proves the
 // service did not act); never a loop. A nil src, or an empty token, is
 // [ErrIdentity]; src's errors are returned wrapped; its tokens are never
-// in an error or log line. golang.org/x/oauth2's TokenSource adapts so:
+// in an error or log line; one that ignores its context cannot hold a
+// call past its deadline ("End users" in the package doc). For oauth2:
 //
 //	ts := conf.TokenSource(ctx, tok) // an oauth2.TokenSource
 //	alice := base.ForTokenSource(runs.TokenSourceFunc(func(context.Context) (string, error) {
@@ -124,18 +125,7 @@ func (f TokenSourceFunc) Token(ctx context.Context) (string, error) { return f(c
 //		return t.AccessToken, nil
 //	}))
 //
-// To send the service's own tokens instead, exchange the provider's token
-// in the source with [Client.ExchangeToken] and keep the result until its
-// Expiry.
-//
-// The source is asked on a goroutine of its own, so that one that ignores
-// its context (as the adapter above does) cannot hold a call: a call whose
-// source has not answered when the call's context ends, or when
-// WithRequestTimeout passes, fails with that context's error, and the
-// source's goroutine is left to end by itself. That goroutine is the one
-// the SDK leaves after a call: at most one at a time per ForTokenSource
-// (the returned Client and its copies ask one at a time; while an
-// abandoned ask runs, the next call waits for it within its own deadline).
+// For the service's own tokens, call [Client.ExchangeToken] in the source.
 func (c *Client) ForTokenSource(src TokenSource) *Client {
 	cp := *c
 	cp.userKey, cp.token, cp.src = "", threads.Token{}, &tokenSource{src: src, slot: make(chan struct{}, 1)}

@@ -393,12 +393,10 @@ func WithLastToolCallOnly() Option { return option(func(c *config) { c.lastCallO
 // ([WithThrottle]); on /v1, the service's own tool arguments
 // ([WithServiceToolArguments]), overlapping pages
 // ([WithOverlappingPages]) and only the last of a turn's tool calls kept
-// ([WithLastToolCallOnly]) (a run cancelled while it streams ends RUN_ERROR
-// CANCELLED, as live; [WithCancelledRunsFinished] is the rare other end); and the small routes' answers (captures
-// 30, 32, 33): GET /registry/{name} of an unknown name is 500 Internal
-// server error, deleting an unknown API key is 200 false, and deleting a
-// provider key answers 200 the project whether or not the key existed.
-// Options after it may change each of these but the last.
+// ([WithLastToolCallOnly]); and the small routes' answers (captures 30,
+// 32, 33): an unknown registry name is 500, deleting an unknown API key is
+// 200 false, deleting a provider key answers 200 the project. Options
+// after it may change each of these but the last.
 func WithLiveHabits() Option {
 	return option(func(c *config) {
 		c.keyHeader = "x-api-key"

@@ -134,7 +134,9 @@ func newApp(client *threads.Client, logger *log.Logger) (*app, error) {
 			return fmt.Sprintf("a gift card of %.2f was sent", g.Amount), nil
 		})
 	v1, err := proxy.New(client, a.user, proxy.WithTools(serverTime), proxy.WithDetachedRuns(5*time.Minute),
-		proxy.WithApprovals(proxy.Approvals{Tools: []threads.Tool{giftCard}, MayDecide: a.mayDecide}))
+		// The page resumes the decision's run itself (Hold: -1): its
+		// response ends at the pause.
+		proxy.WithApprovals(proxy.Approvals{Tools: []threads.Tool{giftCard}, MayDecide: a.mayDecide, Hold: -1}))
 	if err != nil {
 		return nil, err
 	}

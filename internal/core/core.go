@@ -34,8 +34,15 @@ import (
 // Call is one operation as the wire sees it.
 type Call struct {
 	Route route.Route // method, path template and its values
-	Query url.Values  // sent after the route's own query, if any
-	Body  any         // JSON-encoded when not nil
+	// Name, when set, is the route as the observer and the log name it
+	// (a Do call's: threads.WithRouteTemplate, else its path with the
+	// segments that look like ids as {id}); else Route.Template.
+	Name string
+	// Generic marks a Do call: only its route may be named by
+	// threads.WithRouteTemplate (a typed method keeps its template).
+	Generic bool
+	Query   url.Values // sent after the route's own query, if any
+	Body    any        // JSON-encoded when not nil
 	// Raw, when not nil, is the body as sent (Body must be nil): for a
 	// body that is not JSON, whose Content-Type is in Header.
 	Raw    []byte

@@ -118,3 +118,34 @@ func match(segs, templates []string) (tmpl string, ids []string, ok bool) {
 	}
 	return tmpl, ids, best >= 0
 }
+
+// Named returns tmpl (a route's escaped path) with each segment that looks
+// like an id as {id}: the name of a route the SDK does not model, so that
+// one route has one name rather than one per thread. A segment looks like
+// an id when it starts with thr_, run_ or msg_, or has the service's id
+// shape, a lower-case prefix, "_", a name, "." and hex digits
+// ("comp_Ab12.0a0b0c").
+func Named(tmpl string) string {
+	segs := strings.Split(tmpl, "/")
+	for i, s := range segs {
+		if idLike(s) {
+			segs[i] = "{id}"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+func idLike(s string) bool {
+	for _, p := range [...]string{"thr_", "run_", "msg_"} {
+		if strings.HasPrefix(s, p) && len(s) > len(p) {
+			return true
+		}
+	}
+	prefix, rest, ok := strings.Cut(s, "_")
+	if !ok || prefix == "" || len(prefix) > 12 || strings.Trim(prefix, "abcdefghijklmnopqrstuvwxyz") != "" {
+		return false
+	}
+	name, hex, ok := strings.Cut(rest, ".")
+	return ok && name != "" && len(hex) >= 4 && strings.Trim(hex, "0123456789abcdef") == "" &&
+		strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") == ""
+}

@@ -80,3 +80,23 @@ func TestLiteralRefusals(t *testing.T) {
 	_, _, _, err := Literal("GET", "/threads/%20%09", literalTemplates)
 	assert.ErrorIs(t, err, ErrInvalidID)
 }
+
+// A route the SDK does not model is named with its id-like segments as
+// {id}; other segments are kept.
+func TestNamedIDSegments(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"/v1/threads/thr_Oe6qxjmg.338944/usage":       "/v1/threads/{id}/usage",
+		"/v1/threads/thr_1/runs/run_2/messages/msg_3": "/v1/threads/{id}/runs/{id}/messages/{id}",
+		"/threads/project/p_FakeProj.c0ffee/usage":    "/threads/project/{id}/usage",
+		"/v1/threads/comp_Ab12.0a0b0c":                "/v1/threads/{id}",
+		"/v1/threads/mythread/usage":                  "/v1/threads/mythread/usage",
+		"/v1/threads/thr_/x":                          "/v1/threads/thr_/x",
+		"/v1/a_b.c/x_y.12":                            "/v1/a_b.c/x_y.12",
+		"/no/such/route":                              "/no/such/route",
+	} {
+		if got := Named(in); got != want {
+			t.Errorf("Named(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -49,7 +49,9 @@ func (f *refunds) calls() []string {
 
 // approvalCluster is three instances whose refund calls wait for a
 // manager (X-Role) to decide.
-func approvalCluster(t *testing.T, f *refunds) *cluster {
+// These browsers read each response to its end before deciding (hold:
+// -1), but TestHeldResponseAcrossInstances's.
+func approvalCluster(t *testing.T, f *refunds, hold time.Duration) *cluster {
 	return newCluster(t, sharedServer(t), 3, proxy.WithDetachedRuns(time.Minute),
 		proxy.WithApprovals(proxy.Approvals{
 			Tools: []threads.Tool{f.tool()},
@@ -57,6 +59,7 @@ func approvalCluster(t *testing.T, f *refunds) *cluster {
 				return r.Header.Get("X-Role") == "manager", nil
 			},
 			DecidedBy: func(r *http.Request) string { return r.Header.Get("X-Person") },
+			Hold:      hold,
 		}))
 }
 
@@ -139,7 +142,7 @@ func parkOn(t *testing.T, c *cluster, i int, amount int) (threadID, runID, id st
 func TestApprovalAcrossInstances(t *testing.T) {
 	t.Parallel()
 	var f refunds
-	c := approvalCluster(t, &f)
+	c := approvalCluster(t, &f, -1)
 	threadID, pausedRun, id := parkOn(t, c, 0, 80)
 	c.kill(0)
 
@@ -181,7 +184,7 @@ func TestApprovalAcrossInstances(t *testing.T) {
 func TestRefusalAcrossInstances(t *testing.T) {
 	t.Parallel()
 	var f refunds
-	c := approvalCluster(t, &f)
+	c := approvalCluster(t, &f, -1)
 	_, _, id := parkOn(t, c, 0, 500)
 	status, d := c.decide(t, 1, id, false, "over the limit", "X-Role", "manager")
 	require.Equal(t, http.StatusOK, status)
@@ -196,7 +199,7 @@ func TestRefusalAcrossInstances(t *testing.T) {
 func TestExpiredApprovalAcrossInstances(t *testing.T) {
 	t.Parallel()
 	var f refunds
-	c := approvalCluster(t, &f)
+	c := approvalCluster(t, &f, -1)
 	threadID, pausedRun, _ := parkOn(t, c, 0, 80)
 	next := `{"message":{"role":"user","content":[{"type":"text","text":"well?"}]},"previousRunId":"` + pausedRun + `"}`
 
@@ -217,4 +220,40 @@ func TestExpiredApprovalAcrossInstances(t *testing.T) {
 	cont.rest(t)
 	assert.Equal(t, map[string]string{"call_r": "approval expired"}, lastResults(t, c.fake))
 	assert.Empty(t, f.calls())
+}
+
+// A browser still connected to A when its run parked a call gets the
+// decision's run, started on B, in the same response.
+func TestHeldResponseAcrossInstances(t *testing.T) {
+	t.Parallel()
+	var f refunds
+	c := approvalCluster(t, &f, time.Minute)
+	c.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund", Arguments: map[string]any{"amount": 80}}}})
+	onA := c.postTo(t, 0, "alice", "/v1/threads/runs", hiRun)
+	require.Equal(t, http.StatusCreated, onA.status)
+	var id string
+	for id == "" {
+		e := readEvents(t, onA.body, 1)
+		require.Len(t, e, 1)
+		var ev struct {
+			Name  string
+			Value struct{ Approvals []proxy.PendingApproval }
+		}
+		require.NoError(t, json.Unmarshal([]byte(e[0].Data), &ev))
+		if ev.Name == proxy.ApprovalEventName {
+			id = ev.Value.Approvals[0].ID
+		}
+	}
+	status, d := c.decide(t, 1, id, true, "", "X-Role", "manager")
+	require.Equal(t, http.StatusOK, status)
+	var runs []string
+	for _, e := range readEvents(t, onA.body, -1) {
+		if typ, _ := typeOf(t, e); typ == "RUN_STARTED" {
+			var ev struct{ RunID string }
+			require.NoError(t, json.Unmarshal([]byte(e.Data), &ev))
+			runs = append(runs, ev.RunID)
+		}
+	}
+	assert.Equal(t, []string{d.RunID}, runs, "the decision's run followed in A's response")
+	assert.Equal(t, []string{"alice"}, f.calls())
 }

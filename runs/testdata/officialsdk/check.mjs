@@ -12,6 +12,15 @@ let text = "", runId = ""; for await (const ev of s) { if (ev.type === "RUN_STAR
 assert.ok(text.length > 0); ok(`runs.run streams: ${JSON.stringify(text.slice(0, 40))}`);
 const s2 = await sdk.threads.runs.run(th.id, { message: { role: "user", content: [{ type: "text", text: "again" }] }, userKey: "u1", previousRunId: runId });
 for await (const ev of s2) { if (ev.type === "RUN_ERROR") throw new Error(ev.message); } ok("runs.run with previousRunId");
+// A cancel after the first delta ends the stream RUN_ERROR CANCELLED, as the service ends it (captures 53, 57, 58).
+const sc = await sdk.threads.runs.create({ message: { role: "user", content: [{ type: "text", text: "a long answer please" }] }, thread: { userKey: "u1" } });
+let cancelRun = "", cancelThread = "", cancelled = false, end = "";
+for await (const ev of sc) {
+  if (ev.type === "RUN_STARTED") { cancelRun = ev.runId; cancelThread = ev.threadId; }
+  if (ev.type === "TEXT_MESSAGE_CONTENT" && !cancelled) { cancelled = true; const d = await sdk.threads.runs.delete(cancelRun, { threadId: cancelThread, userKey: "u1" }); assert.equal(d.status, "cancelled"); }
+  if (ev.type === "RUN_FINISHED" || ev.type === "RUN_ERROR") { end = ev.type === "RUN_ERROR" ? `RUN_ERROR ${ev.code}` : ev.type; break; }
+}
+assert.ok(cancelled); assert.equal(end, "RUN_ERROR CANCELLED"); ok("runs.delete after the first delta: RUN_ERROR CANCELLED");
 const c = await sdk.threads.runs.create({ message: { role: "user", content: [{ type: "text", text: "new" }] }, thread: { userKey: "u1" } });
 for await (const ev of c) { if (ev.type === "RUN_ERROR") throw new Error(ev.message); } ok("runs.create (new thread)");
 const msgs = await sdk.threads.messages.list(th.id, { userKey: "u1" }); assert.ok(msgs.messages.length >= 4); ok(`messages.list (${msgs.messages.length})`);
