@@ -500,7 +500,7 @@ func secretValues(t testing.TB, key, tok string) map[string]any {
 		new(threads.ImageURL), new(threads.InputAudio), new(threads.ListParams), new(threads.Message), new(threads.MessageRequest),
 		new(threads.Project), new(threads.Resource), new(threads.Role), new(threads.StreamEvent), new(threads.Suggestion),
 		new(threads.Thread), new(threads.ThreadPage), new(threads.ThreadWithMessages), new(threads.Token), new(threads.Tool),
-		new(threads.ToolCall), new(threads.ToolCallParameter), new(threads.ToolCallRequest), new(threads.ToolParameter),
+		new(threads.ToolCall), new(threads.ToolRunResult), new(threads.TokenUsage), new(threadstest.TokenUsage), new(threadstest.ResumeEntry), new(threads.ToolCallParameter), new(threads.ToolCallRequest), new(threads.ToolParameter),
 		new(threads.ToolParameterItems), new(threads.UpdateComponentStateParams), new(threads.UpdateThreadParams),
 		new(threadstest.AdvanceRequest), new(threadstest.OfferedTool), new(threadstest.SentPart), new(threadstest.Fault),
 		new(threadstest.SentMessage), new(threadstest.Request), new(threadstest.Script), new(threadstest.ScriptedToolCall),

@@ -66,6 +66,13 @@ type StreamEvent struct {
 	// TextDelta is then its whole new text (empty when the new text is
 	// white space only).
 	TextReset bool `json:"textReset,omitempty"`
+	// ToolRunResult is set on an event of a [ThreadsService.RunStream]
+	// runner's own, with [WithToolRunResults]: the result it sent for a
+	// tool call, after the round's last snapshot and before the reply to
+	// the result. That event's AdvanceResponse is the round's last
+	// snapshot again (the message that asked for the tool), with no
+	// TextDelta. Nil on every snapshot the service sent.
+	ToolRunResult *ToolRunResult `json:"-"`
 }
 
 // LogValue makes log/slog record the event with its token redacted, as
@@ -127,6 +134,11 @@ type Stream struct {
 	tokenNext int
 
 	leaving *leaving // WithCancelOnClose's hook (leave.go), shared with Close; nil in a zero Stream
+
+	// tools, for RunStream, answers the tool call that ends a round: the
+	// engine pauses at the round's "data: DONE", and Next continues it
+	// with the reply to the result. Nil for any other stream.
+	tools *toolRunner
 }
 
 // Bounds on what a Stream keeps for Messages, and of the tokens it
@@ -167,6 +179,9 @@ func (d *snapshots) Decode(ev sse.Event) (stream.Verdict, error) {
 	case ev.Data == "":
 		return stream.Skip, nil // an event without data, such as a lone id: line
 	case ev.Data == "DONE" || ev.Data == "[DONE]":
+		if s.tools != nil {
+			return stream.Pause, nil // a round's end: Next answers its call, if any
+		}
 		return stream.Last, nil
 	}
 	if err := s.decode(ev.Data); err != nil {
@@ -202,16 +217,39 @@ func (d *snapshots) Ended(how stream.End, err error) {
 
 // Next advances to the next snapshot, which Current then returns. It
 // returns false at the end of the stream or on failure; Err tells which.
-// It blocks until an event's bytes have arrived, and no longer.
+// It blocks until an event's bytes have arrived, and no longer. On a
+// [ThreadsService.RunStream] stream it runs the tools at each round's end.
 func (s *Stream) Next() bool {
 	if s == nil {
 		return false
 	}
-	ok := s.eng.Next()
-	if !ok {
+	for {
+		if s.eng.Next() {
+			return true
+		}
+		if !s.eng.Paused() {
+			break
+		}
+		// A round ended: its last snapshot may ask for a tool. A round
+		// without snapshots has no "last" one: the one before it (which
+		// the result event repeats) is not asked again.
+		var last AdvanceResponse
+		if s.cur.ToolRunResult == nil {
+			last = s.cur.AdvanceResponse
+		}
 		s.cur = StreamEvent{}
+		next, res, err := s.tools.next(last)
+		switch {
+		case err != nil || next == nil:
+			s.eng.EndPause(err)
+		case s.eng.Continue(next.eng.Detach()) && s.tools.show:
+			s.cur = StreamEvent{AdvanceResponse: last, ToolRunResult: res}
+			return true
+		}
 	}
-	return ok
+	s.cur = StreamEvent{}
+	s.tools.stop()
+	return false
 }
 
 // engine is s's engine; nil for a nil Stream (whose methods work, as a
@@ -358,6 +396,9 @@ func (s *Stream) Err() error {
 // ThreadsService.Cancel for that.
 func (s *Stream) Close() error {
 	s.engine().Close()
+	if s != nil {
+		s.tools.stop() // a tool that runs, or a round's request, returns
+	}
 	return nil
 }
 

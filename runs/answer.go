@@ -28,17 +28,20 @@ func (c *Client) AnswerTools(ctx context.Context, r ToolRunner, calls []PendingT
 	case c.err != nil:
 		return nil, c.err
 	}
-	ts := &ToolStream{c: c, mu: new(sync.Mutex), conc: r.Concurrency, maxRounds: r.MaxRounds, maxRepeats: r.MaxRepeats,
-		logger: c.conn.Logger(opts)}
+	// A ToolStream without runs: its pause policy, redaction and logger.
+	ts := &ToolStream{c: c, mu: new(sync.Mutex), logger: c.conn.Logger(opts)}
 	if err := ts.setup("runs: AnswerTools", &RunParams{}, r); err != nil {
 		return nil, err
 	}
 	ts.ctx, ts.cancel = context.WithCancel(ctx)
 	defer ts.cancel()
-	ts.calls = append([]PendingToolCall{}, calls...) // not nil: runCalls answers an empty pause with no result
-	ts.runCalls()
-	if ts.done {
-		return nil, ts.err
+	answers := ts.policy.Run(ts.ctx, pauseCalls(calls))
+	if err := ts.ctx.Err(); err != nil {
+		return nil, err
 	}
-	return ts.answer, nil
+	out := make([]Content, 0, len(calls))
+	for _, a := range answers {
+		out = append(out, toolRunResult(1, a).sent())
+	}
+	return out, nil
 }

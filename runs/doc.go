@@ -88,6 +88,17 @@
 // [Component.Decode] reads its events into that struct
 // (ExampleClient_RunTools_agent has two tools and a component).
 //
+// The tool runner is written by concern, one file each: the tools and
+// their wire definitions (tools.go: [ToolRunner], [DefineTool]), the
+// runner loop (toolrun.go: [Client.RunTools], the runs one after another),
+// the pause policy's use (toolpause.go: a pause's calls run through the
+// policy both API generations share, which decides which pauses are
+// answered, how many calls run at once and how a failure is worded, and
+// [Client.AnswerTools] in answer.go), the tool stream (toolstream.go:
+// [ToolStream]'s reading, Collect and what it keeps) and the results
+// (toolresult.go: [ToolRunStart], [ToolRunResult] and the errors that stop
+// the loop). Each file's tests sit beside it.
+//
 // [Client.AnswerTools] runs a pause's calls as RunTools does, by the same
 // code: the service's status arguments taken out, at most r.Concurrency
 // calls at once, a tool's content parts sent as they are; a tool that

@@ -16,7 +16,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
 	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/runs"
 	"github.com/threadsapi/threads-go/threadstest"
@@ -569,4 +568,28 @@ func TestCancelResentOnceAfter500(t *testing.T) {
 	srv.Inject(internal)
 	err = runs.New(srv.Client(threads.WithMaxRetries(0))).ForUser("user-1").Cancel(ctx, s.ThreadID(), s.RunID())
 	assert.ErrorIs(t, err, threads.ErrServer, "no retries: no re-send")
+}
+
+// A failed run's error shows the run and thread ids the server sent:
+// cleaned and bounded like its message, never raw.
+func TestRunFailedErrorHidesServerRunID(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(201)
+		fmt.Fprintf(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"thr_1\",\"runId\":%s,\"timestamp\":1}\n\n", jsonString(hostileRunID+strings.Repeat("x", 1<<20)))
+		fmt.Fprint(w, "data: {\"type\":\"RUN_ERROR\",\"message\":\"boom\",\"code\":\"E\"}\n\n")
+	}))
+	defer srv.Close()
+	st, err := client(t, srv.URL).Run(context.Background(), "thr_1", runs.RunParams{Content: []runs.Content{runs.Text("hi")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = st.Collect()
+	if err == nil {
+		t.Fatal("no error for a failed run")
+	}
+	if s := err.Error(); strings.Contains(s, testKey) || strings.Contains(s, "\x1b") || len(s) > 4096 {
+		t.Fatalf("RunFailedError shows the server's run id raw (%d bytes): %.200q", len(s), s)
+	}
 }

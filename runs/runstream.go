@@ -257,7 +257,7 @@ func (s *Stream) nextRun(next *Stream, held int64) bool {
 	n.mu.Lock()
 	threadID, runID, cancel, thread := n.threadID, n.runID, n.cancel, n.thread
 	n.mu.Unlock()
-	if !s.eng.Restart(next.eng.Detach()) {
+	if !s.eng.Continue(next.eng.Detach()) {
 		return false
 	}
 	r := s.run

@@ -12,8 +12,8 @@
 //   - Next, and All and Collect on it;
 //   - Close, from any goroutine, also while Next blocks in a read;
 //   - the idle timer, which runs only while the caller waits for an event
-//     (not while it works on the previous one, nor while a Continuation
-//     runs);
+//     (not while it works on the previous one, nor while the owner works at a
+//     pause);
 //   - the release of a stream that is dropped without Close
 //     (runtime.AddCleanup), and of the connection when the stream ends;
 //   - the bounded read of what follows the stream's end (normally only the
@@ -29,13 +29,14 @@
 //
 // A stream may go on past its clean end with a further body: that is how
 // both tool runners answer tool calls, and the engine knows nothing of
-// tools. Both use one swap of the body (adoptLocked), from two ends: a
-// [Continuation], which the engine asks at a body's end, when the rounds
-// are one call and invisible to the caller (the spec's RunStream: the
-// stream goes on as if the body had not ended), or [Engine.Restart], which
-// the owner calls after the stream's end was delivered, when each body is
-// a call of its own with its own end (a /v1 tool stream's runs, with the
-// runner's own events between them).
+// tools. It has one mechanism for it, [Engine.Continue], which the owner
+// (the package's stream) calls when Next has returned false at a clean
+// end, with the body that continues the stream. It serves the two
+// runners' two kinds of end: a body whose end the decoder marks [Pause]
+// (the spec's RunStream: the rounds are one call, its observation hears of
+// each round, and the stream goes on as if the body had not ended), and a
+// stream that ended cleanly (a /v1 tool stream's runs, each a call of its
+// own with its own end and the runner's own events between them).
 package stream
 
 import (
@@ -66,8 +67,15 @@ const (
 	// stream's Err (a failed run). The Next after it returns false.
 	DeliverLast
 	// Last: the stream's clean end, with nothing to deliver ("data:
-	// DONE"). A Continuation, when set, is asked for a further body first.
+	// DONE").
 	Last
+	// Pause: a body's clean end, with nothing to deliver, that the owner
+	// may continue: Next returns false with the stream neither done nor
+	// failed ([Engine.Paused]); the owner then calls [Engine.Continue]
+	// with the next body, or [Engine.EndPause]. The finished body has been
+	// read to its end and the idle clock is stopped (what the owner does
+	// meanwhile is not the server's silence).
+	Pause
 	// Refused: the client cannot use the event (the error says why, and
 	// ends the stream): the client ends the stream, as Close would.
 	Refused
@@ -86,7 +94,8 @@ const (
 	// failed or ended early, or a Failed event.
 	ByServer
 	// ByClient: this client ended it before its end: Close, the context,
-	// the idle timer, a Refused event, or a Continuation's error.
+	// the idle timer, a Refused event, or the owner's error at a pause
+	// (EndPause).
 	ByClient
 )
 
@@ -113,30 +122,13 @@ type Decoder interface {
 	Ended(how End, err error)
 }
 
-// Continuation continues a stream past its clean end (Last) with a
-// further body of the same call: a round of the spec's RunStream, which
-// answers a tool call and streams the reply to it. The engine knows
-// nothing of what a round is.
-type Continuation interface {
-	// Continue is called by Next at a body's clean end, outside the
-	// parser, with the idle clock stopped (the time Continue takes is not
-	// the server's silence) and the finished body read to its end. It
-	// returns the next body of the stream, or nil to end the stream there,
-	// cleanly; an error ends the stream with that error.
-	Continue(ctx context.Context) (*Source, error)
-	// Stop is called once when the stream ends or is closed, possibly from
-	// Close's goroutine while Continue runs: it must make Continue return
-	// soon (by cancelling the context its work runs under).
-	Stop()
-}
-
-// Source is a further body for a stream (see [Continuation]).
+// Source is a further body for a stream (see [Engine.Continue]).
 type Source struct {
 	Body io.ReadCloser
-	// Observe is the observation of the call that got Body, or nil: it is
-	// ended (End(nil)) when the body is adopted, since its events are
-	// counted in the stream's own call, which hears of the round
-	// (ToolRound).
+	// Observe is the observation of the call that got Body, or nil. At a
+	// pause it is ended (End(nil)) when the body is adopted, since its
+	// events are counted in the stream's own call, which hears of the
+	// round (ToolRound); after a clean end it becomes the stream's.
 	Observe core.Observation
 }
 
@@ -156,19 +148,19 @@ type Config struct {
 // It is not safe for concurrent use, except Close, which may be called from
 // any goroutine, any number of times, also while Next blocks.
 type Engine struct {
-	c    *conn // shared with Close, the idle timer and the cleanup; nil in a zero Engine
-	ctx  context.Context
-	dec  Decoder
-	obs  core.Observation
-	cont Continuation
+	c   *conn // shared with Close, the idle timer and the cleanup; nil in a zero Engine
+	ctx context.Context
+	dec Decoder
+	obs core.Observation
 
 	src *sse.Reader // the body's events
 
 	maxEventSize int
 	idleTimeout  time.Duration
 
-	rounds  int  // further bodies adopted (Continuation)
-	drained bool // the body was read to its end (continueRound)
+	rounds  int  // further bodies adopted at a pause
+	paused  bool // at a Pause: Next returns false until Continue or EndPause
+	drained bool // the body was read to its end (pause)
 	armed   bool // the idle clock runs (Next waits; c.timer is set)
 	done    bool
 	err     error
@@ -230,9 +222,6 @@ func (e *Engine) Observation() core.Observation {
 	return e.obs
 }
 
-// Continue sets the stream's Continuation. Call it before the first Next.
-func (e *Engine) Continue(c Continuation) { e.cont = c }
-
 // nobody is the observation of a stream that nobody observes.
 type nobody struct{}
 
@@ -270,8 +259,7 @@ func (e *Engine) Buffered() bool {
 // Context returns the stream's context.
 func (e *Engine) Context() context.Context { return e.ctx }
 
-// Rounds returns how many further bodies the stream has read
-// (Continuation).
+// Rounds returns how many further bodies the stream has read at a pause.
 func (e *Engine) Rounds() int { return e.rounds }
 
 // Next reads events until the decoder delivers one (true) or the stream
@@ -285,12 +273,15 @@ func (e *Engine) Next() bool {
 	if e.Zero() {
 		return false
 	}
+	if e.paused {
+		return false
+	}
 	if e.done {
 		e.drainNow()
 		return false
 	}
 	c := e.c
-	for !e.done {
+	for !e.done && !e.paused {
 		if c.closed.Load() {
 			e.fail(nil, ByClient)
 			return false
@@ -375,10 +366,9 @@ func (e *Engine) step(ev sse.Event, err error, ok bool) bool {
 			e.end(err)
 			return true
 		case Last:
-			if e.cont != nil && e.continueRound() {
-				return false // the next body's events follow on this stream
-			}
 			e.end(nil)
+		case Pause:
+			e.pause()
 		case Refused:
 			e.fail(err, ByClient)
 		case Failed:
@@ -418,9 +408,6 @@ func (e *Engine) end(err error) {
 	if wasClosed {
 		return // Close reported the end
 	}
-	if e.cont != nil {
-		e.cont.Stop()
-	}
 	// The observer's calls come after the lock: an observer may call back
 	// into the stream without deadlocking it.
 	e.dec.Ended(Clean, err)
@@ -446,9 +433,6 @@ func (e *Engine) fail(err error, how End) {
 	c.closeBody()
 	if wasClosed {
 		return // Close reported the end
-	}
-	if e.cont != nil {
-		e.cont.Stop()
 	}
 	e.dec.Ended(how, err)
 	if left {
@@ -484,9 +468,6 @@ func (e *Engine) Close() {
 	}
 	c.mu.Unlock()
 	c.closeBody()
-	if e.cont != nil {
-		e.cont.Stop() // cancels a round in progress
-	}
 	// Not closed before: the stream had not ended, so the caller left it.
 	e.dec.Ended(ByClient, nil)
 	e.obs.Leave()
@@ -521,69 +502,69 @@ func drainFor(r io.Reader, stop func()) {
 	_, _ = io.CopyN(io.Discard, r, 64<<10)
 }
 
-// continueRound is called at a body's clean end (from Next, outside the
-// parser) when a Continuation is set. It reads the finished body to its
-// end, asks the Continuation for the next body and, given one, reads on
-// from it with a new parser and reports true. It reports false when the
-// stream ends here, cleanly; on failure it has ended the stream (and
-// reports true: nothing more to do).
-func (e *Engine) continueRound() bool {
-	c := e.c
-	old := c.current()
+// pause holds the stream at a body's clean end (a Pause) for the owner:
+// it reads the finished body to its end (so that its connection can be
+// reused) and stops the idle clock. If the stream was closed meanwhile, or
+// the clock had already fired, it ends the stream instead: nothing runs,
+// nothing is sent.
+func (e *Engine) pause() {
 	if !e.src.Ended() {
+		old := e.c.current()
 		drainFor(old.rc, old.close)
 		e.drained = true
 	}
 	if end, err := e.pauseIdle(); end {
-		e.fail(err, ByClient) // nothing runs, nothing is sent
-		return true
+		e.fail(err, ByClient)
+		return
 	}
-	next, err := e.cont.Continue(e.ctx)
-	c.mu.Lock()
-	closed := c.closed.Load()
-	if closed || err != nil || next == nil {
-		c.mu.Unlock()
-		if next != nil {
-			next.Body.Close()
-			if next.Observe != nil {
-				next.Observe.End(nil)
-			}
-		}
-		switch {
-		case closed:
-			e.fail(nil, ByClient) // Close was called while the round ran
-		case err != nil:
-			e.fail(err, ByClient)
-		}
-		return closed || err != nil
-	}
-	e.adoptLocked(next) // Next restarts the idle clock: the next body's silence counts again
-	c.mu.Unlock()
-	// The observer's calls come after the lock: an observer may call back
-	// into the stream without deadlocking it.
-	if next.Observe != nil {
-		next.Observe.End(nil) // its events are counted in e's call
-	}
-	e.rounds++
-	e.obs.ToolRound(e.rounds)
-	old.close()
-	return true
+	e.paused = true
 }
 
-// adoptLocked makes src's body the one the stream reads, with a new
-// parser. e.c.mu is held.
-func (e *Engine) adoptLocked(src *Source) {
-	e.c.body = &body{rc: src.Body}
-	e.src, e.drained = sse.New(src.Body, e.maxEventSize), false
+// Paused reports whether Next returned false at a [Pause]: the owner is to
+// call Continue or EndPause.
+func (e *Engine) Paused() bool { return !e.Zero() && e.paused }
+
+// EndPause ends a paused stream: cleanly with err nil (as if the body's end
+// had been Last), else with err, as this client's failure; a stream closed
+// while the owner worked ends as closed, whatever err (the owner's work
+// failing because of Close is no failure). It does nothing when the
+// stream is not paused.
+func (e *Engine) EndPause(err error) {
+	if !e.Paused() {
+		return
+	}
+	e.paused = false
+	if e.c.closed.Load() {
+		e.fail(nil, ByClient) // Close reported the end
+		return
+	}
+	if err != nil {
+		e.fail(err, ByClient)
+		return
+	}
+	e.end(nil)
 }
 
-// Restart reads src after the stream's clean end as the stream's next part:
-// a /v1 tool stream's next run, a call of its own (src.Observe becomes the
-// stream's observation) whose events follow on the same stream. What
-// followed the end is read first, if no Next did. The stream must have
-// ended cleanly (Err nil) and not been closed: otherwise src's body is
-// closed, its call ends as left, and Restart reports false.
-func (e *Engine) Restart(src *Source) bool {
+// Continue makes src's body the rest of the stream, read by the next Next
+// on a new parser. It is the engine's one way to go on past a body's end,
+// for two kinds of end:
+//   - at a [Pause] (Paused): src continues the same call: its observation,
+//     if any, is ended (its events are counted in the stream's call, which
+//     hears of the round, ToolRound) and Rounds counts one more. If Close
+//     was called while the owner worked, src is closed, its call ended,
+//     and the stream ends as closed;
+//   - after a clean end (Done, Err nil), delivered to the caller: src is a
+//     call of its own (src.Observe becomes the stream's observation) whose
+//     events follow on the same stream. What followed the end is read
+//     first, if no Next did. After Close, src's body is closed and its
+//     call ends as left.
+//
+// It reports whether the stream goes on; false for any other stream
+// (failed, not ended, zero), whose src is closed the same way.
+func (e *Engine) Continue(src *Source) bool {
+	if e.Paused() {
+		return e.continuePaused(src)
+	}
 	obs := src.Observe
 	if obs == nil {
 		obs = nobody{}
@@ -611,7 +592,42 @@ func (e *Engine) Restart(src *Source) bool {
 	return false
 }
 
-// pauseIdle stops the idle clock while a Continuation runs. The idle
+// continuePaused is Continue at a pause.
+func (e *Engine) continuePaused(src *Source) bool {
+	e.paused = false
+	c := e.c
+	c.mu.Lock()
+	if c.closed.Load() {
+		c.mu.Unlock()
+		src.Body.Close()
+		if src.Observe != nil {
+			src.Observe.End(nil)
+		}
+		e.fail(nil, ByClient) // Close was called while the owner worked: it reported the end
+		return false
+	}
+	old := c.body
+	e.adoptLocked(src) // Next restarts the idle clock: the next body's silence counts again
+	c.mu.Unlock()
+	// The observer's calls come after the lock: an observer may call back
+	// into the stream without deadlocking it.
+	if src.Observe != nil {
+		src.Observe.End(nil) // its events are counted in e's call
+	}
+	e.rounds++
+	e.obs.ToolRound(e.rounds)
+	old.close()
+	return true
+}
+
+// adoptLocked makes src's body the one the stream reads, with a new
+// parser. e.c.mu is held.
+func (e *Engine) adoptLocked(src *Source) {
+	e.c.body = &body{rc: src.Body}
+	e.src, e.drained = sse.New(src.Body, e.maxEventSize), false
+}
+
+// pauseIdle stops the idle clock at a pause, while the owner works. The idle
 // timeout is about the server's silence: a round's own work (a tool) is
 // not the server's, and the next request's wait for its headers has its
 // own bound (the request timeout). Next restarts the clock when it waits
@@ -641,8 +657,8 @@ func (e *Engine) pauseIdle() (end bool, err error) {
 	return false, nil
 }
 
-// Detach hands e's body, unread, to another stream (a Continuation's
-// Source): e no longer reads it, closes it or reports its end; the Source's
+// Detach hands e's body, unread, to another stream (the Source of its
+// Continue): e no longer reads it, closes it or reports its end; the Source's
 // Observe is e's observation.
 func (e *Engine) Detach() *Source {
 	c := e.c

@@ -22,8 +22,9 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// toy is a Decoder of "data: <word>" events: DONE is Last, "end" is
-// DeliverLast, "bad" is Refused; any other word is delivered.
+// toy is a Decoder of "data: <word>" events: DONE is Last, "PAUSE" is
+// Pause, "end" is DeliverLast, "bad" is Refused; any other word is
+// delivered.
 type toy struct {
 	cur    string
 	mu     sync.Mutex
@@ -37,6 +38,8 @@ func (d *toy) Decode(ev sse.Event) (Verdict, error) {
 		return Skip, nil
 	case "DONE":
 		return Last, nil
+	case "PAUSE":
+		return Pause, nil
 	case "bad":
 		return Refused, errors.New("bad event")
 	case "end":
@@ -103,26 +106,35 @@ func (b *tbody) isClosed() bool {
 	}
 }
 
-// rounds is a Continuation that serves bodies in turn, then ends.
+// rounds is an owner that continues a paused stream with its bodies in
+// turn, then ends it, as a package's Next does around the engine's.
 type rounds struct {
-	bodies  []*tbody
-	obs     []*obs
-	wait    time.Duration // how long each Continue takes
-	stopped int
+	e      *Engine
+	bodies []*tbody
+	obs    []*obs
+	wait   time.Duration // how long each round's work takes
 }
 
-func (r *rounds) Continue(ctx context.Context) (*Source, error) {
-	time.Sleep(r.wait)
-	if len(r.bodies) == 0 {
-		return nil, nil
+// next is the owner's Next: the engine's, continued at each pause.
+func (r *rounds) next() bool {
+	for {
+		if r.e.Next() {
+			return true
+		}
+		if !r.e.Paused() {
+			return false
+		}
+		time.Sleep(r.wait)
+		if len(r.bodies) == 0 {
+			r.e.EndPause(nil)
+			continue
+		}
+		b, o := r.bodies[0], &obs{}
+		r.bodies = r.bodies[1:]
+		r.obs = append(r.obs, o)
+		r.e.Continue(&Source{Body: b, Observe: o})
 	}
-	b, o := r.bodies[0], &obs{}
-	r.bodies = r.bodies[1:]
-	r.obs = append(r.obs, o)
-	return &Source{Body: b, Observe: o}, nil
 }
-
-func (r *rounds) Stop() { r.stopped++ }
 
 func start(text string, cfg Config) (*Engine, *toy, *obs, *tbody) {
 	e, d, o, b := new(Engine), &toy{}, &obs{}, newBody(text)
@@ -145,26 +157,26 @@ func TestEngineZero(t *testing.T) {
 	}
 }
 
-// A Continuation's bodies are read on the same stream, by All as by Next:
-// each adopted body's call observation ends, the stream's own hears the
-// round, and the stream ends at the last DONE.
-func TestEngineContinues(t *testing.T) {
+// The bodies that continue a paused stream are read on the same stream,
+// by All as by Next: each adopted body's call observation ends, the
+// stream's own hears the round, and the stream ends where the owner ends
+// the last pause.
+func TestEngineContinuesAtPause(t *testing.T) {
 	t.Parallel()
 	for _, push := range []bool{true, false} {
-		e, d, o, b := start("data: a\n\ndata: DONE\n\n", Config{})
-		next := []*tbody{newBody("data: b\n\n\ndata: c\n\ndata: DONE\n\n"), newBody("data: DONE\n\n")}
-		r := &rounds{bodies: append([]*tbody(nil), next...)}
-		e.Continue(r)
+		e, d, o, b := start("data: a\n\ndata: PAUSE\n\n", Config{})
+		next := []*tbody{newBody("data: b\n\n\ndata: c\n\ndata: PAUSE\n\n"), newBody("data: PAUSE\n\n")}
+		r := &rounds{e: e, bodies: append([]*tbody(nil), next...)}
 		var got []string
 		if push {
-			for ev, err := range All(e, e.Next, func() string { return d.cur }, func() error { return e.Err(nil) }) {
+			for ev, err := range All(e, r.next, func() string { return d.cur }, func() error { return e.Err(nil) }) {
 				if err != nil {
 					t.Fatal(err)
 				}
 				got = append(got, ev)
 			}
 		}
-		for e.Next() {
+		for r.next() {
 			got = append(got, d.cur)
 		}
 		e.Close()
@@ -182,21 +194,21 @@ func TestEngineContinues(t *testing.T) {
 				t.Errorf("push %v: round %d's call: %+v", push, i+1, ro)
 			}
 		}
-		if ends := d.ended(); len(ends) != 1 || ends[0] != Clean || r.stopped != 1 {
-			t.Errorf("push %v: ended %v, stopped %d", push, ends, r.stopped)
+		if ends := d.ended(); len(ends) != 1 || ends[0] != Clean {
+			t.Errorf("push %v: ended %v", push, ends)
 		}
 	}
 }
 
-// The idle clock does not run while a Continuation works: a round longer
-// than the idle timeout does not end the stream.
+// The idle clock does not run while the owner works at a pause: a round
+// longer than the idle timeout does not end the stream.
 func TestEngineIdlePausedWhileContinuing(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		e, d, _, _ := start("data: a\n\ndata: DONE\n\n", Config{IdleTimeout: 50 * time.Millisecond})
-		e.Continue(&rounds{bodies: []*tbody{newBody("data: b\n\ndata: DONE\n\n")}, wait: 200 * time.Millisecond})
+		e, d, _, _ := start("data: a\n\ndata: PAUSE\n\n", Config{IdleTimeout: 50 * time.Millisecond})
+		r := &rounds{e: e, bodies: []*tbody{newBody("data: b\n\ndata: PAUSE\n\n")}, wait: 200 * time.Millisecond}
 		var got []string
-		for e.Next() {
+		for r.next() {
 			got = append(got, d.cur)
 		}
 		if strings.Join(got, " ") != "a b" || e.Err(nil) != nil {
@@ -271,10 +283,10 @@ func TestEngineRefused(t *testing.T) {
 	}
 }
 
-// Restart reads a further body after a clean end (a /v1 tool stream's
+// Continue after a clean end reads a further body (a /v1 tool stream's
 // next run) as a call of its own; after Close it refuses, closing the body
 // and ending its call as left.
-func TestEngineRestart(t *testing.T) {
+func TestEngineContinuesAfterCleanEnd(t *testing.T) {
 	t.Parallel()
 	e, d, o, b := start("data: a\n\ndata: end\n\n", Config{})
 	var got []string
@@ -282,8 +294,8 @@ func TestEngineRestart(t *testing.T) {
 		got = append(got, d.cur)
 	}
 	o2, b2 := &obs{}, newBody("data: b\n\ndata: end\n\n")
-	if !e.Restart(&Source{Body: b2, Observe: o2}) {
-		t.Fatal("Restart refused after a clean end")
+	if !e.Continue(&Source{Body: b2, Observe: o2}) {
+		t.Fatal("Continue refused after a clean end")
 	}
 	for e.Next() {
 		got = append(got, d.cur)
@@ -296,8 +308,8 @@ func TestEngineRestart(t *testing.T) {
 	}
 	e.Close()
 	o3, b3 := &obs{}, newBody("data: c\n\n")
-	if e.Restart(&Source{Body: b3, Observe: o3}) || !b3.isClosed() || !o3.left || len(o3.ends) != 1 {
-		t.Errorf("Restart after Close: closed %v, observed %+v", b3.isClosed(), o3)
+	if e.Continue(&Source{Body: b3, Observe: o3}) || !b3.isClosed() || !o3.left || len(o3.ends) != 1 {
+		t.Errorf("Continue after Close: closed %v, observed %+v", b3.isClosed(), o3)
 	}
 	if ends := d.ended(); len(ends) != 2 || ends[0] != Clean || ends[1] != Clean {
 		t.Errorf("ended %v", ends)
@@ -359,4 +371,48 @@ func TestEngineIdleCountsWaitsOnly(t *testing.T) {
 			t.Errorf("the wait after it: err %v after %v", e.Err(nil), time.Since(start))
 		}
 	})
+}
+
+// Close while the owner works at a pause (from another goroutine, as a
+// caller leaving while a tool runs) ends the stream as the caller leaving,
+// once: the body the owner then offers is closed and its call ended.
+func TestEngineCloseAtPause(t *testing.T) {
+	t.Parallel()
+	e, d, o, b := start("data: a\n\ndata: PAUSE\n\n", Config{})
+	if !e.Next() || e.Next() || !e.Paused() || e.Done() {
+		t.Fatalf("paused %v, done %v, err %v", e.Paused(), e.Done(), e.Err(nil))
+	}
+	e.Close()
+	o2, b2 := &obs{}, newBody("data: b\n\n")
+	if e.Continue(&Source{Body: b2, Observe: o2}) || e.Next() || !e.Done() || e.Err(nil) != nil {
+		t.Fatalf("Continue after Close: done %v, err %v", e.Done(), e.Err(nil))
+	}
+	if !b.isClosed() || !b2.isClosed() || len(o2.ends) != 1 {
+		t.Errorf("closed %v %v, offered call %+v", b.isClosed(), b2.isClosed(), o2)
+	}
+	if ends := d.ended(); len(ends) != 1 || ends[0] != ByClient || !o.left || len(o.ends) != 1 {
+		t.Errorf("ended %v, observed %+v", ends, o)
+	}
+}
+
+// EndPause ends a paused stream cleanly, or with the owner's error as the
+// client's failure.
+func TestEngineEndPause(t *testing.T) {
+	t.Parallel()
+	for _, want := range []error{nil, errors.New("too many rounds")} {
+		e, d, o, b := start("data: a\n\ndata: PAUSE\n\n", Config{})
+		for e.Next() {
+		}
+		e.EndPause(want)
+		if e.Next() || !e.Done() || e.Paused() || e.Err(nil) != want || !b.isClosed() {
+			t.Errorf("%v: done %v, err %v, closed %v", want, e.Done(), e.Err(nil), b.isClosed())
+		}
+		how := Clean
+		if want != nil {
+			how = ByClient
+		}
+		if ends := d.ended(); len(ends) != 1 || ends[0] != how || o.left || len(o.ends) != 1 || o.ends[0] != want {
+			t.Errorf("%v: ended %v, observed %+v", want, ends, o)
+		}
+	}
 }

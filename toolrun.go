@@ -1,0 +1,220 @@
+package threads
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/threadsapi/threads-go/internal/redact"
+	"github.com/threadsapi/threads-go/internal/termtext"
+	"github.com/threadsapi/threads-go/internal/toolcore"
+)
+
+// ToolRunResult is what [ThreadsService.RunStream] sent for one tool call,
+// as the model reads it. With [WithToolRunResults] it arrives on the
+// stream as [StreamEvent].ToolRunResult, once the request that carried it
+// was sent and before the reply to it. Its /v1 counterpart, with the same names, is
+// runs.ToolRunResult.
+//
+// Round counts the calls answered, from 1; ToolCallID and ToolName are the
+// call's as the service sent them; CompletionStatusMessage is the call's
+// ([ToolCall].CompletionStatusMessage). Text is the tool message's text:
+// the tool's result (content parts flattened by [ToolResultText]), or, with
+// IsError, "Error: " and the error as the model reads it (see RunStream).
+// Err is then the error itself (the tool's, a panic, an unknown tool, or
+// arguments that failed the tool's checks, which match
+// [ErrToolArguments] and did not run the tool).
+type ToolRunResult struct {
+	Round                   int
+	ToolCallID, ToolName    string
+	Text                    string
+	IsError                 bool
+	Err                     error
+	CompletionStatusMessage string
+}
+
+// ErrToolRounds matches a [*ToolRoundsError] with errors.Is.
+var ErrToolRounds = errors.New("threads: too many tool rounds")
+
+// ToolRoundsError ends a [ThreadsService.RunStream] stream (from Stream.Err)
+// when the model asks for another tool call after the run has answered as
+// many as [WithMaxToolRounds] allows. That last call is left unanswered:
+// the thread waits in FETCHING_CONTEXT for its result, which the caller may
+// still send (AdvanceStream with [ToolResult]) or leave. Its /v1
+// counterpart is runs.ToolRoundsError.
+type ToolRoundsError struct {
+	// Max is the bound that was reached.
+	Max int
+	// Call is the call the run did not answer, as the service sent it.
+	Call ToolCall
+
+	secret string // redacted from Error, which shows server text
+}
+
+// Error says which bound was reached and which call was left unanswered.
+// The call's name and id come from the server: they are shown on one line,
+// cut short, and without the API key.
+func (e *ToolRoundsError) Error() string {
+	show := func(s string) string { return termtext.OneLine(redact.String(s, e.secret), maxErrorPart) }
+	return fmt.Sprintf("threads: the model asked for tool %q after %d tool rounds (WithMaxToolRounds); the call %q is unanswered",
+		show(e.Call.Name), e.Max, show(e.Call.ID))
+}
+
+// Is matches [ErrToolRounds].
+func (e *ToolRoundsError) Is(target error) bool { return target == ErrToolRounds }
+
+// defaultMaxToolRounds is how many tool calls one RunStream answers unless
+// [WithMaxToolRounds] says otherwise (unexported, like options.go's
+// defaults: the documentation states it).
+const defaultMaxToolRounds = 10
+
+// Format prints [ToolRoundsError.Error] whatever the verb (%q quotes it),
+// for the error and its value alike: the fields hold server text and the
+// key, which a plain %#v or %+v would print as they are.
+func (e ToolRoundsError) Format(f fmt.State, verb rune) {
+	if verb == 'q' {
+		fmt.Fprintf(f, "%q", e.Error())
+		return
+	}
+	fmt.Fprint(f, e.Error())
+}
+
+// WithMaxToolRounds bounds how many tool calls one [ThreadsService.RunStream]
+// answers (default 10); one more request for a tool
+// ends the stream with a [*ToolRoundsError]. n must be at least 1. Other
+// calls ignore it.
+func WithMaxToolRounds(n int) RequestOption {
+	return newRequestOption("WithMaxToolRounds", func(c *config) error {
+		if n < 1 {
+			return fmt.Errorf("threads: WithMaxToolRounds(%d): must be at least 1", n)
+		}
+		c.maxToolRounds = n
+		return nil
+	})
+}
+
+// WithToolRunResults makes [ThreadsService.RunStream] (and
+// CreateAndRunStream) show what it sent for each tool call: an event of
+// the runner's own per call, whose [StreamEvent].ToolRunResult is set
+// (nil on every snapshot the service sent), after the round's snapshots
+// and once the tool message was sent. Its snapshot is the message that
+// asked for the tool again, with no TextDelta: a program that reads every
+// event's Message sees that message once more. Off by default, so that a
+// stream's events are the service's. Other calls ignore it.
+func WithToolRunResults() RequestOption {
+	return newRequestOption("WithToolRunResults", func(c *config) error {
+		c.toolRunResults = true
+		return nil
+	})
+}
+
+// RunStream is [ThreadsService.AdvanceStream] that runs the tools. It adds
+// tools to params.ClientTools (beside any already there) and streams the
+// reply. When a reply ends asking for one of tools (its last snapshot has
+// stage FETCHING_CONTEXT, a ToolCallRequest and a ToolCallID), the stream
+// calls the tool, sends its result as the tool message (the tool_call_id
+// echoed; the same ContextKey, AvailableComponents and ClientTools; the
+// ToolCallCounts with that tool's count raised) and goes on with the
+// reply to it: the events of every round arrive on the one Stream until a
+// reply completes. Messages, Collect and the text deltas work across
+// rounds; each round's messages have their own ids. ForceToolChoice is
+// sent with the first request only, so that a forced tool is not forced
+// again with every result.
+//
+// A tool that returns content parts ([Tool].CallParts) is answered with
+// their text by [ToolResultText]: the tool message carries text only. A
+// tool with an InputSchema is declared with the parameters it maps to
+// (see [Tool].InputSchema).
+//
+// What the model reads when things go wrong, instead of a crash or a
+// stream error: a tool that returns an error, or panics, is answered with
+// a tool message whose Error field holds the error and whose text is
+// "Error: " and the error. So is a call of a tool that is not among tools
+// or params.ClientTools, and, for a [NewTool] tool, arguments that do not
+// fit its Args. The model can then try again or explain.
+//
+// Nothing the server sent is multiplied on its way back: a tool message
+// quotes a tool, parameter or argument from the call at most 64 runes
+// long, once; its error text is cut at 4 KiB (and holds no API key); a
+// call of a tool that is not among tools is not counted in
+// ToolCallCounts (which is re-sent with every round); and a call whose
+// tool_call_id is longer than 1 KiB (which must be echoed whole) is not
+// answered: the stream ends with an error matching [ErrStreamFailed]. So
+// each round's request is at most a constant larger than the first.
+//
+// A call of a tool that the caller declared itself, in params.ClientTools
+// or as a context tool of params.AvailableComponents, is not answered: the
+// stream ends cleanly at that FETCHING_CONTEXT snapshot, so that the caller
+// can answer it with AdvanceStream and [ToolResult] (or RunStream again).
+//
+// The run answers at most 10 tool calls (change it
+// with [WithMaxToolRounds]); one more call ends the stream with a
+// [*ToolRoundsError]. The tools are checked before anything is sent: an
+// empty or repeated name, a nil Call, or a [NewTool] with unusable Args is
+// an error here.
+//
+// A tool runs inside Stream.Next, with ctx (cancelled as well when the
+// stream is closed). [WithStreamIdleTimeout] counts the server's silence
+// only: its clock stops while a tool runs and the next request is sent
+// (whose wait for headers [WithRequestTimeout] bounds, as for the first
+// request), and starts again for the next round's events. If it fired
+// before the tool ran, the stream ends with [ErrStreamIdle] and no tool
+// runs. Cancelling ctx or closing the stream stops the run:
+// no further request is sent. Neither stops a generation that the service
+// has already started: call [ThreadsService.Cancel] for that when you stop
+// early, otherwise the thread goes on, or waits in FETCHING_CONTEXT for a
+// tool result that never comes (a later advance with a user message
+// continues it).
+func (s *ThreadsService) RunStream(ctx context.Context, id string, params AdvanceParams, tools []Tool, opts ...RequestOption) (*Stream, error) {
+	cfg, err := s.c().begin(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkID("thread", id); err != nil {
+		return nil, fmt.Errorf("threads: RunStream: %w", err)
+	}
+	return s.runStream(ctx, cfg, "RunStream", id, params, tools, opts)
+}
+
+// CreateAndRunStream is [ThreadsService.RunStream] on a new thread: the
+// first request is [ThreadsService.CreateAndAdvanceStream]'s (with
+// params.InitialMessages, if any), and every tool result goes to the
+// thread it created (the first snapshot's Message.ThreadID). Everything
+// else (tools, bounds, errors, what the model reads) is as RunStream's.
+func (s *ThreadsService) CreateAndRunStream(ctx context.Context, params AdvanceParams, tools []Tool, opts ...RequestOption) (*Stream, error) {
+	cfg, err := s.c().begin(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return s.runStream(ctx, cfg, "CreateAndRunStream", "", params, tools, opts)
+}
+
+// runStream starts a tool run on thread id, or on a new thread when id is
+// empty.
+func (s *ThreadsService) runStream(ctx context.Context, cfg *config, op, id string, params AdvanceParams, tools []Tool, opts []RequestOption) (*Stream, error) {
+	r := &toolRunner{svc: s, op: op, id: id, opts: opts, secret: cfg.apiKey.get(), show: cfg.toolRunResults}
+	r.policy = toolcore.Policy[*Tool, string]{Concurrency: 1, MaxRounds: cmp.Or(cfg.maxToolRounds, defaultMaxToolRounds), MaxRepeats: -1,
+		Logger: cfg.logger, Invoke: invoke, ErrorText: r.errorText}
+	if err := r.setup(&params, tools); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	r.ctx, r.cancel = ctx, cancel
+	var st *Stream
+	var err error
+	if id == "" {
+		st, err = s.CreateAndAdvanceStream(ctx, params, opts...)
+	} else {
+		st, err = s.advanceStream(ctx, op, id, params, opts)
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	params.ForceToolChoice = ""
+	params.InitialMessages = nil // sent once, with the thread's creation
+	r.params = params
+	st.tools = r
+	return st, nil
+}
