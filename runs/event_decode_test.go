@@ -2,6 +2,7 @@ package runs
 
 import (
 	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -28,6 +29,13 @@ func eventDocs(t testing.TB) []string {
 		}
 	}
 	docs = append(docs, replayDocs(t)...)
+	// AG-UI's draft fixtures, valid and invalid (events_agui_test.go).
+	for _, f := range loadAGUIFixtures(t) {
+		var b bytes.Buffer
+		if strings.HasSuffix(f.def, "Event") && json.Compact(&b, f.data) == nil {
+			docs = append(docs, b.String())
+		}
+	}
 	return append(docs,
 		`{"type":"THINKING_START","title":"Plan","timestamp":1}`, `{"type":"THINKING_END"}`, `{"type":"REASONING_END","messageId":"m"}`,
 		`{"type":"THINKING_TEXT_MESSAGE_CONTENT","delta":"a \"b\"","delta":"c"}`, `{"type":"REASONING_MESSAGE_CHUNK"}`,
