@@ -467,3 +467,21 @@ func TestHeldResponseGoesOnAfterTheDecision(t *testing.T) {
 	assert.Equal(t, "RUN_FINISHED", ts[len(ts)-1])
 	assert.Equal(t, []string{"alice"}, f.calls())
 }
+
+// The server's tools record each call in the Store (once per call across
+// instances): a store that cannot record it refuses the call, with an
+// error result the model reads, rather than risk running it twice.
+func TestServerToolRefusedWhenTheStoreIsDown(t *testing.T) {
+	t.Parallel()
+	var l lookup
+	broken := &failingStore{Store: proxy.NewMemoryStore(0, 0)}
+	broken.fail.Store(true)
+	e := newEnv(t, nil, proxy.WithTools(l.tool()), proxy.WithStore(broken))
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_s", Name: "lookup", Arguments: map[string]any{"q": "tea"}}}})
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"define tea"}]}}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	assert.Empty(t, l.calls, "not run without its record")
+	got := e.results(t)
+	require.Len(t, got["call_s"], 1)
+	assert.True(t, strings.HasPrefix(got["call_s"][0], "error "), got)
+}
