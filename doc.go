@@ -142,6 +142,18 @@
 // bounds each attempt: a JSON call's whole answer, a stream's headers; the
 // context bounds the whole call.
 //
+// # Tools with side effects
+//
+// A [Tool] may need a person's approval before a call ([Tool].NeedsApproval,
+// asked of the [Approver] of [ToolGuards]), have a deadline
+// ([Tool].Timeout), and runs once per call even when the service asks for
+// it twice (a [ToolCallRecord]); both tool runners take the same
+// [ToolGuards] ([WithToolGuards], package runs' ToolRunner.Guards). A tool
+// that ignores its context past its deadline is the one goroutine the SDK
+// leaves running after a call: at most [ToolGuards].MaxAbandoned (default
+// 8) per run, after which the runner refuses new calls until one returns.
+// docs/tools-with-side-effects.md has the whole story.
+//
 // # Observing calls
 //
 // [WithMiddleware] wraps every attempt (retries and migrations included),

@@ -1070,3 +1070,54 @@ func ExampleWithJSONSet() {
 	fmt.Println(thread.Metadata["source"])
 	// Output: go-sdk
 }
+
+// A tool whose large calls wait for a person: the approver refuses the
+// refund of 480 €, and the model reads why; the refund of 12 € runs
+// without asking. Each call also has a deadline.
+func ExampleToolGuards() {
+	srv := threadstest.Start() // a fake service; use your base URL and key instead
+	defer srv.Close()
+	srv.PushScript(threadstest.Script{ToolCalls: []threadstest.ScriptedToolCall{
+		{Name: "refund", Arguments: map[string]any{"order": "A-1042", "amount": 12}},
+		{Name: "refund", Arguments: map[string]any{"order": "B-7", "amount": 480}},
+	}})
+	client := srv.Client()
+
+	refund := threads.NewTool("refund", "Refund an order", func(_ context.Context, a struct {
+		Order  string  `json:"order"`
+		Amount float64 `json:"amount"`
+	}) (string, error) {
+		return fmt.Sprintf("refunded %.0f € on %s", a.Amount, a.Order), nil
+	})
+	refund.NeedsApproval = func(call threads.ToolCall) bool {
+		amount, _ := call.Arguments["amount"].(float64)
+		return amount > 20
+	}
+	guards := threads.ToolGuards{
+		Approver: func(_ context.Context, req threads.ApprovalRequest) (threads.Approval, error) {
+			fmt.Println("asked about", req.Call.Arguments["order"])
+			return threads.Approval{Reason: "a manager refunds over 100 €"}, nil // a person said no
+		},
+		Timeout: 30 * time.Second,
+	}
+	stream, err := client.Threads.CreateAndRunStream(context.Background(),
+		threads.AdvanceParams{Message: threads.UserMessage("Refund A-1042 and B-7")}, []threads.Tool{refund},
+		threads.WithToolGuards(guards), threads.WithToolRunResults())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for ev, err := range stream.All() {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		if r := ev.ToolRunResult; r != nil {
+			fmt.Println(r.Text)
+		}
+	}
+	// Output:
+	// refunded 12 € on A-1042
+	// asked about B-7
+	// Error: the call was not approved: a manager refunds over 100 €
+}

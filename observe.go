@@ -75,6 +75,13 @@ const (
 	// result; Round counts them from 1. (A /v1 tool stream: this run
 	// carries round Round's results.)
 	EventToolRound
+	// EventToolApproval: an approver decided on a tool call
+	// ([ToolGuards].Approver): Tool names the tool, Approved says the
+	// decision, Err is context.DeadlineExceeded when the approver did not
+	// answer in time (a refusal). Reported after the pause's calls
+	// returned, on RunStream's call, or on a /v1 tool stream's run that
+	// carries the results (before its EventToolRound).
+	EventToolApproval
 )
 
 // String returns the kind's name, such as "attempt" or "first-event".
@@ -88,6 +95,8 @@ func (k CallEventKind) String() string {
 		return "first-event"
 	case EventToolRound:
 		return "tool-round"
+	case EventToolApproval:
+		return "tool-approval"
 	}
 	return "CallEventKind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -100,9 +109,11 @@ type CallEvent struct {
 	Method   string // EventAttempt
 	Path     string // EventAttempt: the URL path sent (ids, never a query)
 	Status   int    // EventAttempt: the HTTP status, 0 when none came
-	Err      error  // EventAttempt: the transport error, if any
+	Err      error  // EventAttempt: the transport error, if any; EventToolApproval: a timeout
 	From, To string // EventMigrated
 	Round    int    // EventToolRound
+	Tool     string // EventToolApproval: the tool's name
+	Approved bool   // EventToolApproval
 	// Duration is, for EventAttempt, the attempt's time until its
 	// answer's headers (or its error); for EventFirstEvent, the time from
 	// the call's start to the stream's first snapshot.
@@ -396,6 +407,18 @@ func (x observation) ToolRound(n int) {
 	}
 	x.o.rounds.Store(int64(n))
 	x.o.observe(CallEvent{Kind: EventToolRound, Round: n})
+}
+
+// ToolApproval reports an approver's decision on a call of tool.
+func (x observation) ToolApproval(tool string, approved, timedOut bool) {
+	if x.o == nil {
+		return
+	}
+	ev := CallEvent{Kind: EventToolApproval, Tool: tool, Approved: approved}
+	if timedOut {
+		ev.Err = context.DeadlineExceeded
+	}
+	x.o.observe(ev)
 }
 
 // leave marks that the caller left the stream before its end.

@@ -53,6 +53,8 @@ func (c *logCall) Observe(ev threads.CallEvent) {
 		c.o.add("first event")
 	case threads.EventToolRound:
 		c.o.add(fmt.Sprintf("tool round %d", ev.Round))
+	case threads.EventToolApproval:
+		c.o.add(fmt.Sprintf("tool approval %s %t timeout=%t", ev.Tool, ev.Approved, ev.Err != nil))
 	}
 }
 

@@ -130,11 +130,12 @@ type config struct {
 	noAutoMigrate   bool
 	onDeprecation   func(Deprecation)
 	noEnv           bool
-	maxToolRounds   int    // RunStream's bound; 0: defaultMaxToolRounds
-	toolRunResults  bool   // RunStream delivers a result event per call (WithToolRunResults)
-	maxPages        int    // All's bound in pages; 0: defaultMaxPages
-	maxPagingBytes  int64  // All's bound in body bytes; 0: defaultMaxPagingBytes
-	readBytes       *int64 // when set (by All), decodeJSON adds each body's length
+	maxToolRounds   int        // RunStream's bound; 0: defaultMaxToolRounds
+	toolRunResults  bool       // RunStream delivers a result event per call (WithToolRunResults)
+	toolGuards      ToolGuards // RunStream's (WithToolGuards)
+	maxPages        int        // All's bound in pages; 0: defaultMaxPages
+	maxPagingBytes  int64      // All's bound in body bytes; 0: defaultMaxPagingBytes
+	readBytes       *int64     // when set (by All), decodeJSON adds each body's length
 
 	// rawjson.go: WithRawJSON, WithJSONSet, WithJSONDelete, WithRequestBody.
 	wire wireOptions

@@ -500,7 +500,8 @@ func secretValues(t testing.TB, key, tok string) map[string]any {
 		new(threads.ImageURL), new(threads.InputAudio), new(threads.ListParams), new(threads.Message), new(threads.MessageRequest),
 		new(threads.Project), new(threads.Resource), new(threads.Role), new(threads.StreamEvent), new(threads.Suggestion),
 		new(threads.Thread), new(threads.ThreadPage), new(threads.ThreadWithMessages), new(threads.Token), new(threads.Tool),
-		new(threads.ToolCall), new(threads.ToolRunResult), new(threads.TokenUsage), new(threadstest.TokenUsage), new(threadstest.ResumeEntry), new(threads.ToolCallParameter), new(threads.ToolCallRequest), new(threads.ToolParameter),
+		new(threads.ToolCall), new(threads.ToolRunResult), new(threads.TokenUsage), new(threadstest.TokenUsage), new(threadstest.ResumeEntry),
+		new(threads.ApprovalRequest), new(threads.Approval), new(threads.ToolGuards), new(threads.ToolCallParameter), new(threads.ToolCallRequest), new(threads.ToolParameter),
 		new(threads.ToolParameterItems), new(threads.UpdateComponentStateParams), new(threads.UpdateThreadParams),
 		new(threadstest.AdvanceRequest), new(threadstest.OfferedTool), new(threadstest.SentPart), new(threadstest.Fault),
 		new(threadstest.SentMessage), new(threadstest.Request), new(threadstest.Script), new(threadstest.ScriptedToolCall),
@@ -528,6 +529,8 @@ func secretValues(t testing.TB, key, tok string) map[string]any {
 	out["threads.RequestOption"] = []threads.RequestOption{threads.WithAPIKey(key), threads.WithHeader("X-Extra", key),
 		threads.WithQuery("api_key", key), threads.WithAPIKeyHeader("x-api-key")}
 
+	out["threads.Approver"] = threads.Approver(nil)
+	out["threads.ToolCallRecord"] = threads.NewMemoryToolCallRecord()
 	out["threads.ToolRoundsError"] = threads.NewToolRoundsError(3,
 		threads.ToolCall{ID: key, Name: key, Arguments: map[string]any{key: key}}, key)
 

@@ -3,6 +3,7 @@ package threads
 import (
 	"context"
 	"fmt"
+	"github.com/threadsapi/threads-go/internal/core"
 	"slices"
 	"strings"
 
@@ -26,6 +27,7 @@ type toolRunner struct {
 	cancel context.CancelFunc
 	secret string // the call's API key, kept out of error strings
 	show   bool   // a result event per call (WithToolRunResults)
+	obs    core.Observation
 
 	params AdvanceParams // the next request's, Message aside
 	policy toolcore.Policy[*Tool, string]
@@ -112,6 +114,9 @@ func (r *toolRunner) next(last AdvanceResponse) (*Stream, *ToolRunResult, error)
 			ErrStreamFailed, r.op, len(call.ID), echolib.MaxCallID)
 	}
 	a := r.policy.Run(r.ctx, pause)[0]
+	if d := a.Decision; d != nil {
+		r.obs.ToolApproval(call.Name, d.Approved, d.TimedOut)
+	}
 	if err := r.ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -154,7 +159,7 @@ func (r *toolRunner) errorText(err error) string {
 // flattened to the tool message's text (ToolResultText); a part that no
 // tool result carries is the tool's failure.
 func invoke(ctx context.Context, tool *Tool, c toolcore.Call) (string, error) {
-	call := ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Args, StatusMessage: c.Status.Message, CompletionStatusMessage: c.Status.Completion}
+	call := toolCallOf(c)
 	if tool.CallParts == nil {
 		return tool.Call(ctx, call)
 	}

@@ -196,6 +196,7 @@ func (s *ThreadsService) runStream(ctx context.Context, cfg *config, op, id stri
 	r := &toolRunner{svc: s, op: op, id: id, opts: opts, secret: cfg.apiKey.get(), show: cfg.toolRunResults}
 	r.policy = toolcore.Policy[*Tool, string]{Concurrency: 1, MaxRounds: cmp.Or(cfg.maxToolRounds, defaultMaxToolRounds), MaxRepeats: -1,
 		Logger: cfg.logger, Invoke: invoke, ErrorText: r.errorText}
+	r.policy.Guard = r.guard(cfg.toolGuards)
 	if err := r.setup(&params, tools); err != nil {
 		return nil, err
 	}
@@ -215,6 +216,7 @@ func (s *ThreadsService) runStream(ctx context.Context, cfg *config, op, id stri
 	params.ForceToolChoice = ""
 	params.InitialMessages = nil // sent once, with the thread's creation
 	r.params = params
+	r.obs = st.eng.Observation()
 	st.tools = r
 	return st, nil
 }

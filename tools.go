@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/threadsapi/threads-go/internal/toolcore"
 )
@@ -64,6 +65,17 @@ type Tool struct {
 	// A Tool may set both (NewPartsTool does, its Call returning the
 	// flattened text, for a caller that calls Call itself).
 	CallParts func(ctx context.Context, call ToolCall) ([]ContentPart, error)
+	// NeedsApproval, when set, says whether a call must be approved before
+	// it runs: the runner asks its approver ([ToolGuards].Approver) and
+	// runs the call only if it approves; a refusal is the call's error
+	// result, which the model reads with the reason. [Always] asks for
+	// every call; a function of the call can ask for some (a refund above
+	// a sum). Nil: no call needs approval.
+	NeedsApproval func(call ToolCall) bool
+	// Timeout is a call's deadline; 0: the runner's
+	// ([ToolGuards].Timeout). Past it, ctx is cancelled and the call's
+	// result is an error that says it timed out.
+	Timeout time.Duration
 
 	err error // set by NewTool when Args cannot be a tool's arguments
 }

@@ -222,6 +222,13 @@ func (c *call) Observe(ev threads.CallEvent) {
 			attribute.Int64("threads.stream.time_to_first_event_ms", ev.Duration.Milliseconds())))
 	case threads.EventToolRound:
 		c.span.AddEvent("threads.tool_round", trace.WithAttributes(attribute.Int("threads.stream.tool_round", ev.Round)))
+	case threads.EventToolApproval:
+		// The decision on a tool call that needed a person's approval; a
+		// reason is the person's text, and stays out of the span.
+		c.span.AddEvent("threads.tool_approval", trace.WithAttributes(
+			attribute.String("threads.tool.name", ev.Tool),
+			attribute.Bool("threads.tool.approved", ev.Approved),
+			attribute.Bool("threads.tool.approval_timed_out", ev.Err != nil)))
 	}
 }
 

@@ -246,6 +246,44 @@ func TestSpansCarryThreadAndRunIDs(t *testing.T) {
 	}, got)
 }
 
+// Each approval decision of a tool run is an event of the stream's span:
+// the tool, the decision, and whether the approver ran out of time.
+func TestToolApprovalEvents(t *testing.T) {
+	c, srv, exp := setup(t)
+	th, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID})
+	require.NoError(t, err)
+	srv.PushScript(threadstest.Script{ToolCalls: []threadstest.ScriptedToolCall{
+		{Name: "refund", Arguments: map[string]any{"order": "A1"}},
+		{Name: "refund", Arguments: map[string]any{"order": "B2"}},
+	}})
+	refund := threads.NewTool("refund", "Refund an order", func(_ context.Context, a struct {
+		Order string `json:"order"`
+	}) (string, error) {
+		return "refunded " + a.Order, nil
+	})
+	refund.NeedsApproval = threads.Always
+	approver := func(_ context.Context, req threads.ApprovalRequest) (threads.Approval, error) {
+		return threads.Approval{Approved: req.Call.Arguments["order"] == "A1", Reason: "not this one"}, nil
+	}
+	s, err := c.Threads.RunStream(context.Background(), th.ID, threads.AdvanceParams{Message: threads.UserMessage("refund both")},
+		[]threads.Tool{refund}, threads.WithToolGuards(threads.ToolGuards{Approver: approver}))
+	require.NoError(t, err)
+	_, err = s.Collect()
+	require.NoError(t, err)
+
+	var got []map[string]any
+	for _, sp := range exp.GetSpans() {
+		for _, ev := range sp.Events {
+			if ev.Name == "threads.tool_approval" {
+				got = append(got, attrs(ev.Attributes))
+			}
+		}
+	}
+	require.Len(t, got, 2)
+	assert.Equal(t, map[string]any{"threads.tool.name": "refund", "threads.tool.approved": true, "threads.tool.approval_timed_out": false}, got[0])
+	assert.Equal(t, false, got[1]["threads.tool.approved"])
+}
+
 // A run's reported usage (AG-UI 1.0's, on RUN_FINISHED) is on its span,
 // summed over its models; a model name that does not look like one is
 // not.

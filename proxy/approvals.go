@@ -64,7 +64,7 @@ const (
 // for clients that do not read AG-UI's interrupt outcome, which calls of
 // the run wait for approval: its value is {"approvals": [PendingApproval,
 // ...]}. It takes the place of tambo.run.awaiting_input when the pause
-// has no browser call.
+// has no browser call, and follows it when it has.
 const ApprovalEventName = "threads.approval.requested"
 
 // The statuses of an [ApprovalDecision].
@@ -625,14 +625,17 @@ func (h *Handler) startDetached(ctx context.Context, u User, threadID string, p 
 		return "", err
 	}
 	q := &request{h: h, c: c, user: u}
-	filter := (&pauses{q: q, ctx: base, browser: map[string]bool{}}).filter
+	ps := &pauses{q: q, ctx: base, browser: map[string]bool{}}
+	filter := ps.filter
+	// No browser waits on this run's own response: it does not hold.
+	var hs Stream = &holding{Stream: s, h: h, user: u, p: ps, noHold: true}
 	ref := h.runRef(u, s.ThreadID(), s.RunID())
 	meta, _ := json.Marshal(runMeta{ThreadID: ref.threadID, RunID: ref.runID})
 	if err := h.cfg.store.Set(base, ref.meta, meta, ref.metaTTL); err != nil {
 		h.log.WarnContext(ctx, "proxy: cannot record a detached run in the store; it cannot be resumed", "error", err)
 	}
 	ready := make(chan struct{})
-	go ref.own(base, cancel, s, filter, ready, func(err error) {
+	go ref.own(base, cancel, hs, filter, ready, func(err error) {
 		if err != nil {
 			h.runEnded(base, u, err)
 		}
@@ -876,8 +879,9 @@ func (h *Handler) nextKey(u User, threadID, runID string) string {
 	return h.storeKey("parked-next", u, hex.EncodeToString(sum[:]))
 }
 
-// holding is a run's stream that, when the run parked calls and nothing
-// else, goes on after its end with the events of the run the decision
+// holding is a run's stream that adds the pause filter's extra events
+// after the event that made them, and, when the run parked calls and
+// nothing else, goes on after its end with the events of the run the decision
 // started (read from that run's log, on whichever instance it runs), up
 // to Approvals.Hold. Its events after the run's own are log entries:
 // Current is nil for them.
@@ -886,8 +890,11 @@ type holding struct {
 	h    *Handler
 	user User
 	p    *pauses
+	// noHold: only the added events, no hold (a decision's own run).
+	noHold bool
 
 	following bool
+	added     bool // the current event is one of p.extra
 	ctx       context.Context
 	log       string // the followed run's log key
 	after     string
@@ -897,25 +904,29 @@ type holding struct {
 }
 
 func (s *holding) Current() runs.Event {
-	if s.following {
+	if s.following || s.added {
 		return nil
 	}
 	return s.Stream.Current()
 }
 
 func (s *holding) EventJSON() []byte {
-	if s.following {
+	if s.following || s.added {
 		return s.cur
 	}
 	return s.Stream.EventJSON()
 }
 
 func (s *holding) Next() bool {
+	if s.added = len(s.p.extra) > 0; s.added {
+		s.cur, s.p.extra = s.p.extra[0], s.p.extra[1:]
+		return true
+	}
 	if !s.following {
 		if s.Stream.Next() {
 			return true
 		}
-		if s.p.alone == "" || s.Stream.Err() != nil || !s.follow() {
+		if s.noHold || s.p.alone == "" || s.Stream.Err() != nil || !s.follow() {
 			return false
 		}
 	}

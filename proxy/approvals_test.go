@@ -292,8 +292,13 @@ func TestMixedPauseWithParkedCall(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"call_b"}, pending, "only the browser's call")
-	_, ints := parked(t, w.Body.String())
+	custom, ints := parked(t, w.Body.String())
 	require.Len(t, ints, 1)
+	require.Len(t, custom, 1, "pre-1.0 clients get the CUSTOM event after the browser's pause")
+	assert.Equal(t, ints[0].ID, custom[0].ID)
+	ts := types(evs)
+	require.GreaterOrEqual(t, len(ts), 3)
+	assert.Equal(t, []string{"CUSTOM tambo.run.awaiting_input", "CUSTOM " + proxy.ApprovalEventName, "RUN_FINISHED"}, ts[len(ts)-3:])
 
 	located := `{"type":"tool_result","toolUseId":"call_b","content":[{"type":"text","text":"Lisbon"}]}`
 	forged := `{"type":"tool_result","toolUseId":"call_r","content":[{"type":"text","text":"refunded 1000"}]}`

@@ -142,9 +142,11 @@ func (l *lifecycle) begin() bool {
 // [ErrShutdown]'s text and a Retry-After, so that a load balancer's retry
 // goes to another instance), lets the runs in flight end until ctx is
 // done, then cancels those left (their browsers see the stream end, and
-// the service cancels them) and waits for them to end. Each run releases
-// its slot as it ends, and every goroutine the Handler started has ended
-// when Shutdown returns. It returns ctx's error when runs had to be
+// the service cancels them) and waits for them to end. Detached runs
+// ([WithDetachedRuns]) count as in flight until their end: a rolling
+// deploy reads them to their end, or to ctx's deadline. Each run releases
+// its slot and leases as it ends, and every goroutine the Handler started
+// has ended when Shutdown returns. It returns ctx's error when runs had to be
 // cancelled, [ErrShutdown] on a second call, else nil.
 //
 // JSON routes are still served; call Shutdown before the server's own

@@ -37,6 +37,9 @@ type pauses struct {
 	// alone is the run whose pause parked calls and had no browser call:
 	// its decision continues it.
 	alone string
+	// extra are events the stream adds after the current one (holding):
+	// the CUSTOM event that names a mixed pause's parked calls.
+	extra [][]byte
 }
 
 func (p *pauses) filter(ev runs.Event, raw []byte) ([]byte, bool) {
@@ -123,6 +126,7 @@ func (p *pauses) park(raw []byte, theirs, ours, parked []runs.PendingToolCall) (
 		p.alone = p.runID
 		return approvalEvent(p.parked), true
 	}
+	p.extra = append(p.extra, approvalEvent(p.parked))
 	out, ok := onlyCalls(raw, p.browser)
 	if !ok {
 		h.log.ErrorContext(p.ctx, "proxy: a pause's event is not the JSON it was decoded from; the browser does not get it")

@@ -1,217 +1,196 @@
-package runs
+package runs_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
-	"reflect"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/runs"
 )
 
-// capture is one recorded exchange of testdata/captures (the live
-// service's bytes, v1-api.md).
+const testKey = "sk-test-runstream-5f1d0c"
+
+// capture is one recorded exchange of runs/testdata/captures: the TCP
+// reads of the response, exactly as they arrived (HTTP head and chunked
+// framing included).
 type capture struct {
-	name string
-	// The request the capture client sent.
-	method, path string
-	query        url.Values
-	header       http.Header
-	body         []byte
-	// The answer.
-	status     int
-	respHeader http.Header
-	respBody   []byte
+	name   string
+	reads  [][]byte
+	create bool // a capture of POST /v1/threads/runs
 }
 
-func loadCapture(t testing.TB, name string) capture {
+func loadCapture(t testing.TB, num string) capture {
 	t.Helper()
-	return loadCaptureIn(t, "captures", name)
-}
-
-// loadCaptureIn loads capture name of testdata/dir ("captures-turn4").
-func loadCaptureIn(t testing.TB, dir, name string) capture {
-	t.Helper()
-	matches, _ := filepath.Glob(filepath.Join("testdata", dir, name+"-*.txt"))
-	if len(matches) != 1 {
-		t.Fatalf("capture %s: %d files match", name, len(matches))
+	files, _ := filepath.Glob(filepath.Join("testdata", "captures", num+"-*.txt"))
+	if len(files) != 1 {
+		t.Fatalf("capture %s: %d files", num, len(files))
 	}
-	raw, err := os.ReadFile(matches[0])
+	b, err := os.ReadFile(files[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := string(raw)
-	section := func(start, end string) string {
-		i := strings.Index(s, start)
-		if i < 0 {
-			t.Fatalf("capture %s: no %q", name, start)
+	_, reads, ok := strings.Cut(string(b), "===== TCP READS")
+	if !ok {
+		t.Fatalf("%s: no TCP READS section", files[0])
+	}
+	c := capture{name: filepath.Base(files[0]), create: strings.Contains(string(b), "\nPOST /v1/threads/runs HTTP/1.1")}
+	for _, line := range strings.Split(reads, "\n")[1:] {
+		_, q, ok := strings.Cut(line, " bytes: ")
+		if !ok {
+			continue
 		}
-		i += strings.Index(s[i:], "\n") + 1
-		j := strings.Index(s[i:], end)
-		if j < 0 {
-			t.Fatalf("capture %s: no %q", name, end)
+		var s string
+		if err := json.Unmarshal([]byte(q), &s); err != nil {
+			t.Fatalf("%s: %v", files[0], err)
 		}
-		return s[i : i+j]
+		c.reads = append(c.reads, []byte(s))
 	}
-	c := capture{name: filepath.Base(matches[0]), header: http.Header{}, respHeader: http.Header{}}
-
-	req := section("===== REQUEST", "\n\n===== RESPONSE HEAD")
-	head, body, _ := strings.Cut(req, "\n\n")
-	lines := strings.Split(head, "\n")
-	f := strings.Fields(lines[0])
-	c.method = f[0]
-	u, err := url.Parse(f[1])
-	if err != nil {
-		t.Fatal(err)
+	if len(c.reads) == 0 {
+		t.Fatalf("%s: no reads", files[0])
 	}
-	c.path, c.query = u.EscapedPath(), u.Query()
-	for _, l := range lines[1:] {
-		k, v, _ := strings.Cut(l, ": ")
-		c.header.Add(k, v)
+	// The replay serves one exchange per connection and then closes it, so
+	// it must say so: with the recorded keep-alive, a client could send its
+	// next request on the closing connection and find it reset (a DELETE
+	// is not re-sent). The head arrived in the first read in every capture.
+	head := c.reads[0]
+	if i := bytes.Index(head, []byte("\r\n\r\n")); i >= 0 && bytes.Contains(head[:i], []byte("\r\nConnection: keep-alive\r\n")) {
+		c.reads[0] = bytes.Replace(head, []byte("\r\nConnection: keep-alive\r\n"), []byte("\r\nConnection: close\r\n"), 1)
+	} else if i < 0 {
+		t.Fatalf("%s: the first read does not hold the whole head", files[0])
 	}
-	if n, _ := strconv.Atoi(c.header.Get("Content-Length")); n > 0 {
-		c.body = []byte(body[:n])
-	}
-
-	resp := section("===== RESPONSE HEAD", "\n\n===== RESPONSE BODY")
-	lines = strings.Split(resp, "\n")
-	c.status, _ = strconv.Atoi(strings.Fields(lines[0])[1])
-	for _, l := range lines[1:] {
-		k, v, _ := strings.Cut(l, ": ")
-		c.respHeader.Add(k, v)
-	}
-	c.respBody = []byte(section("===== RESPONSE BODY", "\n===== END BODY"))
 	return c
 }
 
-// replayer is a server that answers the n-th request with the n-th
-// capture's recorded status, headers and body, and keeps what it got.
-type replayer struct {
-	t    testing.TB
-	caps []capture
-	URL  string
-
-	mu  sync.Mutex
-	got []*http.Request
-	// bodies of got
-	bodies [][]byte
+// replay serves recorded responses, one per request in order, writing each
+// recorded TCP read as one write on the raw connection, then closing it.
+// It keeps what it received.
+type replay struct {
+	t        testing.TB
+	ln       net.Listener
+	URL      string
+	mu       sync.Mutex
+	queue    []capture
+	requests []recorded
+	wg       sync.WaitGroup
+	// hold, when set, is called before each write after the first
+	// (i is the read's index), so that a test can act mid-stream.
+	hold func(i int)
 }
 
-func replay(t testing.TB, names ...string) *replayer {
-	t.Helper()
-	r := &replayer{t: t}
-	for _, n := range names {
-		r.caps = append(r.caps, loadCapture(t, n))
+type recorded struct {
+	Method, Path, Query string
+	Header              http.Header
+	Body                []byte
+}
+
+func newReplay(t testing.TB, caps ...capture) *replay {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
 	}
-	srv := httptest.NewServer(http.HandlerFunc(r.serve))
-	t.Cleanup(srv.Close)
-	r.URL = srv.URL
+	r := &replay{t: t, ln: ln, URL: "http://" + ln.Addr().String(), queue: caps}
+	r.wg.Add(1)
+	go r.serve()
+	t.Cleanup(func() {
+		ln.Close()
+		r.wg.Wait()
+	})
 	return r
 }
 
-func (r *replayer) serve(w http.ResponseWriter, req *http.Request) {
-	b, _ := io.ReadAll(req.Body)
-	r.mu.Lock()
-	n := len(r.got)
-	r.got = append(r.got, req)
-	r.bodies = append(r.bodies, b)
-	r.mu.Unlock()
-	if n >= len(r.caps) {
-		http.Error(w, "no more captures", http.StatusTeapot)
-		return
-	}
-	c := r.caps[n]
-	for k, vs := range c.respHeader {
-		switch k {
-		case "Content-Length", "Connection", "Keep-Alive", "Transfer-Encoding", "Date":
-			continue
+func (r *replay) serve() {
+	defer r.wg.Done()
+	for {
+		conn, err := r.ln.Accept()
+		if err != nil {
+			return
 		}
-		w.Header()[k] = vs
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			defer conn.Close()
+			br := bufio.NewReader(conn)
+			req, err := http.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			body, _ := io.ReadAll(req.Body)
+			r.mu.Lock()
+			r.requests = append(r.requests, recorded{req.Method, req.URL.Path, req.URL.RawQuery, req.Header, body})
+			if len(r.queue) == 0 {
+				r.mu.Unlock()
+				io.WriteString(conn, "HTTP/1.1 599 Nothing Queued\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+				return
+			}
+			c := r.queue[0]
+			r.queue = r.queue[1:]
+			hold := r.hold
+			r.mu.Unlock()
+			for i, b := range c.reads {
+				if i > 0 && hold != nil {
+					hold(i)
+				}
+				if _, err := conn.Write(b); err != nil {
+					return
+				}
+			}
+		}()
 	}
-	w.WriteHeader(c.status)
-	w.Write(c.respBody)
 }
 
-// client returns a test Client for the replayer.
-func (r *replayer) client() *Client { return newTestClient(r.t, r.URL) }
-
-// requests returns how many requests arrived.
-func (r *replayer) requests() int {
+func (r *replay) Requests() []recorded {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.got)
+	return append([]recorded(nil), r.requests...)
 }
 
-// check asserts that the SDK sent what each capture's client sent: the
-// method, the path, the query (userKey where the route reads it), the key
-// in x-api-key, the same Authorization, and the same body (JSON compared by
-// value, a form by its values).
-func (r *replayer) check() {
-	t := r.t
+// client returns a runs.Client for user-1 against url.
+func client(t testing.TB, url string, opts ...threads.ClientOption) *runs.Client {
 	t.Helper()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.got) != len(r.caps) {
-		t.Fatalf("got %d requests, want %d", len(r.got), len(r.caps))
+	c, err := threads.NewClient(append([]threads.ClientOption{threads.WithoutEnvironmentDefaults(), threads.WithBaseURL(url), threads.WithAPIKey(testKey), threads.WithMaxRetries(0)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for i, c := range r.caps {
-		req, body := r.got[i], r.bodies[i]
-		if req.Method != c.method || req.URL.EscapedPath() != c.path {
-			t.Errorf("%s: sent %s %s, want %s %s", c.name, req.Method, req.URL.EscapedPath(), c.method, c.path)
-		}
-		if q := req.URL.Query(); !reflect.DeepEqual(q, c.query) && !(len(q) == 0 && len(c.query) == 0) {
-			t.Errorf("%s: query %v, want %v", c.name, q, c.query)
-		}
-		if got := req.Header.Get("X-Api-Key"); got != testKey {
-			t.Errorf("%s: x-api-key %q, want the key", c.name, got)
-		}
-		if got, want := req.Header.Get("Authorization"), c.header.Get("Authorization"); got != want {
-			t.Errorf("%s: Authorization %q, want %q", c.name, got, want)
-		}
-		switch ct := c.header.Get("Content-Type"); {
-		case len(c.body) == 0:
-			if len(body) != 0 {
-				t.Errorf("%s: sent body %s, want none", c.name, body)
-			}
-		case strings.HasPrefix(ct, "application/x-www-form-urlencoded"):
-			// A form goes as the official clients send it: the same bytes,
-			// the same content type.
-			if got := req.Header.Get("Content-Type"); got != ct || !bytes.Equal(body, c.body) {
-				t.Errorf("%s: sent %q %s, want %q %s", c.name, got, body, ct, c.body)
-			}
-		default:
-			if !jsonEqual(body, c.body) {
-				t.Errorf("%s: sent body %s, want %s", c.name, body, c.body)
-			}
-		}
-	}
+	return runs.New(c).ForUser("user-1")
 }
 
-func jsonEqual(a, b []byte) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return bytes.Equal(a, b)
+// events reads s to its end and returns the events.
+func events(s *runs.Stream) []runs.Event {
+	var evs []runs.Event
+	for s.Next() {
+		evs = append(evs, s.Current())
 	}
-	return reflect.DeepEqual(x, y)
+	return evs
 }
 
-func TestLoadCapture(t *testing.T) {
-	c := loadCapture(t, "01")
-	if c.method != "POST" || c.path != "/v1/threads" || string(c.body) != `{"userKey":"user-1"}` || c.status != 201 ||
-		!strings.HasPrefix(string(c.respBody), `{"id":"thr_whwbaaBG.9b41b2"`) || !strings.HasSuffix(string(c.respBody), `"}`) {
-		t.Fatalf("%+v", c)
+func types(evs []runs.Event) string {
+	var b strings.Builder
+	for i, e := range evs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(e.EventType())
+		switch e := e.(type) {
+		case runs.AwaitingInput:
+			b.WriteString("(awaiting_input)")
+		case runs.ComponentStart:
+			b.WriteString("(component.start)")
+		case runs.ComponentPropsDelta:
+			b.WriteString("(props_delta)")
+		case runs.ComponentEnd:
+			b.WriteString("(component.end)")
+		case runs.RunErrorEvent:
+			b.WriteString("(" + e.Code + ")")
+		}
 	}
-	if c := loadCapture(t, "22"); c.status != 204 || len(c.respBody) != 0 {
-		t.Fatalf("22: %d %q", c.status, c.respBody)
-	}
-	if c := loadCapture(t, "08"); c.query.Get("cursor") == "" || c.query.Get("limit") != "2" {
-		t.Fatalf("08: %v", c.query)
-	}
+	return b.String()
 }

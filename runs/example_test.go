@@ -335,3 +335,57 @@ func ExampleReasoning() {
 	// Hello!
 	// reply "Hello!"; reasoning ["The user greets me." "Keep it short."]
 }
+
+// A run's tools with guards: the refund above 20 € waits for the
+// approver, which refuses it (the model reads the reason); the other
+// runs at once. The pause is delivered twice, as a retry would, and each
+// refund still runs once.
+func ExampleToolRunner_guards() {
+	srv := threadstest.Start() // a fake service; use your base URL and key instead
+	defer srv.Close()
+	srv.PushRunScript(threadstest.RunScript{PauseTwice: true, ToolCalls: []threadstest.RunToolCall{
+		{Name: "refund", Arguments: map[string]any{"order": "A-1042", "amount": 12}},
+		{Name: "refund", Arguments: map[string]any{"order": "B-7", "amount": 480}},
+	}})
+	agent := runs.New(srv.Client()).ForUser("user-1")
+
+	refunds := 0
+	refund := threads.NewTool("refund", "Refund an order", func(_ context.Context, a struct {
+		Order  string  `json:"order"`
+		Amount float64 `json:"amount"`
+	}) (string, error) {
+		refunds++
+		return fmt.Sprintf("refunded %.0f € on %s", a.Amount, a.Order), nil
+	})
+	refund.NeedsApproval = func(call threads.ToolCall) bool {
+		amount, _ := call.Arguments["amount"].(float64)
+		return amount > 20
+	}
+	ts, err := agent.CreateAndRunTools(context.Background(), runs.CreateRunParams{RunParams: runs.RunParams{
+		Content: []runs.Content{runs.Text("Refund A-1042 and B-7")},
+	}}, runs.ToolRunner{Tools: []threads.Tool{refund}, Guards: threads.ToolGuards{
+		Approver: func(_ context.Context, req threads.ApprovalRequest) (threads.Approval, error) {
+			return threads.Approval{Reason: "a manager refunds over 100 €"}, nil
+		},
+	}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for ev, err := range ts.All() {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		if r, ok := ev.(runs.ToolRunResult); ok {
+			fmt.Printf("round %d: %s\n", r.Round, r.Text)
+		}
+	}
+	fmt.Println("refunds run:", refunds)
+	// Output:
+	// round 1: refunded 12 € on A-1042
+	// round 1: the call was not approved: a manager refunds over 100 €
+	// round 2: refunded 12 € on A-1042
+	// round 2: the call was not approved: a manager refunds over 100 €
+	// refunds run: 1
+}

@@ -63,7 +63,7 @@ func TestRawJSONRoundTripEveryAnswer(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, res.ToolCalls, 1)
 	srv.PushRunScript(threadstest.RunScript{Error: &threadstest.RunFailure{}})
-	st, err = u.Run(ctx, th.ID, runs.RunParams{Content: []runs.Content{runs.ToolResult(res.ToolCalls[0].ID, "sunny")}, PreviousRunID: res.RunID})
+	st, err = u.Run(ctx, th.ID, runs.RunParams{Content: []runs.Content{runs.ToolResult(res.ToolCalls[0].ToolCallID, "sunny")}, PreviousRunID: res.RunID})
 	require.NoError(t, err)
 	_, _ = st.Collect() // the scripted failure: the thread keeps lastRunError
 

@@ -715,7 +715,7 @@ type Result struct {
 // not [threads.ToolCall], what a tool's Call receives in both API
 // generations (arguments decoded, the status lines apart).
 type StreamedToolCall struct {
-	ID, Name string
+	ToolCallID, ToolName string
 	// Arguments is the JSON text of the arguments (the TOOL_CALL_ARGS
 	// deltas joined).
 	Arguments string
@@ -748,7 +748,7 @@ func (s *Stream) result() *Result {
 	r.Reasoning = a.reasoning()
 	r.Usage = append([]TokenUsage(nil), a.usage...)
 	for _, c := range a.calls {
-		r.ToolCalls = append(r.ToolCalls, StreamedToolCall{ID: c.id, Name: c.name, Arguments: string(c.args), ParentMessageID: c.parent})
+		r.ToolCalls = append(r.ToolCalls, StreamedToolCall{ToolCallID: c.id, ToolName: c.name, Arguments: string(c.args), ParentMessageID: c.parent})
 	}
 	return r
 }

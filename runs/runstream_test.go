@@ -188,10 +188,10 @@ func TestRunCapturesToolCall(t *testing.T) {
 			}
 			for i, call := range r.ToolCalls {
 				var v map[string]any
-				if call.Arguments != args[call.ID] || json.Unmarshal([]byte(call.Arguments), &v) != nil || v["city"] == nil {
-					t.Fatalf("call %d: %+v (deltas %q)", i, call, args[call.ID])
+				if call.Arguments != args[call.ToolCallID] || json.Unmarshal([]byte(call.Arguments), &v) != nil || v["city"] == nil {
+					t.Fatalf("call %d: %+v (deltas %q)", i, call, args[call.ToolCallID])
 				}
-				if call.Name != "get_weather" || awaiting.PendingToolCalls[len(awaiting.PendingToolCalls)-len(r.ToolCalls)+i].ToolName != "get_weather" {
+				if call.ToolName != "get_weather" || awaiting.PendingToolCalls[len(awaiting.PendingToolCalls)-len(r.ToolCalls)+i].ToolName != "get_weather" {
 					t.Fatalf("call %+v", call)
 				}
 			}
@@ -525,10 +525,11 @@ type recorder struct {
 }
 
 type recCall struct {
-	info   threads.CallInfo
-	rounds []int
-	first  bool
-	ends   []threads.CallEnd
+	info      threads.CallInfo
+	rounds    []int
+	approvals []string // EventToolApproval: "tool approved"
+	first     bool
+	ends      []threads.CallEnd
 	// endText is what End's error said when End was called (an observer
 	// such as a span exporter reads it then).
 	endText []string
@@ -554,6 +555,8 @@ func (o *recObs) Observe(ev threads.CallEvent) {
 		o.c.first = true
 	case threads.EventToolRound:
 		o.c.rounds = append(o.c.rounds, ev.Round)
+	case threads.EventToolApproval:
+		o.c.approvals = append(o.c.approvals, fmt.Sprintf("%s %t", ev.Tool, ev.Approved))
 	}
 	f := o.r.onFirst
 	o.r.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	threads "github.com/threadsapi/threads-go"
 	echolib "github.com/threadsapi/threads-go/internal/echo"
@@ -24,8 +25,8 @@ type toolPolicy = toolcore.Policy[*threads.Tool, toolOutput]
 // text, and for a tool that returned content parts (CallParts) those parts
 // as the tool_result's content (never nil then).
 type toolOutput struct {
-	text    string
-	content []Content
+	Text    string    `json:"text"`
+	Content []Content `json:"content,omitempty"` // recorded as sent (ToolGuards.Calls)
 }
 
 // setup checks r and its tools, declares them in p.ToolDefinitions, and
@@ -50,6 +51,7 @@ func (ts *ToolStream) setup(op string, p *RunParams, r ToolRunner) error {
 		ErrorText:   ts.errorText,
 		MayStart:    ts.mayStart,
 	}
+	ts.policy.Guard = ts.guard(r.Guards)
 	for _, t := range p.ToolDefinitions {
 		ts.policy.External[t.Name] = true
 	}
@@ -99,6 +101,9 @@ func (s *ToolStream) runCalls() {
 	}
 	s.answer = make([]Content, 0, len(calls))
 	for _, a := range answers {
+		if d := a.Decision; d != nil {
+			s.decisions = append(s.decisions, decision{a.Call.Name, *d})
+		}
 		r := toolRunResult(s.policy.Rounds(), a)
 		s.answer = append(s.answer, r.sent())
 		s.queue = append(s.queue, r)
@@ -113,9 +118,9 @@ func toolRunResult(round int, a toolcore.Answer[toolOutput]) ToolRunResult {
 		r.Err, r.IsError, r.Text = a.Err, true, a.Text
 		return r
 	}
-	r.Text = a.Out.text
-	if a.Out.content != nil {
-		r.content = &a.Out.content
+	r.Text = a.Out.Text
+	if a.Out.Content != nil {
+		r.content = &a.Out.Content
 	}
 	return r
 }
@@ -128,6 +133,37 @@ func (r ToolRunResult) sent() Content {
 		part.Content = *r.content
 	}
 	return part
+}
+
+// decision is an approver's decision, for the observer of the run that
+// carries the results.
+type decision struct {
+	tool string
+	toolcore.Decision
+}
+
+// guard is the tool core's guard for g: a call is keyed by its thread,
+// the run that paused and its tool call id; the approver is asked with
+// the thread and that run.
+func (s *ToolStream) guard(g threads.ToolGuards) toolcore.Guard[*threads.Tool] {
+	var approve func(context.Context, toolcore.Call) (bool, string, error)
+	if g.Approver != nil {
+		approve = func(ctx context.Context, c toolcore.Call) (bool, string, error) {
+			a, err := g.Approver(ctx, threads.ApprovalRequest{Call: toolCall(c), ThreadID: s.ThreadID(), RunID: s.prevRun})
+			return a.Approved, a.Reason, err
+		}
+	}
+	cfg := toolcore.GuardConfig{ApprovalTimeout: g.ApprovalTimeout, Timeout: g.Timeout, MaxAbandoned: g.MaxAbandoned, Record: g.Calls, Approve: approve}
+	needs := func(t *threads.Tool, c toolcore.Call) bool {
+		return t.NeedsApproval != nil && t.NeedsApproval(toolCall(c))
+	}
+	key := func(c toolcore.Call) string { return toolcore.RecordKey("runs", s.ThreadID(), s.prevRun, c.ID) }
+	return toolcore.NewGuard(cfg, needs, func(t *threads.Tool) time.Duration { return t.Timeout }, key)
+}
+
+// toolCall is the core's call as a tool gets it.
+func toolCall(c toolcore.Call) threads.ToolCall {
+	return threads.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Args, StatusMessage: c.Status.Message, CompletionStatusMessage: c.Status.Completion}
 }
 
 // mayStart reports whether a call may start: not once Close has begun
@@ -146,17 +182,17 @@ func (s *ToolStream) mayStart() error {
 // parts are the tool_result's content ([partsContent]), which refuses a
 // part that no tool result carries.
 func invoke(ctx context.Context, tool *threads.Tool, c toolcore.Call) (toolOutput, error) {
-	call := threads.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Args, StatusMessage: c.Status.Message, CompletionStatusMessage: c.Status.Completion}
+	call := toolCall(c)
 	if tool.CallParts == nil {
 		text, err := tool.Call(ctx, call)
-		return toolOutput{text: text}, err
+		return toolOutput{Text: text}, err
 	}
 	parts, err := tool.CallParts(ctx, call)
 	if err != nil {
 		return toolOutput{}, err
 	}
 	text, content, err := partsContent(parts)
-	return toolOutput{text: text, content: content}, err
+	return toolOutput{Text: text, Content: content}, err
 }
 
 // callArgs decodes a pending call's arguments: a JSON object (empty text

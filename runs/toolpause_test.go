@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -379,4 +382,189 @@ func TestRunToolsPartsToolAgainstFake(t *testing.T) {
 			{"type":"resource","resource":{"uri":"file:///notes.txt","mimeType":"text/plain","text":"sunny","annotations":{"audience":["user"],"priority":0.5}}},
 			{"type":"resource","resource":{"uri":"chart://paris","mimeType":"image/png","blob":"UE5H"}}]},
 		{"type":"tool_result","toolUseId":"call_weather","content":[{"type":"text","text":"sunny in Paris"}]}]`, string(body))
+}
+
+type refundArgs struct {
+	Order  string  `json:"order" description:"The order to refund"`
+	Amount float64 `json:"amount" description:"The sum to refund, in euros"`
+}
+
+// refundTool refunds orders, counting each refund in n; a refund above
+// 20 euros needs a person's approval.
+func refundTool(n *atomic.Int32) threads.Tool {
+	t := threads.NewTool("refund", "Refund an order", func(_ context.Context, a refundArgs) (string, error) {
+		n.Add(1)
+		return "refunded " + a.Order, nil
+	})
+	t.NeedsApproval = func(call threads.ToolCall) bool {
+		amount, _ := call.Arguments["amount"].(float64)
+		return amount > 20
+	}
+	return t
+}
+
+// guardedRuns runs scripts through RunTools with tools and the guards
+// against the fake (without the live habit that keeps a pause's last call
+// only), and returns the tool results of each continuation, by call id,
+// and the stream's result events.
+func guardedRuns(t *testing.T, scripts []threadstest.RunScript, tools []threads.Tool, g threads.ToolGuards, opts ...threads.ClientOption) ([]map[string]threadstest.RunContent, []runs.ToolRunResult) {
+	t.Helper()
+	srv := threadstest.NewServer(t)
+	for _, sc := range scripts {
+		srv.PushRunScript(sc)
+	}
+	srv.PushRunScript(threadstest.RunScript{Text: "Done."})
+	c := runs.New(srv.Client(opts...)).ForUser("user-1")
+	ts, err := c.CreateAndRunTools(t.Context(), runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("go")}}},
+		runs.ToolRunner{Tools: tools, Guards: g})
+	require.NoError(t, err)
+	var events []runs.ToolRunResult
+	for ev, err := range ts.All() {
+		require.NoError(t, err)
+		if r, ok := ev.(runs.ToolRunResult); ok {
+			events = append(events, r)
+		}
+	}
+	var sent []map[string]threadstest.RunContent
+	for _, r := range runRequests(t, srv)[1:] {
+		m := map[string]threadstest.RunContent{}
+		for _, part := range r.Message.Content {
+			if part.Type == "tool_result" {
+				m[part.ToolUseID] = part
+			}
+		}
+		sent = append(sent, m)
+	}
+	return sent, events
+}
+
+func resultOf(p threadstest.RunContent) string {
+	return threadstest.RunMessage{Content: p.Content}.Text()
+}
+
+// Two refunds in one pause: 10 euros runs without asking; 50 is asked
+// about with the thread and the run that paused: refused, it does not run
+// and the model reads the reason; approved, it runs.
+func TestRunToolsApproval(t *testing.T) {
+	t.Parallel()
+	pause := threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
+		{ID: "c_small", Name: "refund", Arguments: map[string]any{"order": "A1", "amount": 10}},
+		{ID: "c_big", Name: "refund", Arguments: map[string]any{"order": "B2", "amount": 50}},
+	}}
+	for _, approve := range []bool{false, true} {
+		var n atomic.Int32
+		var asked []threads.ApprovalRequest
+		approver := func(_ context.Context, req threads.ApprovalRequest) (threads.Approval, error) {
+			asked = append(asked, req)
+			return threads.Approval{Approved: approve, Reason: "over the agent's limit"}, nil
+		}
+		obs := &recorder{}
+		sent, events := guardedRuns(t, []threadstest.RunScript{pause}, []threads.Tool{refundTool(&n)}, threads.ToolGuards{Approver: approver},
+			threads.WithObserver(obs))
+		// The decision is reported on the run that carries the results.
+		require.Len(t, obs.calls, 2)
+		assert.Empty(t, obs.calls[0].approvals)
+		assert.Equal(t, []string{fmt.Sprintf("refund %t", approve)}, obs.calls[1].approvals)
+		require.Len(t, sent, 1)
+		require.Len(t, asked, 1, "only the big refund is asked about")
+		assert.Equal(t, "c_big", asked[0].Call.ID)
+		assert.NotEmpty(t, asked[0].ThreadID)
+		assert.NotEmpty(t, asked[0].RunID, "the run that paused")
+		assert.Equal(t, "refunded A1", resultOf(sent[0]["c_small"]))
+		big := sent[0]["c_big"]
+		if approve {
+			assert.Equal(t, int32(2), n.Load())
+			assert.Equal(t, "refunded B2", resultOf(big))
+			continue
+		}
+		assert.Equal(t, int32(1), n.Load(), "a refused call does not run")
+		assert.True(t, big.IsError)
+		assert.Equal(t, "the call was not approved: over the agent's limit", resultOf(big))
+		require.Len(t, events, 2)
+		assert.ErrorIs(t, events[1].Err, threads.ErrToolRefused)
+	}
+}
+
+// An approver that does not answer in time is a refusal that says so.
+func TestRunToolsApprovalTimeout(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	waits := func(ctx context.Context, _ threads.ApprovalRequest) (threads.Approval, error) {
+		<-ctx.Done() // a person who never answers
+		return threads.Approval{}, ctx.Err()
+	}
+	sent, _ := guardedRuns(t, []threadstest.RunScript{{ToolCalls: []threadstest.RunToolCall{
+		{ID: "c1", Name: "refund", Arguments: map[string]any{"order": "B2", "amount": 50}}}}},
+		[]threads.Tool{refundTool(&n)}, threads.ToolGuards{Approver: waits, ApprovalTimeout: time.Millisecond})
+	assert.Equal(t, "the call was not run: no one approved it within 1ms", resultOf(sent[0]["c1"]))
+	assert.True(t, sent[0]["c1"].IsError)
+	assert.Zero(t, n.Load())
+}
+
+// A tool past its deadline is answered with a timeout while its sibling's
+// result goes in the same continuation; the tool, which ignores its
+// context, is left to return by itself.
+func TestRunToolsDeadlineWithSibling(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	defer close(release)
+	stuck := threads.NewTool("stuck", "ignores its context", func(context.Context, refundArgs) (string, error) {
+		<-release
+		return "too late", nil
+	})
+	var n atomic.Int32
+	sent, events := guardedRuns(t, []threadstest.RunScript{{ToolCalls: []threadstest.RunToolCall{
+		{ID: "c_stuck", Name: "stuck", Arguments: map[string]any{"order": "A1", "amount": 1}},
+		{ID: "c_ok", Name: "refund", Arguments: map[string]any{"order": "A1", "amount": 10}},
+	}}}, []threads.Tool{stuck, refundTool(&n)}, threads.ToolGuards{Timeout: time.Millisecond})
+	require.Len(t, sent, 1)
+	assert.True(t, sent[0]["c_stuck"].IsError)
+	assert.Equal(t, "the call timed out: it did not return within 1ms", resultOf(sent[0]["c_stuck"]))
+	assert.Equal(t, "refunded A1", resultOf(sent[0]["c_ok"]), "the sibling's result is in the same continuation")
+	require.Len(t, events, 2)
+	assert.ErrorIs(t, events[0].Err, threads.ErrToolTimeout)
+}
+
+// A pause delivered twice (the fake's PauseTwice: the same run and call
+// ids) runs each tool once: the repeat is answered with the results sent
+// the first time.
+func TestRunToolsPauseDeliveredTwiceRunsOnce(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	sent, _ := guardedRuns(t, []threadstest.RunScript{{PauseTwice: true, ToolCalls: []threadstest.RunToolCall{
+		{ID: "c1", Name: "refund", Arguments: map[string]any{"order": "A1", "amount": 10}},
+		{ID: "c2", Name: "refund", Arguments: map[string]any{"order": "C3", "amount": 5}},
+	}}}, []threads.Tool{refundTool(&n)}, threads.ToolGuards{})
+	require.Len(t, sent, 2, "two continuations of the one pause")
+	for _, id := range []string{"c1", "c2"} {
+		assert.Equal(t, resultOf(sent[0][id]), resultOf(sent[1][id]))
+	}
+	assert.Equal(t, "refunded A1", resultOf(sent[1]["c1"]))
+	assert.Equal(t, int32(2), n.Load(), "each refund ran once")
+}
+
+// A call record that fails refuses the call rather than risk running it
+// twice.
+func TestRunToolsRecordDownRefuses(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	sent, events := guardedRuns(t, []threadstest.RunScript{{ToolCalls: []threadstest.RunToolCall{
+		{ID: "c1", Name: "refund", Arguments: map[string]any{"order": "A1", "amount": 10}}}}},
+		[]threads.Tool{refundTool(&n)}, threads.ToolGuards{Calls: downRecord{}})
+	assert.True(t, sent[0]["c1"].IsError)
+	assert.Contains(t, resultOf(sent[0]["c1"]), "its record is unavailable (store down)")
+	assert.ErrorIs(t, events[0].Err, threads.ErrToolNotRun)
+	assert.Zero(t, n.Load())
+}
+
+type downRecord struct{}
+
+func (downRecord) SetNX(context.Context, string, []byte, time.Duration) (bool, error) {
+	return false, errors.New("store down")
+}
+func (downRecord) Set(context.Context, string, []byte, time.Duration) error {
+	return errors.New("store down")
+}
+func (downRecord) Get(context.Context, string) ([]byte, bool, error) {
+	return nil, false, errors.New("store down")
 }

@@ -160,8 +160,9 @@ type ToolStream struct {
 	res     Result // what every run produced
 	closing bool   // Close was called
 
-	logger *slog.Logger // for a tool's panic
-	kept   int64        // bytes of s.res's messages and tool calls, within maxRetained
+	decisions []decision   // approvals of the pause, for the run that answers it
+	logger    *slog.Logger // for a tool's panic
+	kept      int64        // bytes of s.res's messages and tool calls, within maxRetained
 }
 
 // Next reads the next event (a run's, or the runner's); false at the
@@ -303,8 +304,13 @@ func (s *ToolStream) continueRun() {
 		s.finish(s.closedErr(err))
 		return
 	}
-	next.eng.Observation().ToolRound(s.policy.Rounds()) // this run carries the round's results
-	s.st.nextRun(next, s.kept)                          // the new run's stream starts with what s keeps: one budget
+	obs := next.eng.Observation()
+	for _, d := range s.decisions {
+		obs.ToolApproval(d.tool, d.Approved, d.TimedOut)
+	}
+	s.decisions = nil
+	obs.ToolRound(s.policy.Rounds()) // this run carries the round's results
+	s.st.nextRun(next, s.kept)       // the new run's stream starts with what s keeps: one budget
 }
 
 // finish ends the stream with err.

@@ -36,6 +36,11 @@ type ToolRunner struct {
 	MaxRepeats int
 	// Concurrency bounds how many calls of one pause run at once; 0 means 4.
 	Concurrency int
+	// Guards are what the runner checks around each call: a person's
+	// approval for a tool that needs it, deadlines, and once per call
+	// (keyed by thread, run and tool call id): see [threads.ToolGuards].
+	// The approver's request carries the thread and the run that paused.
+	Guards threads.ToolGuards
 }
 
 // The ToolRunner defaults (documented on its fields).

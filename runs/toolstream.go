@@ -31,7 +31,7 @@ func (s *ToolStream) merge(r *Result) {
 		a.Messages = append(a.Messages, m)
 	}
 	for _, c := range r.ToolCalls {
-		if len(a.ToolCalls) >= maxItems || !s.keep(int64(len(c.ID)+len(c.Name)+len(c.Arguments)+len(c.ParentMessageID)+64)) {
+		if len(a.ToolCalls) >= maxItems || !s.keep(int64(len(c.ToolCallID)+len(c.ToolName)+len(c.Arguments)+len(c.ParentMessageID)+64)) {
 			a.Incomplete = true
 			break
 		}

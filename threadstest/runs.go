@@ -120,6 +120,14 @@ type RunScript struct {
 	// service's CUSTOM tambo.message.parent comes before each of the
 	// reply's events, and the stored reply has the parentMessageId.
 	ParentMessageID string
+	// PauseTwice, with ToolCalls, delivers the run's pause twice, as a
+	// service that delivers it again would: the first continuation of it
+	// (one that the fake accepts) is answered with the same pause again,
+	// the same run id and tool call ids, and the thread stays paused
+	// there; the next continuation goes on with the scripts. A runner that
+	// runs a call once ([threads.ToolGuards]) answers the repeat with the
+	// results it sent, without running the tools again.
+	PauseTwice bool
 	// WithoutServiceArguments keeps the service's two arguments out of
 	// this run's tool calls whatever the server's options
 	// ([WithServiceToolArguments], [WithLiveHabits]), except in a call
@@ -336,9 +344,17 @@ type v1Run struct {
 	// finishOnCancel: a cancel by DELETE ends the stream RUN_FINISHED and
 	// keeps one delta less (WithCancelledRunsFinished, RunScript.CancelEnd).
 	finishOnCancel bool
+	pauseTwice     *RunScript // its script, when its pause is to be delivered twice
 	// window: the run sent its pause and is not yet recorded as complete
 	// (RunScript.PauseWindow).
 	window bool
+}
+
+// v1Replay is a pause to deliver again (RunScript.PauseTwice): the paused
+// run's id and its script, the calls with their ids.
+type v1Replay struct {
+	runID string
+	sc    RunScript
 }
 
 // v1PendingCall is a client tool call awaiting its result.
@@ -412,6 +428,16 @@ func (s *Server) endRunLocked(t *v1Thread, run *v1Run, e runEnd) bool {
 	case endAwaiting:
 		t.StatusMessage = "Fetching context..."
 		t.pending = e.pending
+		t.replay = nil
+		if sc := run.pauseTwice; sc != nil {
+			again := RunScript{ToolCalls: slices.Clone(sc.ToolCalls), WithoutServiceArguments: sc.WithoutServiceArguments}
+			for i := range again.ToolCalls {
+				if i < len(e.pending) {
+					again.ToolCalls[i].ID = e.pending[i].id
+				}
+			}
+			t.replay = &v1Replay{runID: run.id, sc: again}
+		}
 		t.PendingToolCallIDs = make([]string, len(e.pending))
 		for i, p := range e.pending {
 			t.PendingToolCallIDs[i] = p.id
@@ -488,7 +514,12 @@ func (s *Server) v1Run(c *call) {
 		refuse(w)
 		return
 	}
-	rs := s.startRunLocked(t, &in)
+	var rs *runStream
+	if t.replay != nil && !create {
+		rs = s.replayRunLocked(t, &in)
+	} else {
+		rs = s.startRunLocked(t, &in)
+	}
 	s.mu.Unlock()
 
 	h := w.Header()
@@ -635,11 +666,27 @@ func (s *Server) startRunLocked(t *v1Thread, in *RunRequest) *runStream {
 		sc.Error, sc.ErrorAfter = &RunFailure{}, 0
 	}
 	run.finishOnCancel = sc.CancelEnd == "RUN_FINISHED" || (sc.CancelEnd != "RUN_ERROR" && s.cfg.cancelFinishes)
+	if sc.PauseTwice && len(sc.ToolCalls) > 0 {
+		run.pauseTwice = &sc
+	}
 	pace := s.throttle
 	if sc.Pace > 0 {
 		pace = sc.Pace
 	}
 	return &runStream{s: s, t: t, run: run, sc: sc, pace: pace, plan: s.planRun(sc, in, lastCall)}
+}
+
+// replayRunLocked answers a continuation of a pause to deliver twice
+// (RunScript.PauseTwice) with that pause again: the same run id and
+// calls; nothing of the request is stored. s.mu is held.
+func (s *Server) replayRunLocked(t *v1Thread, in *RunRequest) *runStream {
+	rp := t.replay
+	t.replay = nil
+	run := &v1Run{id: rp.runID, stop: make(chan struct{})}
+	t.active, t.pending, t.PendingToolCallIDs = run, nil, nil
+	t.RunStatus, t.CurrentRunID, t.StatusMessage = "streaming", run.id, "Streaming response..."
+	t.UpdatedAt = now()
+	return &runStream{s: s, t: t, run: run, sc: rp.sc, pace: s.throttle, plan: s.planRun(rp.sc, in, "")}
 }
 
 // v1Cancel serves DELETE /v1/threads/{id}/runs/{runId}: 200 while the run

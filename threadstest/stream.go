@@ -82,6 +82,15 @@ type ScriptedToolCall struct {
 	// Arguments become toolCallRequest.parameters, in the order of their
 	// names: [{parameterName, parameterValue}].
 	Arguments map[string]any
+	// Twice makes the fake ask for this call again, with the same
+	// tool_call_id, when its result arrives, as a service that delivers a
+	// request twice would; the result of that repeat goes on with the
+	// script (and is not listed twice in the default reply). A runner that
+	// runs a call once ([threads.ToolGuards]) answers the repeat with the
+	// result it sent, without running the tool again.
+	Twice bool
+
+	id string // the call's tool_call_id, for its repeat
 }
 
 // PushScript queues a script for a later advancestream call.
@@ -96,6 +105,10 @@ type toolRun struct {
 	script  Script
 	next    int      // index of the next call to ask for
 	results []string // the tool results received so far
+	// again is a Twice call asked once, to ask again; repeating: the
+	// last call asked was such a repeat.
+	again     *ScriptedToolCall
+	repeating bool
 }
 
 // advance answers POST /threads/advancestream and POST
@@ -213,7 +226,14 @@ func planReply(t *thread, run *toolRun, sc Script, in *AdvanceRequest) ([]string
 	userText := msg.Text()
 	switch {
 	case run != nil:
-		run.results = append(run.results, userText)
+		if !run.repeating {
+			run.results = append(run.results, userText)
+		}
+		run.repeating = false
+		if again := run.again; again != nil {
+			run.again, run.repeating = nil, true
+			return nil, again
+		}
 		if run.next < len(run.script.ToolCalls) {
 			run.next++
 			return nil, &run.script.ToolCalls[run.next-1]
@@ -353,8 +373,16 @@ func (s *Server) streamTexts(st *streamer, t *thread, texts []string, last bool)
 // and actionType.
 func (s *Server) streamToolCall(st *streamer, t *thread, call ScriptedToolCall) bool {
 	s.mu.Lock()
-	s.toolCalls++
-	callID := fmt.Sprintf("call_%d", s.toolCalls)
+	callID := call.id
+	if callID == "" {
+		s.toolCalls++
+		callID = fmt.Sprintf("call_%d", s.toolCalls)
+	}
+	if call.Twice && call.id == "" && t.run != nil {
+		again := call
+		again.Twice, again.id = false, callID
+		t.run.again = &again
+	}
 	s.mu.Unlock()
 	m := s.newAssistant(t)
 	m.Content = []SentPart{{Type: "text", Text: " "}}

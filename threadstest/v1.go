@@ -56,6 +56,7 @@ type v1Thread struct {
 	suggestion         map[string][]v1Suggestion // message id -> its suggestions
 	active             *v1Run                    // the run in progress, if any
 	pending            []v1PendingCall           // the calls awaiting tool results
+	replay             *v1Replay                 // a pause to deliver again (RunScript.PauseTwice)
 }
 
 type v1Message struct {

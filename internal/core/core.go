@@ -109,6 +109,9 @@ type Observation interface {
 	// ToolRound reports that the call carries the results of round n of
 	// client-side tool calls.
 	ToolRound(n int)
+	// ToolApproval reports an approver's decision on a call of tool
+	// (timedOut: it did not answer in time).
+	ToolApproval(tool string, approved, timedOut bool)
 	// Leave marks that the caller left the stream before its end.
 	Leave()
 	// End ends the call with err (nil: success), once.

@@ -75,6 +75,9 @@ type Answer[R any] struct {
 	// Text is Err as the model reads it ([Policy.ErrorText]); "" on
 	// success.
 	Text string
+	// Decision is the approver's decision on the call; nil when it needed
+	// none (or its answer was recorded before).
+	Decision *Decision
 
 	started bool
 }
@@ -113,6 +116,8 @@ type Policy[T, R any] struct {
 	// MayStart, when set, is asked before each call starts; an error
 	// answers the call with it, unrun (the runner is closing).
 	MayStart func() error
+	// Guard guards each call: approval, a deadline, once per call.
+	Guard Guard[T]
 
 	rounds  int
 	repeats map[[32]byte]int // the last pause's calls: pauses in a row
@@ -257,27 +262,48 @@ spawn:
 }
 
 // answer runs one call: its tool looked up (an unknown tool is an error
-// for the model), its arguments' error, the runner's go-ahead, then the
-// tool through Invoke (a panic recovered and logged).
+// for the model), its arguments' error, the runner's go-ahead, then,
+// through the call record when there is one (Guard.Record), its approval
+// and the tool through Invoke within its deadline (a panic recovered and
+// logged).
 func (p *Policy[T, R]) answer(ctx context.Context, c Call) Answer[R] {
-	a := Answer[R]{Call: c, started: true}
 	tool, ok := p.Tools[c.Name]
+	var err error
 	switch {
 	case !ok:
-		a.Err = UnknownTool(c.Name, p.Tools, p.External)
+		err = UnknownTool(c.Name, p.Tools, p.External)
 	case c.ArgsErr != nil:
-		a.Err = c.ArgsErr
+		err = c.ArgsErr
 	case p.MayStart != nil:
-		a.Err = p.MayStart()
+		err = p.MayStart()
 	}
-	if a.Err == nil {
-		a.Out, a.Err = Invoke(ctx, p.Logger, c.Name, func(ctx context.Context) (R, error) { return p.Invoke(ctx, tool, c) })
+	if err != nil {
+		return failed[R](c, err, p.ErrorText)
 	}
-	if a.Err != nil {
-		var zero R
-		a.Out, a.Text = zero, p.ErrorText(a.Err)
+	if g := &p.Guard; g.Record != nil && g.Key != nil {
+		return once(ctx, g, c, func() Answer[R] { return p.guarded(ctx, tool, c) }, p.ErrorText)
 	}
-	return a
+	return p.guarded(ctx, tool, c)
+}
+
+// guarded runs a call once it may: approved when it needs to be, within
+// its deadline.
+func (p *Policy[T, R]) guarded(ctx context.Context, tool T, c Call) Answer[R] {
+	d, err := p.Guard.approve(ctx, tool, c)
+	if err != nil {
+		a := failed[R](c, err, p.ErrorText)
+		a.Decision = d
+		return a
+	}
+	out, err := runWithin(ctx, &p.Guard, tool, func(ctx context.Context) (R, error) {
+		return Invoke(ctx, p.Logger, c.Name, func(ctx context.Context) (R, error) { return p.Invoke(ctx, tool, c) })
+	})
+	if err != nil {
+		a := failed[R](c, err, p.ErrorText)
+		a.Decision = d
+		return a
+	}
+	return Answer[R]{Call: c, Out: out, Decision: d, started: true}
 }
 
 // ArgumentsOnly reports whether every call answered so far (at least one)

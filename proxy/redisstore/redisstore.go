@@ -33,6 +33,15 @@
 // next call after Redis is back succeeds. What the proxy does with those
 // errors, per use, is on [proxy.WithStore].
 //
+// # Connections
+//
+// A page reading a detached run ([proxy.WithDetachedRuns]) waits for the
+// run's next event on a blocking XREAD, which holds one connection of the
+// client's pool meanwhile; go-redis' default pool is 10 per CPU. Size it
+// (PoolSize, or pool_size= in the URL) to the detached runs an instance
+// streams at once, plus room for the other calls, which otherwise wait
+// for a free connection (PoolTimeout).
+//
 // # Keys
 //
 // The proxy's keys (prefix:version:kind:scope:name) are used as they are:
@@ -270,8 +279,9 @@ return {1, redis.call('XRANGE', KEYS[1], from, '+', 'COUNT', ARGV[2])}`)
 var streamID = regexp.MustCompile(`^[0-9]{1,15}-[0-9]{1,15}$`)
 
 // ReadLog returns the log's entries after id after; while there is none,
-// it waits on a blocking XREAD (which holds one of the pool's connections
-// for up to wait).
+// it waits on a blocking XREAD, which holds one of the pool's connections
+// for up to wait: each page reading a detached run holds one while it
+// waits (see "Connections" in the package doc).
 func (s *Store) ReadLog(ctx context.Context, key, after string, n int, wait time.Duration) ([]proxy.LogEntry, bool, error) {
 	if after == "" {
 		after = "0-0"
