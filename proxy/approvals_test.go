@@ -315,7 +315,8 @@ func TestMixedPauseWithParkedCall(t *testing.T) {
 	assert.Equal(t, []string{"alice"}, f.calls())
 }
 
-// WithApprovals needs detached runs and a rule for who decides.
+// WithApprovals needs detached runs and a rule for who decides; a
+// WithTools tool that needs approval belongs in it.
 func TestWithApprovalsChecksItsParts(t *testing.T) {
 	t.Parallel()
 	var f refunds
@@ -327,6 +328,10 @@ func TestWithApprovalsChecksItsParts(t *testing.T) {
 	h, err := proxy.New(fake.Client(), userBySession)
 	require.NoError(t, err)
 	assert.Nil(t, h.ApprovalAPI())
+	asks := f.tool()
+	asks.NeedsApproval = threads.Always
+	_, err = proxy.New(fake.Client(), userBySession, proxy.WithTools(asks))
+	assert.ErrorContains(t, err, "WithApprovals", "a server tool that needs approval would always be refused: it is parked instead")
 }
 
 // Once per call: a decision while the same call's decision still runs

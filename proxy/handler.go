@@ -149,6 +149,11 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 			return nil, fmt.Errorf("proxy: New: %w", err)
 		}
 		for _, t := range h.cfg.tools {
+			if t.NeedsApproval != nil {
+				// The runner has no approver here: every such call would
+				// be refused. The proxy's approvals park them instead.
+				return nil, fmt.Errorf("proxy: New: tool %q needs approval (NeedsApproval): give it in WithApprovals' Tools", t.Name)
+			}
 			h.tools[t.Name] = true
 		}
 	}
