@@ -87,8 +87,8 @@ func TestRedisDownAndBack(t *testing.T) {
 	r2.rest(t)
 
 	srv.restart(t)
-	// go-redis' pool, after failed dials, dials again once a second on
-	// its own: the store answers again within that.
+	// Connections the pool holds from before the outage are dead: the
+	// store answers again once go-redis has dropped them and dialled anew.
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for deadline := time.Now().Add(30 * time.Second); ; <-tick.C {

@@ -24,10 +24,11 @@ const installHint = "apt-get update && DEBIAN_FRONTEND=noninteractive apt-get in
 // redisServer is a redis-server process a test started, on a loopback
 // port of its own, or the server of THREADS_REDIS_URL (proc nil).
 type redisServer struct {
-	url  string
-	port int
-	mu   sync.Mutex
-	proc *exec.Cmd
+	url   string
+	port  int
+	mu    sync.Mutex
+	proc  *exec.Cmd
+	relay *relay // ownServer's: the address its clients dial
 }
 
 // shared is the package's one server for the tests that do not stop it.
@@ -67,6 +68,11 @@ func sharedServer(t testing.TB) *redisServer {
 
 // ownServer starts a redis-server for one test, which may stop and
 // restart it; skipped with THREADS_REDIS_URL (that server is not ours).
+// Its clients dial a relay the test holds until it ends, never the
+// server's own port: a port freed while Redis is down can be taken by
+// any process (another test's redis-server or HTTP server, another copy
+// of the suite), and the test's "outage" would then reach a server that
+// is not down, or its restart would find the port taken.
 func ownServer(t *testing.T) *redisServer {
 	t.Helper()
 	if os.Getenv("THREADS_REDIS_URL") != "" {
@@ -83,6 +89,13 @@ func ownServer(t *testing.T) *redisServer {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.stop)
+	r, err := startRelay()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.close)
+	r.point("127.0.0.1:" + strconv.Itoa(srv.port))
+	srv.relay, srv.url = r, "redis://"+r.ln.Addr().String()+"/0"
 	return srv
 }
 
@@ -139,8 +152,13 @@ func (s *redisServer) start() error {
 	return fmt.Errorf("redis-server on port %d did not start: %s", s.port, strings.Join(log, "\n"))
 }
 
-// stop kills the server process (by its PID) and waits for it.
+// stop kills the server process (by its PID) and waits for it; its
+// relay, if any, drops the connections it relays and closes the ones it
+// accepts until restart.
 func (s *redisServer) stop() {
+	if s.relay != nil {
+		s.relay.point("")
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.proc == nil {
@@ -151,12 +169,111 @@ func (s *redisServer) stop() {
 	s.proc = nil
 }
 
-// restart starts the server again on its port, empty.
+// restart starts the server again, empty: on a port of its own behind
+// the relay (the one it had may be taken by now), else on its port.
 func (s *redisServer) restart(t *testing.T) {
 	t.Helper()
-	if err := s.start(); err != nil {
+	if s.relay == nil {
+		if err := s.start(); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	ns, err := startServer(0)
+	if err != nil {
 		t.Fatal(err)
 	}
+	s.mu.Lock()
+	s.proc, s.port = ns.proc, ns.port
+	s.mu.Unlock()
+	s.relay.point("127.0.0.1:" + strconv.Itoa(ns.port))
+}
+
+// relay is a loopback TCP relay to a redis-server, or, while it points
+// nowhere, a listener that closes each connection it accepts (a client
+// reads EOF, as from a server that went away).
+type relay struct {
+	ln    net.Listener
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	to    string // the server's address; "" while it is down
+	conns map[net.Conn]bool
+}
+
+func startRelay() (*relay, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	r := &relay{ln: ln, conns: map[net.Conn]bool{}}
+	r.wg.Add(1)
+	go r.accept()
+	return r, nil
+}
+
+func (r *relay) accept() {
+	defer r.wg.Done()
+	for {
+		c, err := r.ln.Accept()
+		if err != nil {
+			return // closed
+		}
+		r.mu.Lock()
+		to := r.to
+		r.mu.Unlock()
+		var s net.Conn
+		if to != "" {
+			s, _ = net.Dial("tcp", to)
+		}
+		r.mu.Lock()
+		if s == nil || r.to != to { // down, or went down meanwhile
+			r.mu.Unlock()
+			_ = c.Close()
+			if s != nil {
+				_ = s.Close()
+			}
+			continue
+		}
+		r.conns[c], r.conns[s] = true, true
+		r.wg.Add(2)
+		r.mu.Unlock()
+		go r.pipe(c, s)
+		go r.pipe(s, c)
+	}
+}
+
+// pipe copies src to dst; either side ending ends both.
+func (r *relay) pipe(dst, src net.Conn) {
+	defer r.wg.Done()
+	_, _ = io.Copy(dst, src)
+	_ = dst.Close()
+	_ = src.Close()
+	r.mu.Lock()
+	delete(r.conns, dst)
+	delete(r.conns, src)
+	r.mu.Unlock()
+}
+
+// point relays the connections accepted from now on to addr ("": none)
+// and drops the ones relayed so far.
+func (r *relay) point(addr string) {
+	r.mu.Lock()
+	r.to = addr
+	var old []net.Conn
+	for c := range r.conns {
+		old = append(old, c)
+	}
+	r.mu.Unlock()
+	for _, c := range old {
+		_ = c.Close()
+	}
+}
+
+// close stops the relay and waits for its goroutines.
+func (r *relay) close() {
+	_ = r.ln.Close()
+	r.point("")
+	r.wg.Wait()
 }
 
 // client returns a client of the server, closed when the test ends.
