@@ -280,20 +280,16 @@ func callArguments(raw string) map[string]any {
 	return args
 }
 
-// interruptOutcome is the AG-UI outcome of a run whose calls were parked.
+// interruptOutcome is the AG-UI outcome of a run whose calls were parked:
+// runs.ApprovalInterrupt's shape, with the parked call's id.
 func interruptOutcome(pas []PendingApproval) map[string]any {
-	list := make([]map[string]any, len(pas))
+	list := make([]runs.Interrupt, len(pas))
 	for i, pa := range pas {
-		list[i] = map[string]any{
-			"id": pa.ID, "reason": "tool_call", "message": "Approve the call of " + pa.Tool + "?",
-			"toolCallId": pa.ToolCallID, "expiresAt": pa.ExpiresAt.Format("2006-01-02T15:04:05.000Z"),
-			"responseSchema": map[string]any{
-				"type":       "object",
-				"properties": map[string]any{"approved": map[string]any{"type": "boolean"}, "reason": map[string]any{"type": "string"}},
-				"required":   []string{"approved"},
-			},
-			"metadata": map[string]any{"tool": pa.Tool, "arguments": pa.Arguments},
-		}
+		list[i] = runs.ApprovalInterrupt(threads.ApprovalRequest{
+			Call:     threads.ToolCall{ID: pa.ToolCallID, Name: pa.Tool, Arguments: pa.Arguments},
+			ThreadID: pa.ThreadID, RunID: pa.RunID,
+		}, pa.ExpiresAt)
+		list[i].ID = pa.ID
 	}
 	return map[string]any{"type": "interrupt", "interrupts": list}
 }
@@ -491,7 +487,9 @@ func (h *Handler) settlePause(ctx context.Context, r *http.Request, pp parkedPau
 		if !done {
 			status, reason := "", ""
 			if e, ok := answers[ref.ID]; ok && r != nil {
-				status, reason = resumeDecision(e)
+				if status, reason, err = resumeDecision(e); err != nil {
+					return nil, err
+				}
 			}
 			if status == "" {
 				exp, err := h.expired(ctx, ref.ID)
@@ -526,18 +524,18 @@ func (h *Handler) expired(ctx context.Context, id string) (bool, error) {
 	return !time.Now().Before(rec.Call.ExpiresAt), nil
 }
 
-// resumeDecision reads a resume[] entry that answers a parked call:
-// {"approved": bool, "reason": string}; a cancelled entry refuses.
-func resumeDecision(e runs.ResumeEntry) (status, reason string) {
-	if e.Status == runs.ResumeCancelled {
-		return ApprovalRefused, "cancelled"
+// resumeDecision reads a resume[] entry that answers a parked call
+// (runs.ApprovalOf); an answer it cannot read is refused (400), never an
+// approval.
+func resumeDecision(e runs.ResumeEntry) (status, reason string, err error) {
+	a, err := runs.ApprovalOf(e)
+	if err != nil {
+		return "", "", &decideError{http.StatusBadRequest, "A resume entry for an approval must be {\"status\": \"resolved\", \"payload\": {\"approved\": bool, \"reason\": string}} or cancelled"}
 	}
-	p, _ := e.Payload.(map[string]any)
-	reason, _ = p["reason"].(string)
-	if ok, _ := p["approved"].(bool); ok {
-		return ApprovalApproved, reason
+	if a.Approved {
+		return ApprovalApproved, a.Reason, nil
 	}
-	return ApprovalRefused, reason
+	return ApprovalRefused, a.Reason, nil
 }
 
 // continueParked continues a pause that waits for no browser call once
@@ -617,7 +615,7 @@ func (h *Handler) startDetached(ctx context.Context, u User, threadID string, p 
 	stopAfter := context.AfterFunc(h.life.stop, cancel)
 	c := h.clientOf(u)
 	p.ToolDefinitions = append(p.ToolDefinitions, h.approvals.defs...)
-	s, err := c.RunTools(base, threadID, p, runs.ToolRunner{Tools: h.cfg.tools}, h.cfg.callOpts...)
+	s, err := c.RunTools(base, threadID, p, h.runner(), h.cfg.callOpts...)
 	if err != nil {
 		stopAfter()
 		cancel()
@@ -982,4 +980,13 @@ func (s *holding) follow() bool {
 func deadlineOf(ctx context.Context) time.Time {
 	d, _ := ctx.Deadline()
 	return d
+}
+
+// runner is the tool runner of the server's tools on a run: each call is
+// recorded in the Store (threads.ToolGuards.Calls), so that it runs once
+// across the instances that share it, a second delivery of a pause gets
+// the recorded result, and a store that is down refuses the call rather
+// than risk running it twice.
+func (h *Handler) runner() runs.ToolRunner {
+	return runs.ToolRunner{Tools: h.cfg.tools, Guards: threads.ToolGuards{Calls: h.cfg.store}}
 }

@@ -315,7 +315,8 @@ func TestMixedPauseWithParkedCall(t *testing.T) {
 	assert.Equal(t, []string{"alice"}, f.calls())
 }
 
-// WithApprovals needs detached runs and a rule for who decides.
+// WithApprovals needs detached runs and a rule for who decides; a
+// WithTools tool that needs approval belongs in it.
 func TestWithApprovalsChecksItsParts(t *testing.T) {
 	t.Parallel()
 	var f refunds
@@ -327,6 +328,10 @@ func TestWithApprovalsChecksItsParts(t *testing.T) {
 	h, err := proxy.New(fake.Client(), userBySession)
 	require.NoError(t, err)
 	assert.Nil(t, h.ApprovalAPI())
+	asks := f.tool()
+	asks.NeedsApproval = threads.Always
+	_, err = proxy.New(fake.Client(), userBySession, proxy.WithTools(asks))
+	assert.ErrorContains(t, err, "WithApprovals", "a server tool that needs approval would always be refused: it is parked instead")
 }
 
 // Once per call: a decision while the same call's decision still runs
@@ -466,4 +471,22 @@ func TestHeldResponseGoesOnAfterTheDecision(t *testing.T) {
 	require.NotEmpty(t, ts)
 	assert.Equal(t, "RUN_FINISHED", ts[len(ts)-1])
 	assert.Equal(t, []string{"alice"}, f.calls())
+}
+
+// The server's tools record each call in the Store (once per call across
+// instances): a store that cannot record it refuses the call, with an
+// error result the model reads, rather than risk running it twice.
+func TestServerToolRefusedWhenTheStoreIsDown(t *testing.T) {
+	t.Parallel()
+	var l lookup
+	broken := &failingStore{Store: proxy.NewMemoryStore(0, 0)}
+	broken.fail.Store(true)
+	e := newEnv(t, nil, proxy.WithTools(l.tool()), proxy.WithStore(broken))
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_s", Name: "lookup", Arguments: map[string]any{"q": "tea"}}}})
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"define tea"}]}}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	assert.Empty(t, l.calls, "not run without its record")
+	got := e.results(t)
+	require.Len(t, got["call_s"], 1)
+	assert.True(t, strings.HasPrefix(got["call_s"][0], "error "), got)
 }

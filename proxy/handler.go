@@ -149,6 +149,11 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 			return nil, fmt.Errorf("proxy: New: %w", err)
 		}
 		for _, t := range h.cfg.tools {
+			if t.NeedsApproval != nil {
+				// The runner has no approver here: every such call would
+				// be refused. The proxy's approvals park them instead.
+				return nil, fmt.Errorf("proxy: New: tool %q needs approval (NeedsApproval): give it in WithApprovals' Tools", t.Name)
+			}
 			h.tools[t.Name] = true
 		}
 	}
@@ -188,8 +193,11 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 // answered in the same response; a pause that mixes both hands the browser
 // its own calls, and the server's results wait in the [Store] for the
 // browser's continuation. [UserFrom] tells a tool whose run it serves; a
-// failing tool is an error result the model reads. How pauses, lost
-// results and bounds are handled: the package doc's "Server-side tools".
+// failing tool is an error result the model reads. Each call the runner
+// makes is recorded in the Store (threads.ToolGuards.Calls): once per call
+// across instances; a store that cannot record it refuses the call. How
+// pauses, lost results and bounds are handled: the package doc's
+// "Server-side tools".
 func WithTools(tools ...threads.Tool) Option {
 	return option(func(c *config) { c.tools = append(c.tools, tools...) })
 }
