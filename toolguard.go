@@ -136,6 +136,22 @@ func (r *toolRunner) guard(g ToolGuards) toolcore.Guard[*Tool] {
 		func(c toolcore.Call) string { return toolcore.RecordKey("threads", r.id, c.ID) })
 }
 
+func init() {
+	// Package runs ends a /v1 tool stream with this package's
+	// ToolRoundsError (one type for the idea on both API generations),
+	// whose cleaned text it writes.
+	toolcore.RoundsError = func(max int, threadID, runID string, calls []toolcore.Call, text string) error {
+		e := &ToolRoundsError{Max: max, ThreadID: threadID, RunID: runID, text: text}
+		for _, c := range calls {
+			e.Calls = append(e.Calls, toolCallOf(c))
+		}
+		if len(e.Calls) > 0 {
+			e.Call = e.Calls[0]
+		}
+		return e
+	}
+}
+
 // toolCallOf is the core's call as a tool gets it.
 func toolCallOf(c toolcore.Call) ToolCall {
 	return ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Args, StatusMessage: c.Status.Message, CompletionStatusMessage: c.Status.Completion}

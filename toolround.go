@@ -106,7 +106,7 @@ func (r *toolRunner) next(last AdvanceResponse) (*Stream, *ToolRunResult, error)
 	case toolcore.External:
 		return nil, nil, nil // the caller's own tool: it answers the call
 	case toolcore.Rounds:
-		return nil, nil, &ToolRoundsError{Max: r.policy.MaxRounds, Call: call, secret: r.secret}
+		return nil, nil, &ToolRoundsError{Max: r.policy.MaxRounds, Call: call, Calls: []ToolCall{call}, secret: r.secret}
 	case toolcore.LongID:
 		// The id must be echoed whole (a cut one answers no call), so a
 		// huge one is refused rather than sent back.

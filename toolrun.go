@@ -37,25 +37,37 @@ type ToolRunResult struct {
 // ErrToolRounds matches a [*ToolRoundsError] with errors.Is.
 var ErrToolRounds = errors.New("threads: too many tool rounds")
 
-// ToolRoundsError ends a [ThreadsService.RunStream] stream (from Stream.Err)
-// when the model asks for another tool call after the run has answered as
-// many as [WithMaxToolRounds] allows. That last call is left unanswered:
-// the thread waits in FETCHING_CONTEXT for its result, which the caller may
-// still send (AdvanceStream with [ToolResult]) or leave. Its /v1
-// counterpart is runs.ToolRoundsError.
+// ToolRoundsError ends a tool run when the model asks for tools once more
+// after the run has answered as many rounds as allowed: on the spec's
+// routes ([ThreadsService.RunStream], from Stream.Err) past
+// [WithMaxToolRounds]; on /v1 (package runs' ToolStream) past
+// runs.ToolRunner.MaxRounds pauses. The last request is left unanswered:
+// the thread waits for its results, which the caller may still send
+// (AdvanceStream with [ToolResult]; on /v1 a run with PreviousRunID RunID
+// and one tool result per call) or leave.
 type ToolRoundsError struct {
 	// Max is the bound that was reached.
 	Max int
-	// Call is the call the run did not answer, as the service sent it.
-	Call ToolCall
+	// Call is the call the run did not answer (on /v1, the pause's first),
+	// and Calls every call it did not answer (a /v1 pause may hold several),
+	// as the service sent them.
+	Call  ToolCall
+	Calls []ToolCall
+	// ThreadID and RunID are the /v1 thread and the run that paused;
+	// empty on the spec's routes.
+	ThreadID, RunID string
 
 	secret string // redacted from Error, which shows server text
+	text   string // Error's text, as package runs made it (cleaned); "" on the spec's routes
 }
 
 // Error says which bound was reached and which call was left unanswered.
 // The call's name and id come from the server: they are shown on one line,
-// cut short, and without the API key.
+// cut short, and without the API key (or, on /v1, the end user's token).
 func (e *ToolRoundsError) Error() string {
+	if e.text != "" {
+		return e.text
+	}
 	show := func(s string) string { return termtext.OneLine(redact.String(s, e.secret), maxErrorPart) }
 	return fmt.Sprintf("threads: the model asked for tool %q after %d tool rounds (WithMaxToolRounds); the call %q is unanswered",
 		show(e.Call.Name), e.Max, show(e.Call.ID))

@@ -291,14 +291,17 @@ func nilIfErr[S Stream](s S, err error) (Stream, error) {
 // that the tool runner's bounds left unanswered: its calls get error
 // results, sent with the user's next run, so that the thread can go on.
 func (h *Handler) runEnded(ctx context.Context, user User, err error) {
-	var rounds *runs.ToolRoundsError
+	var rounds *threads.ToolRoundsError
 	var repeat *runs.ToolRepeatError
 	var failed *runs.RunFailedError
 	var threadID, runID string
 	var pending []runs.PendingToolCall
 	switch {
 	case errors.As(err, &rounds):
-		threadID, runID, pending = rounds.ThreadID, rounds.RunID, rounds.Pending
+		threadID, runID = rounds.ThreadID, rounds.RunID
+		for _, c := range rounds.Calls {
+			pending = append(pending, runs.PendingToolCall{ToolCallID: c.ID, ToolName: c.Name})
+		}
 	case errors.As(err, &repeat):
 		threadID, runID, pending = repeat.ThreadID, repeat.RunID, repeat.Pending
 	case errors.As(err, &failed):

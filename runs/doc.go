@@ -223,11 +223,12 @@
 // [Stream], [Thread], [ThreadWithMessages], [ThreadPage], [Message],
 // [Resource], [Role], [CreateThreadParams], [UpdateThreadParams],
 // [GenerateSuggestionsParams], [Suggestion], [AvailableComponent],
-// [ToolRoundsError], and the builders [ResourceContent] and [ToolResult]
+// and the builders [ResourceContent] and [ToolResult]
 // (callID, text: a failed call sets the part's IsError). A runnable tool
 // is a [threads.Tool] in both generations, and a tool's Call receives a
 // [threads.ToolCall]; what /v1 sends is a tool's wire definition,
-// [ToolDefinition] ([DefineTool], [RunParams].ToolDefinitions), and what a
+// [ToolDefinition] ([DefineTool], [RunParams].ToolDefinitions); a tool
+// run past its bound ends with [threads.ToolRoundsError] on both; and what a
 // run's stream recorded of a call is a [StreamedToolCall].
 //
 // The types are written by hand from the service's recorded answers, not

@@ -36,11 +36,15 @@ func TestRunToolsRoundCap(t *testing.T) {
 	require.NoError(t, err)
 	res, err := ts.Collect()
 	require.ErrorIs(t, err, threads.ErrToolRounds)
-	var re *runs.ToolRoundsError
+	var re *threads.ToolRoundsError
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, 3, re.Max)
 	assert.Equal(t, "run_3", re.RunID)
-	assert.Equal(t, "c3", re.Pending[0].ToolCallID)
+	assert.Equal(t, "thr_script", re.ThreadID)
+	require.Len(t, re.Calls, 1)
+	assert.Equal(t, "c3", re.Calls[0].ID)
+	assert.Equal(t, re.Calls[0], re.Call)
+	assert.Equal(t, map[string]any{"city": "City 3"}, re.Call.Arguments)
 	assert.Contains(t, err.Error(), `"get_weather"`)
 	bodies, _ := sc.requests()
 	assert.Len(t, bodies, 4, "the first run and 3 continuations")

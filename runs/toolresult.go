@@ -76,33 +76,6 @@ func (ToolRunResult) EventType() string { return EventToolRunResult }
 func (ToolRunStart) isEvent()  {}
 func (ToolRunResult) isEvent() {}
 
-// ToolRoundsError ends a [ToolStream] whose model paused for tools once
-// more after [ToolRunner.MaxRounds] answered pauses. That pause is not
-// answered: the thread keeps its pending calls, which the caller may still
-// answer with [Client.Run] ([ToolResult] parts, PreviousRunID RunID) or
-// leave. It matches [threads.ErrToolRounds]. Its counterpart on the
-// spec's routes is [threads.ToolRoundsError].
-type ToolRoundsError struct {
-	Max             int
-	ThreadID, RunID string
-	// Pending are the unanswered calls, as the service sent them.
-	Pending []PendingToolCall
-	names   string // cleaned, for Error
-	run     string // RunID cleaned, for Error
-}
-
-// Error names the bound and the unanswered tools (server text: one line,
-// cut short, the key redacted).
-func (e *ToolRoundsError) Error() string {
-	return fmt.Sprintf("runs: the model asked for tools (%s) after %d tool rounds (ToolRunner.MaxRounds); run %s awaits their results",
-		e.names, e.Max, e.run)
-}
-
-// Format prints [ToolRoundsError.Error] whatever the verb (%q quotes
-// it): the fields hold the service's text as it was sent (the pending
-// calls' arguments may echo the key), which %#v or %+v would print.
-func (e ToolRoundsError) Format(f fmt.State, verb rune) { formatError(f, verb, e.Error()) }
-
 func formatError(f fmt.State, verb rune, text string) {
 	if verb == 'q' {
 		fmt.Fprintf(f, "%q", text)
@@ -111,15 +84,12 @@ func formatError(f fmt.State, verb rune, text string) {
 	fmt.Fprint(f, text)
 }
 
-// Is matches [threads.ErrToolRounds].
-func (e *ToolRoundsError) Is(target error) bool { return target == threads.ErrToolRounds }
-
 // ErrToolRepeated matches a [*ToolRepeatError].
 var ErrToolRepeated = errors.New("runs: the model repeats a tool call")
 
 // ToolRepeatError ends a [ToolStream] whose model made the same call in
 // [ToolRunner.MaxRepeats] pauses in a row. The last pause is not answered
-// (as for [ToolRoundsError]).
+// (as for [threads.ToolRoundsError]).
 type ToolRepeatError struct {
 	Times           int
 	ThreadID, RunID string
@@ -137,8 +107,9 @@ func (e *ToolRepeatError) Error() string {
 		e.name, e.Times, e.run)
 }
 
-// Format prints [ToolRepeatError.Error] whatever the verb (see
-// [ToolRoundsError.Format]).
+// Format prints [ToolRepeatError.Error] whatever the verb (%q quotes
+// it): the fields hold the service's text as it was sent (the pending
+// calls' arguments may echo the key), which %#v or %+v would print.
 func (e ToolRepeatError) Format(f fmt.State, verb rune) { formatError(f, verb, e.Error()) }
 
 // Is matches [ErrToolRepeated].
@@ -168,7 +139,7 @@ func (e *ToolArgumentsError) Error() string {
 }
 
 // Format prints [ToolArgumentsError.Error] whatever the verb (see
-// [ToolRoundsError.Format]).
+// [ToolRepeatError.Format]).
 func (e ToolArgumentsError) Format(f fmt.State, verb rune) { formatError(f, verb, e.Error()) }
 
 // Is matches [threads.ErrToolArguments].

@@ -61,7 +61,7 @@ func TestToolStreamErrorsHideServerSecrets(t *testing.T) {
 		_, err = ts.Collect()
 		require.Error(t, err, tc.name)
 		var rep *runs.ToolRepeatError
-		var rounds *runs.ToolRoundsError
+		var rounds *threads.ToolRoundsError
 		require.True(t, errors.As(err, &rep) || errors.As(err, &rounds), "%s: %v", tc.name, err)
 		for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q"} {
 			s := fmt.Sprintf(verb, err)

@@ -73,7 +73,7 @@ import (
 // Collect return a [*ToolArgumentsError] (errors.Is
 // [threads.ErrToolArguments]), with the Result of the runs.
 //
-// Bounds: r.MaxRounds answered pauses (then a [*ToolRoundsError]) and the
+// Bounds: r.MaxRounds answered pauses (then a [*threads.ToolRoundsError]) and the
 // same call in r.MaxRepeats pauses in a row (then a [*ToolRepeatError]);
 // either leaves the last pause unanswered. The tools are checked before
 // anything is sent.
@@ -263,7 +263,9 @@ func (s *ToolStream) afterRun(st *Stream) {
 			threads.ErrStreamFailed, len(pending[v.Call].ToolCallID), echolib.MaxCallID, shownID(st, r.RunID)))
 		return
 	case toolcore.Rounds:
-		s.finish(&ToolRoundsError{Max: s.policy.MaxRounds, ThreadID: s.threadID, RunID: r.RunID, Pending: pending, names: s.names(st, pending), run: shownID(st, r.RunID)})
+		s.finish(toolcore.RoundsError(s.policy.MaxRounds, s.threadID, r.RunID, calls,
+			fmt.Sprintf("runs: the model asked for tools (%s) after %d tool rounds (ToolRunner.MaxRounds); run %s awaits their results",
+				s.names(st, pending), s.policy.MaxRounds, shownID(st, r.RunID))))
 		return
 	case toolcore.Repeated:
 		p := pending[v.Call]

@@ -25,7 +25,7 @@ type ToolRunner struct {
 	Tools []threads.Tool
 	// MaxRounds bounds how many pauses the runner answers (each pause has
 	// one or more calls); 0 means 10. One more pause ends the stream with
-	// a [*ToolRoundsError] (errors.Is [threads.ErrToolRounds]).
+	// a [*threads.ToolRoundsError] (errors.Is [threads.ErrToolRounds]).
 	MaxRounds int
 	// MaxRepeats stops a model that makes the same call (the same tool
 	// with the same arguments, as JSON values) in MaxRepeats pauses in a

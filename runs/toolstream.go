@@ -70,7 +70,7 @@ func (s *ToolStream) Current() Event {
 // Err returns why the stream ended: nil when the last run finished (also
 // when it paused for a tool the caller answers itself) or was cancelled,
 // and after Close; a [*RunFailedError] when a run failed; a
-// [*ToolRoundsError] or [*ToolRepeatError] when a bound stopped the loop;
+// [*threads.ToolRoundsError] or [*ToolRepeatError] when a bound stopped the loop;
 // a [*ToolArgumentsError] when the last run finished but every call
 // answered had failed its tool's argument checks;
 // the error of a continuation run that could not start (a

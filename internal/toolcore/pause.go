@@ -31,6 +31,12 @@ type Call struct {
 	Raw string
 }
 
+// RoundsError makes package threads' *ToolRoundsError for package runs:
+// the bound, the /v1 thread and run, the unanswered calls and the error's
+// text (cleaned by runs). Package threads sets it in its init, once,
+// before runs can run (runs imports threads).
+var RoundsError func(max int, threadID, runID string, calls []Call, text string) error
+
 // Stop says whether a pause is answered, and if not, why ([Policy.Admit]).
 type Stop uint8
 
