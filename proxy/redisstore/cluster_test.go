@@ -167,8 +167,8 @@ func newCluster(t *testing.T, srv *redisServer, n int, opts ...proxy.Option) *cl
 			}
 			u, _ := url.Parse(c.instances[i].srv.URL)
 			rp := httputil.NewSingleHostReverseProxy(u)
-			rp.FlushInterval = -1 // events as they come
-			rp.ErrorLog = log.New(io.Discard, "", 0)
+			rp.FlushInterval = -1                           // events as they come
+			rp.ErrorLog = log.New(testLog{t}, "front: ", 0) // shown when the test fails: a body cut short says why here
 			r.Header.Set("X-Instance", string(rune('A'+i)))
 			rp.ServeHTTP(w, r)
 			return
@@ -180,6 +180,15 @@ func newCluster(t *testing.T, srv *redisServer, n int, opts ...proxy.Option) *cl
 		c.front.Close()
 	})
 	return c
+}
+
+// testLog writes to the test's log, which only a failed test (or -v)
+// shows.
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(b []byte) (int, error) {
+	l.t.Log(strings.TrimSuffix(string(b), "\n"))
+	return len(b), nil
 }
 
 func canceled() context.Context {
