@@ -167,6 +167,31 @@
 // *slog.Logger field (threadsmcp.Options.Logger). Without one, nothing is
 // logged.
 //
+// # Tools from Go functions
+//
+// [NewTool] names each field of Args as encoding/json names it (the json
+// tag; "-" leaves it out; embedded structs are flattened). Go types map to
+// the service's type names: string (also time.Time and []byte), integer
+// (ints and uints), number (floats), boolean, array (slices and arrays,
+// with Items telling the elements' type), object (structs and maps; an
+// interface field as well, as any JSON value can come). An `enum:"a,b,c"`
+// tag sets EnumValues. A parameter that is an object, or an array of
+// objects or arrays, also gets a JSON Schema (Schema) describing its
+// inside the same way. Arguments decode through encoding/json, so custom
+// UnmarshalJSON methods apply. The service's own status arguments (see
+// [ToolCall].StatusMessage) are neither checked nor decoded, even when a
+// caller passes them in Arguments.
+//
+// A [Tool]'s InputSchema is mapped, on the spec's routes, to Parameters,
+// one per property in the order the schema encodes them (a map's keys
+// encode sorted), each carrying its property's schema as it is (the
+// service hands the model that schema) and required when the schema says
+// so; a schema that parameters cannot express (anyOf, oneOf, allOf, $ref,
+// a type other than object, a schema for additionalProperties...) is
+// refused by RunStream before anything is sent, with an error that names
+// the keyword. The runners check no arguments against it: Call gets the
+// arguments as the model sent them (the service's status arguments aside).
+//
 // # Tool runs on the spec's routes
 //
 // [ThreadsService.RunStream] is [ThreadsService.AdvanceStream] that runs the tools. It adds
