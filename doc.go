@@ -167,6 +167,91 @@
 // *slog.Logger field (threadsmcp.Options.Logger). Without one, nothing is
 // logged.
 //
+// # Tools from Go functions
+//
+// [NewTool] names each field of Args as encoding/json names it (the json
+// tag; "-" leaves it out; embedded structs are flattened). Go types map to
+// the service's type names: string (also time.Time and []byte), integer
+// (ints and uints), number (floats), boolean, array (slices and arrays,
+// with Items telling the elements' type), object (structs and maps; an
+// interface field as well, as any JSON value can come). An `enum:"a,b,c"`
+// tag sets EnumValues. A parameter that is an object, or an array of
+// objects or arrays, also gets a JSON Schema (Schema) describing its
+// inside the same way. Arguments decode through encoding/json, so custom
+// UnmarshalJSON methods apply. The service's own status arguments (see
+// [ToolCall].StatusMessage) are neither checked nor decoded, even when a
+// caller passes them in Arguments.
+//
+// A [Tool]'s InputSchema is mapped, on the spec's routes, to Parameters,
+// one per property in the order the schema encodes them (a map's keys
+// encode sorted), each carrying its property's schema as it is (the
+// service hands the model that schema) and required when the schema says
+// so; a schema that parameters cannot express (anyOf, oneOf, allOf, $ref,
+// a type other than object, a schema for additionalProperties...) is
+// refused by RunStream before anything is sent, with an error that names
+// the keyword. The runners check no arguments against it: Call gets the
+// arguments as the model sent them (the service's status arguments aside).
+//
+// # Tool runs on the spec's routes
+//
+// [ThreadsService.RunStream] is [ThreadsService.AdvanceStream] that runs the tools. It adds
+// tools to params.ClientTools (beside any already there) and streams the
+// reply. When a reply ends asking for one of tools (its last snapshot has
+// stage FETCHING_CONTEXT, a ToolCallRequest and a ToolCallID), the stream
+// calls the tool, sends its result as the tool message (the tool_call_id
+// echoed; the same ContextKey, AvailableComponents and ClientTools; the
+// ToolCallCounts with that tool's count raised) and goes on with the
+// reply to it: the events of every round arrive on the one Stream until a
+// reply completes. Messages, Collect and the text deltas work across
+// rounds; each round's messages have their own ids. ForceToolChoice is
+// sent with the first request only, so that a forced tool is not forced
+// again with every result.
+//
+// A tool that returns content parts ([Tool].CallParts) is answered with
+// their text by [ToolResultText]: the tool message carries text only. A
+// tool with an InputSchema is declared with the parameters it maps to
+// (see [Tool].InputSchema).
+//
+// What the model reads when things go wrong, instead of a crash or a
+// stream error: a tool that returns an error, or panics, is answered with
+// a tool message whose Error field holds the error and whose text is
+// "Error: " and the error. So is a call of a tool that is not among tools
+// or params.ClientTools, and, for a [NewTool] tool, arguments that do not
+// fit its Args. The model can then try again or explain.
+//
+// Nothing the server sent is multiplied on its way back: a tool message
+// quotes a tool, parameter or argument from the call at most 64 runes
+// long, once; its error text is cut at 4 KiB (and holds no API key); a
+// call of a tool that is not among tools is not counted in
+// ToolCallCounts (which is re-sent with every round); and a call whose
+// tool_call_id is longer than 1 KiB (which must be echoed whole) is not
+// answered: the stream ends with an error matching [ErrStreamFailed]. So
+// each round's request is at most a constant larger than the first.
+//
+// A call of a tool that the caller declared itself, in params.ClientTools
+// or as a context tool of params.AvailableComponents, is not answered: the
+// stream ends cleanly at that FETCHING_CONTEXT snapshot, so that the caller
+// can answer it with AdvanceStream and [ToolResult] (or RunStream again).
+//
+// The run answers at most 10 tool calls (change it
+// with [WithMaxToolRounds]); one more call ends the stream with a
+// [*ToolRoundsError]. The tools are checked before anything is sent: an
+// empty or repeated name, a nil Call, or a [NewTool] with unusable Args is
+// an error here.
+//
+// A tool runs inside Stream.Next, with ctx (cancelled as well when the
+// stream is closed). [WithStreamIdleTimeout] counts the server's silence
+// only: its clock stops while a tool runs and the next request is sent
+// (whose wait for headers [WithRequestTimeout] bounds, as for the first
+// request), and starts again for the next round's events. If it fired
+// before the tool ran, the stream ends with [ErrStreamIdle] and no tool
+// runs. Cancelling ctx or closing the stream stops the run:
+// no further request is sent. Neither stops a generation that the service
+// has already started: call [ThreadsService.Cancel] for that when you stop
+// early, otherwise the thread goes on, or waits in FETCHING_CONTEXT for a
+// tool result that never comes (a later advance with a user message
+// continues it).
+//
 // # Calling a route the SDK does not model
 //
 // [Client.Do] checks its path as every route's ids are, before anything is

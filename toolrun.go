@@ -123,61 +123,18 @@ func WithToolRunResults() RequestOption {
 
 // RunStream is [ThreadsService.AdvanceStream] that runs the tools. It adds
 // tools to params.ClientTools (beside any already there) and streams the
-// reply. When a reply ends asking for one of tools (its last snapshot has
-// stage FETCHING_CONTEXT, a ToolCallRequest and a ToolCallID), the stream
-// calls the tool, sends its result as the tool message (the tool_call_id
-// echoed; the same ContextKey, AvailableComponents and ClientTools; the
-// ToolCallCounts with that tool's count raised) and goes on with the
-// reply to it: the events of every round arrive on the one Stream until a
-// reply completes. Messages, Collect and the text deltas work across
-// rounds; each round's messages have their own ids. ForceToolChoice is
-// sent with the first request only, so that a forced tool is not forced
-// again with every result.
+// reply. When a reply ends asking for one of tools (stage
+// FETCHING_CONTEXT), the stream calls the tool, sends its result as the
+// tool message and goes on with the reply to it: the events of every round
+// arrive on the one Stream until a reply completes. Messages, Collect and
+// the text deltas work across rounds.
 //
-// A tool that returns content parts ([Tool].CallParts) is answered with
-// their text by [ToolResultText]: the tool message carries text only. A
-// tool with an InputSchema is declared with the parameters it maps to
-// (see [Tool].InputSchema).
-//
-// What the model reads when things go wrong, instead of a crash or a
-// stream error: a tool that returns an error, or panics, is answered with
-// a tool message whose Error field holds the error and whose text is
-// "Error: " and the error. So is a call of a tool that is not among tools
-// or params.ClientTools, and, for a [NewTool] tool, arguments that do not
-// fit its Args. The model can then try again or explain.
-//
-// Nothing the server sent is multiplied on its way back: a tool message
-// quotes a tool, parameter or argument from the call at most 64 runes
-// long, once; its error text is cut at 4 KiB (and holds no API key); a
-// call of a tool that is not among tools is not counted in
-// ToolCallCounts (which is re-sent with every round); and a call whose
-// tool_call_id is longer than 1 KiB (which must be echoed whole) is not
-// answered: the stream ends with an error matching [ErrStreamFailed]. So
-// each round's request is at most a constant larger than the first.
-//
-// A call of a tool that the caller declared itself, in params.ClientTools
-// or as a context tool of params.AvailableComponents, is not answered: the
-// stream ends cleanly at that FETCHING_CONTEXT snapshot, so that the caller
-// can answer it with AdvanceStream and [ToolResult] (or RunStream again).
-//
-// The run answers at most 10 tool calls (change it
-// with [WithMaxToolRounds]); one more call ends the stream with a
-// [*ToolRoundsError]. The tools are checked before anything is sent: an
-// empty or repeated name, a nil Call, or a [NewTool] with unusable Args is
-// an error here.
-//
-// A tool runs inside Stream.Next, with ctx (cancelled as well when the
-// stream is closed). [WithStreamIdleTimeout] counts the server's silence
-// only: its clock stops while a tool runs and the next request is sent
-// (whose wait for headers [WithRequestTimeout] bounds, as for the first
-// request), and starts again for the next round's events. If it fired
-// before the tool ran, the stream ends with [ErrStreamIdle] and no tool
-// runs. Cancelling ctx or closing the stream stops the run:
-// no further request is sent. Neither stops a generation that the service
-// has already started: call [ThreadsService.Cancel] for that when you stop
-// early, otherwise the thread goes on, or waits in FETCHING_CONTEXT for a
-// tool result that never comes (a later advance with a user message
-// continues it).
+// A failing tool, an unknown tool or arguments that do not fit are
+// answered to the model as an error, never a crash; a call of a tool the
+// caller declared itself ends the stream cleanly for the caller to answer.
+// The run answers at most 10 tool calls ([WithMaxToolRounds]), then ends
+// with a [*ToolRoundsError]. What each round sends, what is bounded, and
+// when tools run: the package doc's "Tool runs on the spec's routes".
 func (s *ThreadsService) RunStream(ctx context.Context, id string, params AdvanceParams, tools []Tool, opts ...RequestOption) (*Stream, error) {
 	cfg, err := s.c().begin(ctx, opts)
 	if err != nil {

@@ -35,15 +35,10 @@ type Tool struct {
 	// tool's inputSchema: any value that encoding/json encodes as a JSON
 	// object (a map[string]any, a [json.RawMessage], a schema type). On
 	// /v1 (package runs) it is sent as the tool's inputSchema as it is. On
-	// the spec's routes it is mapped to Parameters, one per property in
-	// the order the schema encodes them (a map's keys encode sorted), each carrying its property's schema as it is
-	// (the service hands the model that schema) and required when the
-	// schema says so; a schema that parameters cannot express (anyOf,
-	// oneOf, allOf, $ref, a type other than object, a schema for
-	// additionalProperties...) is refused by RunStream before anything is
-	// sent, with an error that names the keyword. The runners check no
-	// arguments against it: Call gets the arguments as the model sent
-	// them (the service's status arguments aside).
+	// the spec's routes it is mapped to Parameters, one per property, and
+	// a schema they cannot express (anyOf, $ref...) is refused by
+	// RunStream before anything is sent (the package doc's "Tools from Go
+	// functions"). The runners check no arguments against it.
 	InputSchema any
 	// MaxCalls asks the service to allow at most this many calls of the
 	// tool in one generation; 0 sends no limit.
@@ -230,27 +225,16 @@ func (t *Tool) parameters() ([]ToolParameter, error) {
 }
 
 // NewTool makes a [Tool] from a Go function whose arguments are the
-// exported fields of the struct Args (or *Args).
+// exported fields of the struct Args (or *Args): each field is one
+// parameter, named as encoding/json names it, described by its
+// `description:"..."` tag, with an `enum:"a,b,c"` tag for its values, and
+// required unless it is a pointer or omitempty/omitzero (the package doc's
+// "Tools from Go functions" maps every Go type).
 //
-// Each field is one parameter, named as encoding/json names it (the json
-// tag; "-" leaves it out; embedded structs are flattened), described by
-// its `description:"..."` tag, and required unless it is a pointer or its
-// json tag says omitempty or omitzero. Go types map to the service's type
-// names: string (also time.Time and []byte), integer (ints and uints),
-// number (floats), boolean, array (slices and arrays, with Items telling
-// the elements' type), object (structs and maps; an interface field as
-// well, as any JSON value can come). An `enum:"a,b,c"` tag sets EnumValues.
-// A parameter that is an object, or an array of objects or arrays, also
-// gets a JSON Schema (Schema) describing its inside the same way.
-//
-// Each call's arguments are checked and decoded into an Args (through
-// encoding/json, so custom UnmarshalJSON methods apply): a missing
+// Each call's arguments are checked and decoded into an Args: a missing
 // required argument, an unknown name or a value of the wrong type does not
 // reach fn; the model gets an error that names the problem and the
-// parameters instead (it matches [ErrToolArguments]). The service's own
-// status arguments (see [ToolCall].StatusMessage) are never Args'
-// arguments: they are neither checked nor decoded, even when a caller
-// passes them in Arguments.
+// parameters instead (it matches [ErrToolArguments]).
 //
 // When Args is not a struct (or pointer to one), NewTool does not panic:
 // the Tool it returns is refused by RunStream, before anything is sent,

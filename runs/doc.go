@@ -108,6 +108,83 @@
 // isError true and a short text, at most 4 KiB, without the API key or the
 // end user's token.
 //
+// # Tool runs
+//
+// [Client.RunTools] is [Client.Run] that runs the tools of r: each time the run
+// pauses for client tools (OutcomeAwaitingTools), the stream runs the
+// pending calls (several at once, at most r.Concurrency), sends one
+// tool_result per call in a new run on the thread (PreviousRunID the
+// paused run, the same ToolDefinitions with r's tools declared beside
+// them, AvailableComponents, Model, MaxTokens, Temperature and
+// RunMetadata; ToolChoice, MessageMetadata and
+// AdditionalContext with the first run only), and goes on with that run's
+// events, until a run ends without a pause. The events of every run, and
+// a [ToolRunStart] and [ToolRunResult] per call, arrive on the one
+// [ToolStream], in order.
+//
+// A tool's result is its text (Call), sent as one text part, or its
+// content parts (a [threads.Tool] with CallParts, such as
+// [threads.NewPartsTool]'s or an MCP tool's): text and resource parts,
+// sent as they are in the tool_result's content ([ToolRunResult.Content]) (an image is a resource
+// part with a base64 blob and its MIME type: the service accepts no other
+// part in a tool_result). A tool with an InputSchema is declared with it
+// as it is ([DefineTool]).
+//
+// r.Tools are declared beside params.ToolDefinitions. A pause that
+// includes a call of a params.ToolDefinitions tool (one the caller answers
+// itself) is not answered: the stream ends cleanly there, with
+// [OutcomeAwaitingTools] and the calls in Result.PendingToolCalls, for the
+// caller to answer all of them in one run (the service refuses a
+// continuation that answers only some).
+//
+// What the model reads when a call goes wrong, instead of a crash or a
+// stream error: a tool that returns an error or panics, a call of a tool
+// that is not among the tools, arguments that are not a JSON object or,
+// for a [threads.NewTool] tool, do not fit its Args: each is answered
+// with isError true and a short text (the error, at most 4 KiB, without
+// the API key; a tool name or argument from the server quoted at most 64
+// runes long). A call id longer than 1 KiB (it must be echoed whole) is
+// not answered: the stream ends with an error matching
+// [threads.ErrStreamFailed].
+//
+// Several calls in one pause: every call gets its result, in the order of
+// the pause, all in one message (the service refuses a continuation that
+// lacks one). The service, as observed, keeps only the last of a turn's
+// calls: it stores only that call's tool_use and hands the model only its
+// result (v1-api.md, captures 129-135, captures-turn5 07-09), so the model
+// does not see the other results. A model that calls two tools at once
+// should get their answers from one tool, or one call at a time; the fake
+// copies the habit with threadstest.WithLastToolCallOnly.
+//
+// The service's own arguments: on /v1 the service adds two required string
+// arguments, _tambo_statusMessage and _tambo_completionStatusMessage, to
+// every tool's schema, and forwards the model's values with the call's
+// arguments. They are the call's status lines, not the tool's arguments:
+// the runner takes them out before the tool sees the call (a
+// [threads.NewTool] tool never checks or decodes them), and gives them in
+// [ToolRunStart], [ToolRunResult] and [threads.ToolCall] (StatusMessage,
+// CompletionStatusMessage). For the calls the caller answers itself,
+// [PendingToolCall.StatusMessages] reads them.
+//
+// A stream whose every answered call failed the tools' argument checks
+// (none ran) and whose last run finished does not end in silence: Err and
+// Collect return a [*ToolArgumentsError] (errors.Is
+// [threads.ErrToolArguments]), with the Result of the runs.
+//
+// Bounds: r.MaxRounds answered pauses (then a [*threads.ToolRoundsError]) and the
+// same call in r.MaxRepeats pauses in a row (then a [*ToolRepeatError]);
+// either leaves the last pause unanswered. The tools are checked before
+// anything is sent.
+//
+// Tools run inside ToolStream.Next, with a context that Close cancels;
+// Next returns after all the calls of a pause have returned, so no tool
+// runs once Close has returned and Next is not running, and no call
+// starts once Close has returned (the calls of the pause that had not
+// started are not run). A tool's panic is logged with its stack on the
+// client's [threads.WithLogger], as on the spec's routes. Closing the
+// stream while a run streams cancels that run (as [Stream.Close]); while
+// the tools run, the thread keeps waiting for their results.
+//
 // # End users
 //
 // Every /v1 call acts for exactly one end user: a user key of your choice
