@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	threads "github.com/threadsapi/threads-go"
@@ -47,9 +48,13 @@ func refundTool(out io.Writer) threads.Tool {
 }
 
 // askOn is an approver that asks a person on in and out: "y" approves,
-// anything else refuses with that text as the reason.
+// anything else refuses with that text as the reason. The calls of one
+// pause run at once, so questions are asked one at a time.
 func askOn(in *bufio.Reader, out io.Writer) threads.Approver {
+	var mu sync.Mutex
 	return func(ctx context.Context, req threads.ApprovalRequest) (threads.Approval, error) {
+		mu.Lock()
+		defer mu.Unlock()
 		fmt.Fprintf(out, "Approve %s %v? [y/reason] ", req.Call.Name, req.Call.Arguments)
 		line, err := in.ReadString('\n')
 		if err != nil && line == "" {
@@ -97,6 +102,8 @@ func run(ctx context.Context, stdin io.Reader, out io.Writer) error {
 	if user == "" {
 		user = "example-user"
 	}
+	// The tool and the approver print from the calls' goroutines.
+	out = &lockedWriter{w: out}
 	agent := runs.New(client).ForUser(user)
 	ts, err := agent.CreateAndRunTools(ctx, runs.CreateRunParams{RunParams: runs.RunParams{
 		Content: []runs.Content{runs.Text("Please refund my two orders: A-1042 (12.50 €) and B-7 (480 €).")},
@@ -121,4 +128,17 @@ func run(ctx context.Context, stdin io.Reader, out io.Writer) error {
 	}
 	fmt.Fprintln(out)
 	return ts.Err()
+}
+
+// lockedWriter serialises writes to w: the calls of one pause run at
+// once, and each may print.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
