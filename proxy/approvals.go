@@ -83,7 +83,7 @@ type PendingApproval struct {
 	ThreadID   string         `json:"threadId"`
 	RunID      string         `json:"runId"`
 	ToolCallID string         `json:"toolCallId"`
-	Tool       string         `json:"tool"`
+	ToolName   string         `json:"tool"`
 	Arguments  map[string]any `json:"arguments"`
 	ExpiresAt  time.Time      `json:"expiresAt"`
 	// User is the run's user, for MayDecide (never sent to a page).
@@ -231,7 +231,7 @@ func (h *Handler) park(ctx context.Context, u User, threadID, runID string, call
 		var id [16]byte
 		_, _ = rand.Read(id[:])
 		pa := PendingApproval{
-			ID: hex.EncodeToString(id[:]), ThreadID: threadID, RunID: runID, ToolCallID: c.ToolCallID, Tool: c.ToolName,
+			ID: hex.EncodeToString(id[:]), ThreadID: threadID, RunID: runID, ToolCallID: c.ToolCallID, ToolName: c.ToolName,
 			Arguments: callArguments(c.Arguments), ExpiresAt: now.Add(a.TTL).UTC().Truncate(time.Millisecond),
 		}
 		rec := parkedCall{Call: pa, Browser: browser, UserKey: u.Key}
@@ -286,7 +286,7 @@ func interruptOutcome(pas []PendingApproval) map[string]any {
 	list := make([]runs.Interrupt, len(pas))
 	for i, pa := range pas {
 		list[i] = runs.ApprovalInterrupt(threads.ApprovalRequest{
-			Call:     threads.ToolCall{ID: pa.ToolCallID, Name: pa.Tool, Arguments: pa.Arguments},
+			Call:     threads.ToolCall{ID: pa.ToolCallID, Name: pa.ToolName, Arguments: pa.Arguments},
 			ThreadID: pa.ThreadID, RunID: pa.RunID,
 		}, pa.ExpiresAt)
 		list[i].ID = pa.ID
@@ -386,7 +386,7 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 	case ApprovalApproved:
 		u := rec.user()
 		args, _ := json.Marshal(rec.Call.Arguments)
-		call := runs.PendingToolCall{ToolCallID: rec.Call.ToolCallID, ToolName: rec.Call.Tool, Arguments: string(args)}
+		call := runs.PendingToolCall{ToolCallID: rec.Call.ToolCallID, ToolName: rec.Call.ToolName, Arguments: string(args)}
 		out, err := h.clientOf(u).AnswerTools(withRunUser(context.WithoutCancel(ctx), u), runs.ToolRunner{Tools: a.Tools}, []runs.PendingToolCall{call}, h.cfg.callOpts...)
 		if err != nil || len(out) != 1 {
 			out = notRun([]runs.PendingToolCall{call}, fmt.Errorf("the tool could not run: %v", err))
@@ -423,7 +423,7 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 		h.log.ErrorContext(ctx, "proxy: cannot record a decision in the store", "error", err)
 	}
 	_ = store.Delete(context.WithoutCancel(ctx), h.approvalKey("approval", ref.ID))
-	h.log.InfoContext(ctx, "proxy: a call that needs approval was decided", "status", status, "tool", rec.Call.Tool,
+	h.log.InfoContext(ctx, "proxy: a call that needs approval was decided", "status", status, "tool", rec.Call.ToolName,
 		"decided_by", d.Decision.DecidedBy, "thread", rec.Call.ThreadID, "call", rec.Call.ToolCallID)
 	return d, nil
 }

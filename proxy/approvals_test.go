@@ -165,7 +165,7 @@ func TestApprovedCallContinuesTheRun(t *testing.T) {
 	exp, err := time.Parse(time.RFC3339, ints[0].ExpiresAt)
 	require.NoError(t, err)
 	assert.True(t, exp.After(time.Now()))
-	assert.Equal(t, proxy.PendingApproval{ID: pa.ID, ThreadID: threadID, RunID: pausedRun, ToolCallID: "call_r", Tool: "refund",
+	assert.Equal(t, proxy.PendingApproval{ID: pa.ID, ThreadID: threadID, RunID: pausedRun, ToolCallID: "call_r", ToolName: "refund",
 		Arguments: map[string]any{"amount": 80.0}, ExpiresAt: pa.ExpiresAt}, pa)
 	assert.NotContains(t, w.Body.String(), "tambo.run.awaiting_input", "the pause has no browser call")
 	assert.Empty(t, f.calls(), "nothing runs before the decision")
