@@ -10,7 +10,8 @@
 //     EventSource. It sends keep-alive comments, bounds each write, and
 //     closes the stream (cancelling the run on the service) when the
 //     browser leaves; a browser that left is [RelayResult].Left with a nil
-//     error, not a failure.
+//     error, not a failure. Under [Handler.Detach] the run goes on into
+//     the Handler's run log instead, and resumes from it (docs/reloads.md).
 //   - [Handler] ([New]) serves the /v1 routes that the service's official
 //     web clients call (@tambo-ai/client, its React library,
 //     @tambo-ai/typescript-sdk): point their base URL at it, under
@@ -169,7 +170,9 @@
 // # Relaying a run
 //
 // [Relay] and the Handler write a run as the service writes it: each event
-// one "data: <JSON>" line and a blank line, no event: or id: lines, the
+// one "data: <JSON>" line and a blank line, no event: or id: lines (a
+// detached run's events, [WithDetachedRuns] and [Handler.Detach], have an
+// id: line: the run log's id, for a resume), the
 // service's own JSON (members this SDK version does not model included)
 // with every spelling of the project key and of the end user's token
 // replaced by "[REDACTED]" (an event the redaction would leave invalid is
