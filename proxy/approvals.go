@@ -615,7 +615,7 @@ func (h *Handler) startDetached(ctx context.Context, u User, threadID string, p 
 	stopAfter := context.AfterFunc(h.life.stop, cancel)
 	c := h.clientOf(u)
 	p.ToolDefinitions = append(p.ToolDefinitions, h.approvals.defs...)
-	s, err := c.RunTools(base, threadID, p, h.runner(), h.cfg.callOpts...)
+	s, err := c.RunTools(base, threadID, p, h.runner(u), h.cfg.callOpts...)
 	if err != nil {
 		stopAfter()
 		cancel()
@@ -980,6 +980,6 @@ func deadlineOf(ctx context.Context) time.Time {
 // across the instances that share it, a second delivery of a pause gets
 // the recorded result, and a store that is down refuses the call rather
 // than risk running it twice.
-func (h *Handler) runner() runs.ToolRunner {
-	return runs.ToolRunner{Tools: h.cfg.tools, Guards: threads.ToolGuards{Calls: h.cfg.store}}
+func (h *Handler) runner(u User) runs.ToolRunner {
+	return runs.ToolRunner{Tools: h.cfg.tools, Guards: threads.ToolGuards{Calls: callRecord{h, u}}}
 }
