@@ -349,6 +349,15 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 		// Decided already (the record goes with its decision), or
 		// expired from the store, or never kept.
 		if d, done, err := h.decisionOf(ctx, dkey); err != nil || done {
+			if err == nil && r != nil {
+				// A decided call's record is its deciders' to read, as the
+				// call was theirs to decide.
+				call := d.Run.Call
+				call.User = d.Run.user()
+				if err := h.mayDecide(r, call); err != nil {
+					return decisionRecord{}, err
+				}
+			}
 			return d, err
 		}
 		if ref.ToolCallID == "" {
@@ -358,13 +367,8 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 		status, reason = ApprovalExpired, ""
 	}
 	if r != nil && status != ApprovalExpired {
-		may, err := a.MayDecide(r, rec.Call)
-		switch {
-		case err != nil:
-			h.log.ErrorContext(ctx, "proxy: the backend's MayDecide failed", "error", err)
-			return decisionRecord{}, &decideError{http.StatusInternalServerError, "Internal server error"}
-		case !may:
-			return decisionRecord{}, &decideError{http.StatusForbidden, "You may not decide this call"}
+		if err := h.mayDecide(r, rec.Call); err != nil {
+			return decisionRecord{}, err
 		}
 	}
 	if status != ApprovalExpired && !time.Now().Before(rec.Call.ExpiresAt) {
@@ -426,6 +430,21 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 	h.log.InfoContext(ctx, "proxy: a call that needs approval was decided", "status", status, "tool", rec.Call.ToolName,
 		"decided_by", d.Decision.DecidedBy, "thread", rec.Call.ThreadID, "call", rec.Call.ToolCallID)
 	return d, nil
+}
+
+// mayDecide asks the backend's MayDecide about r's sender and call: nil
+// when they may decide it, else the decideError to answer (403, or 500
+// for a MayDecide that failed, logged).
+func (h *Handler) mayDecide(r *http.Request, call PendingApproval) error {
+	may, err := h.approvals.MayDecide(r, call)
+	switch {
+	case err != nil:
+		h.log.ErrorContext(r.Context(), "proxy: the backend's MayDecide failed", "error", err)
+		return &decideError{http.StatusInternalServerError, "Internal server error"}
+	case !may:
+		return &decideError{http.StatusForbidden, "You may not decide this call"}
+	}
+	return nil
 }
 
 // decisionOf reads a decision's record: done is false when there is
