@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -349,6 +350,15 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 		// Decided already (the record goes with its decision), or
 		// expired from the store, or never kept.
 		if d, done, err := h.decisionOf(ctx, dkey); err != nil || done {
+			if err == nil && r != nil {
+				// A decided call's record is its deciders' to read, as the
+				// call was theirs to decide.
+				call := d.Run.Call
+				call.User = d.Run.user()
+				if err := h.mayDecide(r, call); err != nil {
+					return decisionRecord{}, err
+				}
+			}
 			return d, err
 		}
 		if ref.ToolCallID == "" {
@@ -358,26 +368,46 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 		status, reason = ApprovalExpired, ""
 	}
 	if r != nil && status != ApprovalExpired {
-		may, err := a.MayDecide(r, rec.Call)
-		switch {
-		case err != nil:
-			h.log.ErrorContext(ctx, "proxy: the backend's MayDecide failed", "error", err)
-			return decisionRecord{}, &decideError{http.StatusInternalServerError, "Internal server error"}
-		case !may:
-			return decisionRecord{}, &decideError{http.StatusForbidden, "You may not decide this call"}
+		if err := h.mayDecide(r, rec.Call); err != nil {
+			return decisionRecord{}, err
 		}
 	}
 	if status != ApprovalExpired && !time.Now().Before(rec.Call.ExpiresAt) {
 		status, reason = ApprovalExpired, ""
 	}
 	running, _ := json.Marshal(decisionRecord{State: "running"})
-	claimed, err := store.SetNX(ctx, dkey, running, a.Wait+time.Minute)
+	claimTTL := a.Wait + time.Minute
+	claimed, err := store.SetNX(ctx, dkey, running, claimTTL)
 	if err != nil {
 		return decisionRecord{}, err
 	}
 	if !claimed {
 		return h.awaitDecision(ctx, dkey)
 	}
+	// The claim is renewed while the tool runs (it has no deadline unless
+	// it sets one): a claim that lapsed mid-call would let the next
+	// decision run it again. An instance that dies lets it lapse.
+	stopRenew, renewed := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(renewed)
+		t := time.NewTicker(claimTTL / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-stopRenew:
+				return
+			case <-t.C:
+				if err := store.Set(context.WithoutCancel(ctx), dkey, running, claimTTL); err != nil {
+					h.log.WarnContext(ctx, "proxy: cannot renew a running decision's claim", "error", err)
+				}
+			}
+		}
+	}()
+	stopRenewing := sync.OnceFunc(func() {
+		close(stopRenew)
+		<-renewed
+	})
+	defer stopRenewing()
 	d := decisionRecord{State: "done", Decision: ApprovalDecision{ID: ref.ID, Status: status, Reason: reason, ThreadID: rec.Call.ThreadID}, Run: rec}
 	if r != nil && a.DecidedBy != nil {
 		d.Decision.DecidedBy = a.DecidedBy(r)
@@ -412,6 +442,7 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 		}
 	}
 	d.Decision.IsError = d.Result.IsError
+	stopRenewing() // before the record: a renewal must not overwrite it
 	b, err := json.Marshal(d, ownJSON)
 	if err == nil {
 		err = store.Set(context.WithoutCancel(ctx), dkey, b, a.TTL+DefaultPendingTTL)
@@ -426,6 +457,21 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 	h.log.InfoContext(ctx, "proxy: a call that needs approval was decided", "status", status, "tool", rec.Call.ToolName,
 		"decided_by", d.Decision.DecidedBy, "thread", rec.Call.ThreadID, "call", rec.Call.ToolCallID)
 	return d, nil
+}
+
+// mayDecide asks the backend's MayDecide about r's sender and call: nil
+// when they may decide it, else the decideError to answer (403, or 500
+// for a MayDecide that failed, logged).
+func (h *Handler) mayDecide(r *http.Request, call PendingApproval) error {
+	may, err := h.approvals.MayDecide(r, call)
+	switch {
+	case err != nil:
+		h.log.ErrorContext(r.Context(), "proxy: the backend's MayDecide failed", "error", err)
+		return &decideError{http.StatusInternalServerError, "Internal server error"}
+	case !may:
+		return &decideError{http.StatusForbidden, "You may not decide this call"}
+	}
+	return nil
 }
 
 // decisionOf reads a decision's record: done is false when there is

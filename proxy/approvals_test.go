@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -489,4 +490,66 @@ func TestServerToolRefusedWhenTheStoreIsDown(t *testing.T) {
 	got := e.results(t)
 	require.Len(t, got["call_s"], 1)
 	assert.True(t, strings.HasPrefix(got["call_s"][0], "error "), got)
+}
+
+// A decided call's record is for those who may decide it: a second
+// decision by someone MayDecide refuses is 403, as the first would have
+// been, not the record (the tool's result, who decided, the run).
+func TestSecondDecisionNeedsMayDecide(t *testing.T) {
+	t.Parallel()
+	var f refunds
+	e := newEnv(t, nil, approvalOptions(&f, proxy.NewMemoryStore(0, 0))...)
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund", Arguments: map[string]any{"amount": 80}}}})
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	custom, _ := parked(t, w.Body.String())
+	require.Len(t, custom, 1)
+	w = approve(t, e.h, custom[0].ID, true, "", "X-Role", "manager", "X-Person", "carol")
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+
+	w = approve(t, e.h, custom[0].ID, true, "", "Cookie", "session=s-bob")
+	assert.Equal(t, http.StatusForbidden, w.Code, w.Body.String())
+	assert.NotContains(t, w.Body.String(), "refunded")
+	assert.NotContains(t, w.Body.String(), "carol")
+	assert.Equal(t, []string{"alice"}, f.calls())
+}
+
+// An approved call's tool runs once even when it runs longer than its
+// decision's claim would live in the store unrenewed (Approvals.Wait + a
+// minute; a tool has no deadline unless it sets one): a manager retrying
+// after 409 does not run the refund a second time.
+func TestApprovedToolRunsOnceWhenItOutlivesItsClaim(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		var runs atomic.Int32
+		slow := threads.Tool{Name: "refund", Description: "Refunds an order", Call: func(context.Context, threads.ToolCall) (string, error) {
+			runs.Add(1)
+			<-release
+			return "refunded", nil
+		}}
+		e := newEnv(t, []threadstest.Option{threadstest.WithoutListener()}, proxy.WithDetachedRuns(time.Minute),
+			proxy.WithApprovals(proxy.Approvals{Tools: []threads.Tool{slow}, MayDecide: mayDecide, Wait: time.Second, Hold: -1}))
+		e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund"}}})
+		w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
+		require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+		custom, _ := parked(t, w.Body.String())
+		require.Len(t, custom, 1)
+		id := custom[0].ID
+
+		first := make(chan *httptest.ResponseRecorder, 1)
+		go func() { first <- approve(t, e.h, id, true, "", "X-Role", "manager") }()
+		synctest.Wait()
+		require.Equal(t, int32(1), runs.Load())
+		time.Sleep(5 * time.Minute) // the tool still runs
+		second := make(chan *httptest.ResponseRecorder, 1)
+		go func() { second <- approve(t, e.h, id, true, "", "X-Role", "manager") }()
+		synctest.Wait()
+		assert.Equal(t, int32(1), runs.Load(), "the tool ran once")
+		close(release)
+		require.Equal(t, http.StatusOK, (<-first).Code)
+		w = <-second // the first decision's record, or 409 once Wait passed
+		assert.Contains(t, []int{http.StatusOK, http.StatusConflict}, w.Code, w.Body.String())
+		assert.Equal(t, int32(1), runs.Load(), "the tool ran once")
+		require.NoError(t, e.h.Shutdown(context.Background()))
+	})
 }
