@@ -349,6 +349,15 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 		// Decided already (the record goes with its decision), or
 		// expired from the store, or never kept.
 		if d, done, err := h.decisionOf(ctx, dkey); err != nil || done {
+			if err == nil && r != nil {
+				// A decided call's record is its deciders' to read, as the
+				// call was theirs to decide.
+				call := d.Run.Call
+				call.User = d.Run.user()
+				if err := h.mayDecide(r, call); err != nil {
+					return decisionRecord{}, err
+				}
+			}
 			return d, err
 		}
 		if ref.ToolCallID == "" {
@@ -358,13 +367,8 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 		status, reason = ApprovalExpired, ""
 	}
 	if r != nil && status != ApprovalExpired {
-		may, err := a.MayDecide(r, rec.Call)
-		switch {
-		case err != nil:
-			h.log.ErrorContext(ctx, "proxy: the backend's MayDecide failed", "error", err)
-			return decisionRecord{}, &decideError{http.StatusInternalServerError, "Internal server error"}
-		case !may:
-			return decisionRecord{}, &decideError{http.StatusForbidden, "You may not decide this call"}
+		if err := h.mayDecide(r, rec.Call); err != nil {
+			return decisionRecord{}, err
 		}
 	}
 	if status != ApprovalExpired && !time.Now().Before(rec.Call.ExpiresAt) {
@@ -426,6 +430,21 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 	h.log.InfoContext(ctx, "proxy: a call that needs approval was decided", "status", status, "tool", rec.Call.ToolName,
 		"decided_by", d.Decision.DecidedBy, "thread", rec.Call.ThreadID, "call", rec.Call.ToolCallID)
 	return d, nil
+}
+
+// mayDecide asks the backend's MayDecide about r's sender and call: nil
+// when they may decide it, else the decideError to answer (403, or 500
+// for a MayDecide that failed, logged).
+func (h *Handler) mayDecide(r *http.Request, call PendingApproval) error {
+	may, err := h.approvals.MayDecide(r, call)
+	switch {
+	case err != nil:
+		h.log.ErrorContext(r.Context(), "proxy: the backend's MayDecide failed", "error", err)
+		return &decideError{http.StatusInternalServerError, "Internal server error"}
+	case !may:
+		return &decideError{http.StatusForbidden, "You may not decide this call"}
+	}
+	return nil
 }
 
 // decisionOf reads a decision's record: done is false when there is
@@ -615,7 +634,7 @@ func (h *Handler) startDetached(ctx context.Context, u User, threadID string, p 
 	stopAfter := context.AfterFunc(h.life.stop, cancel)
 	c := h.clientOf(u)
 	p.ToolDefinitions = append(p.ToolDefinitions, h.approvals.defs...)
-	s, err := c.RunTools(base, threadID, p, h.runner(), h.cfg.callOpts...)
+	s, err := c.RunTools(base, threadID, p, h.runner(u), h.cfg.callOpts...)
 	if err != nil {
 		stopAfter()
 		cancel()
@@ -987,6 +1006,6 @@ func deadlineOf(ctx context.Context) time.Time {
 // across the instances that share it, a second delivery of a pause gets
 // the recorded result, and a store that is down refuses the call rather
 // than risk running it twice.
-func (h *Handler) runner() runs.ToolRunner {
-	return runs.ToolRunner{Tools: h.cfg.tools, Guards: threads.ToolGuards{Calls: h.cfg.store}}
+func (h *Handler) runner(u User) runs.ToolRunner {
+	return runs.ToolRunner{Tools: h.cfg.tools, Guards: threads.ToolGuards{Calls: callRecord{h, u}}}
 }

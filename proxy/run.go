@@ -159,7 +159,7 @@ func (q *request) run(create bool) {
 		if h.approvals != nil {
 			cp.ToolDefinitions = append(slices.Clone(p.ToolDefinitions), h.approvals.defs...)
 		}
-		switch tools := h.runner(); {
+		switch tools := h.runner(q.user); {
 		case len(h.server) > 0 && create:
 			return nilIfErr(q.c.CreateAndRunTools(ctx, cp, tools, opts...))
 		case len(h.server) > 0:
