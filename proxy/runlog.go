@@ -258,12 +258,7 @@ func (ref *runRef) own(ctx context.Context, cancel func(), s Stream, filter func
 			broken = true
 			mark(ctx)
 		}
-		switch s.Current().(type) {
-		case runs.RunFinished, runs.RunErrorEvent:
-			complete = true
-		default:
-			complete = false
-		}
+		complete = runEnd(s.Current(), raw)
 		readyOnce()
 	}
 	err = s.Err()
@@ -283,6 +278,20 @@ func (ref *runRef) own(ctx context.Context, cancel func(), s Stream, filter func
 	if _, aerr := h.cfg.store.Append(context.WithoutCancel(ctx), ref.log, nil, RunLogLength, ref.ttl); aerr != nil {
 		h.log.WarnContext(ctx, "proxy: cannot append a run's end to its log", "error", aerr)
 	}
+}
+
+// runEnd reports whether an event is a run's end, RUN_FINISHED or
+// RUN_ERROR: by its type, or for one the stream did not decode (a
+// followed run's, from its log) by its JSON.
+func runEnd(ev runs.Event, raw []byte) bool {
+	switch ev.(type) {
+	case runs.RunFinished, runs.RunErrorEvent:
+		return true
+	case nil:
+		typ, _ := member(raw, "type")
+		return typ == runs.EventRunFinished || typ == runs.EventRunError
+	}
+	return false
 }
 
 // brokenEntry is the log entry after which a run's log holds no more of
