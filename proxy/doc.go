@@ -21,10 +21,10 @@
 //     results waiting in a [Store] when a pause also needs the browser's
 //     tools. Instances behind one load balancer share a Store
 //     ([WithStore]): pending results and each user's run slots;
-//     [Handler.Shutdown] ends a deploy's instance gracefully. Calls of
-//     tools that need a person's approval ([WithApprovals]) are parked in
-//     the Store and decided through [Handler.ApprovalAPI] on any instance
-//     (docs/approvals.md).
+//     [Handler.Shutdown] ends a deploy's instance gracefully. Calls that
+//     need a person's approval (their tool's NeedsApproval, under
+//     [WithApprovals]) are parked in the Store and decided through
+//     [Handler.ApprovalAPI] on any instance (docs/approvals.md).
 //
 // Both are safe for concurrent use. The package serves /v1 only (package
 // runs), not the spec's routes of package threads. The command "threads
