@@ -371,3 +371,21 @@ func headingAnchor(h string) string {
 	}
 	return b.String()
 }
+
+// TestReadmeListsEveryExample: an example folder the README's table of
+// programs does not name is one a newcomer never runs (examples/refund
+// was missing from it).
+func TestReadmeListsEveryExample(t *testing.T) {
+	readme, _ := readmeBlocks(t)
+	dirs, err := os.ReadDir("examples")
+	require.NoError(t, err)
+	n := 0
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		n++
+		assert.Contains(t, readme, "| `go run ./examples/"+d.Name()+"` |", "README.md's table of programs does not list examples/%s", d.Name())
+	}
+	require.Positive(t, n)
+}

@@ -372,6 +372,15 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 		// Decided already (the record goes with its decision), or
 		// expired from the store, or never kept.
 		if d, done, err := h.decisionOf(ctx, dkey); err != nil || done {
+			if err == nil && r != nil {
+				// A decided call's record is its deciders' to read, as the
+				// call was theirs to decide.
+				call := d.Run.Call
+				call.User = d.Run.user()
+				if err := h.mayDecide(r, call); err != nil {
+					return decisionRecord{}, err
+				}
+			}
 			return d, err
 		}
 		if ref.ToolCallID == "" {
@@ -381,13 +390,8 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 		status, reason = ApprovalExpired, ""
 	}
 	if r != nil && status != ApprovalExpired {
-		may, err := a.MayDecide(r, rec.Call)
-		switch {
-		case err != nil:
-			h.log.ErrorContext(ctx, "proxy: the backend's MayDecide failed", "error", err)
-			return decisionRecord{}, &decideError{http.StatusInternalServerError, "Internal server error"}
-		case !may:
-			return decisionRecord{}, &decideError{http.StatusForbidden, "You may not decide this call"}
+		if err := h.mayDecide(r, rec.Call); err != nil {
+			return decisionRecord{}, err
 		}
 	}
 	if status != ApprovalExpired && !time.Now().Before(rec.Call.ExpiresAt) {
@@ -449,6 +453,21 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 	h.log.InfoContext(ctx, "proxy: a call that needs approval was decided", "status", status, "tool", rec.Call.ToolName,
 		"decided_by", d.Decision.DecidedBy, "thread", rec.Call.ThreadID, "call", rec.Call.ToolCallID)
 	return d, nil
+}
+
+// mayDecide asks the backend's MayDecide about r's sender and call: nil
+// when they may decide it, else the decideError to answer (403, or 500
+// for a MayDecide that failed, logged).
+func (h *Handler) mayDecide(r *http.Request, call PendingApproval) error {
+	may, err := h.approvals.MayDecide(r, call)
+	switch {
+	case err != nil:
+		h.log.ErrorContext(r.Context(), "proxy: the backend's MayDecide failed", "error", err)
+		return &decideError{http.StatusInternalServerError, "Internal server error"}
+	case !may:
+		return &decideError{http.StatusForbidden, "You may not decide this call"}
+	}
+	return nil
 }
 
 // decisionOf reads a decision's record: done is false when there is
@@ -637,7 +656,7 @@ func (h *Handler) startDetached(ctx context.Context, u User, threadID string, p 
 	base, cancel := context.WithTimeout(withRunUser(context.WithoutCancel(ctx), u), h.cfg.detach)
 	stopAfter := context.AfterFunc(h.life.stop, cancel)
 	c := h.clientOf(u)
-	s, err := c.RunTools(toolcore.WithDeferredApprovals(base, true), threadID, p, h.runner(), h.cfg.callOpts...)
+	s, err := c.RunTools(toolcore.WithDeferredApprovals(base, true), threadID, p, h.runner(u), h.cfg.callOpts...)
 	if err != nil {
 		stopAfter()
 		cancel()
@@ -1013,8 +1032,8 @@ func deadlineOf(ctx context.Context) time.Time {
 // Its calls that need approval are not asked about: the runner leaves
 // them to the Handler (toolcore.WithDeferredApprovals on the run's
 // context), which parks them.
-func (h *Handler) runner() runs.ToolRunner {
-	return runs.ToolRunner{Tools: h.cfg.tools, Guards: threads.ToolGuards{Calls: h.cfg.store}}
+func (h *Handler) runner(u User) runs.ToolRunner {
+	return runs.ToolRunner{Tools: h.cfg.tools, Guards: threads.ToolGuards{Calls: callRecord{h, u}}}
 }
 
 // decided is the runner of an approved call: the server's tools, whose

@@ -543,3 +543,25 @@ func TestApprovalRuleLetsSmallCallsRun(t *testing.T) {
 	assert.Equal(t, []string{"alice"}, f.calls())
 	assert.Empty(t, listApprovals(t, e.h, "X-Role", "manager"))
 }
+
+// A decided call's record is for those who may decide it: a second
+// decision by someone MayDecide refuses is 403, as the first would have
+// been, not the record (the tool's result, who decided, the run).
+func TestSecondDecisionNeedsMayDecide(t *testing.T) {
+	t.Parallel()
+	var f refunds
+	e := newEnv(t, nil, approvalOptions(&f, proxy.NewMemoryStore(0, 0))...)
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund", Arguments: map[string]any{"amount": 80}}}})
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	custom, _ := parked(t, w.Body.String())
+	require.Len(t, custom, 1)
+	w = approve(t, e.h, custom[0].ID, true, "", "X-Role", "manager", "X-Person", "carol")
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+
+	w = approve(t, e.h, custom[0].ID, true, "", "Cookie", "session=s-bob")
+	assert.Equal(t, http.StatusForbidden, w.Code, w.Body.String())
+	assert.NotContains(t, w.Body.String(), "refunded")
+	assert.NotContains(t, w.Body.String(), "carol")
+	assert.Equal(t, []string{"alice"}, f.calls())
+}

@@ -159,7 +159,7 @@ func (q *request) run(create bool) {
 		cp.RunParams = p
 		// The calls that need approval are the Handler's to park.
 		tctx := toolcore.WithDeferredApprovals(ctx, true)
-		switch tools := h.runner(); {
+		switch tools := h.runner(q.user); {
 		case len(h.server) > 0 && create:
 			return nilIfErr(q.c.CreateAndRunTools(tctx, cp, tools, opts...))
 		case len(h.server) > 0:

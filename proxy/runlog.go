@@ -396,8 +396,10 @@ func aguiMessages(m runs.Message) []any {
 
 // cancel serves a page's cancel under WithDetachedRuns: recorded for the
 // run's owner (tellOwner), then sent to the service. The service's
-// refusal when it has no run to cancel (the owner is between two runs)
-// is answered 200: the owner stops.
+// refusal when it has no run to cancel (404: the owner is between two
+// runs) is answered 200: the owner stops. Its other refusals pass, 403 for
+// another user's thread among them: that cancel was recorded only in the
+// sender's own scope, where no run of the thread reads it.
 func (q *request) cancel() {
 	ctx := q.r.Context()
 	threadID, runID := q.route.Values["threadId"], q.route.Values["runId"]
@@ -413,8 +415,11 @@ func (q *request) cancel() {
 	switch {
 	case err == nil:
 		q.pass(resp)
-	case told && errors.As(err, &p) && p.Status < 500:
-		b, _ := json.Marshal(map[string]string{"runId": runID, "status": "cancelled"})
+	case told && errors.As(err, &p) && p.Status == http.StatusNotFound:
+		b, _ := json.Marshal(struct {
+			RunID  string `json:"runId"`
+			Status string `json:"status"`
+		}{runID, "cancelled"})
 		writeJSON(q.w, http.StatusOK, b)
 	default:
 		q.h.fail(q.w, q.r, err)

@@ -244,3 +244,27 @@ func TestDetachedRunHoldsPauseUntilRunEnd(t *testing.T) {
 	pause, end := strings.Index(body, "tambo.run.awaiting_input"), strings.Index(body, "RUN_FINISHED")
 	require.True(t, pause >= 0 && end > pause, body)
 }
+
+// Under detached runs a page's cancel is also recorded for the run's
+// owner, and answered 200 when the service has no run to cancel; another
+// user's cancel of alice's run still gets the service's refusal (403), not
+// a 200 that says it was cancelled, and alice's run goes on.
+func TestDetachedCancelOfAnotherUsersRunIsRefused(t *testing.T) {
+	t.Parallel()
+	d := newDetached(t)
+	hold := make(chan struct{})
+	d.fake.PushRunScript(threadstest.RunScript{Text: "one two three four", Hold: hold, HoldAfter: 3})
+	resp := d.request(t, "s-alice", "POST", "/v1/threads/runs", hiRun)
+	require.Equal(t, http.StatusCreated, resp.StatusCode)
+	threadID, runID := resp.Header.Get("X-Thread-Id"), resp.Header.Get("X-Run-Id")
+	require.Len(t, readEvents(t, bufio.NewReader(resp.Body), 2), 2)
+
+	other := d.request(t, "s-bob", "DELETE", "/v1/threads/"+threadID+"/runs/"+runID, "")
+	body, _ := io.ReadAll(other.Body)
+	assert.Equal(t, http.StatusForbidden, other.StatusCode, "%s", body)
+	assert.NotContains(t, string(body), `"cancelled"`)
+	close(hold)
+	rest := readEvents(t, bufio.NewReader(resp.Body), -1)
+	require.NotEmpty(t, rest)
+	assert.Equal(t, "RUN_FINISHED", eventType(t, rest[len(rest)-1]), "alice's run went on")
+}

@@ -252,3 +252,32 @@ func (h *Handler) release(ctx context.Context, s *slot) {
 		h.log.WarnContext(ctx, "proxy: cannot release a run slot; it lapses with its lease", "error", err)
 	}
 }
+
+// callRecord is where the tool runner records the server-side calls of
+// one user's runs (threads.ToolGuards.Calls): the runner's own keys name
+// no application and no user, so each is put under the Handler's prefix
+// and the user's scope, like every value of the Handler's. Without it
+// one user's records (24 hours each) fill the share of the store that
+// every user's records have, and other applications' records share
+// the Handler's.
+type callRecord struct {
+	h *Handler
+	u User
+}
+
+func (c callRecord) key(k string) string {
+	sum := sha256.Sum256([]byte(k))
+	return c.h.storeKey("toolcall", c.u, hex.EncodeToString(sum[:]))
+}
+
+func (c callRecord) SetNX(ctx context.Context, key string, value []byte, ttl time.Duration) (bool, error) {
+	return c.h.cfg.store.SetNX(ctx, c.key(key), value, ttl)
+}
+
+func (c callRecord) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+	return c.h.cfg.store.Set(ctx, c.key(key), value, ttl)
+}
+
+func (c callRecord) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	return c.h.cfg.store.Get(ctx, c.key(key))
+}

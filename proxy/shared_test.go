@@ -3,8 +3,11 @@ package proxy_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -13,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/proxy"
 	"github.com/threadsapi/threads-go/threadstest"
 )
@@ -186,4 +190,82 @@ func TestRunSlotsSharedByInstances(t *testing.T) {
 		w = b.do(t, "s-alice", "POST", "/v1/threads/runs", hiRun)
 		assert.Equal(t, http.StatusCreated, w.Code)
 	})
+}
+
+// The server-side tools' once-per-call records are one user's values like
+// the rest, under the Handler's prefix: alice's calls filling her share of
+// the store leave bob's calls their records (without one, a second
+// delivery of bob's pause would run his tool again).
+func TestToolCallRecordsAreScopedPerUser(t *testing.T) {
+	t.Parallel()
+	big := threads.Tool{
+		Name: "lookup", Description: "Looks a word up in the backend's database",
+		Parameters: []threads.ToolParameter{{Name: "q", Type: "string", IsRequired: true}},
+		Call: func(_ context.Context, c threads.ToolCall) (string, error) {
+			return strings.Repeat("x", 20<<10), nil
+		},
+	}
+	keys := &keyLog{Store: proxy.NewMemoryStore(0, 64<<10)}
+	e := newEnv(t, nil, proxy.WithTools(big), proxy.WithStore(keys), proxy.WithStoreKeyPrefix("app1"))
+	for i := range 4 {
+		e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: fmt.Sprintf("call_a%d", i), Name: "lookup", Arguments: map[string]any{"q": "tea"}}}})
+		w := e.do(t, "s-alice", "POST", "/v1/threads/runs", hiRun)
+		require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	}
+	keys.reset()
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_b", Name: "lookup", Arguments: map[string]any{"q": "tea"}}}})
+	w := e.do(t, "s-bob", "POST", "/v1/threads/runs", hiRun)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	require.Len(t, e.results(t)["call_b"], 1)
+	assert.Empty(t, keys.refused(), "bob's writes fit in his own share")
+	for _, k := range keys.written() {
+		assert.True(t, strings.HasPrefix(k, "app1:"), "every key the Handler writes begins with its prefix: %s", k)
+	}
+}
+
+// keyLog is a store that records the keys of the values written, and
+// those of the writes it refused.
+type keyLog struct {
+	proxy.Store
+	mu          sync.Mutex
+	keys, fails []string
+}
+
+func (s *keyLog) note(key string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keys = append(s.keys, key)
+	if err != nil {
+		s.fails = append(s.fails, key)
+	}
+}
+
+func (s *keyLog) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keys, s.fails = nil, nil
+}
+
+func (s *keyLog) written() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.keys...)
+}
+
+func (s *keyLog) refused() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.fails...)
+}
+
+func (s *keyLog) Set(ctx context.Context, key string, v []byte, ttl time.Duration) error {
+	err := s.Store.Set(ctx, key, v, ttl)
+	s.note(key, err)
+	return err
+}
+
+func (s *keyLog) SetNX(ctx context.Context, key string, v []byte, ttl time.Duration) (bool, error) {
+	ok, err := s.Store.SetNX(ctx, key, v, ttl)
+	s.note(key, err)
+	return ok, err
 }
