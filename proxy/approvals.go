@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -398,13 +399,38 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 		status, reason = ApprovalExpired, ""
 	}
 	running, _ := json.Marshal(decisionRecord{State: "running"})
-	claimed, err := store.SetNX(ctx, dkey, running, a.Wait+time.Minute)
+	claimTTL := a.Wait + time.Minute
+	claimed, err := store.SetNX(ctx, dkey, running, claimTTL)
 	if err != nil {
 		return decisionRecord{}, err
 	}
 	if !claimed {
 		return h.awaitDecision(ctx, dkey)
 	}
+	// The claim is renewed while the tool runs (it has no deadline unless
+	// it sets one): a claim that lapsed mid-call would let the next
+	// decision run it again. An instance that dies lets it lapse.
+	stopRenew, renewed := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(renewed)
+		t := time.NewTicker(claimTTL / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-stopRenew:
+				return
+			case <-t.C:
+				if err := store.Set(context.WithoutCancel(ctx), dkey, running, claimTTL); err != nil {
+					h.log.WarnContext(ctx, "proxy: cannot renew a running decision's claim", "error", err)
+				}
+			}
+		}
+	}()
+	stopRenewing := sync.OnceFunc(func() {
+		close(stopRenew)
+		<-renewed
+	})
+	defer stopRenewing()
 	d := decisionRecord{State: "done", Decision: ApprovalDecision{ID: ref.ID, Status: status, Reason: reason, ThreadID: rec.Call.ThreadID}, Run: rec}
 	if r != nil && a.DecidedBy != nil {
 		d.Decision.DecidedBy = a.DecidedBy(r)
@@ -439,6 +465,7 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 		}
 	}
 	d.Decision.IsError = d.Result.IsError
+	stopRenewing() // before the record: a renewal must not overwrite it
 	b, err := json.Marshal(d, ownJSON)
 	if err == nil {
 		err = store.Set(context.WithoutCancel(ctx), dkey, b, a.TTL+DefaultPendingTTL)

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -564,4 +565,44 @@ func TestSecondDecisionNeedsMayDecide(t *testing.T) {
 	assert.NotContains(t, w.Body.String(), "refunded")
 	assert.NotContains(t, w.Body.String(), "carol")
 	assert.Equal(t, []string{"alice"}, f.calls())
+}
+
+// An approved call's tool runs once even when it runs longer than its
+// decision's claim would live in the store unrenewed (Approvals.Wait + a
+// minute; a tool has no deadline unless it sets one): a manager retrying
+// after 409 does not run the refund a second time.
+func TestApprovedToolRunsOnceWhenItOutlivesItsClaim(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		var runs atomic.Int32
+		slow := threads.Tool{Name: "refund", Description: "Refunds an order", Call: func(context.Context, threads.ToolCall) (string, error) {
+			runs.Add(1)
+			<-release
+			return "refunded", nil
+		}}
+		e := newEnv(t, []threadstest.Option{threadstest.WithoutListener()}, proxy.WithDetachedRuns(time.Minute),
+			proxy.WithApprovals(proxy.Approvals{Tools: []threads.Tool{slow}, MayDecide: mayDecide, Wait: time.Second, Hold: -1}))
+		e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund"}}})
+		w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
+		require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+		custom, _ := parked(t, w.Body.String())
+		require.Len(t, custom, 1)
+		id := custom[0].ID
+
+		first := make(chan *httptest.ResponseRecorder, 1)
+		go func() { first <- approve(t, e.h, id, true, "", "X-Role", "manager") }()
+		synctest.Wait()
+		require.Equal(t, int32(1), runs.Load())
+		time.Sleep(5 * time.Minute) // the tool still runs
+		second := make(chan *httptest.ResponseRecorder, 1)
+		go func() { second <- approve(t, e.h, id, true, "", "X-Role", "manager") }()
+		synctest.Wait()
+		assert.Equal(t, int32(1), runs.Load(), "the tool ran once")
+		close(release)
+		require.Equal(t, http.StatusOK, (<-first).Code)
+		w = <-second // the first decision's record, or 409 once Wait passed
+		assert.Contains(t, []int{http.StatusOK, http.StatusConflict}, w.Code, w.Body.String())
+		assert.Equal(t, int32(1), runs.Load(), "the tool ran once")
+		require.NoError(t, e.h.Shutdown(context.Background()))
+	})
 }

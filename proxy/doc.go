@@ -9,8 +9,9 @@
 //     Events, the service's bytes with the secrets redacted, for a page's
 //     EventSource. It sends keep-alive comments, bounds each write, and
 //     closes the stream (cancelling the run on the service) when the
-//     browser leaves; a browser that left is [RelayResult].Left with a nil
-//     error, not a failure.
+//     browser leaves, unless the run's pause had reached it ("Relaying a
+//     run"); a browser that left is [RelayResult].Left with a nil error,
+//     not a failure.
 //   - [Handler] ([New]) serves the /v1 routes that the service's official
 //     web clients call (@tambo-ai/client, its React library,
 //     @tambo-ai/typescript-sdk): point their base URL at it, under
@@ -20,9 +21,11 @@
 //     served, and server-side tools ([WithTools]) run in the backend, their
 //     results waiting in a [Store] when a pause also needs the browser's
 //     tools. Instances behind one load balancer share a Store
-//     ([WithStore]): pending results and each user's run slots;
-//     [Handler.Shutdown] ends a deploy's instance gracefully. Calls that
-//     need a person's approval (their tool's NeedsApproval, under
+//     ([WithStore]; "The shared store" says what it holds);
+//     [Handler.Shutdown] ends a deploy's instance gracefully. Under
+//     [WithDetachedRuns] a run outlives its browser, whose page resumes
+//     it on any instance from its Last-Event-ID (docs/reloads.md). Calls
+//     that need a person's approval (their tool's NeedsApproval, under
 //     [WithApprovals]) are parked in the Store and decided through
 //     [Handler.ApprovalAPI] on any instance (docs/approvals.md).
 //
@@ -141,6 +144,30 @@
 // user holds ([MemoryStore] does). A key names one thing: a value, a lease
 // or a log, never two.
 //
+// What the Handler keeps there: a mixed pause's server results, until the
+// browser's continuation takes them; each user's run slots
+// ([WithMaxRunsPerUser]); a record of each server-side call ([WithTools]),
+// so that it runs once; and, with the options that use them, detached
+// runs' logs, owners and cancels ([WithDetachedRuns]) and parked calls
+// and their decisions ([WithApprovals]). Every value has a ttl.
+//
+// When the store cannot answer, nothing is retried (the next request tries
+// again) and nothing runs twice:
+//
+//   - a continuation whose server results cannot be taken, a run whose
+//     slot cannot be taken (unless [WithRunSlotsOpenOnStoreError]), a
+//     resume whose run cannot be read and a decision of the approval API
+//     are refused 503, and nothing is sent;
+//   - a server-side call that cannot be recorded is not run: the model
+//     reads an error result; one that cannot be parked for approval is
+//     answered as expired;
+//   - results that cannot be kept at a pause, a slot's lease that cannot
+//     be renewed and a detached run's event that cannot be logged are
+//     logged, and the run goes on; a page that cannot read a detached
+//     run's log gets the run's state (RUN_STARTED, MESSAGES_SNAPSHOT and
+//     the stored end) instead of its events;
+//   - a cancel reaches the service without the store.
+//
 // # Answers
 //
 // The Handler forwards the service's answers; it does not rewrite them.
@@ -169,8 +196,9 @@
 // # Relaying a run
 //
 // [Relay] and the Handler write a run as the service writes it: each event
-// one "data: <JSON>" line and a blank line, no event: or id: lines, the
-// service's own JSON (members this SDK version does not model included)
+// one "data: <JSON>" line and a blank line, no event: lines and no id:
+// lines (but for a detached run's, which the Handler serves from its log:
+// [WithDetachedRuns]), the service's own JSON (members this SDK version does not model included)
 // with every spelling of the project key and of the end user's token
 // replaced by "[REDACTED]" (an event the redaction would leave invalid is
 // not written). What the stream does not read is not written: the

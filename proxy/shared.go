@@ -32,18 +32,18 @@ const storeVersion = "v1"
 var ErrShutdown = errors.New("proxy: the handler is shutting down")
 
 // WithStore sets the state that the Handler's instances share (see
-// [Store]): the server-side tools' results that wait for the browser and
-// each user's run slots. Default: a [MemoryStore] of its default bounds,
-// for one instance. Instances behind one load balancer need one shared
-// store (module github.com/threadsapi/threads-go/proxy/redisstore), since
-// a browser's continuation or its next run may reach any of them.
+// [Store]): the server-side tools' results that wait for the browser,
+// each user's run slots, the records that run each server-side call once,
+// and what [WithDetachedRuns] and [WithApprovals] keep. Default: a
+// [MemoryStore] of its default bounds, for one instance. Instances behind
+// one load balancer need one shared store (module
+// github.com/threadsapi/threads-go/proxy/redisstore), since a browser's
+// continuation, its next run, a resume or a decision may reach any of
+// them.
 //
-// When the store cannot answer: a continuation whose server results
-// cannot be taken is refused 503 and nothing is sent; a run whose slot
-// cannot be taken is refused 503 ([WithRunSlotsOpenOnStoreError] lets it
-// run); results that cannot be kept at a pause are logged; a slot's lease
-// that cannot be renewed is logged and its run goes on; a cancel never
-// needs the store. Nothing is retried: the next request tries again.
+// What each use does when the store cannot answer (a 503, an error result,
+// or a log line; never a retry, never a call run twice): the package
+// doc's "The shared store".
 func WithStore(s Store) Option {
 	return option(func(c *config) {
 		if s == nil {
