@@ -575,13 +575,13 @@ func TestApprovedToolRunsOnceWhenItOutlivesItsClaim(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		release := make(chan struct{})
 		var runs atomic.Int32
-		slow := threads.Tool{Name: "refund", Description: "Refunds an order", Call: func(context.Context, threads.ToolCall) (string, error) {
+		slow := threads.Tool{Name: "refund", Description: "Refunds an order", NeedsApproval: threads.Always, Call: func(context.Context, threads.ToolCall) (string, error) {
 			runs.Add(1)
 			<-release
 			return "refunded", nil
 		}}
-		e := newEnv(t, []threadstest.Option{threadstest.WithoutListener()}, proxy.WithDetachedRuns(time.Minute),
-			proxy.WithApprovals(proxy.Approvals{Tools: []threads.Tool{slow}, MayDecide: mayDecide, Wait: time.Second, Hold: -1}))
+		e := newEnv(t, []threadstest.Option{threadstest.WithoutListener()}, proxy.WithDetachedRuns(time.Minute), proxy.WithTools(slow),
+			proxy.WithApprovals(proxy.Approvals{MayDecide: mayDecide, Wait: time.Second, Hold: -1}))
 		e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund"}}})
 		w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
 		require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
