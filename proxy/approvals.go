@@ -695,13 +695,7 @@ func (h *Handler) startDetached(ctx context.Context, u User, threadID string, p 
 	filter := ps.filter
 	// No browser waits on this run's own response: it does not hold.
 	var hs Stream = &holding{Stream: s, h: h, user: u, p: ps, noHold: true}
-	ref := h.runRef(u, s.ThreadID(), s.RunID())
-	meta, _ := json.Marshal(runMeta{ThreadID: ref.threadID, RunID: ref.runID})
-	if err := h.cfg.store.Set(base, ref.meta, meta, ref.metaTTL); err != nil {
-		h.log.WarnContext(ctx, "proxy: cannot record a detached run in the store; it cannot be resumed", "error", err)
-	}
-	ready := make(chan struct{})
-	go ref.own(base, cancel, hs, filter, ready, func(err error) {
+	h.detach(base, cancel, u, hs, filter, func(err error) {
 		if err != nil {
 			h.runEnded(base, u, err)
 		}
@@ -709,7 +703,6 @@ func (h *Handler) startDetached(ctx context.Context, u User, threadID string, p 
 		cancel()
 		h.life.runs.Done()
 	})
-	<-ready
 	return s.RunID(), nil
 }
 

@@ -138,6 +138,9 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 	if h.cfg.err != nil {
 		return nil, h.cfg.err
 	}
+	if h.cfg.detached != nil {
+		return nil, errors.New("proxy: New: Handler.Detach's option is for Relay, not New")
+	}
 	// The tool runner checks the tools as RunTools does (an answer to no
 	// call runs nothing).
 	if len(h.cfg.tools) > 0 {

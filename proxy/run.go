@@ -252,20 +252,13 @@ func (q *request) run(create bool) {
 // leaving ends only its own stream.
 func (q *request) detach(ctx context.Context, cancel func(), s Stream, filter func(runs.Event, []byte) ([]byte, bool), done func()) {
 	h := q.h
-	ref := h.runRef(q.user, s.ThreadID(), s.RunID())
-	meta, _ := json.Marshal(runMeta{ThreadID: ref.threadID, RunID: ref.runID})
-	if err := h.cfg.store.Set(ctx, ref.meta, meta, ref.metaTTL); err != nil {
-		h.log.WarnContext(ctx, "proxy: cannot record a detached run in the store; it cannot be resumed", "error", err)
-	}
-	ready := make(chan struct{})
-	go ref.own(ctx, cancel, s, filter, ready, func(err error) {
+	ref := h.detach(ctx, cancel, q.user, s, filter, func(err error) {
 		if err != nil {
 			h.runEnded(ctx, q.user, err)
 		}
 		done()
 	})
-	<-ready // the log exists: the browser reads it from its start
-	ref.serve(q.w, q.r, q.c, "", http.StatusCreated)
+	ref.serve(q.w, q.r, q.c, "", http.StatusCreated, pace{h.cfg.keepAlive, h.cfg.writeTimeout})
 }
 
 // cannotFlush logs, once per Handler, a response writer that cannot flush:
