@@ -26,9 +26,9 @@
 //     [Handler.Shutdown] ends a deploy's instance gracefully. Under
 //     [WithDetachedRuns] a run outlives its browser, whose page resumes
 //     it on any instance from its Last-Event-ID (docs/reloads.md). Calls
-//     of tools that need a person's approval ([WithApprovals]) are parked
-//     in the Store and decided through [Handler.ApprovalAPI] on any
-//     instance (docs/approvals.md).
+//     that need a person's approval (their tool's NeedsApproval, under
+//     [WithApprovals]) are parked in the Store and decided through
+//     [Handler.ApprovalAPI] on any instance (docs/approvals.md).
 //
 // Both are safe for concurrent use. The package serves /v1 only (package
 // runs), not the spec's routes of package threads. The command "threads

@@ -227,7 +227,7 @@
 // Client-wide settings are the *threads.Client's; per-call options are
 // [threads.RequestOption]s. A GET is retried on connection errors, 408, 429
 // and 5xx; a POST, PATCH or DELETE only when it provably did not act. Every
-// non-2xx answer is a [threads.Problem] (read it with errors.As); match
+// non-2xx answer is a [*threads.Problem] (read it with errors.As); match
 // threads' sentinels (threads.ErrForbidden: an unknown, deleted or foreign
 // thread) and this package's ([ErrRunActive], [ErrInvalidCursor]...) with
 // errors.Is. Logging is the client's too: [threads.WithLogger], on the
