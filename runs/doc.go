@@ -201,8 +201,10 @@
 // ignores its context cannot hold a call: a call whose source has not
 // answered when the call's context ends, or when WithRequestTimeout
 // passes, fails with that context's error, and the source's goroutine is
-// left to end by itself. That goroutine is the one the SDK leaves after a
-// call: at most one at a time per ForTokenSource (the returned Client and
+// left to end by itself. That goroutine is one of the three bounded ones
+// the SDK may leave after a call (with a tool past its deadline,
+// threads.ToolGuards, and package proxy's detached run): at most one at a
+// time per ForTokenSource (the returned Client and
 // its copies ask one at a time; while an abandoned ask runs, the next call
 // waits for it within its own deadline).
 //
