@@ -131,12 +131,16 @@ func TestRunStreamToolDeadline(t *testing.T) {
 		<-ctx.Done()
 		return "", ctx.Err()
 	})
+	// The tool that answers has a deadline of its own, an hour: under the
+	// guards' 1ms a loaded machine could leave it unscheduled past it.
+	weather := weatherTool()
+	weather.Timeout = time.Hour
 	calls := []threadstest.ScriptedToolCall{
 		{Name: "stuck", Arguments: map[string]any{"city": "Paris"}},
 		{Name: "polite", Arguments: map[string]any{"city": "Paris"}},
 		{Name: "get_weather", Arguments: map[string]any{"city": "Paris"}},
 	}
-	sent := guardedRun(t, calls, []threads.Tool{stuck, polite, weatherTool()}, threads.ToolGuards{Timeout: time.Millisecond})
+	sent := guardedRun(t, calls, []threads.Tool{stuck, polite, weather}, threads.ToolGuards{Timeout: time.Millisecond})
 	require.Len(t, sent, 3)
 	assert.Equal(t, "the call timed out: it did not return within 1ms", sent[0].Error)
 	assert.Equal(t, "the call timed out: it did not return within 1ms", sent[1].Error)

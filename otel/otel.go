@@ -88,13 +88,20 @@
 //	threads.tool_round    RunStream ran a client tool and sends its result
 //	                      (a /v1 tool stream: this run carries the round's
 //	                      results): threads.stream.tool_round, from 1
+//	threads.tool_approval an approver decided a tool call
+//	                      (threads.ToolGuards): threads.tool.name (left
+//	                      off unless it looks like a name, as a code),
+//	                      threads.tool.approved, and
+//	                      threads.tool.approval_timed_out (the approver
+//	                      did not answer in time); never the reason
 //
 // Attribute names follow the HTTP semantic conventions where one exists.
 // Spans never hold the API key, a token, a /v1 user key, a request or
-// answer body, an error's text, or a message's text: ids, codes and
-// categories are the only text from the caller or the server, and each is
-// left off unless it is short (at most 128 bytes for an id, 64 for a code)
-// and made of ASCII letters, digits and "_-." (an id also ":").
+// answer body, an error's text, or a message's text: ids, codes,
+// categories, model and tool names are the only text from the caller or
+// the server, and each is left off unless it is short (at most 128 bytes
+// for an id, 64 for the others) and made of ASCII letters, digits and
+// "_-." (an id also ":").
 //
 // The package is named threadsotel, not otel, so that it sits beside
 // go.opentelemetry.io/otel in one file without an alias; its import path
@@ -196,8 +203,8 @@ type call struct {
 	stream bool
 }
 
-// Observe adds an event per attempt, migration, first stream event and
-// tool round.
+// Observe adds an event per attempt, migration, first stream event, tool
+// round and tool approval.
 func (c *call) Observe(ev threads.CallEvent) {
 	switch ev.Kind {
 	case threads.EventAttempt:
@@ -224,11 +231,17 @@ func (c *call) Observe(ev threads.CallEvent) {
 		c.span.AddEvent("threads.tool_round", trace.WithAttributes(attribute.Int("threads.stream.tool_round", ev.Round)))
 	case threads.EventToolApproval:
 		// The decision on a tool call that needed a person's approval; a
-		// reason is the person's text, and stays out of the span.
-		c.span.AddEvent("threads.tool_approval", trace.WithAttributes(
-			attribute.String("threads.tool.name", ev.Tool),
+		// reason is the person's text, and stays out of the span. The
+		// tool's name is the caller's (or an MCP server's) text: only one
+		// that looks like a name goes on the span.
+		attrs := make([]attribute.KeyValue, 0, 3)
+		if codeLike(ev.Tool) {
+			attrs = append(attrs, attribute.String("threads.tool.name", ev.Tool))
+		}
+		attrs = append(attrs,
 			attribute.Bool("threads.tool.approved", ev.Approved),
-			attribute.Bool("threads.tool.approval_timed_out", ev.Err != nil)))
+			attribute.Bool("threads.tool.approval_timed_out", ev.Err != nil))
+		c.span.AddEvent("threads.tool_approval", trace.WithAttributes(attrs...))
 	}
 }
 

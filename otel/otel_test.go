@@ -284,6 +284,42 @@ func TestToolApprovalEvents(t *testing.T) {
 	assert.Equal(t, false, got[1]["threads.tool.approved"])
 }
 
+// A tool's name is the caller's text (or an MCP server's, prefixed): the
+// approval event carries it only when it looks like a name, as the package
+// doc promises of every text on a span.
+func TestToolApprovalEventLeavesOffANameThatIsNotNameLike(t *testing.T) {
+	c, srv, exp := setup(t)
+	th, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID})
+	require.NoError(t, err)
+	name := "refund the order of " + key // a sentence, holding a secret
+	srv.PushScript(threadstest.Script{ToolCalls: []threadstest.ScriptedToolCall{{Name: name, Arguments: map[string]any{"order": "A1"}}}})
+	refund := threads.NewTool(name, "Refund an order", func(_ context.Context, a struct {
+		Order string `json:"order"`
+	}) (string, error) {
+		return "refunded " + a.Order, nil
+	})
+	refund.NeedsApproval = threads.Always
+	approver := func(context.Context, threads.ApprovalRequest) (threads.Approval, error) {
+		return threads.Approval{Approved: true}, nil
+	}
+	s, err := c.Threads.RunStream(context.Background(), th.ID, threads.AdvanceParams{Message: threads.UserMessage("refund it")},
+		[]threads.Tool{refund}, threads.WithToolGuards(threads.ToolGuards{Approver: approver}))
+	require.NoError(t, err)
+	_, err = s.Collect()
+	require.NoError(t, err)
+
+	var got []map[string]any
+	for _, sp := range exp.GetSpans() {
+		for _, ev := range sp.Events {
+			if ev.Name == "threads.tool_approval" {
+				got = append(got, attrs(ev.Attributes))
+			}
+		}
+	}
+	require.Len(t, got, 1)
+	assert.Equal(t, map[string]any{"threads.tool.approved": true, "threads.tool.approval_timed_out": false}, got[0])
+}
+
 // A run's reported usage (AG-UI 1.0's, on RUN_FINISHED) is on its span,
 // summed over its models; a model name that does not look like one is
 // not.

@@ -236,7 +236,11 @@ func runWithin[T, R any](ctx context.Context, g *Guard[T], tool T, invoke func(c
 	if n := g.abandoned.Load(); g.MaxAbandoned > 0 && n >= int64(g.MaxAbandoned) {
 		return zero, &notRun{fmt.Sprintf("the call was not run: %d earlier calls are past their deadline and have not returned", n), ErrNotRun}
 	}
+	// cctx is cancelled here, not by the tool's goroutine once it
+	// returns: cctx then ends only at the deadline or with ctx, and a tool
+	// that returned in time is never taken for one that timed out.
 	cctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
 	type result struct {
 		out R
 		err error
@@ -244,7 +248,6 @@ func runWithin[T, R any](ctx context.Context, g *Guard[T], tool T, invoke func(c
 	done := make(chan result, 1)
 	var state atomic.Int32 // 0 running, 1 returned, 2 abandoned
 	go func() {
-		defer cancel()
 		out, err := invoke(cctx)
 		done <- result{out, err}
 		if !state.CompareAndSwap(0, 1) {
@@ -252,23 +255,28 @@ func runWithin[T, R any](ctx context.Context, g *Guard[T], tool T, invoke func(c
 		}
 	}()
 	timedOut := &notRun{fmt.Sprintf("the call timed out: it did not return within %v", d), ErrTimedOut}
+	var r result
 	select {
-	case r := <-done:
-		if r.err != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
-			return zero, timedOut // it failed because its deadline passed
-		}
-		return r.out, r.err
+	case r = <-done:
 	case <-cctx.Done():
-		if ctx.Err() != nil {
-			r := <-done // the runner stops: the tool is waited for, as always
-			return r.out, r.err
+		select {
+		case r = <-done: // it returned as its deadline passed: its answer stands
+		default:
+			if ctx.Err() != nil {
+				r := <-done // the runner stops: the tool is waited for, as always
+				return r.out, r.err
+			}
+			g.abandoned.Add(1)
+			if !state.CompareAndSwap(0, 2) {
+				g.abandoned.Add(-1) // it returned just now
+			}
+			return zero, timedOut
 		}
 	}
-	g.abandoned.Add(1)
-	if !state.CompareAndSwap(0, 2) {
-		g.abandoned.Add(-1) // it returned just now
+	if r.err != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
+		return zero, timedOut // it failed because its deadline passed
 	}
-	return zero, timedOut
+	return r.out, r.err
 }
 
 // Abandoned returns how many calls are past their deadline and have not

@@ -1,6 +1,8 @@
 // Package redisstore keeps the proxy's shared state on Redis: a
 // [proxy.Store] for the instances of a backend behind one load balancer
-// (pending server results, run slots, and what later features keep there),
+// (pending server results, run slots, server-side calls' records, detached
+// runs' logs and owners, parked approvals: the package doc's "The shared
+// store" in package proxy),
 // on github.com/redis/go-redis/v9. It is a module of its own, so that a
 // program that does not use it has no Redis client in its module graph.
 //
@@ -31,7 +33,8 @@
 // Each call returns the client's error (after go-redis' own retries on
 // the same connection pool); nothing panics, nothing is queued, and the
 // next call after Redis is back succeeds. What the proxy does with those
-// errors, per use, is on [proxy.WithStore].
+// errors, per use, is in package proxy's "The shared store" (see
+// [proxy.WithStore]).
 //
 // # Connections
 //
