@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -1003,8 +1004,10 @@ func (s *holding) Next() bool {
 			e := s.queue[0]
 			s.queue = s.queue[1:]
 			s.after = e.ID
-			if len(e.Value) == 0 {
-				s.done = true // the followed run's end
+			if len(e.Value) == 0 || bytes.Equal(e.Value, brokenEntry) {
+				// The followed run's end; or its log is broken, and so is
+				// this one's: their readers get the run's state.
+				s.done = true
 				return false
 			}
 			s.cur = e.Value
