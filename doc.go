@@ -149,9 +149,11 @@
 // ([Tool].Timeout), and runs once per call even when the service asks for
 // it twice (a [ToolCallRecord]); both tool runners take the same
 // [ToolGuards] ([WithToolGuards], package runs' ToolRunner.Guards). A tool
-// that ignores its context past its deadline is the one goroutine the SDK
-// leaves running after a call: at most [ToolGuards].MaxAbandoned (default
-// 8) per run, after which the runner refuses new calls until one returns.
+// that ignores its context past its deadline is one of the three bounded
+// goroutines the SDK may leave running after a call (with package runs'
+// token source and package proxy's detached run): at most
+// [ToolGuards].MaxAbandoned (default 8) per run, after which the runner
+// refuses new calls until one returns.
 // docs/tools-with-side-effects.md has the whole story.
 //
 // # Observing calls

@@ -456,9 +456,11 @@ func WithContextKey(key string) RequestOption {
 	})
 }
 
-// WithLogger makes the client log through l: one debug line per attempt and
-// a warning per endpoint move. Credentials are never logged. Default: no
-// logging at all.
+// WithLogger makes the client log through l: one debug line per attempt, a
+// warning per endpoint move, an info line when the client settles on the
+// x-api-key header or on listing per project (once each), and an error,
+// with its stack, for a tool that panicked (the model reads an error
+// result). Credentials are never logged. Default: no logging at all.
 func WithLogger(l *slog.Logger) RequestOption {
 	return newRequestOption("WithLogger", func(c *config) error {
 		c.logger = l

@@ -276,7 +276,7 @@ func (c *Conn) cleanTool(t threads.Tool) threads.Tool {
 		parts, err := callParts(ctx, call)
 		var te *ToolError
 		if errors.As(err, &te) && c.redact != nil {
-			return nil, &ToolError{Tool: te.Tool, Text: c.redact(te.Text)}
+			return nil, &ToolError{ToolName: te.ToolName, Text: c.redact(te.Text)}
 		}
 		return parts, c.clean(err)
 	}
@@ -648,7 +648,7 @@ func (e *cleanError) As(target any) bool {
 		if !errors.As(e.err, &te) {
 			return false
 		}
-		*t = &ToolError{Tool: redact(te.Tool), Text: redact(te.Text)}
+		*t = &ToolError{ToolName: redact(te.ToolName), Text: redact(te.Text)}
 		return true
 	}
 	return false

@@ -78,8 +78,8 @@ const renewBefore = 30 * time.Second
 
 // ConnectService opens an MCP client session to the service's own MCP
 // endpoint, <base URL>/mcp (the threads client's [threads.Client.BaseURL]),
-// where the project's MCP servers' resources and prompts (and tools) are
-// served. It authenticates with an access token that it mints with
+// where the project's MCP servers' resources and prompts are served (no
+// tools today). It authenticates with an access token that it mints with
 // [threads.AuthService.MCPAccessToken] (thread-bound with opts.ThreadID,
 // else sessionless for opts.ContextKey) before the first request, and
 // mints anew before it expires, and once after a 401. The token goes to

@@ -137,7 +137,7 @@ func tool(session *mcp.ClientSession, t *mcp.Tool, name string, max int) threads
 			if text == "" {
 				text = "the MCP tool reported an error without a message"
 			}
-			return nil, &ToolError{Tool: mcpName, Text: text}
+			return nil, &ToolError{ToolName: mcpName, Text: text}
 		}
 		return parts, nil
 	}
@@ -152,12 +152,14 @@ func tool(session *mcp.ClientSession, t *mcp.Tool, name string, max int) threads
 }
 
 // ToolError is the error of an MCP tool call whose result the server
-// marked as an error (isError): the tool ran and failed. Text is its
-// content's text ([threads.ToolResultText]), which the runners send to the
-// model as the error result, cut at 4 KiB.
+// marked as an error (isError): the tool ran and failed. ToolName is the
+// tool's name on the MCP server (without [ToolOptions].Prefix), spelled as
+// the SDK's other types spell a call's tool. Text is its content's text
+// ([threads.ToolResultText]), which the runners send to the model as the
+// error result, cut at 4 KiB.
 type ToolError struct {
-	Tool string // the tool's name on the MCP server
-	Text string
+	ToolName string
+	Text     string
 }
 
 // Error is Text: what the model reads.

@@ -120,7 +120,7 @@ func TestRunToolsWithMCPServer(t *testing.T) {
 	assert.True(t, results[2].IsError)
 	var te *threadsmcp.ToolError
 	require.ErrorAs(t, results[2].Err, &te)
-	assert.Equal(t, "fail", te.Tool)
+	assert.Equal(t, "fail", te.ToolName)
 
 	var reqs []*threadstest.RunRequest
 	for _, r := range srv.Requests() {

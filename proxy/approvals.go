@@ -18,17 +18,19 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	threads "github.com/threadsapi/threads-go"
+	"github.com/threadsapi/threads-go/internal/toolcore"
 	"github.com/threadsapi/threads-go/runs"
 )
 
-// Approvals are the server-side tools whose calls wait for a person's
-// decision, and who may decide ([WithApprovals]).
+// Approvals say who may decide the calls of server-side tools that need
+// a person's approval, and how long such a call waits ([WithApprovals]).
+// Which calls need approval is the tool's own rule, as in process:
+// [threads.Tool].NeedsApproval ([threads.Always], or a function of the
+// call) on a [WithTools] tool. Such a call is parked in the [Store] until
+// a person approves it (then the tool runs, as the run's user:
+// [UserFrom]) or refuses it (the model reads the refusal and its
+// reason); the tool's other calls run at once.
 type Approvals struct {
-	// Tools are offered to the model beside [WithTools]' tools; each call
-	// of one is parked in the [Store] until a person approves it (then
-	// the tool runs, as the run's user: [UserFrom]) or refuses it (the
-	// model reads the refusal and its reason).
-	Tools []threads.Tool
 	// MayDecide reports whether the sender of r may decide call: it
 	// filters the approval API's list, and a decision it refuses is
 	// answered 403. An error is answered 500 (and logged). Required.
@@ -109,17 +111,17 @@ type ApprovalDecision struct {
 	RunID     string `json:"runId,omitzero"`
 }
 
-// WithApprovals makes the Handler park each call of a.Tools until a
-// person decides it through the approval API ([Handler.ApprovalAPI]) or
-// the page's resume[] entry; see docs/approvals.md. It needs
+// WithApprovals makes the Handler park each call of a [WithTools] tool
+// whose NeedsApproval says it needs approval, until a person decides it
+// through the approval API ([Handler.ApprovalAPI]) or the page's resume[]
+// entry; see docs/approvals.md. New fails without such a tool (and a tool
+// that needs approval without WithApprovals). It needs
 // [WithDetachedRuns]: a decision continues the run on whichever instance
 // took it, into the run's log, which the page reads with the resume
 // route.
 func WithApprovals(a Approvals) Option {
 	return option(func(c *config) {
 		switch {
-		case len(a.Tools) == 0:
-			c.fail(errors.New("proxy: WithApprovals: no tools"))
 		case a.MayDecide == nil:
 			c.fail(errors.New("proxy: WithApprovals: MayDecide is nil"))
 		case a.TTL < 0 || a.Wait < 0:
@@ -141,26 +143,47 @@ func WithApprovals(a Approvals) Option {
 // approvals is the Handler's state of WithApprovals.
 type approvals struct {
 	Approvals
-	names map[string]bool
-	defs  []runs.ToolDefinition
+	// needs are the NeedsApproval rules of the server's tools that set
+	// one, by tool name.
+	needs map[string]func(threads.ToolCall) bool
 }
 
-func newApprovals(a *Approvals, server map[string]bool) (*approvals, error) {
-	out := &approvals{Approvals: *a, names: map[string]bool{}}
-	for _, t := range a.Tools {
-		def, err := runs.DefineTool(t)
-		switch {
-		case err != nil:
-			return nil, fmt.Errorf("proxy: WithApprovals: %w", err)
-		case t.Call == nil && t.CallParts == nil:
-			return nil, fmt.Errorf("proxy: WithApprovals: tool %q has no Call", t.Name)
-		case out.names[t.Name] || server[t.Name]:
-			return nil, fmt.Errorf("proxy: WithApprovals: tool %q is declared twice", t.Name)
+// newApprovals checks that a Handler's approvals and its tools go
+// together: WithApprovals parks the calls of tools that need approval,
+// and nothing else would.
+func newApprovals(a *Approvals, tools []threads.Tool) (*approvals, error) {
+	needs := map[string]func(threads.ToolCall) bool{}
+	for _, t := range tools {
+		if t.NeedsApproval == nil {
+			continue
 		}
-		out.names[t.Name] = true
-		out.defs = append(out.defs, def)
+		if a == nil {
+			return nil, fmt.Errorf("proxy: New: tool %q needs approval (NeedsApproval), but the Handler has no WithApprovals to park its calls until a person decides: add WithApprovals (and WithDetachedRuns)", t.Name)
+		}
+		needs[t.Name] = t.NeedsApproval
 	}
-	return out, nil
+	switch {
+	case a == nil:
+		return nil, nil
+	case len(needs) == 0:
+		return nil, errors.New("proxy: New: WithApprovals, but no WithTools tool needs approval: set NeedsApproval (threads.Always, or a function of the call) on the tools whose calls wait for a person")
+	}
+	return &approvals{Approvals: *a, needs: needs}, nil
+}
+
+// needsApproval reports whether pending call c is parked: its tool's
+// NeedsApproval, asked about the call as the runner asks it (package
+// runs reads calls with the same toolcore.ReadCall). A call whose
+// arguments are not an object is not: the runner answers it with an
+// arguments error.
+func (a *approvals) needsApproval(c runs.PendingToolCall) bool {
+	needs, ok := a.needs[c.ToolName]
+	if !ok {
+		return false
+	}
+	tc := toolcore.ReadCall(c.ToolCallID, c.ToolName, c.Arguments)
+	return tc.ArgsErr == nil && needs(threads.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Args,
+		StatusMessage: tc.Status.Message, CompletionStatusMessage: tc.Status.Completion})
 }
 
 // The records of a parked call in the store: the call (until decided),
@@ -417,7 +440,7 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 		u := rec.user()
 		args, _ := json.Marshal(rec.Call.Arguments)
 		call := runs.PendingToolCall{ToolCallID: rec.Call.ToolCallID, ToolName: rec.Call.ToolName, Arguments: string(args)}
-		out, err := h.clientOf(u).AnswerTools(withRunUser(context.WithoutCancel(ctx), u), runs.ToolRunner{Tools: a.Tools}, []runs.PendingToolCall{call}, h.cfg.callOpts...)
+		out, err := h.clientOf(u).AnswerTools(withRunUser(context.WithoutCancel(ctx), u), h.decided(d.Decision), []runs.PendingToolCall{call}, h.cfg.callOpts...)
 		if err != nil || len(out) != 1 {
 			out = notRun([]runs.PendingToolCall{call}, fmt.Errorf("the tool could not run: %v", err))
 		}
@@ -660,8 +683,7 @@ func (h *Handler) startDetached(ctx context.Context, u User, threadID string, p 
 	base, cancel := context.WithTimeout(withRunUser(context.WithoutCancel(ctx), u), h.cfg.detach)
 	stopAfter := context.AfterFunc(h.life.stop, cancel)
 	c := h.clientOf(u)
-	p.ToolDefinitions = append(p.ToolDefinitions, h.approvals.defs...)
-	s, err := c.RunTools(base, threadID, p, h.runner(u), h.cfg.callOpts...)
+	s, err := c.RunTools(toolcore.WithDeferredApprovals(base, true), threadID, p, h.runner(u), h.cfg.callOpts...)
 	if err != nil {
 		stopAfter()
 		cancel()
@@ -673,13 +695,7 @@ func (h *Handler) startDetached(ctx context.Context, u User, threadID string, p 
 	filter := ps.filter
 	// No browser waits on this run's own response: it does not hold.
 	var hs Stream = &holding{Stream: s, h: h, user: u, p: ps, noHold: true}
-	ref := h.runRef(u, s.ThreadID(), s.RunID())
-	meta, _ := json.Marshal(runMeta{ThreadID: ref.threadID, RunID: ref.runID})
-	if err := h.cfg.store.Set(base, ref.meta, meta, ref.metaTTL); err != nil {
-		h.log.WarnContext(ctx, "proxy: cannot record a detached run in the store; it cannot be resumed", "error", err)
-	}
-	ready := make(chan struct{})
-	go ref.own(base, cancel, hs, filter, ready, func(err error) {
+	h.detach(base, cancel, u, hs, filter, func(err error) {
 		if err != nil {
 			h.runEnded(base, u, err)
 		}
@@ -687,7 +703,6 @@ func (h *Handler) startDetached(ctx context.Context, u User, threadID string, p 
 		cancel()
 		h.life.runs.Done()
 	})
-	<-ready
 	return s.RunID(), nil
 }
 
@@ -1033,6 +1048,21 @@ func deadlineOf(ctx context.Context) time.Time {
 // across the instances that share it, a second delivery of a pause gets
 // the recorded result, and a store that is down refuses the call rather
 // than risk running it twice.
+//
+// Its calls that need approval are not asked about: the runner leaves
+// them to the Handler (toolcore.WithDeferredApprovals on the run's
+// context), which parks them.
 func (h *Handler) runner(u User) runs.ToolRunner {
 	return runs.ToolRunner{Tools: h.cfg.tools, Guards: threads.ToolGuards{Calls: callRecord{h, u}}}
+}
+
+// decided is the runner of an approved call: the server's tools, whose
+// approver is the decision d already taken. The decision's record runs
+// the call once.
+func (h *Handler) decided(d ApprovalDecision) runs.ToolRunner {
+	r := runs.ToolRunner{Tools: h.cfg.tools}
+	r.Guards.Approver = func(context.Context, threads.ApprovalRequest) (threads.Approval, error) {
+		return threads.Approval{Approved: d.Status == ApprovalApproved, Reason: d.Reason}, nil
+	}
+	return r
 }

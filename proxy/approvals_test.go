@@ -24,8 +24,9 @@ import (
 	"github.com/threadsapi/threads-go/threadstest"
 )
 
-// refunds is a server-side tool that needs approval; it records whose
-// run each call served.
+// refunds is a server-side tool whose calls of 10 or more need approval
+// (the rule of issue 47's in-process approvals, as it is); it records
+// whose run each call served.
 type refunds struct {
 	mu    sync.Mutex
 	users []string
@@ -35,6 +36,10 @@ func (f *refunds) tool() threads.Tool {
 	return threads.Tool{
 		Name: "refund", Description: "Refunds an order",
 		Parameters: []threads.ToolParameter{{Name: "amount", Type: "number", IsRequired: true}},
+		NeedsApproval: func(c threads.ToolCall) bool {
+			amount, _ := c.Arguments["amount"].(float64)
+			return amount >= 10
+		},
 		Call: func(ctx context.Context, c threads.ToolCall) (string, error) {
 			u, _ := proxy.UserFrom(ctx)
 			f.mu.Lock()
@@ -71,7 +76,8 @@ func approvalOptions(f *refunds, store proxy.Store) []proxy.Option {
 	return []proxy.Option{
 		proxy.WithDetachedRuns(time.Minute), proxy.WithStore(store),
 		// These browsers read each response to its end before deciding.
-		proxy.WithApprovals(proxy.Approvals{Tools: []threads.Tool{f.tool()}, MayDecide: mayDecide, DecidedBy: decidedBy, Hold: -1}),
+		proxy.WithTools(f.tool()),
+		proxy.WithApprovals(proxy.Approvals{MayDecide: mayDecide, DecidedBy: decidedBy, Hold: -1}),
 	}
 }
 
@@ -316,23 +322,27 @@ func TestMixedPauseWithParkedCall(t *testing.T) {
 	assert.Equal(t, []string{"alice"}, f.calls())
 }
 
-// WithApprovals needs detached runs and a rule for who decides; a
-// WithTools tool that needs approval belongs in it.
+// WithApprovals needs detached runs, a rule for who decides and a tool
+// that needs approval; a tool that needs approval needs WithApprovals
+// (nothing else would park its calls). Each error names what is missing.
 func TestWithApprovalsChecksItsParts(t *testing.T) {
 	t.Parallel()
 	var f refunds
 	fake := threadstest.NewServer(t)
-	_, err := proxy.New(fake.Client(), userBySession, proxy.WithApprovals(proxy.Approvals{Tools: []threads.Tool{f.tool()}, MayDecide: mayDecide}))
+	_, err := proxy.New(fake.Client(), userBySession, proxy.WithTools(f.tool()), proxy.WithApprovals(proxy.Approvals{MayDecide: mayDecide}))
 	assert.ErrorContains(t, err, "WithDetachedRuns")
-	_, err = proxy.New(fake.Client(), userBySession, proxy.WithDetachedRuns(0), proxy.WithApprovals(proxy.Approvals{Tools: []threads.Tool{f.tool()}}))
+	_, err = proxy.New(fake.Client(), userBySession, proxy.WithDetachedRuns(0), proxy.WithTools(f.tool()), proxy.WithApprovals(proxy.Approvals{}))
 	assert.ErrorContains(t, err, "MayDecide")
-	h, err := proxy.New(fake.Client(), userBySession)
+	plain := f.tool()
+	plain.NeedsApproval = nil
+	_, err = proxy.New(fake.Client(), userBySession, proxy.WithDetachedRuns(0), proxy.WithTools(plain),
+		proxy.WithApprovals(proxy.Approvals{MayDecide: mayDecide}))
+	assert.ErrorContains(t, err, "WithApprovals, but no WithTools tool needs approval")
+	h, err := proxy.New(fake.Client(), userBySession, proxy.WithTools(plain))
 	require.NoError(t, err)
 	assert.Nil(t, h.ApprovalAPI())
-	asks := f.tool()
-	asks.NeedsApproval = threads.Always
-	_, err = proxy.New(fake.Client(), userBySession, proxy.WithTools(asks))
-	assert.ErrorContains(t, err, "WithApprovals", "a server tool that needs approval would always be refused: it is parked instead")
+	_, err = proxy.New(fake.Client(), userBySession, proxy.WithTools(f.tool()))
+	assert.ErrorContains(t, err, `tool "refund" needs approval (NeedsApproval), but the Handler has no WithApprovals`)
 }
 
 // Once per call: a decision while the same call's decision still runs
@@ -344,15 +354,15 @@ func TestDecisionOncePerCall(t *testing.T) {
 	t.Parallel()
 	started, release := make(chan struct{}), make(chan struct{})
 	var runs int
-	slow := threads.Tool{Name: "refund", Description: "Refunds an order", Call: func(context.Context, threads.ToolCall) (string, error) {
+	slow := threads.Tool{Name: "refund", Description: "Refunds an order", NeedsApproval: threads.Always, Call: func(context.Context, threads.ToolCall) (string, error) {
 		runs++
 		close(started)
 		<-release
 		return "refunded", nil
 	}}
 	broken := &failingStore{Store: proxy.NewMemoryStore(0, 0)}
-	e := newEnv(t, nil, proxy.WithDetachedRuns(time.Minute), proxy.WithStore(broken),
-		proxy.WithApprovals(proxy.Approvals{Tools: []threads.Tool{slow}, MayDecide: mayDecide, Wait: time.Millisecond, Hold: -1}))
+	e := newEnv(t, nil, proxy.WithDetachedRuns(time.Minute), proxy.WithStore(broken), proxy.WithTools(slow),
+		proxy.WithApprovals(proxy.Approvals{MayDecide: mayDecide, Wait: time.Millisecond, Hold: -1}))
 	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund"}}})
 	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
 	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
@@ -432,8 +442,8 @@ func TestHeldResponseGoesOnAfterTheDecision(t *testing.T) {
 	t.Parallel()
 	var f refunds
 	fake := threadstest.NewServer(t)
-	h, err := proxy.New(fake.Client(), userBySession, proxy.WithDetachedRuns(time.Minute),
-		proxy.WithApprovals(proxy.Approvals{Tools: []threads.Tool{f.tool()}, MayDecide: mayDecide}))
+	h, err := proxy.New(fake.Client(), userBySession, proxy.WithDetachedRuns(time.Minute), proxy.WithTools(f.tool()),
+		proxy.WithApprovals(proxy.Approvals{MayDecide: mayDecide}))
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() {
@@ -492,6 +502,49 @@ func TestServerToolRefusedWhenTheStoreIsDown(t *testing.T) {
 	assert.True(t, strings.HasPrefix(got["call_s"][0], "error "), got)
 }
 
+// The tool's own NeedsApproval rule decides per call, as in process: in
+// one pause a small refund runs at once and a large one is parked; the
+// decision's continuation carries both results.
+func TestApprovalRuleParksOnlyItsCalls(t *testing.T) {
+	t.Parallel()
+	var f refunds
+	e := newEnv(t, nil, approvalOptions(&f, proxy.NewMemoryStore(0, 0))...)
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
+		{ID: "call_small", Name: "refund", Arguments: map[string]any{"amount": 5}},
+		{ID: "call_large", Name: "refund", Arguments: map[string]any{"amount": 80}},
+	}})
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund both"}]}}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	custom, ints := parked(t, w.Body.String())
+	require.Len(t, custom, 1, w.Body.String())
+	require.Len(t, ints, 1)
+	assert.Equal(t, "call_large", custom[0].ToolCallID, "only the call the rule names waits")
+	assert.Equal(t, []string{"alice"}, f.calls(), "the small refund ran at once")
+
+	w = approve(t, e.h, custom[0].ID, true, "", "X-Role", "manager")
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+	assert.Equal(t, map[string][]string{"call_small": {"refunded 5"}, "call_large": {"refunded 80"}}, e.results(t))
+	assert.Equal(t, []string{"alice", "alice"}, f.calls(), "each call ran once")
+	assert.Empty(t, e.logs.failures())
+}
+
+// A pause whose calls the rule lets through is answered by the runner in
+// the same response, as for any server tool: nothing is parked.
+func TestApprovalRuleLetsSmallCallsRun(t *testing.T) {
+	t.Parallel()
+	var f refunds
+	e := newEnv(t, nil, approvalOptions(&f, proxy.NewMemoryStore(0, 0))...)
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_small", Name: "refund", Arguments: map[string]any{"amount": 5}}}})
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	custom, ints := parked(t, w.Body.String())
+	assert.Empty(t, custom)
+	assert.Empty(t, ints)
+	assert.Equal(t, map[string][]string{"call_small": {"refunded 5"}}, e.results(t))
+	assert.Equal(t, []string{"alice"}, f.calls())
+	assert.Empty(t, listApprovals(t, e.h, "X-Role", "manager"))
+}
+
 // A decided call's record is for those who may decide it: a second
 // decision by someone MayDecide refuses is 403, as the first would have
 // been, not the record (the tool's result, who decided, the run).
@@ -522,13 +575,13 @@ func TestApprovedToolRunsOnceWhenItOutlivesItsClaim(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		release := make(chan struct{})
 		var runs atomic.Int32
-		slow := threads.Tool{Name: "refund", Description: "Refunds an order", Call: func(context.Context, threads.ToolCall) (string, error) {
+		slow := threads.Tool{Name: "refund", Description: "Refunds an order", NeedsApproval: threads.Always, Call: func(context.Context, threads.ToolCall) (string, error) {
 			runs.Add(1)
 			<-release
 			return "refunded", nil
 		}}
-		e := newEnv(t, []threadstest.Option{threadstest.WithoutListener()}, proxy.WithDetachedRuns(time.Minute),
-			proxy.WithApprovals(proxy.Approvals{Tools: []threads.Tool{slow}, MayDecide: mayDecide, Wait: time.Second, Hold: -1}))
+		e := newEnv(t, []threadstest.Option{threadstest.WithoutListener()}, proxy.WithDetachedRuns(time.Minute), proxy.WithTools(slow),
+			proxy.WithApprovals(proxy.Approvals{MayDecide: mayDecide, Wait: time.Second, Hold: -1}))
 		e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund"}}})
 		w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
 		require.Equal(t, http.StatusCreated, w.Code, w.Body.String())

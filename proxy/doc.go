@@ -11,7 +11,8 @@
 //     closes the stream (cancelling the run on the service) when the
 //     browser leaves, unless the run's pause had reached it ("Relaying a
 //     run"); a browser that left is [RelayResult].Left with a nil error,
-//     not a failure.
+//     not a failure. Under [Handler.Detach] the run goes on into the
+//     Handler's run log instead, and resumes from it (docs/reloads.md).
 //   - [Handler] ([New]) serves the /v1 routes that the service's official
 //     web clients call (@tambo-ai/client, its React library,
 //     @tambo-ai/typescript-sdk): point their base URL at it, under
@@ -25,9 +26,9 @@
 //     [Handler.Shutdown] ends a deploy's instance gracefully. Under
 //     [WithDetachedRuns] a run outlives its browser, whose page resumes
 //     it on any instance from its Last-Event-ID (docs/reloads.md). Calls
-//     of tools that need a person's approval ([WithApprovals]) are parked
-//     in the Store and decided through [Handler.ApprovalAPI] on any
-//     instance (docs/approvals.md).
+//     that need a person's approval (their tool's NeedsApproval, under
+//     [WithApprovals]) are parked in the Store and decided through
+//     [Handler.ApprovalAPI] on any instance (docs/approvals.md).
 //
 // Both are safe for concurrent use. The package serves /v1 only (package
 // runs), not the spec's routes of package threads. The command "threads
@@ -198,7 +199,8 @@
 // [Relay] and the Handler write a run as the service writes it: each event
 // one "data: <JSON>" line and a blank line, no event: lines and no id:
 // lines (but for a detached run's, which the Handler serves from its log:
-// [WithDetachedRuns]), the service's own JSON (members this SDK version does not model included)
+// [WithDetachedRuns], [Handler.Detach]), the service's own JSON (members
+// this SDK version does not model included)
 // with every spelling of the project key and of the end user's token
 // replaced by "[REDACTED]" (an event the redaction would leave invalid is
 // not written). What the stream does not read is not written: the

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"mime"
 	"net"
 	"net/http"
@@ -85,14 +84,11 @@ func (u User) id() string {
 // It expects the /v1 paths at its root: mount it with [http.StripPrefix]
 // under a prefix, and give the web client that prefix as its base URL.
 type Handler struct {
-	base  *runs.Client
-	user  func(*http.Request) (User, error)
-	cfg   config
-	tools map[string]bool // the server-side tools' names
-	// server names every tool of the server's: tools and those that
-	// need approval.
-	server    map[string]bool
-	approvals *approvals // nil without WithApprovals
+	base      *runs.Client
+	user      func(*http.Request) (User, error)
+	cfg       config
+	server    map[string]bool // the server-side tools' names (WithTools)
+	approvals *approvals      // nil without WithApprovals
 	log       *slog.Logger
 	// instance names this Handler's leases in the store (random, so
 	// that instances sharing a store never take each other's).
@@ -121,7 +117,7 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 	if user == nil {
 		return nil, errors.New("proxy: New: the user function is nil")
 	}
-	h := &Handler{base: runs.New(client), user: user, tools: map[string]bool{}}
+	h := &Handler{base: runs.New(client), user: user, server: map[string]bool{}}
 	// A client not made by threads.NewClient cannot send: Do says so
 	// before anything else, and a usable client without an end user is
 	// refused before sending (runs.ErrIdentity). Nothing is sent either way.
@@ -142,6 +138,9 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 	if h.cfg.err != nil {
 		return nil, h.cfg.err
 	}
+	if h.cfg.detached != nil {
+		return nil, errors.New("proxy: New: Handler.Detach's option is for Relay, not New")
+	}
 	// The tool runner checks the tools as RunTools does (an answer to no
 	// call runs nothing).
 	if len(h.cfg.tools) > 0 {
@@ -149,28 +148,17 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 			return nil, fmt.Errorf("proxy: New: %w", err)
 		}
 		for _, t := range h.cfg.tools {
-			if t.NeedsApproval != nil {
-				// The runner has no approver here: every such call would
-				// be refused. The proxy's approvals park them instead.
-				return nil, fmt.Errorf("proxy: New: tool %q needs approval (NeedsApproval): give it in WithApprovals' Tools", t.Name)
-			}
-			h.tools[t.Name] = true
+			h.server[t.Name] = true
 		}
 	}
-	h.server = maps.Clone(h.tools)
-	if h.cfg.approvals != nil {
-		if h.cfg.detach == 0 {
-			return nil, errors.New("proxy: New: WithApprovals needs WithDetachedRuns (a decision continues the run into its log)")
-		}
-		a, err := newApprovals(h.cfg.approvals, h.tools)
-		if err != nil {
-			return nil, err
-		}
-		h.approvals = a
-		for name := range h.approvals.names {
-			h.server[name] = true
-		}
+	a, err := newApprovals(h.cfg.approvals, h.cfg.tools)
+	if err != nil {
+		return nil, err
 	}
+	if a != nil && h.cfg.detach == 0 {
+		return nil, errors.New("proxy: New: WithApprovals needs WithDetachedRuns (a decision continues the run into its log)")
+	}
+	h.approvals = a
 	if h.cfg.store == nil {
 		h.cfg.store = NewMemoryStore(0, 0)
 	}

@@ -18,6 +18,7 @@ type config struct {
 	pendingTTL, leaseTTL    time.Duration
 	openSlots               bool
 	detach                  time.Duration // 0: runs end with their browser
+	detached                *detachment   // Relay's run, under Handler.Detach
 	approvals               *Approvals
 	logger                  *slog.Logger
 	callOpts                []threads.RequestOption

@@ -45,8 +45,9 @@ type RelayResult struct {
 	// Left is true when the browser left or stopped reading before the
 	// run's end: its request's context ended, or a write to it failed or
 	// took longer than the write timeout. The run was then cancelled
-	// (the stream closed). This is the browser's choice, not a failure:
-	// Relay returns a nil error with it.
+	// (the stream closed), unless detached ([Handler.Detach]). This is
+	// the browser's choice, not a failure: Relay returns a nil error with
+	// it.
 	Left bool
 }
 
@@ -72,7 +73,8 @@ const keepAliveComment = ": keep-alive\n\n"
 // left before its end is cancelled on the service, unless its pause had
 // reached the relay: that run is read to its end first. A browser that
 // left is [RelayResult.Left] with a nil error; otherwise the error is
-// s.Err(). No goroutine of Relay runs once it returns.
+// s.Err(). No goroutine of Relay runs once it returns, unless
+// [Handler.Detach] detached the run: it then outlives its browser.
 func Relay(w http.ResponseWriter, r *http.Request, s Stream, opts ...RelayOption) (RelayResult, error) {
 	var c config
 	c.keepAlive, c.writeTimeout = DefaultKeepAlive, DefaultWriteTimeout
@@ -80,6 +82,9 @@ func Relay(w http.ResponseWriter, r *http.Request, s Stream, opts ...RelayOption
 		if o != nil {
 			o.apply(&c)
 		}
+	}
+	if c.detached != nil {
+		return c.detached.relay(w, r, s, pace{c.keepAlive, c.writeTimeout})
 	}
 	rl := relayer{keepAlive: c.keepAlive, writeTimeout: c.writeTimeout, status: http.StatusOK}
 	return rl.relay(w, r, s)

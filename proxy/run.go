@@ -15,6 +15,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/threadsapi/threads-go/internal/rawrun"
+	"github.com/threadsapi/threads-go/internal/toolcore"
 	"github.com/threadsapi/threads-go/runs"
 )
 
@@ -148,7 +149,7 @@ func (q *request) run(create bool) {
 	opts := h.cfg.callOpts
 	var tap *rawrun.Tap
 	callCtx := ctx
-	if len(h.tools) == 0 && h.cfg.detach == 0 {
+	if len(h.server) == 0 && h.cfg.detach == 0 {
 		// No server-side tools: the relay reads the service's bytes
 		// itself, decoding only what it acts on.
 		tap = new(rawrun.Tap)
@@ -156,14 +157,13 @@ func (q *request) run(create bool) {
 	}
 	start := func() (Stream, error) {
 		cp.RunParams = p
-		if h.approvals != nil {
-			cp.ToolDefinitions = append(slices.Clone(p.ToolDefinitions), h.approvals.defs...)
-		}
+		// The calls that need approval are the Handler's to park.
+		tctx := toolcore.WithDeferredApprovals(ctx, true)
 		switch tools := h.runner(q.user); {
 		case len(h.server) > 0 && create:
-			return nilIfErr(q.c.CreateAndRunTools(ctx, cp, tools, opts...))
+			return nilIfErr(q.c.CreateAndRunTools(tctx, cp, tools, opts...))
 		case len(h.server) > 0:
-			return nilIfErr(q.c.RunTools(ctx, threadID, cp.RunParams, tools, opts...))
+			return nilIfErr(q.c.RunTools(tctx, threadID, cp.RunParams, tools, opts...))
 		case create:
 			return nilIfErr(q.c.CreateAndRun(callCtx, cp, opts...))
 		default:
@@ -252,20 +252,13 @@ func (q *request) run(create bool) {
 // leaving ends only its own stream.
 func (q *request) detach(ctx context.Context, cancel func(), s Stream, filter func(runs.Event, []byte) ([]byte, bool), done func()) {
 	h := q.h
-	ref := h.runRef(q.user, s.ThreadID(), s.RunID())
-	meta, _ := json.Marshal(runMeta{ThreadID: ref.threadID, RunID: ref.runID})
-	if err := h.cfg.store.Set(ctx, ref.meta, meta, ref.metaTTL); err != nil {
-		h.log.WarnContext(ctx, "proxy: cannot record a detached run in the store; it cannot be resumed", "error", err)
-	}
-	ready := make(chan struct{})
-	go ref.own(ctx, cancel, s, filter, ready, func(err error) {
+	ref := h.detach(ctx, cancel, q.user, s, filter, func(err error) {
 		if err != nil {
 			h.runEnded(ctx, q.user, err)
 		}
 		done()
 	})
-	<-ready // the log exists: the browser reads it from its start
-	ref.serve(q.w, q.r, q.c, "", http.StatusCreated)
+	ref.serve(q.w, q.r, q.c, "", http.StatusCreated, pace{h.cfg.keepAlive, h.cfg.writeTimeout})
 }
 
 // cannotFlush logs, once per Handler, a response writer that cannot flush:

@@ -59,6 +59,96 @@ func WithDetachedRuns(max time.Duration) Option {
 	})
 }
 
+// Detach lets a run that the backend starts itself and relays with
+// [Relay] go on when its browser leaves, as [WithDetachedRuns] does for
+// h's runs: start the run with ctx, not r's context (a stream started
+// with r's ends with it), and give opt to Relay, which then hands the
+// run to h to read to its end into h's log, and serves the browser from
+// the log. h's resume route serves it on any instance to u, as h's user
+// function returns u. ctx carries u ([UserFrom]) and ends at
+// WithDetachedRuns' maximum or [Handler.Shutdown]'s deadline; the
+// goroutine reading the run ends with it, and Shutdown waits for it. h
+// needs WithDetachedRuns and u exactly one of a key and a token, else
+// Relay closes the stream and returns an error; once Shutdown has begun,
+// Relay does not detach. See docs/reloads.md.
+func (h *Handler) Detach(r *http.Request, u User) (ctx context.Context, opt RelayOption) {
+	d := &detachment{h: h, user: u}
+	switch max := h.cfg.detach; {
+	case max == 0:
+		d.err = errors.New("proxy: Detach: the Handler was made without WithDetachedRuns")
+		max = DefaultDetachedRunMax
+		fallthrough
+	default:
+		if (u.Key == "") == u.Token.IsZero() && d.err == nil {
+			d.err = errors.New("proxy: Detach: the user has no key and no token, or both; want exactly one")
+		}
+		d.ctx, d.cancel = context.WithTimeout(withRunUser(context.WithoutCancel(r.Context()), u), max)
+	}
+	// Shutdown's deadline ends it; the registration goes with ctx.
+	stop := context.AfterFunc(h.life.stop, d.cancel)
+	context.AfterFunc(d.ctx, func() { stop() })
+	return d.ctx, relayOption(func(c *config) { c.detached = d })
+}
+
+// detachment is one run's [Handler.Detach].
+type detachment struct {
+	h      *Handler
+	user   User
+	ctx    context.Context
+	cancel context.CancelFunc
+	err    error // Relay refuses the run
+}
+
+// relay is [Relay] of s under Detach: the run's owner reads it into its
+// log, the browser is served from the log.
+func (d *detachment) relay(w http.ResponseWriter, r *http.Request, s Stream, p pace) (RelayResult, error) {
+	h := d.h
+	if d.err != nil {
+		s.Close()
+		d.cancel()
+		return RelayResult{}, d.err
+	}
+	if !h.life.begin() {
+		// Shutdown would not wait for it: the run ends with the browser.
+		rl := relayer{keepAlive: p.keepAlive, writeTimeout: p.writeTimeout, status: http.StatusOK, stop: d.cancel}
+		defer d.cancel()
+		return rl.relay(w, r, s)
+	}
+	hd := w.Header()
+	for name, id := range map[string]string{"X-Thread-Id": s.ThreadID(), "X-Run-Id": s.RunID()} {
+		if id != "" && hd.Get(name) == "" {
+			hd.Set(name, id)
+		}
+	}
+	ended := make(chan error, 1)
+	cancel := func() {
+		d.cancel()
+		s.Close()
+	}
+	// Whatever context s was started with, the bounds of Detach's end it.
+	stopClose := context.AfterFunc(d.ctx, func() { s.Close() })
+	ref := h.detach(d.ctx, cancel, d.user, s, nil, func(err error) {
+		switch {
+		case err == nil:
+		case errors.Is(err, context.Canceled) && d.ctx.Err() == nil:
+			h.log.ErrorContext(d.ctx, "proxy: a detached run's stream ended when its context did: start it with the context Handler.Detach returns, not the request's", "error", err)
+		default:
+			h.log.WarnContext(d.ctx, "proxy: a detached run's stream failed", "error", err)
+		}
+		stopClose()
+		d.cancel()
+		ended <- err
+		h.life.runs.Done()
+	})
+	out := ref.serve(w, r, h.clientOf(d.user), "", http.StatusOK, p)
+	res := RelayResult{Events: out.events, Left: out.left}
+	if out.ended {
+		// The owner ends right after the end entry it wrote.
+		return res, <-ended
+	}
+	return res, nil
+}
+
 // runRef names a detached run's records in the store.
 type runRef struct {
 	h                 *Handler
@@ -83,6 +173,21 @@ func (h *Handler) runRef(u User, threadID, runID string) *runRef {
 type runMeta struct {
 	ThreadID string `json:"threadId"`
 	RunID    string `json:"runId"`
+}
+
+// detach records run s of u as detached, hands it to a goroutine that
+// reads it to its end into its log (own) and then calls done, and
+// returns once the log exists: a browser reads it from its start.
+func (h *Handler) detach(ctx context.Context, cancel func(), u User, s Stream, filter func(runs.Event, []byte) ([]byte, bool), done func(error)) *runRef {
+	ref := h.runRef(u, s.ThreadID(), s.RunID())
+	meta, _ := json.Marshal(runMeta{ThreadID: ref.threadID, RunID: ref.runID})
+	if err := h.cfg.store.Set(ctx, ref.meta, meta, ref.metaTTL); err != nil {
+		h.log.WarnContext(ctx, "proxy: cannot record a detached run in the store; it cannot be resumed", "error", err)
+	}
+	ready := make(chan struct{})
+	go ref.own(ctx, cancel, s, filter, ready, done)
+	<-ready
+	return ref
 }
 
 // own reads a detached run to its end into its log, under the run's
@@ -144,7 +249,7 @@ func (ref *runRef) own(ctx context.Context, cancel func(), s Stream, filter func
 // until the log's end entry; the browser leaving ends it (the run goes
 // on). What the log cannot serve is answered in AG-UI's own form of the
 // run's state (snapshot).
-func (ref *runRef) serve(w http.ResponseWriter, r *http.Request, c *runs.Client, after string, status int) {
+func (ref *runRef) serve(w http.ResponseWriter, r *http.Request, c *runs.Client, after string, status int, p pace) (out served) {
 	h := ref.h
 	ctx := r.Context()
 	rc := http.NewResponseController(w)
@@ -154,20 +259,32 @@ func (ref *runRef) serve(w http.ResponseWriter, r *http.Request, c *runs.Client,
 	hd.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(status)
 	write := func(b []byte) bool {
-		if h.cfg.writeTimeout > 0 {
-			_ = rc.SetWriteDeadline(time.Now().Add(h.cfg.writeTimeout))
-		}
-		if _, err := w.Write(b); err != nil {
+		if out.left {
 			return false
 		}
-		err := rc.Flush()
-		return err == nil || errors.Is(err, http.ErrNotSupported)
+		if p.writeTimeout > 0 {
+			_ = rc.SetWriteDeadline(time.Now().Add(p.writeTimeout))
+		}
+		if _, err := w.Write(b); err != nil {
+			out.left = true
+			return false
+		}
+		if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			out.left = true
+			return false
+		}
+		return true
 	}
-	defer func() { _ = rc.SetWriteDeadline(time.Time{}) }()
+	defer func() {
+		_ = rc.SetWriteDeadline(time.Time{})
+		if ctx.Err() != nil && !out.ended {
+			out.left = true
+		}
+	}()
 	if !write(nil) {
-		return
+		return out
 	}
-	wait := h.cfg.keepAlive
+	wait := p.keepAlive
 	if wait <= 0 {
 		wait = DefaultKeepAlive
 	}
@@ -176,37 +293,46 @@ func (ref *runRef) serve(w http.ResponseWriter, r *http.Request, c *runs.Client,
 	// write: a client answering the pause at once must find the run
 	// complete on the service (see "Relaying a run" in the package doc).
 	var buf, held []byte
+	heldN := 0
 	for ctx.Err() == nil {
 		es, whole, err := h.cfg.store.ReadLog(ctx, ref.log, after, 256, wait)
 		if err != nil && ctx.Err() != nil {
-			return
+			return out
 		}
 		if err != nil || !whole {
 			if err != nil {
 				h.log.WarnContext(ctx, "proxy: cannot read a run's log; the page gets the run's state", "error", err)
 			}
-			ref.snapshot(ctx, c, write)
-			return
+			if ref.snapshot(ctx, c, write) {
+				out.events += 3
+			}
+			return out
 		}
 		if len(es) == 0 {
 			if !ref.ownerLives(ctx) {
 				// Its owner died mid-run: what the log held was sent, and
 				// the run's end is the service's.
-				write(frame(held, ref.storedEnd(ctx, c)))
-				return
+				if write(frame(held, ref.storedEnd(ctx, c))) {
+					out.events += heldN + 1
+				}
+				return out
 			}
 			if !write([]byte(keepAliveComment)) {
-				return
+				return out
 			}
 			continue
 		}
 		buf = append(buf[:0], held...)
-		held = held[:0]
+		n := heldN
+		held, heldN = held[:0], 0
 		last := 0
 		for _, e := range es {
 			if len(e.Value) == 0 {
-				write(buf)
-				return // the run's end
+				if write(buf) {
+					out.events += n
+				}
+				out.ended = true
+				return out // the run's end
 			}
 			last = len(buf)
 			buf = append(buf, "id: "...)
@@ -214,15 +340,33 @@ func (ref *runRef) serve(w http.ResponseWriter, r *http.Request, c *runs.Client,
 			buf = append(buf, '\n')
 			buf = frame(buf, e.Value)
 			after = e.ID
+			n++
 		}
 		if bytes.Contains(es[len(es)-1].Value, []byte(`"tambo.run.awaiting_input"`)) {
 			held = append(held, buf[last:]...)
+			heldN = 1
 			buf = buf[:last]
+			n--
 		}
-		if len(buf) > 0 && !write(buf) {
-			return
+		if len(buf) > 0 {
+			if !write(buf) {
+				return out
+			}
+			out.events += n
 		}
 	}
+	return out
+}
+
+// pace is how a relay writes to its browser: [WithKeepAlive],
+// [WithWriteTimeout].
+type pace struct{ keepAlive, writeTimeout time.Duration }
+
+// served is how serving a run from its log ended.
+type served struct {
+	events int  // written
+	ended  bool // the log's end entry was reached
+	left   bool // the browser left, or a write to it failed, before the end
 }
 
 // cancelKey is where a cancel of a run of the thread waits for the
@@ -294,7 +438,7 @@ func (ref *runRef) ownerLives(ctx context.Context) bool {
 // thread's messages as the service has them, and the run's end as the
 // service stored it (RUN_FINISHED, or RUN_ERROR for a failed or cancelled
 // run, or one still going).
-func (ref *runRef) snapshot(ctx context.Context, c *runs.Client, write func([]byte) bool) {
+func (ref *runRef) snapshot(ctx context.Context, c *runs.Client, write func([]byte) bool) bool {
 	h := ref.h
 	start, _ := json.Marshal(map[string]any{"type": "RUN_STARTED", "threadId": ref.threadID, "runId": ref.runID})
 	th, err := ref.thread(ctx, c)
@@ -311,7 +455,7 @@ func (ref *runRef) snapshot(ctx context.Context, c *runs.Client, write func([]by
 	for _, ev := range [][]byte{start, snap, ref.endOf(ctx, th, err)} {
 		b = frame(b, ev)
 	}
-	write(b)
+	return write(b)
 }
 
 // thread reads the run's thread with all its messages, as the Handler
@@ -458,5 +602,5 @@ func (q *request) resume() {
 	if after == "" {
 		after = q.r.URL.Query().Get("lastEventId")
 	}
-	ref.serve(q.w, q.r, q.c, cut(after, 64), http.StatusOK)
+	ref.serve(q.w, q.r, q.c, cut(after, 64), http.StatusOK, pace{h.cfg.keepAlive, h.cfg.writeTimeout})
 }

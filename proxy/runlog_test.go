@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/threadsapi/threads-go/proxy"
+	"github.com/threadsapi/threads-go/runs"
 	"github.com/threadsapi/threads-go/threadstest"
 )
 
@@ -243,6 +245,186 @@ func TestDetachedRunHoldsPauseUntilRunEnd(t *testing.T) {
 	body := w.Body()
 	pause, end := strings.Index(body, "tambo.run.awaiting_input"), strings.Index(body, "RUN_FINISHED")
 	require.True(t, pause >= 0 && end > pause, body)
+}
+
+// relayingBackend is a backend that starts and relays its own runs with
+// proxy.Relay on POST /chat, detached by its Handler h, which serves the
+// /v1 routes (the resume route among them) on the same server.
+type relayingBackend struct {
+	*detached
+	// relayed gets each Relay's result and error.
+	relayed chan relayed
+}
+
+type relayed struct {
+	res proxy.RelayResult
+	err error
+}
+
+func newRelayingBackend(t *testing.T, opts ...proxy.Option) *relayingBackend {
+	t.Helper()
+	fake := threadstest.NewServer(t)
+	store := &logKeys{MemoryStore: proxy.NewMemoryStore(0, 0), logs: map[string]bool{}}
+	h, err := proxy.New(fake.Client(), userBySession, append([]proxy.Option{proxy.WithStore(store), proxy.WithDetachedRuns(time.Minute)}, opts...)...)
+	require.NoError(t, err)
+	rc := runs.New(fake.Client())
+	b := &relayingBackend{relayed: make(chan relayed, 4)}
+	mux := http.NewServeMux()
+	mux.Handle("/v1/", h)
+	mux.HandleFunc("POST /chat", func(w http.ResponseWriter, r *http.Request) {
+		u, err := userBySession(r)
+		if err != nil {
+			http.Error(w, "sign in", http.StatusUnauthorized)
+			return
+		}
+		ctx, detach := h.Detach(r, u)
+		if r.Header.Get("X-Start-With") == "request" {
+			ctx = r.Context() // the trap Detach's context avoids
+		}
+		s, err := rc.ForUser(u.Key).CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("hi")}}})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		res, err := proxy.Relay(w, r, s, detach)
+		b.relayed <- relayed{res, err}
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(func() {
+		if err := h.Shutdown(context.Background()); !errors.Is(err, proxy.ErrShutdown) { // a test's own
+			require.NoError(t, err, "detached runs end with their run")
+		}
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	b.detached = &detached{fake: fake, srv: srv, store: store, h: h}
+	return b
+}
+
+// A backend relays its own run with Relay under Handler.Detach; its page
+// reads 5 events and leaves. The run is not cancelled, and the page
+// resumes it through the Handler's resume route: every event once, in
+// order, to the run's end; another user's page gets 404.
+func TestRelayDetachedResumesThroughHandler(t *testing.T) {
+	t.Parallel()
+	b := newRelayingBackend(t)
+	hold := make(chan struct{})
+	b.fake.PushRunScript(threadstest.RunScript{Text: "one two three four five six seven eight", Hold: hold, HoldAfter: 6})
+	resp := b.request(t, "s-alice", "POST", "/chat", "")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+	threadID, runID := resp.Header.Get("X-Thread-Id"), resp.Header.Get("X-Run-Id")
+	require.NotEmpty(t, threadID)
+	require.NotEmpty(t, runID)
+	first := readEvents(t, bufio.NewReader(resp.Body), 5)
+	require.Len(t, first, 5)
+	for _, e := range first {
+		require.NotEmpty(t, e.ID, "each event has an id")
+	}
+	resp.Body.Close() // the page reloads
+	left := <-b.relayed
+	assert.True(t, left.res.Left, "Relay returned when the browser left")
+	assert.NoError(t, left.err)
+	close(hold)
+
+	events := "/v1/threads/" + threadID + "/runs/" + runID + "/events"
+	again := b.request(t, "s-alice", "GET", events, "", "Last-Event-ID", first[4].ID)
+	require.Equal(t, http.StatusOK, again.StatusCode)
+	rest := readEvents(t, bufio.NewReader(again.Body), -1)
+	require.NotEmpty(t, rest)
+	assert.Equal(t, "RUN_FINISHED", eventType(t, rest[len(rest)-1]), "the run went on to its end")
+
+	whole := b.request(t, "s-alice", "GET", events, "")
+	all := readEvents(t, bufio.NewReader(whole.Body), -1)
+	assert.Equal(t, all, append(first, rest...), "every event once, in order")
+	var text strings.Builder
+	for _, e := range all {
+		var ev struct{ Type, Delta string }
+		require.NoError(t, json.Unmarshal([]byte(e.Data), &ev))
+		text.WriteString(ev.Delta)
+	}
+	assert.Equal(t, "one two three four five six seven eight", text.String(), "the run's whole text")
+	assert.Zero(t, b.fake.Count("DELETE", "/v1/threads/"+threadID+"/runs/"+runID), "the run was not cancelled")
+	th, err := runs.New(b.fake.Client()).ForUser("alice").GetThread(context.Background(), threadID)
+	require.NoError(t, err)
+	assert.False(t, th.LastRunCancelled, "nor cancelled by its connection closing")
+
+	other := b.request(t, "s-bob", "GET", events, "")
+	assert.Equal(t, http.StatusNotFound, other.StatusCode, "another user's run")
+}
+
+// A browser that stays reads a detached Relay to its end: Relay returns
+// the run's own result, every event with its id.
+func TestRelayDetachedToItsEnd(t *testing.T) {
+	t.Parallel()
+	b := newRelayingBackend(t)
+	b.fake.PushRunScript(threadstest.RunScript{Text: "all done"})
+	resp := b.request(t, "s-alice", "POST", "/chat", "")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	evs := readEvents(t, bufio.NewReader(resp.Body), -1)
+	require.NotEmpty(t, evs)
+	assert.Equal(t, "RUN_FINISHED", eventType(t, evs[len(evs)-1]))
+	got := <-b.relayed
+	require.NoError(t, got.err)
+	assert.False(t, got.res.Left)
+	assert.Equal(t, len(evs), got.res.Events)
+}
+
+// Detach refuses what cannot be detached: a Handler without
+// WithDetachedRuns (its resume route is off) or a user that is not
+// exactly one of a key and a token. Relay then closes the stream and
+// writes nothing.
+func TestRelayDetachRefusedWithoutDetachedRuns(t *testing.T) {
+	t.Parallel()
+	fake := threadstest.NewServer(t)
+	plain, err := proxy.New(fake.Client(), userBySession)
+	require.NoError(t, err)
+	detaching, err := proxy.New(fake.Client(), userBySession, proxy.WithDetachedRuns(time.Minute))
+	require.NoError(t, err)
+	rc := runs.New(fake.Client()).ForUser("alice")
+	for name, c := range map[string]struct {
+		h    *proxy.Handler
+		user proxy.User
+	}{
+		"no WithDetachedRuns": {plain, proxy.User{Key: "alice"}},
+		"no user":             {detaching, proxy.User{}},
+	} {
+		fake.PushRunScript(threadstest.RunScript{Text: "never read"})
+		r := httptest.NewRequest("POST", "/chat", nil)
+		ctx, detach := c.h.Detach(r, c.user)
+		s, err := rc.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("hi")}}})
+		require.NoError(t, err)
+		w := newRecorder()
+		_, err = proxy.Relay(w, r, s, detach)
+		assert.Error(t, err, name)
+		assert.Empty(t, w.Body(), name)
+		assert.Error(t, ctx.Err(), "%s: its context ended", name)
+	}
+	_, err = proxy.New(fake.Client(), userBySession, func() proxy.Option {
+		_, o := detaching.Detach(httptest.NewRequest("GET", "/", nil), proxy.User{Key: "alice"})
+		return o
+	}())
+	assert.Error(t, err, "Detach's option is Relay's, not New's")
+	require.NoError(t, detaching.Shutdown(context.Background()))
+}
+
+// A run started with the request's context, not Detach's, ends with its
+// browser whatever Relay does: the Handler says so, at error level,
+// naming the fix.
+func TestRelayDetachedStartedWithRequestContextIsLogged(t *testing.T) {
+	t.Parallel()
+	l, logger := newLogs(t)
+	b := newRelayingBackend(t, proxy.WithLogger(logger))
+	hold := make(chan struct{})
+	defer close(hold)
+	b.fake.PushRunScript(threadstest.RunScript{Text: "one two three four", Hold: hold, HoldAfter: 2})
+	resp := b.request(t, "s-alice", "POST", "/chat", "", "X-Start-With", "request")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Len(t, readEvents(t, bufio.NewReader(resp.Body), 2), 2)
+	resp.Body.Close()
+	<-b.relayed
+	require.NoError(t, b.h.Shutdown(context.Background()), "the run ended with its request")
+	assert.Contains(t, strings.Join(l.failures(), "\n"), "start it with the context Handler.Detach returns")
 }
 
 // Under detached runs a page's cancel is also recorded for the run's

@@ -50,7 +50,7 @@ func (p *pauses) filter(ev runs.Event, raw []byte) ([]byte, bool) {
 		p.forget()
 		p.threadID, p.runID, p.paused, p.parked = e.ThreadID, e.RunID, false, nil
 	case runs.ToolCallStart:
-		if p.q.h.tools[e.ToolCallName] {
+		if p.q.h.server[e.ToolCallName] {
 			p.record(e.ToolCallID)
 		}
 	case runs.RunFinished, runs.RunErrorEvent:
@@ -72,7 +72,7 @@ func (p *pauses) filter(ev runs.Event, raw []byte) ([]byte, bool) {
 			switch {
 			case p.browser[c.ToolName]:
 				theirs = append(theirs, c)
-			case p.q.h.approvals != nil && p.q.h.approvals.names[c.ToolName]:
+			case p.q.h.approvals != nil && p.q.h.approvals.needsApproval(c):
 				parked = append(parked, c)
 			default:
 				ours = append(ours, c)
@@ -120,6 +120,10 @@ func (p *pauses) park(raw []byte, theirs, ours, parked []runs.PendingToolCall) (
 		} else {
 			h.log.ErrorContext(p.ctx, "proxy: a pause has too many server-side calls, or call ids too long, to keep their results", "calls", len(ours))
 		}
+	} else {
+		// The parked calls' stand-in results (record) go: each gets its
+		// decision's result.
+		p.forget()
 	}
 	p.parked = h.park(p.ctx, p.q.user, p.threadID, p.runID, parked, len(theirs) > 0)
 	if len(theirs) == 0 {

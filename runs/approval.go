@@ -9,7 +9,7 @@ import (
 	threads "github.com/threadsapi/threads-go"
 )
 
-// ApprovalInterrupt is req, an [threads.Approver]'s question, as AG-UI's
+// ApprovalInterrupt is req, a [threads.Approver]'s question, as AG-UI's
 // interrupt ([Interrupt]), for a caller that surfaces the question to a
 // front end speaking AG-UI: an interrupt outcome of RUN_FINISHED, answered
 // by a [ResumeEntry] of the next run, which [ApprovalOf] reads back. Its
@@ -41,7 +41,7 @@ func ApprovalInterrupt(req threads.ApprovalRequest, expires time.Time) Interrupt
 	return in
 }
 
-// ApprovalOf reads e, the answer to an [ApprovalInterrupt], as an
+// ApprovalOf reads e, the answer to an [ApprovalInterrupt], as a
 // [threads.Approval]: a resolved entry's payload {"approved": true} approves,
 // {"approved": false, "reason": "…"} refuses with the reason; a cancelled
 // entry refuses ("the approval was cancelled"). It fails for another

@@ -201,8 +201,10 @@
 // ignores its context cannot hold a call: a call whose source has not
 // answered when the call's context ends, or when WithRequestTimeout
 // passes, fails with that context's error, and the source's goroutine is
-// left to end by itself. That goroutine is the one the SDK leaves after a
-// call: at most one at a time per ForTokenSource (the returned Client and
+// left to end by itself. That goroutine is one of the three bounded ones
+// the SDK may leave after a call (with a tool past its deadline,
+// threads.ToolGuards, and package proxy's detached run): at most one at a
+// time per ForTokenSource (the returned Client and
 // its copies ask one at a time; while an abandoned ask runs, the next call
 // waits for it within its own deadline).
 //
@@ -227,7 +229,7 @@
 // Client-wide settings are the *threads.Client's; per-call options are
 // [threads.RequestOption]s. A GET is retried on connection errors, 408, 429
 // and 5xx; a POST, PATCH or DELETE only when it provably did not act. Every
-// non-2xx answer is a [threads.Problem] (read it with errors.As); match
+// non-2xx answer is a [*threads.Problem] (read it with errors.As); match
 // threads' sentinels (threads.ErrForbidden: an unknown, deleted or foreign
 // thread) and this package's ([ErrRunActive], [ErrInvalidCursor]...) with
 // errors.Is. Logging is the client's too: [threads.WithLogger], on the

@@ -3,10 +3,8 @@ package runs
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	threads "github.com/threadsapi/threads-go"
@@ -80,11 +78,7 @@ func (ts *ToolStream) setup(op string, p *RunParams, r ToolRunner) error {
 func pauseCalls(pending []PendingToolCall) []toolcore.Call {
 	calls := make([]toolcore.Call, len(pending))
 	for i, p := range pending {
-		args, err := callArgs(p)
-		calls[i] = toolcore.Call{ID: p.ToolCallID, Name: p.ToolName, Args: args, ArgsErr: err, Raw: p.Arguments}
-		if err == nil {
-			calls[i].Status = toolcore.TakeStatus(args)
-		}
+		calls[i] = toolcore.ReadCall(p.ToolCallID, p.ToolName, p.Arguments)
 	}
 	return calls
 }
@@ -195,29 +189,13 @@ func invoke(ctx context.Context, tool *threads.Tool, c toolcore.Call) (toolOutpu
 	return toolOutput{Text: text, Content: content}, err
 }
 
-// callArgs decodes a pending call's arguments: a JSON object (empty text
-// is none), or an arguments error for the model.
-func callArgs(p PendingToolCall) (map[string]any, error) {
-	args := map[string]any{}
-	if strings.TrimSpace(p.Arguments) != "" {
-		if err := json.Unmarshal([]byte(p.Arguments), &args); err != nil || args == nil {
-			return nil, toolcore.NotAnObject(p.ToolName)
-		}
-	}
-	return args, nil
-}
-
 // StatusMessages returns the call's status lines, as the model wrote them
 // in the service's own arguments _tambo_statusMessage and
 // _tambo_completionStatusMessage (see [Client.RunTools]); empty when the
 // arguments hold none. Arguments keeps them: a caller that answers the
 // call itself leaves them out of the tool's arguments.
 func (p PendingToolCall) StatusMessages() (status, completion string) {
-	args, err := callArgs(p)
-	if err != nil {
-		return "", ""
-	}
-	st := toolcore.TakeStatus(args)
+	st := toolcore.ReadCall(p.ToolCallID, p.ToolName, p.Arguments).Status
 	return st.Message, st.Completion
 }
 

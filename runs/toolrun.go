@@ -47,6 +47,11 @@ func (c *Client) runTools(ctx context.Context, threadID string, params *CreateRu
 	if err := ts.setup(op, &params.RunParams, r); err != nil {
 		return nil, err
 	}
+	// Package proxy parks the calls that need approval (a mark only it
+	// sets); the mark stops here, its tools do not inherit it.
+	if ts.policy.Deferred = toolcore.DeferredApprovals(ctx); ts.policy.Deferred {
+		ctx = toolcore.WithDeferredApprovals(ctx, false)
+	}
 	ts.ctx, ts.cancel = context.WithCancel(ctx)
 	var st *Stream
 	var err error

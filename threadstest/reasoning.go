@@ -28,6 +28,7 @@ type RunReasoning struct {
 // ReasoningNames chooses the event names of a [RunReasoning].
 type ReasoningNames int
 
+// The sets of names a [RunReasoning] may stream under.
 const (
 	// ReasoningThinking is what the service sends today: per block
 	// THINKING_TEXT_MESSAGE_START, THINKING_TEXT_MESSAGE_CONTENT per word

@@ -4,14 +4,18 @@
 //	srv := threadstest.NewServer(t)          // closed when the test ends
 //	client := srv.Client()                   // a *threads.Client for it
 //
-// The fake keeps threads and messages in memory. A streamed reply is
-// deterministic: "You said: <your text>", or, when the request offers client
-// tools, a call of the first tool with each parameter set to a value of its
-// type (its first enum value; for a string, your text); a tool result is answered with "The tool returned: <result>". A [Script]
-// shapes the next reply (several messages, scripted tool calls, the error
-// line, a dropped connection, a pause); a [Fault] replaces the answer to
-// matching requests (statuses, Retry-After, resets, stalls). [Server.Requests]
-// returns what the server received, so a test can assert on it.
+// The fake keeps threads and messages in memory and serves both API
+// generations. On the spec's routes a streamed reply is deterministic:
+// "You said: <your text>", or, when the request offers client tools, a
+// call of the first tool with each parameter set to a value of its type
+// (its first enum value; for a string, your text); a tool result is
+// answered with "The tool returned: <result>". A [Script] shapes the next
+// reply (several messages, scripted tool calls, the error line, a dropped
+// connection, a pause). On /v1 a run's model answers alike ("The /v1
+// API"), and a [RunScript] shapes the next run. A [Fault] replaces the
+// answer to matching requests (statuses, Retry-After, resets, stalls).
+// [Server.Requests] returns what the server received, so a test can
+// assert on it.
 //
 // # Tests under testing/synctest
 //

@@ -16,6 +16,12 @@ import (
 var listCmd = &command{
 	name:    "list",
 	summary: "list threads, newest first (one page, or every page with --all)",
+	long: `List the project's threads, newest first: one page (--limit, --offset; the
+range and the total go to stderr), or every page with --all. Without
+--context-key only the threads without one are listed, as the service lists
+them; --project lists through GET /threads/project/{id} (without it the
+spec's GET /threads, or the key's project where the service lacks that
+route).`,
 	example: `  threads list --context-key user-42
   threads list --all --json | jq -r .id`,
 	flags: func(fs *flag.FlagSet) {
@@ -93,6 +99,10 @@ func printThreads(e *env, items []threads.Thread) {
 var createCmd = &command{
 	name:    "create",
 	summary: "create a thread and print its id",
+	long: `Create a thread and print its id on stdout (with --json: the thread). It is
+created in --project, else $THREADS_PROJECT_ID, else the API key's project
+(one more call). A thread with a context key is listed only with that key
+(list --context-key).`,
 	example: `  id=$(threads create --name "support chat" --context-key user-42)
   threads send "$id" "hello"`,
 	flags: func(fs *flag.FlagSet) {
@@ -148,6 +158,11 @@ var getCmd = &command{
 	name:    "get",
 	args:    "ID",
 	summary: "show a thread and its messages",
+	long: `Show thread ID and its messages, oldest first: its name, context key (when
+known), stage and times, then one line per message, with the tool it calls
+and whether it was cancelled. --context-key checks the thread's context key
+(another key is 404); without it any thread of the project is shown. An id
+that is not a thread of the key's project is 403.`,
 	example: `  threads get thr_aB3dE9xZ.1f2e3d
   threads get thr_aB3dE9xZ.1f2e3d --context-key user-42 --json | jq '.messages | length'`,
 	flags: func(fs *flag.FlagSet) {
@@ -214,6 +229,10 @@ var cancelCmd = &command{
 	name:    "cancel",
 	args:    "ID",
 	summary: "cancel the generation in progress on a thread",
+	long: `Cancel the generation in progress on thread ID and print the thread's id
+and stage (CANCELLED), or the thread with --json. A stream of the thread
+("threads send") then ends and exits 3. The live service answers 500 for a
+thread without messages, although it cancels it.`,
 	example: `  threads cancel thr_aB3dE9xZ.1f2e3d`,
 	flags: func(fs *flag.FlagSet) {
 		fs.Bool("json", false, "print the thread as JSON")

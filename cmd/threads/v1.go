@@ -440,6 +440,10 @@ var v1CancelCmd = &command{
 	name:    "v1-cancel",
 	args:    "THREAD_ID RUN_ID",
 	summary: "cancel a /v1 run by its id",
+	long: `Cancel run RUN_ID of /v1 thread THREAD_ID, started anywhere, for the end user
+(--user-key or $THREADS_USER_KEY); "cancelled run RUN_ID" goes to stderr. The
+run's stream ("threads v1-run") then ends and exits 3. A run that has already
+ended (or was cancelled before) is 404: exit 1.`,
 	example: `  threads v1-cancel --user-key user-1 thr_123 run_456`,
 	flags:   v1Flags,
 	run: func(e *env, cl *call) int {
@@ -515,6 +519,11 @@ var v1GetCmd = &command{
 	name:    "v1-get",
 	args:    "THREAD_ID",
 	summary: "show a /v1 thread, its last run and its messages",
+	long: `Show /v1 thread THREAD_ID of the end user (--user-key or $THREADS_USER_KEY):
+its user key, run status, current run, last run (the one the next run names
+as previousRunId) and how many tool calls it waits for, then its messages,
+oldest first, with their tool calls, tool results and components. An unknown
+thread, or another user's, is 403.`,
 	example: `  threads v1-get --user-key user-1 thr_123
   threads v1-get --user-key user-1 thr_123 --json | jq -r .lastCompletedRunId`,
 	flags: func(fs *flag.FlagSet) {

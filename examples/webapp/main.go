@@ -133,10 +133,13 @@ func newApp(client *threads.Client, logger *log.Logger) (*app, error) {
 		}) (string, error) {
 			return fmt.Sprintf("a gift card of %.2f was sent", g.Amount), nil
 		})
-	v1, err := proxy.New(client, a.user, proxy.WithTools(serverTime), proxy.WithDetachedRuns(5*time.Minute),
+	// The same rule as in process (a function of the call would park
+	// only some calls): the Handler parks each call until a decision.
+	giftCard.NeedsApproval = threads.Always
+	v1, err := proxy.New(client, a.user, proxy.WithTools(giftCard, serverTime), proxy.WithDetachedRuns(5*time.Minute),
 		// The page resumes the decision's run itself (Hold: -1): its
 		// response ends at the pause.
-		proxy.WithApprovals(proxy.Approvals{Tools: []threads.Tool{giftCard}, MayDecide: a.mayDecide, Hold: -1}))
+		proxy.WithApprovals(proxy.Approvals{MayDecide: a.mayDecide, Hold: -1}))
 	if err != nil {
 		return nil, err
 	}

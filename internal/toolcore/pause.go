@@ -124,6 +124,9 @@ type Policy[T, R any] struct {
 	MayStart func() error
 	// Guard guards each call: approval, a deadline, once per call.
 	Guard Guard[T]
+	// Deferred leaves the calls that need approval to the caller (see
+	// WithDeferredApprovals): a pause with one is External.
+	Deferred bool
 
 	rounds  int
 	repeats map[[32]byte]int // the last pause's calls: pauses in a row
@@ -149,13 +152,21 @@ func (p *Policy[T, R]) Add(name string, t T) error {
 func (p *Policy[T, R]) Rounds() int { return p.rounds }
 
 // Admit decides whether a pause is answered, in this order: a call of the
-// caller's own tool (External), a call id too long to echo (LongID), the
+// caller's own tool, or one that needs approval when approvals are
+// Deferred (External), a call id too long to echo (LongID), the
 // bound on rounds (Rounds), the repeat check (Repeated), no calls at all
 // (Empty). An admitted pause counts as a round.
 func (p *Policy[T, R]) Admit(calls []Call) Verdict {
 	for i, c := range calls {
 		if _, ours := p.Tools[c.Name]; !ours && p.External[c.Name] {
 			return Verdict{Stop: External, Call: i}
+		}
+	}
+	if p.Deferred && p.Guard.NeedsApproval != nil {
+		for i, c := range calls {
+			if t, ours := p.Tools[c.Name]; ours && c.ArgsErr == nil && p.Guard.NeedsApproval(t, c) {
+				return Verdict{Stop: External, Call: i}
+			}
 		}
 	}
 	for i, c := range calls {

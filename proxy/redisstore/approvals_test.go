@@ -20,8 +20,8 @@ import (
 	"github.com/threadsapi/threads-go/threadstest"
 )
 
-// refunds is a server-side tool that needs approval; it records whose
-// run each call served, on whichever instance it ran.
+// refunds is a server-side tool every call of which needs approval; it
+// records whose run each call served, on whichever instance it ran.
 type refunds struct {
 	mu    sync.Mutex
 	users []string
@@ -30,7 +30,8 @@ type refunds struct {
 func (f *refunds) tool() threads.Tool {
 	return threads.Tool{
 		Name: "refund", Description: "Refunds an order",
-		Parameters: []threads.ToolParameter{{Name: "amount", Type: "number", IsRequired: true}},
+		Parameters:    []threads.ToolParameter{{Name: "amount", Type: "number", IsRequired: true}},
+		NeedsApproval: threads.Always,
 		Call: func(ctx context.Context, c threads.ToolCall) (string, error) {
 			u, _ := proxy.UserFrom(ctx)
 			f.mu.Lock()
@@ -52,9 +53,8 @@ func (f *refunds) calls() []string {
 // These browsers read each response to its end before deciding (hold:
 // -1), but TestHeldResponseAcrossInstances's.
 func approvalCluster(t *testing.T, f *refunds, hold time.Duration) *cluster {
-	return newCluster(t, sharedServer(t), 3, proxy.WithDetachedRuns(time.Minute),
+	return newCluster(t, sharedServer(t), 3, proxy.WithDetachedRuns(time.Minute), proxy.WithTools(f.tool()),
 		proxy.WithApprovals(proxy.Approvals{
-			Tools: []threads.Tool{f.tool()},
 			MayDecide: func(r *http.Request, _ proxy.PendingApproval) (bool, error) {
 				return r.Header.Get("X-Role") == "manager", nil
 			},

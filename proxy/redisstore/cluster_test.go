@@ -23,6 +23,7 @@ import (
 	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/proxy"
 	"github.com/threadsapi/threads-go/proxy/redisstore"
+	"github.com/threadsapi/threads-go/runs"
 	"github.com/threadsapi/threads-go/threadstest"
 )
 
@@ -152,7 +153,7 @@ func newCluster(t *testing.T, srv *redisServer, n int, opts ...proxy.Option) *cl
 			proxy.WithStore(rec), proxy.WithStoreKeyPrefix(prefix), proxy.WithLogger(slog.New(lines)),
 		}, opts...)...)
 		require.NoError(t, err)
-		in := &instance{h: h, srv: httptest.NewServer(h), store: rec, logs: lines}
+		in := &instance{h: h, srv: httptest.NewServer(backend(h, c.fake)), store: rec, logs: lines}
 		t.Cleanup(func() {
 			_ = h.Shutdown(canceled())
 			in.srv.CloseClientConnections()
@@ -195,6 +196,31 @@ func newCluster(t *testing.T, srv *redisServer, n int, opts ...proxy.Option) *cl
 		c.front.Close()
 	})
 	return c
+}
+
+// backend is an instance's server: h's /v1 routes, and POST /chat, where
+// the backend starts and relays a run of its own with proxy.Relay,
+// detached by h (Handler.Detach).
+func backend(h *proxy.Handler, fake *threadstest.Server) http.Handler {
+	rc := runs.New(fake.Client())
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/chat" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		u, err := userByHeader(r)
+		if err != nil {
+			http.Error(w, "sign in", http.StatusUnauthorized)
+			return
+		}
+		ctx, detach := h.Detach(r, u)
+		s, err := rc.ForUser(u.Key).CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("hi")}}})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		_, _ = proxy.Relay(w, r, s, detach)
+	})
 }
 
 // testLog writes to the test's log, which only a failed test (or -v)

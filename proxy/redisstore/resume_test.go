@@ -91,6 +91,41 @@ func TestResumeOnAnotherInstance(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, other.status, "another user's run")
 }
 
+// A backend relays its own run with proxy.Relay on instance A, detached
+// by A's Handler (Handler.Detach); the page reads 5 events and leaves,
+// and resumes on B through B's Handler: every later event once, in
+// order; the run was not cancelled; another user's page gets 404.
+func TestRelayDetachedResumesOnAnotherInstance(t *testing.T) {
+	t.Parallel()
+	c := detachedCluster(t)
+	hold := make(chan struct{})
+	c.fake.PushRunScript(threadstest.RunScript{Text: "one two three four five six seven eight", Hold: hold, HoldAfter: 6})
+	onA := c.post(t, "alice", "/chat", "")
+	require.Equal(t, http.StatusOK, onA.status)
+	threadID, runID := onA.header.Get("X-Thread-Id"), onA.header.Get("X-Run-Id")
+	first := readEvents(t, onA.body, 5)
+	require.Len(t, first, 5)
+	for _, e := range first {
+		require.NotEmpty(t, e.ID, "each event has its log id")
+	}
+	onA.close()
+	close(hold)
+
+	events := "/v1/threads/" + threadID + "/runs/" + runID + "/events"
+	onB := c.get(t, "alice", events, "Last-Event-ID", first[4].ID)
+	require.Equal(t, http.StatusOK, onB.status)
+	rest := readEvents(t, onB.body, -1)
+	require.NotEmpty(t, rest)
+	typ, _ := typeOf(t, rest[len(rest)-1])
+	assert.Equal(t, "RUN_FINISHED", typ)
+
+	whole := c.get(t, "alice", events) // C
+	assert.Equal(t, readEvents(t, whole.body, -1), append(first, rest...), "every event once, in order")
+	assert.Zero(t, c.fake.Count("DELETE", "/v1/threads/"+threadID+"/runs/"+runID), "not cancelled")
+	other := c.get(t, "bob", events)
+	assert.Equal(t, http.StatusNotFound, other.status, "another user's run")
+}
+
 // Instance A dies mid-run (nothing of it reaches Redis any more, its
 // server closes, its run's context ends, and with it the upstream
 // connection, so the service cancels the run). A page resuming on another
