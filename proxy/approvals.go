@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -440,7 +441,8 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 		u := rec.user()
 		args, _ := json.Marshal(rec.Call.Arguments)
 		call := runs.PendingToolCall{ToolCallID: rec.Call.ToolCallID, ToolName: rec.Call.ToolName, Arguments: string(args)}
-		out, err := h.clientOf(u).AnswerTools(withRunUser(context.WithoutCancel(ctx), u), h.decided(d.Decision), []runs.PendingToolCall{call}, h.cfg.callOpts...)
+		out, err := h.clientOf(u).AnswerTools(withRunUser(context.WithoutCancel(ctx), u), rec.Call.ThreadID, rec.Call.RunID,
+			h.decided(u, d.Decision), []runs.PendingToolCall{call}, h.cfg.callOpts...)
 		if err != nil || len(out) != 1 {
 			out = notRun([]runs.PendingToolCall{call}, fmt.Errorf("the tool could not run: %v", err))
 		}
@@ -861,17 +863,23 @@ func writeValue(w http.ResponseWriter, status int, v any) {
 // continuation answers (key: its parkedKey), and returns their results
 // and the record taken (nil when the pause parked none). status is not 0
 // when the request was answered: 409 while a call waits for its decision
-// ("waiting for approval"), 403 for a resume[] decision MayDecide
-// refuses, 503 for a store that cannot answer; the record is then put
-// back.
+// ("waiting for approval") or when another request took the pause, 403
+// for a resume[] decision MayDecide refuses, 503 for a store that cannot
+// answer. The record is read, and taken only once every call is settled:
+// a record taken while a call still waits would leave a second
+// continuation, sent meanwhile, no record of the parked calls, and its
+// result for one would reach the service.
 func (q *request) settleParked(ctx context.Context, key string, resume []runs.ResumeEntry) ([]byte, []runs.Content, int) {
 	h := q.h
-	v, ok, err := h.cfg.store.Take(ctx, key)
-	if err != nil {
-		h.log.ErrorContext(ctx, "proxy: cannot read a pause's parked calls from the store; the continuation is refused", "error", err)
+	unavailable := func(msg string, err error) ([]byte, []runs.Content, int) {
+		h.log.ErrorContext(ctx, msg, "error", err)
 		q.w.Header().Set("Retry-After", "1")
 		writeError(q.w, http.StatusServiceUnavailable, "The run cannot start now; try again")
 		return nil, nil, http.StatusServiceUnavailable
+	}
+	v, ok, err := h.cfg.store.Get(ctx, key)
+	if err != nil {
+		return unavailable("proxy: cannot read a pause's parked calls from the store; the continuation is refused", err)
 	}
 	var pp parkedPause
 	if !ok || json.Unmarshal(v, &pp) != nil {
@@ -882,14 +890,9 @@ func (q *request) settleParked(ctx context.Context, key string, resume []runs.Re
 		answers[e.InterruptID] = e
 	}
 	res, err := h.settlePause(ctx, q.r, pp, answers)
-	if err == nil {
-		return v, res, 0
-	}
-	if perr := h.cfg.store.Set(context.WithoutCancel(ctx), key, v, h.approvals.TTL+DefaultPendingTTL); perr != nil {
-		h.log.ErrorContext(ctx, "proxy: cannot put back a pause's parked calls", "error", perr)
-	}
 	var de *decideError
 	switch {
+	case err == nil:
 	case errors.Is(err, errWaiting):
 		writeError(q.w, http.StatusConflict, "The run is waiting for approval of a server-side tool's call; continue it once the call is decided")
 		return nil, nil, http.StatusConflict
@@ -897,11 +900,18 @@ func (q *request) settleParked(ctx context.Context, key string, resume []runs.Re
 		writeError(q.w, de.status, de.msg)
 		return nil, nil, de.status
 	default:
-		h.log.ErrorContext(ctx, "proxy: cannot settle a pause's parked calls; the continuation is refused", "error", err)
-		q.w.Header().Set("Retry-After", "1")
-		writeError(q.w, http.StatusServiceUnavailable, "The run cannot start now; try again")
-		return nil, nil, http.StatusServiceUnavailable
+		return unavailable("proxy: cannot settle a pause's parked calls; the continuation is refused", err)
 	}
+	_, took, err := h.cfg.store.Take(ctx, key)
+	switch {
+	case err != nil:
+		return unavailable("proxy: cannot take a pause's parked calls from the store; the continuation is refused", err)
+	case !took:
+		// Another continuation, or the decision's own run, took it.
+		writeError(q.w, http.StatusConflict, "The run was continued by another request")
+		return nil, nil, http.StatusConflict
+	}
+	return v, res, 0
 }
 
 // withoutAnswers returns resume without the entries that answer the
@@ -994,8 +1004,10 @@ func (s *holding) Next() bool {
 			e := s.queue[0]
 			s.queue = s.queue[1:]
 			s.after = e.ID
-			if len(e.Value) == 0 {
-				s.done = true // the followed run's end
+			if len(e.Value) == 0 || bytes.Equal(e.Value, brokenEntry) {
+				// The followed run's end; or its log is broken, and so is
+				// this one's: their readers get the run's state.
+				s.done = true
 				return false
 			}
 			s.cur = e.Value
@@ -1056,11 +1068,11 @@ func (h *Handler) runner(u User) runs.ToolRunner {
 	return runs.ToolRunner{Tools: h.cfg.tools, Guards: threads.ToolGuards{Calls: callRecord{h, u}}}
 }
 
-// decided is the runner of an approved call: the server's tools, whose
-// approver is the decision d already taken. The decision's record runs
-// the call once.
-func (h *Handler) decided(d ApprovalDecision) runs.ToolRunner {
-	r := runs.ToolRunner{Tools: h.cfg.tools}
+// decided is the runner of u's approved call: the server's tools, whose
+// approver is the decision d already taken. The call is recorded as the
+// run's runner records it (the decision's own record also runs it once).
+func (h *Handler) decided(u User, d ApprovalDecision) runs.ToolRunner {
+	r := h.runner(u)
 	r.Guards.Approver = func(context.Context, threads.ApprovalRequest) (threads.Approval, error) {
 		return threads.Approval{Approved: d.Status == ApprovalApproved, Reason: d.Reason}, nil
 	}

@@ -167,6 +167,11 @@
 //     logged, and the run goes on; a page that cannot read a detached
 //     run's log gets the run's state (RUN_STARTED, MESSAGES_SNAPSHOT and
 //     the stored end) instead of its events;
+//   - a detached run's log that missed an event is broken, never holed:
+//     the owner logs none of the run's later events, only a marker and
+//     the end, and a page gets the events before the marker, then the
+//     run's state at its end; so does a page whose run's stream stopped
+//     before the run's end (its owner died, Shutdown's deadline);
 //   - a cancel reaches the service without the store.
 //
 // # Answers

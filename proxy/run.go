@@ -253,7 +253,11 @@ func (q *request) run(create bool) {
 func (q *request) detach(ctx context.Context, cancel func(), s Stream, filter func(runs.Event, []byte) ([]byte, bool), done func()) {
 	h := q.h
 	ref := h.detach(ctx, cancel, q.user, s, filter, func(err error) {
-		if err != nil {
+		switch {
+		case err == nil:
+		case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
+			h.log.InfoContext(ctx, "proxy: a detached run was stopped: its maximum, Shutdown's deadline, or a page's cancel", "thread", s.ThreadID(), "run", s.RunID())
+		default:
 			h.runEnded(ctx, q.user, err)
 		}
 		done()

@@ -220,6 +220,26 @@ func (ref *runRef) own(ctx context.Context, cancel func(), s Stream, filter func
 	own := &slot{key: ref.owner, holder: holder, stop: make(chan struct{}), done: make(chan struct{})}
 	go h.renew(ctx, own)
 	defer h.release(ctx, own)
+	// Once an append failed, the log takes no more events (a later one
+	// would leave a hole no reader sees): only the broken marker, tried
+	// again now and then, and after it the end.
+	broken, marked := false, false
+	// complete: the last event logged was a run's end (RUN_FINISHED,
+	// RUN_ERROR). A stream that stopped before one (cancelled at
+	// Shutdown's deadline or max, broken) is logged as broken too: its
+	// readers get the run's state as the service stored it, rather than a
+	// stream that stops without an end (an EventSource would reconnect).
+	complete := false
+	var retry time.Time
+	mark := func(ctx context.Context) {
+		if marked || time.Now().Before(retry) {
+			return
+		}
+		if _, aerr := h.cfg.store.Append(ctx, ref.log, brokenEntry, RunLogLength, ref.ttl); aerr == nil {
+			marked = true
+		}
+		retry = time.Now().Add(h.cfg.leaseTTL / 3)
+	}
 	for s.Next() {
 		raw := s.EventJSON()
 		if filter != nil {
@@ -231,18 +251,53 @@ func (ref *runRef) own(ctx context.Context, cancel func(), s Stream, filter func
 		if len(raw) == 0 {
 			continue
 		}
-		if _, aerr := h.cfg.store.Append(ctx, ref.log, raw, RunLogLength, ref.ttl); aerr != nil {
-			// The page misses it; a resume gets the snapshot form.
-			h.log.WarnContext(ctx, "proxy: cannot append a run's event to its log", "error", aerr)
+		if broken {
+			mark(ctx)
+		} else if _, aerr := h.cfg.store.Append(ctx, ref.log, raw, RunLogLength, ref.ttl); aerr != nil {
+			h.log.WarnContext(ctx, "proxy: cannot append a run's event to its log; its readers get the run's state instead", "error", aerr)
+			broken = true
+			mark(ctx)
 		}
+		complete = runEnd(s.Current(), raw)
 		readyOnce()
 	}
 	err = s.Err()
+	if !complete {
+		broken = true
+	}
+	if broken {
+		retry = time.Time{}
+		if mark(context.WithoutCancel(ctx)); !marked {
+			// No end either: its readers find the owner gone, and
+			// answer with the run's state.
+			h.log.WarnContext(ctx, "proxy: cannot mark a run's log broken")
+			return
+		}
+	}
 	// The end: an empty entry, after the run's own last event.
 	if _, aerr := h.cfg.store.Append(context.WithoutCancel(ctx), ref.log, nil, RunLogLength, ref.ttl); aerr != nil {
 		h.log.WarnContext(ctx, "proxy: cannot append a run's end to its log", "error", aerr)
 	}
 }
+
+// runEnd reports whether an event is a run's end, RUN_FINISHED or
+// RUN_ERROR: by its type, or for one the stream did not decode (a
+// followed run's, from its log) by its JSON.
+func runEnd(ev runs.Event, raw []byte) bool {
+	switch ev.(type) {
+	case runs.RunFinished, runs.RunErrorEvent:
+		return true
+	case nil:
+		typ, _ := member(raw, "type")
+		return typ == runs.EventRunFinished || typ == runs.EventRunError
+	}
+	return false
+}
+
+// brokenEntry is the log entry after which a run's log holds no more of
+// its events, only its end: an append failed (a store outage). No event
+// is one: events are JSON objects.
+var brokenEntry = []byte("broken")
 
 // serve writes the run from its log to the browser, from the entry after
 // id after ("": from the start), as Server-Sent Events with id: lines,
@@ -294,6 +349,14 @@ func (ref *runRef) serve(w http.ResponseWriter, r *http.Request, c *runs.Client,
 	// complete on the service (see "Relaying a run" in the package doc).
 	var buf, held []byte
 	heldN := 0
+	// broken: the log met its broken marker, and holds none of the run's
+	// events after it: the page gets the run's state at its end.
+	broken := false
+	state := func() {
+		if ref.snapshot(ctx, c, held, write) {
+			out.events += heldN + 3
+		}
+	}
 	for ctx.Err() == nil {
 		es, whole, err := h.cfg.store.ReadLog(ctx, ref.log, after, 256, wait)
 		if err != nil && ctx.Err() != nil {
@@ -303,18 +366,17 @@ func (ref *runRef) serve(w http.ResponseWriter, r *http.Request, c *runs.Client,
 			if err != nil {
 				h.log.WarnContext(ctx, "proxy: cannot read a run's log; the page gets the run's state", "error", err)
 			}
-			if ref.snapshot(ctx, c, write) {
-				out.events += 3
-			}
+			state()
 			return out
 		}
 		if len(es) == 0 {
 			if !ref.ownerLives(ctx) {
-				// Its owner died mid-run: what the log held was sent, and
-				// the run's end is the service's.
-				if write(frame(held, ref.storedEnd(ctx, c))) {
-					out.events += heldN + 1
-				}
+				// Its owner died mid-run, or could not write the end: what
+				// the log held was sent, and the run's state is the
+				// service's (what the owner read last may not be in the
+				// log, and a cancelled run's stored text can be shorter
+				// than what was streamed).
+				state()
 				return out
 			}
 			if !write([]byte(keepAliveComment)) {
@@ -325,34 +387,50 @@ func (ref *runRef) serve(w http.ResponseWriter, r *http.Request, c *runs.Client,
 		buf = append(buf[:0], held...)
 		n := heldN
 		held, heldN = held[:0], 0
-		last := 0
+		last, end, pause := 0, false, false
 		for _, e := range es {
-			if len(e.Value) == 0 {
-				if write(buf) {
-					out.events += n
-				}
-				out.ended = true
-				return out // the run's end
+			after = e.ID
+			switch {
+			case len(e.Value) == 0:
+				end = true
+			case broken:
+				continue
+			case bytes.Equal(e.Value, brokenEntry):
+				broken = true
+				continue
+			}
+			if end {
+				break
 			}
 			last = len(buf)
 			buf = append(buf, "id: "...)
 			buf = append(buf, e.ID...)
 			buf = append(buf, '\n')
 			buf = frame(buf, e.Value)
-			after = e.ID
 			n++
+			pause = bytes.Contains(e.Value, []byte(`"tambo.run.awaiting_input"`))
 		}
-		if bytes.Contains(es[len(es)-1].Value, []byte(`"tambo.run.awaiting_input"`)) {
+		if !end && pause {
 			held = append(held, buf[last:]...)
 			heldN = 1
 			buf = buf[:last]
 			n--
+		}
+		if end && broken {
+			held, heldN = buf, n
+			state()
+			out.ended = true
+			return out
 		}
 		if len(buf) > 0 {
 			if !write(buf) {
 				return out
 			}
 			out.events += n
+		}
+		if end {
+			out.ended = true
+			return out // the run's end
 		}
 	}
 	return out
@@ -438,7 +516,7 @@ func (ref *runRef) ownerLives(ctx context.Context) bool {
 // thread's messages as the service has them, and the run's end as the
 // service stored it (RUN_FINISHED, or RUN_ERROR for a failed or cancelled
 // run, or one still going).
-func (ref *runRef) snapshot(ctx context.Context, c *runs.Client, write func([]byte) bool) bool {
+func (ref *runRef) snapshot(ctx context.Context, c *runs.Client, b []byte, write func([]byte) bool) bool {
 	h := ref.h
 	start, _ := json.Marshal(map[string]any{"type": "RUN_STARTED", "threadId": ref.threadID, "runId": ref.runID})
 	th, err := ref.thread(ctx, c)
@@ -451,7 +529,6 @@ func (ref *runRef) snapshot(ctx context.Context, c *runs.Client, write func([]by
 		msgs = []any{}
 	}
 	snap, _ := json.Marshal(map[string]any{"type": "MESSAGES_SNAPSHOT", "messages": msgs}, ownJSON)
-	var b []byte
 	for _, ev := range [][]byte{start, snap, ref.endOf(ctx, th, err)} {
 		b = frame(b, ev)
 	}

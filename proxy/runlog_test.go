@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -66,6 +67,11 @@ type logKeys struct {
 	// appended gets each event appended; read each id a ReadLog reads
 	// after (when not nil).
 	appended, read chan string
+	// fail, when set, is asked before each append whether the store
+	// fails it (a store outage): n counts the events (JSON values) tried
+	// so far, end is the run's end entry, other any other entry.
+	fail   func(n int, kind string) bool
+	events int
 }
 
 func (s *logKeys) ReadLog(ctx context.Context, key, after string, n int, wait time.Duration) ([]proxy.LogEntry, bool, error) {
@@ -78,7 +84,19 @@ func (s *logKeys) ReadLog(ctx context.Context, key, after string, n int, wait ti
 func (s *logKeys) Append(ctx context.Context, key string, value []byte, maxLen int, ttl time.Duration) (string, error) {
 	s.mu.Lock()
 	s.logs[key] = true
+	kind := "other"
+	switch {
+	case len(value) == 0:
+		kind = "end"
+	case value[0] == '{':
+		kind = "event"
+		s.events++
+	}
+	failed := s.fail != nil && s.fail(s.events, kind)
 	s.mu.Unlock()
+	if failed {
+		return "", errors.New("the store cannot be reached")
+	}
 	id, err := s.MemoryStore.Append(ctx, key, value, maxLen, ttl)
 	if s.appended != nil && len(value) > 0 {
 		s.appended <- id + " " + string(value)
@@ -104,11 +122,11 @@ type detached struct {
 	h     *proxy.Handler
 }
 
-func newDetached(t *testing.T) *detached {
+func newDetached(t *testing.T, opts ...proxy.Option) *detached {
 	t.Helper()
 	fake := threadstest.NewServer(t)
 	store := &logKeys{MemoryStore: proxy.NewMemoryStore(0, 0), logs: map[string]bool{}}
-	h, err := proxy.New(fake.Client(), userBySession, proxy.WithStore(store), proxy.WithDetachedRuns(time.Minute))
+	h, err := proxy.New(fake.Client(), userBySession, append([]proxy.Option{proxy.WithStore(store), proxy.WithDetachedRuns(time.Minute)}, opts...)...)
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() {
@@ -449,4 +467,166 @@ func TestDetachedCancelOfAnotherUsersRunIsRefused(t *testing.T) {
 	rest := readEvents(t, bufio.NewReader(resp.Body), -1)
 	require.NotEmpty(t, rest)
 	assert.Equal(t, "RUN_FINISHED", eventType(t, rest[len(rest)-1]), "alice's run went on")
+}
+
+// A store that fails an append of a detached run's events leaves no
+// silent gap: the page gets the log's events up to the failure, then
+// AG-UI's snapshot form (RUN_STARTED, the thread's MESSAGES_SNAPSHOT, the
+// stored end), live and on a resume alike; whether the store answers
+// again at once (the log is marked broken, then ended) or only after the
+// run (no mark, no end: the owner is gone).
+func TestDetachedRunLogBrokenByStoreGivesSnapshot(t *testing.T) {
+	t.Parallel()
+	for name, fail := range map[string]func(n int, kind string) bool{
+		"one append fails":         func(n int, kind string) bool { return n == 3 && kind == "event" },
+		"the store stays down":     func(n int, kind string) bool { return n >= 3 },
+		"only the events go, then": func(n int, kind string) bool { return n >= 3 && kind == "event" },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			d := newDetached(t, proxy.WithKeepAlive(20*time.Millisecond)) // a reader checks its owner at each
+			d.store.fail = fail
+			d.fake.PushRunScript(threadstest.RunScript{Text: "one two three four five six"})
+			resp := d.request(t, "s-alice", "POST", "/v1/threads/runs", hiRun)
+			require.Equal(t, http.StatusCreated, resp.StatusCode)
+			threadID, runID := resp.Header.Get("X-Thread-Id"), resp.Header.Get("X-Run-Id")
+			live := readEvents(t, bufio.NewReader(resp.Body), -1)
+			resumed := readEvents(t, bufio.NewReader(d.request(t, "s-alice", "GET", "/v1/threads/"+threadID+"/runs/"+runID+"/events", "").Body), -1)
+			for name, evs := range map[string][]sseEvent{"live": live, "resumed": resumed} {
+				require.Len(t, evs, 5, "%s: two of the log's events, then the snapshot form: %v", name, evs)
+				for _, e := range evs[:2] {
+					assert.NotEmpty(t, e.ID, name)
+				}
+				var types []string
+				for _, e := range evs[2:] {
+					types = append(types, eventType(t, e))
+					assert.Empty(t, e.ID, "%s: the snapshot form has no log ids", name)
+				}
+				require.Equal(t, []string{"RUN_STARTED", "MESSAGES_SNAPSHOT", "RUN_FINISHED"}, types, name)
+				assert.Contains(t, evs[3].Data, `"content":"one two three four five six"`, "%s: the reply as the service stored it", name)
+			}
+		})
+	}
+}
+
+// leaseKeys is a MemoryStore that records the leases taken.
+type leaseKeys struct {
+	*proxy.MemoryStore
+	mu     sync.Mutex
+	leased map[string]bool
+}
+
+func (s *leaseKeys) Lease(ctx context.Context, key, holder string, ttl time.Duration) (bool, error) {
+	ok, err := s.MemoryStore.Lease(ctx, key, holder, ttl)
+	if ok && !strings.Contains(holder, ":probe:") { // a reader's look, not an owner
+		s.mu.Lock()
+		s.leased[key] = true
+		s.mu.Unlock()
+	}
+	return ok, err
+}
+
+// free requires every lease ever taken to be free now.
+func (s *leaseKeys) free(t *testing.T) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	require.NotEmpty(t, s.leased)
+	for k := range s.leased {
+		ok, err := s.MemoryStore.Lease(context.Background(), k, "another instance", time.Minute)
+		require.NoError(t, err)
+		assert.True(t, ok, "lease %s released", k)
+	}
+}
+
+// detachedLeft starts a detached run as alice whose browser then leaves,
+// in a synctest bubble, and returns its thread and run ids.
+func detachedLeft(t *testing.T, e *env) (threadID, runID string) {
+	t.Helper()
+	ctx, leave := context.WithCancel(context.Background())
+	r := httptest.NewRequestWithContext(ctx, "POST", "/v1/threads/runs", strings.NewReader(hiRun))
+	r.Header.Set("Content-Type", "application/json")
+	r.AddCookie(&http.Cookie{Name: "session", Value: "s-alice"})
+	w := newRecorder()
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		e.h.ServeHTTP(w, r)
+	}()
+	synctest.Wait()
+	require.Equal(t, http.StatusCreated, w.Status())
+	require.NotEmpty(t, events(w.Body()), "the run streams")
+	leave()
+	<-served
+	return w.Header().Get("X-Thread-Id"), w.Header().Get("X-Run-Id")
+}
+
+// Shutdown waits for a detached run whose browser left, reads it to its
+// end into its log (a page resuming after the deploy gets all of it),
+// refuses new runs meanwhile, and releases the run's leases.
+func TestShutdownReadsDetachedRunsToTheirEnd(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		store := &leaseKeys{MemoryStore: proxy.NewMemoryStore(0, 0), leased: map[string]bool{}}
+		e := newEnv(t, []threadstest.Option{threadstest.WithoutListener()}, proxy.WithDetachedRuns(time.Minute), proxy.WithStore(store), proxy.WithMaxRunsPerUser(1))
+		hold := make(chan struct{})
+		e.fake.PushRunScript(threadstest.RunScript{Text: "one two three four", Hold: hold, HoldAfter: 2})
+		threadID, runID := detachedLeft(t, e)
+
+		shut := make(chan error)
+		go func() { shut <- e.h.Shutdown(context.Background()) }()
+		synctest.Wait()
+		select {
+		case <-shut:
+			t.Fatal("Shutdown returned with a detached run in flight")
+		default:
+		}
+		assert.Equal(t, http.StatusServiceUnavailable, e.do(t, "s-bob", "POST", "/v1/threads/runs", hiRun).Code)
+		close(hold)
+		require.NoError(t, <-shut)
+		store.free(t)
+
+		w := e.do(t, "s-alice", "GET", "/v1/threads/"+threadID+"/runs/"+runID+"/events", "")
+		evs := readEvents(t, bufio.NewReader(strings.NewReader(w.Body.String())), -1)
+		require.NotEmpty(t, evs)
+		for _, ev := range evs {
+			assert.NotEmpty(t, ev.ID, "every event is the log's")
+		}
+		assert.Equal(t, "RUN_FINISHED", eventType(t, evs[len(evs)-1]), "read to its end")
+	})
+}
+
+// At Shutdown's deadline a detached run still going is cancelled (its
+// upstream stream closed: the service cancels it), its leases are
+// released, and a page resuming it gets the log's events, then the run's
+// state as the service stored it: RUN_STARTED, MESSAGES_SNAPSHOT,
+// RUN_ERROR CANCELLED, never a stream that stops without an end.
+func TestShutdownDeadlineEndsDetachedRuns(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		store := &leaseKeys{MemoryStore: proxy.NewMemoryStore(0, 0), leased: map[string]bool{}}
+		e := newEnv(t, []threadstest.Option{threadstest.WithoutListener()}, proxy.WithDetachedRuns(time.Minute), proxy.WithStore(store), proxy.WithMaxRunsPerUser(1))
+		hold := make(chan struct{})
+		defer close(hold)
+		e.fake.PushRunScript(threadstest.RunScript{Text: "one two three four", Hold: hold, HoldAfter: 2})
+		threadID, runID := detachedLeft(t, e)
+
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		require.ErrorIs(t, e.h.Shutdown(ctx), context.DeadlineExceeded)
+		synctest.Wait()
+		store.free(t)
+
+		w := e.do(t, "s-alice", "GET", "/v1/threads/"+threadID+"/runs/"+runID+"/events", "")
+		evs := readEvents(t, bufio.NewReader(strings.NewReader(w.Body.String())), -1)
+		require.Len(t, evs, 6, "%v", evs)
+		var types []string
+		for i, ev := range evs {
+			assert.Equal(t, i < 3, ev.ID != "", "the log's events have ids, the state has none")
+			types = append(types, eventType(t, ev))
+		}
+		assert.Equal(t, []string{"RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "RUN_STARTED", "MESSAGES_SNAPSHOT", "RUN_ERROR"}, types)
+		assert.Contains(t, evs[4].Data, `"content":"one "`, "the reply as the service kept it")
+		assert.Contains(t, evs[5].Data, `"code":"CANCELLED"`)
+	})
 }

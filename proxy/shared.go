@@ -143,8 +143,9 @@ func (l *lifecycle) begin() bool {
 // goes to another instance), lets the runs in flight end until ctx is
 // done, then cancels those left (their browsers see the stream end, and
 // the service cancels them) and waits for them to end. Detached runs
-// ([WithDetachedRuns]) count as in flight until their end: a rolling
-// deploy reads them to their end, or to ctx's deadline. Each run releases
+// ([WithDetachedRuns], [Handler.Detach]) count as in flight until their
+// end: a rolling deploy reads them to their end, or to ctx's deadline (a
+// page resuming one cancelled then gets the run's state as stored). Each run releases
 // its slot and leases as it ends, and every goroutine the Handler started
 // has ended when Shutdown returns. It returns ctx's error when runs had to be
 // cancelled, [ErrShutdown] on a second call, else nil.

@@ -130,7 +130,8 @@ func TestRelayDetachedResumesOnAnotherInstance(t *testing.T) {
 // server closes, its run's context ends, and with it the upstream
 // connection, so the service cancels the run). A page resuming on another
 // instance gets every event the log held, then, once A's owner lease has
-// lapsed, the run's end as the service stored it.
+// lapsed, the run's state as the service stored it in AG-UI's snapshot
+// form: RUN_STARTED, MESSAGES_SNAPSHOT, RUN_ERROR CANCELLED.
 func TestResumeAfterOwnerDied(t *testing.T) {
 	t.Parallel()
 	c := detachedCluster(t)
@@ -153,16 +154,22 @@ func TestResumeAfterOwnerDied(t *testing.T) {
 	onB := c.get(t, "alice", "/v1/threads/"+threadID+"/runs/"+runID+"/events", "Last-Event-ID", first[2].ID)
 	require.Equal(t, http.StatusOK, onB.status)
 	rest := readEvents(t, onB.body, -1)
-	require.Greater(t, len(rest), 3, "the log's events after the third, then the end: %v", rest)
+	require.GreaterOrEqual(t, len(rest), 6, "the log's events after the third, then the snapshot form: %v", rest)
 	assert.Equal(t, first[3:], rest[:3], "the events the page had not read yet")
-	for i, e := range rest[:len(rest)-1] {
+	state := rest[len(rest)-3:]
+	for i, e := range rest[:len(rest)-3] {
 		assert.NotEmpty(t, e.ID, "event %d is the log's", i)
 	}
-	end := rest[len(rest)-1]
-	assert.Empty(t, end.ID, "the end is the service's, not the log's")
-	typ, code := typeOf(t, end)
-	assert.Equal(t, "RUN_ERROR", typ, end.Data)
-	assert.Equal(t, "CANCELLED", code, "the service cancelled the run when its connection closed: %s", end.Data)
+	var types []string
+	for _, e := range state {
+		typ, _ := typeOf(t, e)
+		types = append(types, typ)
+		assert.Empty(t, e.ID, "the run's state is the service's, not the log's")
+	}
+	assert.Equal(t, []string{"RUN_STARTED", "MESSAGES_SNAPSHOT", "RUN_ERROR"}, types)
+	_, code := typeOf(t, state[2])
+	assert.Equal(t, "CANCELLED", code, "the service cancelled the run when its connection closed: %s", state[2].Data)
+	assert.Contains(t, state[1].Data, `"role":"assistant"`, "the reply as far as the service kept it")
 }
 
 // A page resuming after the run's log expired (by the store's hook) gets
