@@ -441,7 +441,8 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 		u := rec.user()
 		args, _ := json.Marshal(rec.Call.Arguments)
 		call := runs.PendingToolCall{ToolCallID: rec.Call.ToolCallID, ToolName: rec.Call.ToolName, Arguments: string(args)}
-		out, err := h.clientOf(u).AnswerTools(withRunUser(context.WithoutCancel(ctx), u), h.decided(d.Decision), []runs.PendingToolCall{call}, h.cfg.callOpts...)
+		out, err := h.clientOf(u).AnswerTools(withRunUser(context.WithoutCancel(ctx), u), rec.Call.ThreadID, rec.Call.RunID,
+			h.decided(u, d.Decision), []runs.PendingToolCall{call}, h.cfg.callOpts...)
 		if err != nil || len(out) != 1 {
 			out = notRun([]runs.PendingToolCall{call}, fmt.Errorf("the tool could not run: %v", err))
 		}
@@ -1067,11 +1068,11 @@ func (h *Handler) runner(u User) runs.ToolRunner {
 	return runs.ToolRunner{Tools: h.cfg.tools, Guards: threads.ToolGuards{Calls: callRecord{h, u}}}
 }
 
-// decided is the runner of an approved call: the server's tools, whose
-// approver is the decision d already taken. The decision's record runs
-// the call once.
-func (h *Handler) decided(d ApprovalDecision) runs.ToolRunner {
-	r := runs.ToolRunner{Tools: h.cfg.tools}
+// decided is the runner of u's approved call: the server's tools, whose
+// approver is the decision d already taken. The call is recorded as the
+// run's runner records it (the decision's own record also runs it once).
+func (h *Handler) decided(u User, d ApprovalDecision) runs.ToolRunner {
+	r := h.runner(u)
 	r.Guards.Approver = func(context.Context, threads.ApprovalRequest) (threads.Approval, error) {
 		return threads.Approval{Approved: d.Status == ApprovalApproved, Reason: d.Reason}, nil
 	}

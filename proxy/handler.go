@@ -144,7 +144,7 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 	// The tool runner checks the tools as RunTools does (an answer to no
 	// call runs nothing).
 	if len(h.cfg.tools) > 0 {
-		if _, err := h.base.AnswerTools(context.Background(), runs.ToolRunner{Tools: h.cfg.tools}, nil); err != nil {
+		if _, err := h.base.AnswerTools(context.Background(), "", "", runs.ToolRunner{Tools: h.cfg.tools}, nil); err != nil {
 			return nil, fmt.Errorf("proxy: New: %w", err)
 		}
 		for _, t := range h.cfg.tools {

@@ -97,7 +97,7 @@ func (p *pauses) filter(ev runs.Event, raw []byte) ([]byte, bool) {
 				"calls", len(ours))
 			return nil, false
 		}
-		h.keepPending(p.ctx, p.q.user, p.threadID, p.runID, p.q.callTools(p.ctx, ours, limits))
+		h.keepPending(p.ctx, p.q.user, p.threadID, p.runID, p.q.callTools(p.ctx, p.threadID, p.runID, ours, limits))
 		out, ok := onlyCalls(raw, p.browser)
 		if !ok {
 			h.log.ErrorContext(p.ctx, "proxy: a pause's event is not the JSON it was decoded from; the browser does not get it")
@@ -116,7 +116,7 @@ func (p *pauses) park(raw []byte, theirs, ours, parked []runs.PendingToolCall) (
 	h := p.q.h
 	if len(ours) > 0 {
 		if limits, ok := budget(ours); ok {
-			h.keepPending(p.ctx, p.q.user, p.threadID, p.runID, p.q.callTools(p.ctx, ours, limits))
+			h.keepPending(p.ctx, p.q.user, p.threadID, p.runID, p.q.callTools(p.ctx, p.threadID, p.runID, ours, limits))
 		} else {
 			h.log.ErrorContext(p.ctx, "proxy: a pause has too many server-side calls, or call ids too long, to keep their results", "calls", len(ours))
 		}
@@ -208,14 +208,18 @@ func budget(calls []runs.PendingToolCall) ([]int, bool) {
 	return fixed, true
 }
 
-// callTools runs the server-side calls of a mixed pause (several at once,
-// by the tool runner's own code: runs.Client.AnswerTools) and returns one
-// tool_result per call, in order, each within its limit (budget). A
-// request that ended before every call returned answers each call with an
-// error result, so that the browser's continuation can still go on.
-func (q *request) callTools(ctx context.Context, calls []runs.PendingToolCall, limits []int) []runs.Content {
+// callTools runs the server-side calls of a mixed pause of run runID
+// (several at once, by the tool runner's own code: runs.Client.AnswerTools)
+// and returns one tool_result per call, in order, each within its limit
+// (budget). Each call is recorded as the run's runner records it (keyed
+// by thread, run and tool call id): a pause delivered again, or answered
+// on another instance, gets the recorded result, and a store that cannot
+// record a call refuses it (an error result). A request that ended before
+// every call returned answers each call with an error result, so that the
+// browser's continuation can still go on.
+func (q *request) callTools(ctx context.Context, threadID, runID string, calls []runs.PendingToolCall, limits []int) []runs.Content {
 	h := q.h
-	out, err := q.c.AnswerTools(ctx, runs.ToolRunner{Tools: h.cfg.tools}, calls, h.cfg.callOpts...)
+	out, err := q.c.AnswerTools(ctx, threadID, runID, h.runner(q.user), calls, h.cfg.callOpts...)
 	if err != nil {
 		out = notRun(calls, err)
 	}

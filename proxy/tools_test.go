@@ -191,13 +191,13 @@ func TestMixedPauseAcrossInstances(t *testing.T) {
 	}})
 	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"tools":[`+browserTool+`]}`)
 	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
-	assert.Equal(t, 1, store.Len())
+	assert.Equal(t, 2, store.Len(), "the results, and the call's record (once per call)")
 
 	e2 := &env{fake: e.fake, h: other, logs: e.logs}
 	w = e2.do(t, "s-alice", "POST", "/v1/threads/"+w.Header().Get("X-Thread-Id")+"/runs",
 		`{"message":{"role":"user","content":[{"type":"tool_result","toolUseId":"call_b","content":[{"type":"text","text":"here"}]}]},"previousRunId":"`+lastRun(parse(t, w.Body.String()))+`"}`)
 	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
-	assert.Equal(t, 0, store.Len(), "deleted once the service took them")
+	assert.Equal(t, 1, store.Len(), "the results deleted once the service took them; the call's record stays")
 
 	// Another user cannot consume them: the key includes the user.
 	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
@@ -208,7 +208,7 @@ func TestMixedPauseAcrossInstances(t *testing.T) {
 	w = e2.do(t, "s-bob", "POST", "/v1/threads/"+w.Header().Get("X-Thread-Id")+"/runs",
 		`{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"previousRunId":"`+lastRun(parse(t, w.Body.String()))+`"}`)
 	assert.Equal(t, http.StatusForbidden, w.Code)
-	assert.Equal(t, 1, store.Len())
+	assert.Equal(t, 3, store.Len(), "alice's results stay (and both calls' records)")
 }
 
 // One user's unanswered mixed pauses cannot push another user's stored
@@ -680,4 +680,62 @@ func TestServerToolKnowsItsUserInDetachedRun(t *testing.T) {
 	srv.CloseClientConnections()
 	close(left)
 	assert.Equal(t, "bob true", <-users)
+}
+
+// A mixed pause delivered twice (the service answers the first
+// continuation with the same pause: same run and call ids) and continued
+// on another instance sharing the store: the server's call runs once, the
+// second delivery gets its recorded result (keyed by thread, run and tool
+// call id, as the runner keys the calls it answers itself).
+func TestMixedPauseDeliveredTwiceRunsServerToolOnce(t *testing.T) {
+	t.Parallel()
+	var l lookup
+	store := proxy.NewMemoryStore(0, 0)
+	e := newEnv(t, nil, proxy.WithTools(l.tool()), proxy.WithStore(store))
+	other, err := proxy.New(e.fake.Client(), userBySession, proxy.WithTools(l.tool()), proxy.WithStore(store))
+	require.NoError(t, err)
+	e2 := &env{fake: e.fake, h: other, logs: e.logs}
+	e.fake.PushRunScript(threadstest.RunScript{PauseTwice: true, ToolCalls: []threadstest.RunToolCall{
+		{ID: "call_b", Name: "get_location"}, {ID: "call_s", Name: "lookup", Arguments: map[string]any{"q": "tea"}},
+	}})
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"tools":[`+browserTool+`]}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	threadID, evs := w.Header().Get("X-Thread-Id"), parse(t, w.Body.String())
+	located := `{"type":"tool_result","toolUseId":"call_b","content":[{"type":"text","text":"Lisbon"}]}`
+
+	w = e2.continueWith(t, threadID, evs, located)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	assert.Equal(t, map[string][]string{"call_b": {"Lisbon"}, "call_s": {"found tea"}}, e.results(t))
+	again := parse(t, w.Body.String())
+	assert.Equal(t, lastRun(evs), lastRun(again), "the same pause again")
+
+	w = e.continueWith(t, threadID, again, located)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	assert.Equal(t, map[string][]string{"call_b": {"Lisbon"}, "call_s": {"found tea"}}, e.results(t), "the recorded result")
+	assert.Len(t, l.calls, 1, "the server's call ran once")
+	assert.Empty(t, e.logs.failures())
+}
+
+// In a mixed pause, a server call whose record the store cannot keep is
+// not run (it may have run elsewhere): the browser's continuation carries
+// an error result for it that says so.
+func TestMixedPauseServerCallRefusedWhenTheStoreIsDown(t *testing.T) {
+	t.Parallel()
+	var l lookup
+	broken := &failingStore{Store: proxy.NewMemoryStore(0, 0)}
+	broken.fail.Store(true)
+	e := newEnv(t, nil, proxy.WithTools(l.tool()), proxy.WithStore(broken))
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
+		{ID: "call_b", Name: "get_location"}, {ID: "call_s", Name: "lookup", Arguments: map[string]any{"q": "tea"}},
+	}})
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"tools":[`+browserTool+`]}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	assert.Empty(t, l.calls, "not run without its record")
+	w = e.continueWith(t, w.Header().Get("X-Thread-Id"), parse(t, w.Body.String()),
+		`{"type":"tool_result","toolUseId":"call_b","content":[{"type":"text","text":"Lisbon"}]}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	got := e.results(t)
+	require.Len(t, got["call_s"], 1, got)
+	assert.True(t, strings.HasPrefix(got["call_s"][0], "error the call was not run: its record is unavailable"), got)
+	assert.Empty(t, l.calls)
 }

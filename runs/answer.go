@@ -9,27 +9,30 @@ import (
 )
 
 // AnswerTools runs calls with r's tools as [Client.RunTools] answers a
-// pause, and returns one tool_result per call, in the order of calls, for
-// the caller to send in the run that continues the pause (with its own
-// results, when the pause mixed r's tools and the caller's). Package proxy
-// answers its server-side tools with it. A call is run by RunTools' own
-// code, so a failing tool, an unknown tool or bad arguments are answered
-// with isError true and a short text without secrets (the package doc's
-// "Tools and components"); r.MaxRounds and r.MaxRepeats do not apply.
+// pause, by the same code, and returns one tool_result per call, in
+// order, for the caller to send in the run that continues the pause
+// (package proxy answers its server-side tools with it). threadID and
+// runID name the thread and the run that paused: r.Guards.Calls keys each
+// call by them and its tool call id, as RunTools does, so a call runs
+// once also across callers that share the record. A failing tool, an
+// unknown tool or bad arguments get an isError result without secrets;
+// r.MaxRounds and r.MaxRepeats do not apply.
 //
-// With no calls it only checks r. It fails for tools that RunTools refuses
-// and for a Client that New could not link (without running any), and
-// with ctx's error when ctx ends before every call has returned (the calls
-// not started then are not run). It needs no end user: it sends nothing.
-func (c *Client) AnswerTools(ctx context.Context, r ToolRunner, calls []PendingToolCall, opts ...threads.RequestOption) ([]Content, error) {
+// With no calls it only checks r. It fails for tools that RunTools
+// refuses, calls without a thread or run id and a Client that New could
+// not link (running none), and with ctx's error when ctx ends first
+// (calls not started are not run). It sends nothing.
+func (c *Client) AnswerTools(ctx context.Context, threadID, runID string, r ToolRunner, calls []PendingToolCall, opts ...threads.RequestOption) ([]Content, error) {
 	switch {
 	case c == nil:
 		return nil, errors.New("runs: AnswerTools: nil *Client")
 	case c.err != nil:
 		return nil, c.err
+	case len(calls) > 0 && (threadID == "" || runID == ""):
+		return nil, errors.New("runs: AnswerTools: the thread and run ids of the pause are required (they key each call's record)")
 	}
 	// A ToolStream without runs: its pause policy, redaction and logger.
-	ts := &ToolStream{c: c, mu: new(sync.Mutex), logger: c.conn.Logger(opts)}
+	ts := &ToolStream{c: c, mu: new(sync.Mutex), logger: c.conn.Logger(opts), threadID: threadID, prevRun: runID}
 	if err := ts.setup("runs: AnswerTools", &RunParams{}, r); err != nil {
 		return nil, err
 	}

@@ -3,7 +3,9 @@ package runs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	threads "github.com/threadsapi/threads-go"
@@ -34,7 +36,7 @@ func TestAnswerTools(t *testing.T) {
 		{Name: "panics", Description: "Panics", Call: func(context.Context, threads.ToolCall) (string, error) { panic("boom") }},
 	}
 	c := newTestClient(t, "http://127.0.0.1:1").ForToken(threads.NewToken("tok-secret"))
-	res, err := c.AnswerTools(context.Background(), ToolRunner{Tools: tools, Concurrency: 1}, []PendingToolCall{
+	res, err := c.AnswerTools(context.Background(), "thr_1", "run_1", ToolRunner{Tools: tools, Concurrency: 1}, []PendingToolCall{
 		{ToolCallID: "c1", ToolName: "echo", Arguments: `{"q":"hi","_tambo_statusMessage":"Echoing"}`},
 		{ToolCallID: "c2", ToolName: "image", Arguments: `{"q":""}`},
 		{ToolCallID: "c3", ToolName: "fails"},
@@ -71,13 +73,57 @@ func TestAnswerTools(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := c.AnswerTools(ctx, ToolRunner{Tools: tools}, []PendingToolCall{{ToolCallID: "c1", ToolName: "echo"}}); !errors.Is(err, context.Canceled) {
+	if _, err := c.AnswerTools(ctx, "thr_1", "run_1", ToolRunner{Tools: tools}, []PendingToolCall{{ToolCallID: "c1", ToolName: "echo"}}); !errors.Is(err, context.Canceled) {
 		t.Errorf("ended context: %v", err)
 	}
-	if _, err := c.AnswerTools(context.Background(), ToolRunner{Tools: append(tools, tools[0])}, nil); err == nil {
+	if _, err := c.AnswerTools(context.Background(), "", "", ToolRunner{Tools: append(tools, tools[0])}, nil); err == nil {
 		t.Error("a tool declared twice is accepted")
 	}
-	if _, err := New(nil).AnswerTools(context.Background(), ToolRunner{Tools: tools}, nil); err == nil {
+	if _, err := New(nil).AnswerTools(context.Background(), "", "", ToolRunner{Tools: tools}, nil); err == nil {
 		t.Error("an unlinked Client answers")
+	}
+}
+
+// A call is recorded by its thread, the run that paused and its tool call
+// id, as RunTools records it: the same pause answered twice (a second
+// instance sharing the record, a continuation sent again) runs the tool
+// once and gets the recorded result; the same tool call id in another
+// thread is another call. Calls without the pause's ids are refused.
+func TestAnswerToolsRunsACallOncePerPause(t *testing.T) {
+	t.Parallel()
+	var ran []string
+	var mu sync.Mutex
+	tools := []threads.Tool{{Name: "refund", Description: "Refunds", Call: func(_ context.Context, c threads.ToolCall) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		ran = append(ran, c.ID)
+		return fmt.Sprintf("refund %d", len(ran)), nil
+	}}}
+	shared := threads.NewMemoryToolCallRecord()
+	r := ToolRunner{Tools: tools, Guards: threads.ToolGuards{Calls: shared}}
+	c := newTestClient(t, "http://127.0.0.1:1").ForUser("alice")
+	call := []PendingToolCall{{ToolCallID: "call_1", ToolName: "refund"}}
+	text := func(threadID, runID string) string {
+		t.Helper()
+		res, err := c.AnswerTools(context.Background(), threadID, runID, r, call)
+		if err != nil || len(res) != 1 {
+			t.Fatalf("AnswerTools: %v %v", res, err)
+		}
+		return res[0].Content[0].Text
+	}
+	if got := text("thr_a", "run_1"); got != "refund 1" {
+		t.Errorf("first: %q", got)
+	}
+	if got := text("thr_a", "run_1"); got != "refund 1" {
+		t.Errorf("the same pause again: %q, want the recorded result", got)
+	}
+	if got := text("thr_b", "run_1"); got != "refund 2" {
+		t.Errorf("the same call id in another thread: %q", got)
+	}
+	if len(ran) != 2 {
+		t.Errorf("the tool ran %d times, want 2", len(ran))
+	}
+	if _, err := c.AnswerTools(context.Background(), "", "run_1", r, call); err == nil || !strings.Contains(err.Error(), "thread and run ids") {
+		t.Errorf("no thread id: %v", err)
 	}
 }
