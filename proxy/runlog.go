@@ -66,12 +66,12 @@ func WithDetachedRuns(max time.Duration) Option {
 // run to h to read to its end into h's log, and serves the browser from
 // the log. h's resume route serves it on any instance to u, as h's user
 // function returns u. ctx carries u ([UserFrom]); it ends with r until
-// Relay has the run (a run that did not start leaves nothing behind),
-// then at WithDetachedRuns' maximum or [Handler.Shutdown]'s deadline; the
-// goroutine reading the run ends with it, and Shutdown waits for it. h
-// needs WithDetachedRuns and u exactly one of a key and a token, else
-// Relay closes the stream and returns an error; once Shutdown has begun,
-// Relay does not detach. See docs/reloads.md.
+// Relay has the run, then at WithDetachedRuns' maximum or
+// [Handler.Shutdown]'s deadline; the goroutine reading the run ends with
+// it, and Shutdown waits for it. h needs WithDetachedRuns and u exactly
+// one of a key and a token, else Relay closes the stream and returns an
+// error; once Shutdown has begun, Relay does not detach. See
+// docs/reloads.md.
 func (h *Handler) Detach(r *http.Request, u User) (ctx context.Context, opt RelayOption) {
 	d := &detachment{h: h, user: u}
 	max := h.cfg.detach
