@@ -563,16 +563,11 @@ func (ref *runRef) thread(ctx context.Context, c *runs.Client) (runs.ThreadWithM
 	return th, json.Unmarshal(resp.Body, &th)
 }
 
-// storedEnd is the run's end as the service stored it, as AG-UI's
-// RUN_FINISHED or RUN_ERROR: RUN_ERROR for a failed or cancelled run (code
-// CANCELLED), for one still going whose events this instance cannot serve
-// (RUN_IN_PROGRESS), and when the thread cannot be read (STATE_UNKNOWN).
-func (ref *runRef) storedEnd(ctx context.Context, c *runs.Client) []byte {
-	th, err := ref.thread(ctx, c)
-	return ref.endOf(ctx, th, err)
-}
-
-// endOf is storedEnd of th, read with err.
+// endOf is the run's end as the service stored it in th (read with
+// err), as AG-UI's RUN_FINISHED or RUN_ERROR: RUN_ERROR for a failed or
+// cancelled run (code CANCELLED), for one still going whose events this
+// instance cannot serve (RUN_IN_PROGRESS), and when the thread cannot be
+// read (STATE_UNKNOWN).
 func (ref *runRef) endOf(ctx context.Context, th runs.ThreadWithMessages, err error) []byte {
 	var end []byte
 	switch {
