@@ -700,3 +700,43 @@ func TestUnknownApprovalIsNotFound(t *testing.T) {
 		assert.Equal(t, http.StatusNotFound, w.Code, "%s: %s", id, w.Body.String())
 	}
 }
+
+// One user's parked calls never push another user's out of the approval
+// API's list: bob's call, parked before alice's run parks many, is still
+// listed for the manager.
+func TestApprovalListKeepsOtherUsersCalls(t *testing.T) {
+	t.Parallel()
+	var f refunds
+	e := newEnv(t, nil, approvalOptions(&f, proxy.NewMemoryStore(0, 0))...)
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_b", Name: "refund", Arguments: map[string]any{"amount": 10}}}})
+	w := e.do(t, "s-bob", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	bobs, _ := parked(t, w.Body.String())
+	require.Len(t, bobs, 1)
+
+	// Alice's runs park as many calls as the list holds (in several
+	// runs: a pause's calls cost the handler time in their number squared).
+	var alices []proxy.PendingApproval
+	for run := range 10 {
+		var calls []threadstest.RunToolCall
+		for i := range proxy.MaxListedApprovals / 10 {
+			calls = append(calls, threadstest.RunToolCall{ID: fmt.Sprintf("call_a%d_%d", run, i), Name: "refund", Arguments: map[string]any{"amount": 10}})
+		}
+		e.fake.PushRunScript(threadstest.RunScript{ToolCalls: calls})
+		w = e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me a lot"}]}}`)
+		require.Equal(t, http.StatusCreated, w.Code, strings.SplitN(w.Body.String(), "\n", 2)[0])
+		pas, _ := parked(t, w.Body.String())
+		require.Len(t, pas, len(calls))
+		alices = append(alices, pas...)
+	}
+
+	list := listApprovals(t, e.h, "X-Role", "manager")
+	var listed bool
+	for _, pa := range list {
+		listed = listed || pa.ID == bobs[0].ID
+	}
+	assert.True(t, listed, "bob's call is still listed")
+	require.NotEmpty(t, list)
+	assert.LessOrEqual(t, len(list), proxy.MaxListedApprovals)
+	assert.Equal(t, alices[len(alices)-1].ID, list[0].ID, "the newest first")
+}
