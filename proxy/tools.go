@@ -114,6 +114,9 @@ func (p *pauses) filter(ev runs.Event, raw []byte) ([]byte, bool) {
 // calls (ApprovalEventName); RUN_FINISHED then carries the interrupt.
 func (p *pauses) park(raw []byte, theirs, ours, parked []runs.PendingToolCall) ([]byte, bool) {
 	h := p.q.h
+	// Parked first: until then, the parked calls' stand-ins (record)
+	// take a browser's result for them out of a continuation.
+	p.parked = h.park(p.ctx, p.q.user, p.threadID, p.runID, parked, len(theirs) > 0)
 	if len(ours) > 0 {
 		if limits, ok := budget(ours); ok {
 			h.keepPending(p.ctx, p.q.user, p.threadID, p.runID, p.q.callTools(p.ctx, p.threadID, p.runID, ours, limits))
@@ -125,7 +128,6 @@ func (p *pauses) park(raw []byte, theirs, ours, parked []runs.PendingToolCall) (
 		// decision's result.
 		p.forget()
 	}
-	p.parked = h.park(p.ctx, p.q.user, p.threadID, p.runID, parked, len(theirs) > 0)
 	if len(theirs) == 0 {
 		p.alone = p.runID
 		return approvalEvent(p.parked), true
