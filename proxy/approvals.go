@@ -792,10 +792,8 @@ func (h *Handler) startDetached(ctx context.Context, u User, threadID string, p 
 //
 //   - GET / answers {"approvals": [PendingApproval, ...]}: the calls that
 //     wait, which [Approvals].MayDecide lets the requester decide, newest
-//     first. At most [MaxListedApprovals] are listed: past it, the oldest
-//     calls of the user who has the most listed go from the list (they
-//     can still be decided), so one user's calls never push another's
-//     out.
+//     first; at most [MaxListedApprovals] (past it, the oldest of the
+//     user who has the most go: see docs/approvals.md).
 //   - POST /{id} with {"approved": bool, "reason": string} decides one
 //     (a JSON body only: else 415) and answers its [ApprovalDecision]
 //     (200), a second decision the first one's; 403 when MayDecide
