@@ -389,3 +389,28 @@ func TestReadmeListsEveryExample(t *testing.T) {
 	}
 	require.Positive(t, n)
 }
+
+// TestReadmeTestPasses runs the README's test of a cancelled run (under
+// "Testing with the fake") as go test runs a user's: a test a newcomer
+// copies must not only compile but pass.
+func TestReadmeTestPasses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a test with the go command")
+	}
+	_, all := readmeBlocks(t)
+	i := indexFunc(all, func(b readmeBlock) bool {
+		return strings.HasPrefix(b.heading, "## Testing with the fake") && strings.Contains(b.code, "func Test")
+	})
+	require.GreaterOrEqual(t, i, 0, "README.md has no test under \"## Testing with the fake\"")
+	dir, _ := readmeModule(t, nil)
+	pkg := filepath.Join(dir, "readmetest")
+	require.NoError(t, os.MkdirAll(pkg, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(pkg, "readme_test.go"), []byte(all[i].code), 0o644))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "./readmetest")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "the README's test fails:\n%s", out)
+}

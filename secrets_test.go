@@ -509,7 +509,7 @@ func secretValues(t testing.TB, key, tok string) map[string]any {
 		new(threadstest.RunComponent), new(threadstest.RunFailure), new(threadstest.RunRequest), new(threadstest.RunMessage),
 		new(threadstest.RunContent), new(threadstest.RunToolDefinition), new(threadstest.OfferedComponent),
 		new(threadstest.RunReasoning), new(threadstest.ReasoningNames), new(threads.TokenUsage), new(threadstest.TokenUsage),
-		new(threadstest.ResumeEntry),
+		new(threadstest.ResumeEntry), new(threadstest.RunInterrupt),
 	}
 	for _, v := range model {
 		fill(reflect.ValueOf(v).Elem(), "text", token, 0)

@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/iotest"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -92,28 +94,42 @@ func TestUploadRefusesPlainHTTPFromHTTPSService(t *testing.T) {
 
 // TestUploadPutIsBoundedByRequestTimeout: a storage host that never
 // answers holds Upload no longer than the request timeout (as every other
-// call), not until the caller's context ends.
+// call), not until the caller's context ends. In a synctest bubble over an
+// in-memory network: the timeout is fake time, so a loaded machine cannot
+// stretch the presign call past it before the PUT is sent (it did, once
+// in 8 runs beside a second copy of the suite).
 func TestUploadPutIsBoundedByRequestTimeout(t *testing.T) {
 	t.Parallel()
-	release := make(chan struct{})
-	srv, puts := presignServer(t, false, func(b string) string { return b + "/upload?sig=1" }, func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
+	synctest.Test(t, func(t *testing.T) {
+		var puts atomic.Int64
+		base, tr := pipeServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/storage/presign" {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusCreated)
+				json.NewEncoder(w).Encode(map[string]any{"uploadUrl": "http://pipe.invalid/upload?sig=1", "attachmentUri": "attachment://p/f", "expiresIn": 3600})
+				return
+			}
+			puts.Add(1)
+			// A storage host that never answers. (The body read first: the
+			// server notices the client leave only once it reads again.)
+			io.Copy(io.Discard, r.Body)
+			<-r.Context().Done()
+		}))
+		c, err := threads.NewClient(threads.WithBaseURL(base), threads.WithAPIKey(testKey), threads.WithoutEnvironmentDefaults(),
+			threads.WithHTTPClient(&http.Client{Transport: tr}))
+		require.NoError(t, err)
+		// The context is only the test's safety net: the request timeout
+		// must end the call first.
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		start := time.Now()
+		_, err = c.Storage.Upload(ctx, bytes.NewReader([]byte("abc")), "text/plain", 3, threads.WithRequestTimeout(100*time.Millisecond))
+		require.Error(t, err)
+		assert.Equal(t, int64(1), puts.Load())
+		assert.Equal(t, 100*time.Millisecond, time.Since(start), "the PUT's timeout, on the fake clock")
+		assert.NoError(t, ctx.Err(), "the call lasted until the caller's context ended: %v", err)
+		assert.Contains(t, err.Error(), "WithRequestTimeout")
 	})
-	defer close(release)
-	c, err := threads.NewClient(threads.WithBaseURL(srv.URL), threads.WithAPIKey(testKey), threads.WithoutEnvironmentDefaults())
-	require.NoError(t, err)
-	// The context is only the test's safety net: the request timeout must
-	// end the call first.
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	_, err = c.Storage.Upload(ctx, bytes.NewReader([]byte("abc")), "text/plain", 3, threads.WithRequestTimeout(100*time.Millisecond))
-	require.Error(t, err)
-	assert.Equal(t, int64(1), puts.Load())
-	assert.NoError(t, ctx.Err(), "the call lasted until the caller's context ended: %v", err)
-	assert.Contains(t, err.Error(), "WithRequestTimeout")
 }
 
 // TestPresignDecodeErrorHidesUploadURL: a presign answer that holds the

@@ -249,36 +249,9 @@ func TestSpansCarryThreadAndRunIDs(t *testing.T) {
 // Each approval decision of a tool run is an event of the stream's span:
 // the tool, the decision, and whether the approver ran out of time.
 func TestToolApprovalEvents(t *testing.T) {
-	c, srv, exp := setup(t)
-	th, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID})
-	require.NoError(t, err)
-	srv.PushScript(threadstest.Script{ToolCalls: []threadstest.ScriptedToolCall{
-		{Name: "refund", Arguments: map[string]any{"order": "A1"}},
-		{Name: "refund", Arguments: map[string]any{"order": "B2"}},
-	}})
-	refund := threads.NewTool("refund", "Refund an order", func(_ context.Context, a struct {
-		Order string `json:"order"`
-	}) (string, error) {
-		return "refunded " + a.Order, nil
-	})
-	refund.NeedsApproval = threads.Always
-	approver := func(_ context.Context, req threads.ApprovalRequest) (threads.Approval, error) {
+	got := approvalEvents(t, "refund", []string{"A1", "B2"}, func(_ context.Context, req threads.ApprovalRequest) (threads.Approval, error) {
 		return threads.Approval{Approved: req.Call.Arguments["order"] == "A1", Reason: "not this one"}, nil
-	}
-	s, err := c.Threads.RunStream(context.Background(), th.ID, threads.AdvanceParams{Message: threads.UserMessage("refund both")},
-		[]threads.Tool{refund}, threads.WithToolGuards(threads.ToolGuards{Approver: approver}))
-	require.NoError(t, err)
-	_, err = s.Collect()
-	require.NoError(t, err)
-
-	var got []map[string]any
-	for _, sp := range exp.GetSpans() {
-		for _, ev := range sp.Events {
-			if ev.Name == "threads.tool_approval" {
-				got = append(got, attrs(ev.Attributes))
-			}
-		}
-	}
+	})
 	require.Len(t, got, 2)
 	assert.Equal(t, map[string]any{"threads.tool.name": "refund", "threads.tool.approved": true, "threads.tool.approval_timed_out": false}, got[0])
 	assert.Equal(t, false, got[1]["threads.tool.approved"])
@@ -288,26 +261,39 @@ func TestToolApprovalEvents(t *testing.T) {
 // approval event carries it only when it looks like a name, as the package
 // doc promises of every text on a span.
 func TestToolApprovalEventLeavesOffANameThatIsNotNameLike(t *testing.T) {
+	name := "refund the order of " + key // a sentence, holding a secret
+	got := approvalEvents(t, name, []string{"A1"}, func(context.Context, threads.ApprovalRequest) (threads.Approval, error) {
+		return threads.Approval{Approved: true}, nil
+	})
+	require.Len(t, got, 1)
+	assert.Equal(t, map[string]any{"threads.tool.approved": true, "threads.tool.approval_timed_out": false}, got[0])
+}
+
+// approvalEvents runs a RunStream in which the model asks a refund tool
+// named name, which always needs approval, to refund each order in turn,
+// approver deciding; it returns the attributes of the
+// threads.tool_approval events on the spans, in order.
+func approvalEvents(t *testing.T, name string, orders []string, approver threads.Approver) []map[string]any {
+	t.Helper()
 	c, srv, exp := setup(t)
 	th, err := c.Threads.Create(context.Background(), threads.CreateThreadParams{ProjectID: srv.ProjectID})
 	require.NoError(t, err)
-	name := "refund the order of " + key // a sentence, holding a secret
-	srv.PushScript(threadstest.Script{ToolCalls: []threadstest.ScriptedToolCall{{Name: name, Arguments: map[string]any{"order": "A1"}}}})
+	var calls []threadstest.ScriptedToolCall
+	for _, o := range orders {
+		calls = append(calls, threadstest.ScriptedToolCall{Name: name, Arguments: map[string]any{"order": o}})
+	}
+	srv.PushScript(threadstest.Script{ToolCalls: calls})
 	refund := threads.NewTool(name, "Refund an order", func(_ context.Context, a struct {
 		Order string `json:"order"`
 	}) (string, error) {
 		return "refunded " + a.Order, nil
 	})
 	refund.NeedsApproval = threads.Always
-	approver := func(context.Context, threads.ApprovalRequest) (threads.Approval, error) {
-		return threads.Approval{Approved: true}, nil
-	}
-	s, err := c.Threads.RunStream(context.Background(), th.ID, threads.AdvanceParams{Message: threads.UserMessage("refund it")},
+	s, err := c.Threads.RunStream(context.Background(), th.ID, threads.AdvanceParams{Message: threads.UserMessage("refund them")},
 		[]threads.Tool{refund}, threads.WithToolGuards(threads.ToolGuards{Approver: approver}))
 	require.NoError(t, err)
 	_, err = s.Collect()
 	require.NoError(t, err)
-
 	var got []map[string]any
 	for _, sp := range exp.GetSpans() {
 		for _, ev := range sp.Events {
@@ -316,8 +302,7 @@ func TestToolApprovalEventLeavesOffANameThatIsNotNameLike(t *testing.T) {
 			}
 		}
 	}
-	require.Len(t, got, 1)
-	assert.Equal(t, map[string]any{"threads.tool.approved": true, "threads.tool.approval_timed_out": false}, got[0])
+	return got
 }
 
 // A run's reported usage (AG-UI 1.0's, on RUN_FINISHED) is on its span,

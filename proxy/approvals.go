@@ -83,8 +83,9 @@ const (
 
 // PendingApproval is a parked call as the approval API lists it, and as
 // [Approvals].MayDecide sees it. ID names it in the approval API, in the
-// interrupt of the run's RUN_FINISHED and in resume[] entries; it is
-// random, so that ids cannot be guessed.
+// interrupt of the run's RUN_FINISHED and in resume[] entries: 64 hex
+// digits, the run's user's store scope (no user in clear) then a random
+// part, so that ids cannot be guessed.
 type PendingApproval struct {
 	ID         string         `json:"id"`
 	ThreadID   string         `json:"threadId"`
@@ -193,10 +194,37 @@ func (a *approvals) needsApproval(c runs.PendingToolCall) bool {
 // The records of a parked call in the store: the call (until decided),
 // its decision (running, then done), the pause's list of its parked
 // calls, and an index log of every parked call for the approval API's
-// list. Approval ids are random, so the call and its decision are keyed
-// under one scope shared by all users (a decider is not the run's user).
+// list. A call and its decision are keyed under the run's user's scope,
+// so that one user's parked calls take no room from another's (a store
+// may bound a scope): an approval id is that scope then a random part,
+// for a decider (not the run's user) to find it (newApprovalID).
 func (h *Handler) approvalKey(kind, id string) string {
-	return h.cfg.keyPrefix + ":" + storeVersion + ":" + kind + ":all:" + id
+	return h.cfg.keyPrefix + ":" + storeVersion + ":" + kind + ":" + id[:min(len(id), userScopeLen)] + ":" + id
+}
+
+// userScopeLen is the length of a userScope.
+const userScopeLen = 32
+
+// newApprovalID returns a new approval id of a call of u's run: u's
+// scope, then 128 random bits, so that ids cannot be guessed.
+func newApprovalID(u User) string {
+	var id [16]byte
+	_, _ = rand.Read(id[:])
+	return userScope(u) + hex.EncodeToString(id[:])
+}
+
+// isApprovalID reports whether id has the form of newApprovalID's (lower
+// case hex), so that no other is looked up.
+func isApprovalID(id string) bool {
+	if len(id) != 2*userScopeLen {
+		return false
+	}
+	for _, c := range []byte(id) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func (h *Handler) parkedKey(u User, threadID, runID string) string {
@@ -257,10 +285,8 @@ func (h *Handler) park(ctx context.Context, u User, threadID, runID string, call
 	pp := parkedPause{Browser: browser}
 	var out []PendingApproval
 	for _, c := range calls {
-		var id [16]byte
-		_, _ = rand.Read(id[:])
 		pa := PendingApproval{
-			ID: hex.EncodeToString(id[:]), ThreadID: threadID, RunID: runID, ToolCallID: c.ToolCallID, ToolName: c.ToolName,
+			ID: newApprovalID(u), ThreadID: threadID, RunID: runID, ToolCallID: c.ToolCallID, ToolName: c.ToolName,
 			Arguments: callArguments(c.Arguments), ExpiresAt: now.Add(a.TTL).UTC().Truncate(time.Millisecond),
 		}
 		rec := parkedCall{Call: pa, Browser: browser, UserKey: u.Key}
@@ -272,7 +298,7 @@ func (h *Handler) park(ctx context.Context, u User, threadID, runID string, call
 			err = h.cfg.store.Set(ctx, h.approvalKey("approval", pa.ID), v, keep)
 		}
 		if err == nil {
-			_, err = h.cfg.store.Append(ctx, h.approvalKey("approval-index", "log"), []byte(pa.ID), MaxListedApprovals, keep)
+			_, err = h.cfg.store.Append(ctx, h.approvalIndexKey(), []byte(pa.ID), MaxListedApprovals, keep)
 		}
 		if err != nil {
 			// Not listed, and not decidable: the continuation answers it
@@ -764,7 +790,11 @@ func (h *Handler) serveApprovals(w http.ResponseWriter, r *http.Request) {
 		if body.Approved {
 			status = ApprovalApproved
 		}
-		h.postDecision(w, r, cut(id, 64), status, body.Reason)
+		if !isApprovalID(id) {
+			writeError(w, http.StatusNotFound, "No such approval")
+			return
+		}
+		h.postDecision(w, r, id, status, body.Reason)
 	case id == "":
 		w.Header().Set("Allow", "GET")
 		writeError(w, http.StatusMethodNotAllowed, "Method Not Allowed")
@@ -814,7 +844,7 @@ func (h *Handler) approvalFailed(w http.ResponseWriter, r *http.Request, err err
 func (h *Handler) listApprovals(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	store := h.cfg.store
-	es, _, err := store.ReadLog(ctx, h.approvalKey("approval-index", "log"), "", MaxListedApprovals, 0)
+	es, _, err := store.ReadLog(ctx, h.approvalIndexKey(), "", MaxListedApprovals, 0)
 	if h.approvalFailed(w, r, err) {
 		return
 	}
@@ -1088,4 +1118,9 @@ func (h *Handler) decided(u User, d ApprovalDecision) runs.ToolRunner {
 		return threads.Approval{Approved: d.Status == ApprovalApproved, Reason: d.Reason}, nil
 	}
 	return r
+}
+
+// approvalIndexKey is the log of parked ids that the approval API lists.
+func (h *Handler) approvalIndexKey() string {
+	return h.cfg.keyPrefix + ":" + storeVersion + ":approval-index:all:log"
 }

@@ -244,7 +244,7 @@ type expiring struct {
 }
 
 func (s expiring) Get(ctx context.Context, key string) ([]byte, bool, error) {
-	if s.on.Load() && strings.Contains(key, ":approval:all:") {
+	if s.on.Load() && strings.Contains(key, ":approval:") {
 		return nil, false, nil
 	}
 	return s.Store.Get(ctx, key)
@@ -737,4 +737,51 @@ func TestObserverHearsWhoDecided(t *testing.T) {
 	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
 	assert.Equal(t, []string{route + ": refund approved=true by=carol timeout=false", route + ": refund approved=false by=alice herself timeout=false",
 		route + ": refund approved=false by= timeout=true"}, obs.all())
+}
+
+// One user's parked calls cannot fill the store's room for another
+// user's: with alice's calls (large arguments) filling one scope's share,
+// bob's call is still parked and listed.
+func TestParkedCallsOfOneUserLeaveRoomForAnother(t *testing.T) {
+	t.Parallel()
+	var f refunds
+	e := newEnv(t, nil, approvalOptions(&f, proxy.NewMemoryStore(0, 256<<10))...)
+	var calls []threadstest.RunToolCall
+	// Halving notes, then none: the share fills to its last bytes.
+	for i, n := 0, 128<<10; i < 40; i, n = i+1, n/2 {
+		args := map[string]any{"amount": 10}
+		if n > 0 {
+			args["note"] = strings.Repeat("x", n)
+		}
+		calls = append(calls, threadstest.RunToolCall{ID: fmt.Sprintf("call_a%d", i), Name: "refund", Arguments: args})
+	}
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: calls})
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me a lot"}]}}`)
+	require.Equal(t, http.StatusCreated, w.Code)
+
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_b", Name: "refund", Arguments: map[string]any{"amount": 10}}}})
+	w = e.do(t, "s-bob", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	bobs, _ := parked(t, w.Body.String())
+	require.Len(t, bobs, 1)
+	var listed bool
+	for _, pa := range listApprovals(t, e.h, "X-Role", "manager") {
+		listed = listed || pa.ID == bobs[0].ID
+	}
+	assert.True(t, listed, "bob's call is parked and listed")
+	w = approve(t, e.h, bobs[0].ID, true, "", "X-Role", "manager")
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+	assert.Equal(t, []string{"bob"}, f.calls())
+}
+
+// An approval id the Handler did not make is no approval: 404, whatever
+// its form.
+func TestUnknownApprovalIsNotFound(t *testing.T) {
+	t.Parallel()
+	var f refunds
+	e := newEnv(t, nil, approvalOptions(&f, proxy.NewMemoryStore(0, 0))...)
+	for _, id := range []string{"x", strings.Repeat("a", 64), strings.Repeat("g", 64), "..%2F..", strings.Repeat("a", 32) + ":" + strings.Repeat("a", 31)} {
+		w := approve(t, e.h, id, true, "", "X-Role", "manager")
+		assert.Equal(t, http.StatusNotFound, w.Code, "%s: %s", id, w.Body.String())
+	}
 }

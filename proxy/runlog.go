@@ -65,28 +65,33 @@ func WithDetachedRuns(max time.Duration) Option {
 // with r's ends with it), and give opt to Relay, which then hands the
 // run to h to read to its end into h's log, and serves the browser from
 // the log. h's resume route serves it on any instance to u, as h's user
-// function returns u. ctx carries u ([UserFrom]) and ends at
-// WithDetachedRuns' maximum or [Handler.Shutdown]'s deadline; the
-// goroutine reading the run ends with it, and Shutdown waits for it. h
-// needs WithDetachedRuns and u exactly one of a key and a token, else
-// Relay closes the stream and returns an error; once Shutdown has begun,
-// Relay does not detach. See docs/reloads.md.
+// function returns u. ctx carries u ([UserFrom]); it ends with r until
+// Relay has the run, then at WithDetachedRuns' maximum or
+// [Handler.Shutdown]'s deadline; the goroutine reading the run ends with
+// it, and Shutdown waits for it. h needs WithDetachedRuns and u exactly
+// one of a key and a token, else Relay closes the stream and returns an
+// error; once Shutdown has begun, Relay does not detach. See
+// docs/reloads.md.
 func (h *Handler) Detach(r *http.Request, u User) (ctx context.Context, opt RelayOption) {
 	d := &detachment{h: h, user: u}
-	switch max := h.cfg.detach; {
+	max := h.cfg.detach
+	switch {
 	case max == 0:
 		d.err = errors.New("proxy: Detach: the Handler was made without WithDetachedRuns")
 		max = DefaultDetachedRunMax
-		fallthrough
-	default:
-		if (u.Key == "") == u.Token.IsZero() && d.err == nil {
-			d.err = errors.New("proxy: Detach: the user has no key and no token, or both; want exactly one")
-		}
-		d.ctx, d.cancel = context.WithTimeout(withRunUser(context.WithoutCancel(r.Context()), u), max)
+	case (u.Key == "") == u.Token.IsZero():
+		d.err = errors.New("proxy: Detach: the user has no key and no token, or both; want exactly one")
 	}
-	// Shutdown's deadline ends it; the registration goes with ctx.
+	d.ctx, d.cancel = context.WithTimeout(withRunUser(context.WithoutCancel(r.Context()), u), max)
+	// Until Relay has the run, the browser leaving ends it, as it ends a
+	// Handler's run that is starting; Shutdown's deadline ends it. Both
+	// registrations go with ctx.
+	d.unlink = context.AfterFunc(r.Context(), d.cancel)
 	stop := context.AfterFunc(h.life.stop, d.cancel)
-	context.AfterFunc(d.ctx, func() { stop() })
+	context.AfterFunc(d.ctx, func() {
+		stop()
+		d.unlink()
+	})
 	return d.ctx, relayOption(func(c *config) { c.detached = d })
 }
 
@@ -96,7 +101,8 @@ type detachment struct {
 	user   User
 	ctx    context.Context
 	cancel context.CancelFunc
-	err    error // Relay refuses the run
+	unlink func() bool // ctx no longer ends with the request
+	err    error       // Relay refuses the run
 }
 
 // relay is [Relay] of s under Detach: the run's owner reads it into its
@@ -109,11 +115,13 @@ func (d *detachment) relay(w http.ResponseWriter, r *http.Request, s Stream, p p
 		return RelayResult{}, d.err
 	}
 	if !h.life.begin() {
-		// Shutdown would not wait for it: the run ends with the browser.
+		// Shutdown would not wait for it: the run ends with the browser
+		// (ctx still ends with the request).
 		rl := relayer{keepAlive: p.keepAlive, writeTimeout: p.writeTimeout, status: http.StatusOK, stop: d.cancel}
 		defer d.cancel()
 		return rl.relay(w, r, s)
 	}
+	d.unlink() // the run is the Handler's now; a request that already ended cancelled it
 	hd := w.Header()
 	for name, id := range map[string]string{"X-Thread-Id": s.ThreadID(), "X-Run-Id": s.RunID()} {
 		if id != "" && hd.Get(name) == "" {
@@ -555,16 +563,11 @@ func (ref *runRef) thread(ctx context.Context, c *runs.Client) (runs.ThreadWithM
 	return th, json.Unmarshal(resp.Body, &th)
 }
 
-// storedEnd is the run's end as the service stored it, as AG-UI's
-// RUN_FINISHED or RUN_ERROR: RUN_ERROR for a failed or cancelled run (code
-// CANCELLED), for one still going whose events this instance cannot serve
-// (RUN_IN_PROGRESS), and when the thread cannot be read (STATE_UNKNOWN).
-func (ref *runRef) storedEnd(ctx context.Context, c *runs.Client) []byte {
-	th, err := ref.thread(ctx, c)
-	return ref.endOf(ctx, th, err)
-}
-
-// endOf is storedEnd of th, read with err.
+// endOf is the run's end as the service stored it in th (read with
+// err), as AG-UI's RUN_FINISHED or RUN_ERROR: RUN_ERROR for a failed or
+// cancelled run (code CANCELLED), for one still going whose events this
+// instance cannot serve (RUN_IN_PROGRESS), and when the thread cannot be
+// read (STATE_UNKNOWN).
 func (ref *runRef) endOf(ctx context.Context, th runs.ThreadWithMessages, err error) []byte {
 	var end []byte
 	switch {

@@ -630,3 +630,55 @@ func TestShutdownDeadlineEndsDetachedRuns(t *testing.T) {
 		assert.Contains(t, evs[5].Data, `"code":"CANCELLED"`)
 	})
 }
+
+// Until Relay has the run, Detach's context ends with the browser's
+// request (a backend whose run did not start leaves nothing behind);
+// once Relay has it, the request ending does not end it.
+func TestDetachContextEndsWithRequestUntilRelay(t *testing.T) {
+	t.Parallel()
+	fake := threadstest.NewServer(t)
+	h, err := proxy.New(fake.Client(), userBySession, proxy.WithDetachedRuns(time.Minute))
+	require.NoError(t, err)
+	reqCtx, leave := context.WithCancel(context.Background())
+	ctx, _ := h.Detach(httptest.NewRequestWithContext(reqCtx, "POST", "/chat", nil), proxy.User{Key: "alice"})
+	u, ok := proxy.UserFrom(ctx)
+	assert.True(t, ok)
+	assert.Equal(t, "alice", u.Key, "the run's user")
+	require.NoError(t, ctx.Err())
+	leave()
+	<-ctx.Done()
+
+	hold := make(chan struct{})
+	fake.PushRunScript(threadstest.RunScript{Text: "one two three", Hold: hold, HoldAfter: 2})
+	reqCtx, leave = context.WithCancel(context.Background())
+	defer leave()
+	r := httptest.NewRequestWithContext(reqCtx, "POST", "/chat", nil)
+	ctx, detach := h.Detach(r, proxy.User{Key: "alice"})
+	s, err := runs.New(fake.Client()).ForUser("alice").CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("hi")}}})
+	require.NoError(t, err)
+	relayed := make(chan proxy.RelayResult)
+	w := &headed{recorder: newRecorder(), head: make(chan struct{})}
+	go func() {
+		res, _ := proxy.Relay(w, r, s, detach)
+		relayed <- res
+	}()
+	<-w.head // Relay has the run: it answers
+	leave()
+	assert.True(t, (<-relayed).Left)
+	assert.NoError(t, ctx.Err(), "the run goes on")
+	close(hold)
+	require.NoError(t, h.Shutdown(context.Background()))
+	assert.Error(t, ctx.Err(), "its context ended with the run")
+}
+
+// headed is a recorder that says when the answer's head is written.
+type headed struct {
+	*recorder
+	once sync.Once
+	head chan struct{}
+}
+
+func (w *headed) WriteHeader(status int) {
+	w.recorder.WriteHeader(status)
+	w.once.Do(func() { close(w.head) })
+}

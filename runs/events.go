@@ -126,8 +126,7 @@ type RunFinished struct {
 	Timestamp       time.Time
 	// Ending is what an AG-UI RUN_FINISHED says beyond the end (AG-UI
 	// 0.0.57 and 1.0): nil when the event says nothing more, as the
-	// service's never does. (A pointer, so that RunFinished stays
-	// comparable.)
+	// service's never does.
 	Ending *RunEnding
 	// Usage is the run's token usage, one entry per provider and model
 	// (AG-UI 1.0's usage); the stream sums it per model in

@@ -324,7 +324,7 @@ func TestRunToolsAllArgumentChecksFailed(t *testing.T) {
 	require.ErrorIs(t, ts.Err(), threads.ErrToolArguments)
 	var ae *runs.ToolArgumentsError
 	require.ErrorAs(t, ts.Err(), &ae)
-	assert.Equal(t, 1, ae.Calls)
+	assert.Equal(t, 1, ae.FailedCalls)
 	assert.Contains(t, ae.Last, `argument "pace" is frantic`)
 	assert.Contains(t, ae.Error(), ae.RunID)
 	require.Len(t, results, 1)

@@ -123,8 +123,9 @@ func (e *ToolRepeatError) Is(target error) bool { return target == ErrToolRepeat
 // [ToolRunResult] of each call has the problem; Collect's Result holds
 // what the runs produced. It matches [threads.ErrToolArguments].
 type ToolArgumentsError struct {
-	// Calls is how many calls were answered, all with an arguments error.
-	Calls           int
+	// FailedCalls is how many calls were answered, all with an arguments
+	// error (a count: the calls themselves are in the ToolRunResults).
+	FailedCalls     int
 	ThreadID, RunID string
 	// Last is the last call's arguments error as the model read it (one
 	// line, cut short, without the API key or the end user's token).
@@ -135,7 +136,7 @@ type ToolArgumentsError struct {
 // Error says that no tool ran, and why the last call did not.
 func (e *ToolArgumentsError) Error() string {
 	return fmt.Sprintf("runs: every tool call (%d) failed its argument checks, so no tool ran; run %s finished without them; the last: %s",
-		e.Calls, e.run, e.Last)
+		e.FailedCalls, e.run, e.Last)
 }
 
 // Format prints [ToolArgumentsError.Error] whatever the verb (see

@@ -81,7 +81,7 @@ func (s *ToolStream) Err() error {
 		return errZeroStream
 	}
 	if calls, last, ok := s.policy.ArgumentsOnly(); ok && s.err == nil && s.done && s.res.Outcome == OutcomeFinished {
-		return &ToolArgumentsError{Calls: calls, ThreadID: s.res.ThreadID, RunID: s.res.RunID,
+		return &ToolArgumentsError{FailedCalls: calls, ThreadID: s.res.ThreadID, RunID: s.res.RunID,
 			Last: termtext.OneLine(last, 4*echolib.MaxRunes), run: shownWith(s.redact, s.res.RunID)}
 	}
 	return s.err

@@ -137,6 +137,34 @@ type RunScript struct {
 	// RUN_FINISHED, or on its RUN_ERROR when it fails (the service does
 	// not send usage today): a runs client sums it in Result.Usage.
 	Usage []TokenUsage
+	// Interrupts, when set, end the run waiting for input from outside
+	// (a person's approval, a missing value): its RUN_FINISHED carries
+	// AG-UI 1.0's outcome {"type": "interrupt", "interrupts": [...]},
+	// which a runs client reads as runs.RunEnding.Interrupts. The next run
+	// answers them in resume[] ([RunRequest].Resume), which the fake
+	// records and does not check. The run is otherwise recorded as the
+	// rest of its script makes it. The service sends no interrupts today.
+	Interrupts []RunInterrupt
+}
+
+// RunInterrupt is an AG-UI interrupt that ends a scripted run
+// ([RunScript].Interrupts), in AG-UI's JSON.
+type RunInterrupt struct {
+	// ID names the interrupt; a resume entry answers it by this id. ""
+	// makes one: int_1, int_2... in the script's order.
+	ID string `json:"id"`
+	// Reason is why the run stopped, an open string: "" sends
+	// "input_required" (AG-UI requires one).
+	Reason string `json:"reason"`
+	// Message is the prompt a person reads.
+	Message string `json:"message,omitempty"`
+	// ToolCallID binds the interrupt to a tool call (a tool approval).
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// ResponseSchema is the JSON Schema of the answer expected.
+	ResponseSchema map[string]any `json:"responseSchema,omitempty"`
+	// ExpiresAt is when it stops being answerable, ISO 8601, as given.
+	ExpiresAt string         `json:"expiresAt,omitempty"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
 }
 
 // TokenUsage is the tokens one provider's model spent, as AG-UI 1.0's

@@ -1018,3 +1018,51 @@ func TestRunScriptUsageAndResume(t *testing.T) {
 	require.ErrorIs(t, err, runs.ErrRunFailed)
 	assert.Equal(t, want, r.Usage, "a failed run's usage")
 }
+
+// A script's interrupts end its run with AG-UI 1.0's interrupt outcome,
+// which a runs client reads from the RUN_FINISHED (ids and reasons
+// defaulted where the script left them out); the run still finished, and
+// the next run's resume entries answering them are recorded as sent.
+func TestRunScriptInterrupts(t *testing.T) {
+	t.Parallel()
+	srv := threadstest.NewServer(t)
+	srv.PushRunScript(threadstest.RunScript{Text: "I need to ask.", Interrupts: []threadstest.RunInterrupt{
+		{Message: "Refund 50 euros?"},
+		{ID: "approve_b2", Reason: "tool_call", ToolCallID: "call_9", ExpiresAt: "2026-12-02T03:00:00Z",
+			ResponseSchema: map[string]any{"type": "object"}, Metadata: map[string]any{"k": "v"}},
+	}})
+	u := runs.New(srv.Client()).ForUser("user-1")
+	ctx := t.Context()
+	s, err := u.CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{Content: []runs.Content{runs.Text("refund B2")}}})
+	require.NoError(t, err)
+	var end *runs.RunEnding
+	for s.Next() {
+		if f, ok := s.Current().(runs.RunFinished); ok {
+			end = f.Ending
+		}
+	}
+	require.NoError(t, s.Err())
+	assert.Equal(t, runs.OutcomeFinished, s.Outcome())
+	require.NotNil(t, end, "the RUN_FINISHED has an outcome")
+	assert.Equal(t, runs.EndingInterrupt, end.Outcome)
+	assert.Equal(t, []runs.Interrupt{
+		{ID: "int_1", Reason: "input_required", Message: "Refund 50 euros?"},
+		{ID: "approve_b2", Reason: "tool_call", ToolCallID: "call_9", ExpiresAt: "2026-12-02T03:00:00Z",
+			ResponseSchema: map[string]any{"type": "object"}, Metadata: map[string]any{"k": "v"}},
+	}, end.Interrupts)
+
+	answers := []runs.ResumeEntry{
+		{InterruptID: "int_1", Status: runs.ResumeResolved, Payload: map[string]any{"approved": true}},
+		{InterruptID: "approve_b2", Status: runs.ResumeCancelled},
+	}
+	s, err = u.Run(ctx, s.ThreadID(), runs.RunParams{Content: []runs.Content{runs.Text("answered")}, PreviousRunID: s.RunID(), Resume: answers})
+	require.NoError(t, err)
+	r, err := s.Collect()
+	require.NoError(t, err)
+	assert.Equal(t, runs.OutcomeFinished, r.Outcome, "the next run goes on with the default model")
+	in, err := srv.Requests()[len(srv.Requests())-1].Run()
+	require.NoError(t, err)
+	require.Len(t, in.Resume, 2)
+	assert.Equal(t, "int_1", in.Resume[0].InterruptID)
+	assert.Equal(t, "cancelled", in.Resume[1].Status)
+}

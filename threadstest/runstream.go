@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -207,8 +208,35 @@ type runEvent struct {
 	EntityID        string `json:"entityId,omitempty"`       // REASONING_ENCRYPTED_VALUE's
 	EncryptedValue  string `json:"encryptedValue,omitempty"` // REASONING_ENCRYPTED_VALUE's
 	// Usage is AG-UI 1.0's, on RUN_FINISHED and RUN_ERROR (RunScript.Usage).
-	Usage     []TokenUsage `json:"usage,omitempty"`
-	Timestamp int64        `json:"timestamp"`
+	Usage []TokenUsage `json:"usage,omitempty"`
+	// Outcome is AG-UI 1.0's, on RUN_FINISHED (RunScript.Interrupts).
+	Outcome   *runOutcome `json:"outcome,omitempty"`
+	Timestamp int64       `json:"timestamp"`
+}
+
+// runOutcome is RUN_FINISHED's interrupt outcome.
+type runOutcome struct {
+	Type       string         `json:"type"`
+	Interrupts []RunInterrupt `json:"interrupts"`
+}
+
+// interrupted returns the outcome of a run whose script ends it with
+// interrupts, their defaults filled in; nil for none.
+func interrupted(sc RunScript) *runOutcome {
+	if len(sc.Interrupts) == 0 {
+		return nil
+	}
+	o := &runOutcome{Type: "interrupt", Interrupts: slices.Clone(sc.Interrupts)}
+	for i := range o.Interrupts {
+		in := &o.Interrupts[i]
+		if in.ID == "" {
+			in.ID = "int_" + strconv.Itoa(i+1)
+		}
+		if in.Reason == "" {
+			in.Reason = "input_required"
+		}
+	}
+	return o
 }
 
 // runStream writes one run's events with its script's faults and pacing.
@@ -284,7 +312,7 @@ func (rs *runStream) play() {
 		rs.stopped()
 		return
 	}
-	rs.write(runEvent{Type: "RUN_FINISHED", ThreadID: t.ID, RunID: run.id, Usage: rs.sc.Usage})
+	rs.write(runEvent{Type: "RUN_FINISHED", ThreadID: t.ID, RunID: run.id, Usage: rs.sc.Usage, Outcome: interrupted(rs.sc)})
 }
 
 // pauseWindow (the window open, run.window set) holds the run between its

@@ -400,7 +400,9 @@ func WithLastToolCallOnly() Option { return option(func(c *config) { c.lastCallO
 // ([WithLastToolCallOnly]); and the small routes' answers (captures 30,
 // 32, 33): an unknown registry name is 500, deleting an unknown API key is
 // 200 false, deleting a provider key answers 200 the project. Options
-// after it may change each of these but the last.
+// after it change the key's header ([WithAPIKeyHeader]) and the pacing
+// ([WithThrottle]); the other habits have no option that turns them off
+// ([RunScript].WithoutServiceArguments does, for one run).
 func WithLiveHabits() Option {
 	return option(func(c *config) {
 		c.keyHeader = "x-api-key"

@@ -50,6 +50,13 @@ the first tool a request offers). A member not listed here is an error
                   "reasoningTokens", "cachedInputTokens",
                   "cacheWriteInputTokens"}]; v1-run --json shows it on its
                   end line
+  interrupts      the run ends waiting for input from outside (AG-UI 1.0):
+                  its RUN_FINISHED carries the interrupt outcome with these,
+                  each {"id" (default int_1, int_2...), "reason" (default
+                  input_required), "message", "toolCallId",
+                  "responseSchema", "expiresAt", "metadata"}; the run's
+                  outcome stays finished (exit 0). The next run's resume[]
+                  answers them (the fake records it and checks nothing)
 
 Example (runs.json), one run per script:
   [
@@ -80,14 +87,15 @@ type fakeRunScript struct {
 		Category  string `json:"category"`
 		Retryable bool   `json:"retryable"`
 	} `json:"error"`
-	ErrorAfter     int                      `json:"errorAfter"`
-	Pace           string                   `json:"pace"`
-	Hold           bool                     `json:"hold"`
-	HoldAfter      int                      `json:"holdAfter"`
-	CancelEnd      string                   `json:"cancelEnd"`
-	Reasoning      []string                 `json:"reasoning"`
-	ReasoningNames string                   `json:"reasoningNames"`
-	Usage          []threadstest.TokenUsage `json:"usage"`
+	ErrorAfter     int                        `json:"errorAfter"`
+	Pace           string                     `json:"pace"`
+	Hold           bool                       `json:"hold"`
+	HoldAfter      int                        `json:"holdAfter"`
+	CancelEnd      string                     `json:"cancelEnd"`
+	Reasoning      []string                   `json:"reasoning"`
+	ReasoningNames string                     `json:"reasoningNames"`
+	Usage          []threadstest.TokenUsage   `json:"usage"`
+	Interrupts     []threadstest.RunInterrupt `json:"interrupts"`
 }
 
 // maxScriptFile bounds what --script reads.
@@ -116,7 +124,8 @@ func loadFakeScripts(path string, hold <-chan struct{}, held func(threadID, runI
 	}
 	out := make([]threadstest.RunScript, len(in))
 	for i, f := range in {
-		sc := threadstest.RunScript{Text: f.Text, ErrorAfter: f.ErrorAfter, HoldAfter: f.HoldAfter, CancelEnd: f.CancelEnd, Usage: f.Usage}
+		sc := threadstest.RunScript{Text: f.Text, ErrorAfter: f.ErrorAfter, HoldAfter: f.HoldAfter, CancelEnd: f.CancelEnd, Usage: f.Usage,
+			Interrupts: f.Interrupts}
 		where := fmt.Sprintf("%s: run script %d", path, i+1)
 		for _, c := range f.ToolCalls {
 			if c.Name == "" {

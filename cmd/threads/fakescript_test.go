@@ -30,11 +30,13 @@ func TestLoadFakeScripts(t *testing.T) {
 		{"toolCalls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]},
 		{"error": {"code": "LLM_CLIENT_ERROR", "status": 400}, "errorAfter": 1},
 		{"text": "slow", "pace": "250ms", "hold": true, "holdAfter": 2, "cancelEnd": "RUN_FINISHED"},
-		{"text": "ok", "reasoning": ["think"], "reasoningNames": "agui"}
+		{"text": "ok", "reasoning": ["think"], "reasoningNames": "agui"},
+		{"text": "May I?", "interrupts": [{"message": "Refund 50 euros?"}, {"id": "b2", "reason": "tool_call", "toolCallId": "call_1",
+			"responseSchema": {"type": "object"}, "expiresAt": "2026-12-02T03:00:00Z", "metadata": {"k": "v"}}]}
 	]`)
 	scripts, err := loadFakeScripts(good, hold, func(string, string) {})
 	require.NoError(t, err)
-	require.Len(t, scripts, 5)
+	require.Len(t, scripts, 6)
 	assert.Equal(t, []threadstest.TokenUsage{{Provider: "openai", Model: "gpt-5", InputTokens: 12}}, scripts[0].Usage)
 	assert.Equal(t, "get_weather", scripts[1].ToolCalls[0].Name)
 	assert.Equal(t, map[string]any{"city": "Paris"}, scripts[1].ToolCalls[0].Arguments)
@@ -47,6 +49,8 @@ func TestLoadFakeScripts(t *testing.T) {
 	assert.Equal(t, "RUN_FINISHED", scripts[3].CancelEnd)
 	assert.Nil(t, scripts[0].Hold, "only a script that says hold is held")
 	assert.Equal(t, &threadstest.RunReasoning{Names: threadstest.ReasoningAGUI, Blocks: []string{"think"}}, scripts[4].Reasoning)
+	assert.Equal(t, []threadstest.RunInterrupt{{Message: "Refund 50 euros?"}, {ID: "b2", Reason: "tool_call", ToolCallID: "call_1",
+		ResponseSchema: map[string]any{"type": "object"}, ExpiresAt: "2026-12-02T03:00:00Z", Metadata: map[string]any{"k": "v"}}}, scripts[5].Interrupts)
 
 	for text, want := range map[string]string{
 		`[{"txt": "typo"}]`:                             "unknown field",
@@ -55,6 +59,7 @@ func TestLoadFakeScripts(t *testing.T) {
 		`[{}, {"cancelEnd": "DONE"}]`:                   "run script 2: cancelEnd",
 		`[{"reasoning": ["x"], "reasoningNames": "x"}]`: "reasoningNames",
 		`[{"toolCalls": [{"arguments": {}}]}]`:          "without a name",
+		`[{"interrupts": [{"prompt": "x"}]}]`:           "unknown field",
 	} {
 		_, err := loadFakeScripts(write("bad.json", text), hold, nil)
 		if assert.Error(t, err, text) {

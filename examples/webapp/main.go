@@ -8,9 +8,10 @@
 //     the browser), and streams the answer to a question with the
 //     browser's EventSource from GET /stream.
 //   - GET /stream?q=... starts a run for the session's user and relays its
-//     events with proxy.Relay: the service's own Server-Sent Events,
-//     cancelled on the service when the tab closes (which is not logged as
-//     a failure).
+//     events with proxy.Relay: the service's own Server-Sent Events, each
+//     with an id:. The run is detached (proxy.Handler.Detach): a closed tab
+//     does not cancel it, and GET /api/tambo/v1/threads/{threadId}/runs/
+//     {runId}/events resumes it (its ids are in RUN_STARTED).
 //   - /api/tambo/v1/... is proxy.Handler: point @tambo-ai/client (tamboUrl)
 //     or the TypeScript SDK (baseURL) at http://ADDR/api/tambo. It offers
 //     the model server-side tools beside the browser's own: server_time,
@@ -206,7 +207,10 @@ func (a *app) stream(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "ask a question (q), at most 4000 bytes", http.StatusBadRequest)
 		return
 	}
-	s, err := a.runs.ForUser(u.Key).CreateAndRun(r.Context(), runs.CreateRunParams{RunParams: runs.RunParams{
+	// Detached: the run outlives the request (start it with ctx, not
+	// r.Context()), and the Handler's resume route serves it.
+	ctx, detach := a.v1.Detach(r, u)
+	s, err := a.runs.ForUser(u.Key).CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{
 		Content: []runs.Content{runs.Text(q)},
 	}})
 	if err != nil {
@@ -214,9 +218,9 @@ func (a *app) stream(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the run could not start", http.StatusBadGateway)
 		return
 	}
-	res, err := proxy.Relay(w, r, s)
+	res, err := proxy.Relay(w, r, s, detach)
 	if res.Left {
-		return // the tab closed: the run was cancelled on the service; not a failure
+		return // the tab closed: the run goes on; not a failure
 	}
 	if err != nil {
 		a.log.Printf("run %s: %v", s.RunID(), err) // the page got the run's RUN_ERROR

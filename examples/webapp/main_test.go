@@ -57,6 +57,7 @@ func TestWebapp(t *testing.T) {
 	assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
 	assert.Contains(t, body, `"type":"RUN_STARTED"`)
 	assert.Contains(t, body, `"type":"RUN_FINISHED"`)
+	assert.Contains(t, body, "id: ", "a detached run's events have ids")
 	var text string
 	for _, block := range strings.Split(body, "\n\n") {
 		if i := strings.Index(block, `"delta":"`); i >= 0 {

@@ -210,7 +210,7 @@ func TestExpiredApprovalAcrossInstances(t *testing.T) {
 	// What the TTL does to a call nobody decided.
 	rdb := sharedServer(t).client(t)
 	ctx := context.Background()
-	keys, err := rdb.Keys(ctx, "test-*-"+t.Name()+":*:approval:all:*").Result()
+	keys, err := rdb.Keys(ctx, "test-*-"+t.Name()+":*:approval:*").Result()
 	require.NoError(t, err)
 	require.Len(t, keys, 1)
 	require.NoError(t, rdb.Del(ctx, keys...).Err())

@@ -94,8 +94,9 @@ func TestSchemaTellsFixturesApart(t *testing.T) {
 
 // Every event the fake writes, over scripts that make it write each kind
 // (text, tool calls, a component, a message parent, reasoning under each
-// naming, a failure, both cancel endings, usage), validates against AG-UI's
-// schema, but for the pre-1.0 names and the service's members listed above.
+// naming, a failure, both cancel endings, usage, interrupts), validates
+// against AG-UI's schema, but for the pre-1.0 names and the service's
+// members listed above.
 func TestFakeEventsValidate(t *testing.T) {
 	t.Parallel()
 	sch := compile(t)
@@ -116,6 +117,9 @@ func TestFakeEventsValidate(t *testing.T) {
 		{Text: "Thought.", Reasoning: &threadstest.RunReasoning{Names: threadstest.ReasoningAGUI, Blocks: []string{"Let me think."}, Phase: true, EncryptedValue: "enc"}},
 		{Text: "Thought.", Reasoning: &threadstest.RunReasoning{Names: threadstest.ReasoningChunks, Blocks: []string{"Let me think."}}},
 		{Error: &threadstest.RunFailure{Code: "LLM_CLIENT_ERROR", Status: 400}, Usage: usage},
+		{Text: "May I?", Interrupts: []threadstest.RunInterrupt{{Message: "Refund 50 euros?"},
+			{ID: "approve", Reason: "tool_call", ToolCallID: "call_1", ResponseSchema: map[string]any{"type": "object"},
+				ExpiresAt: "2026-12-02T03:00:00Z", Metadata: map[string]any{"k": "v"}}}},
 	}
 	seen := map[string]int{}
 	excepted := map[string]int{}

@@ -15,6 +15,11 @@ import (
 	"github.com/threadsapi/threads-go/threadstest"
 )
 
+// Tests of the spec routes the fake serves (routes.go, and the key check
+// of router.go) as the live service answers them: its auth, list, get,
+// cancel and projects answers. They run against the fake only; the tests
+// against a live deployment are live_test.go in the root and in runs.
+
 // Bodies as the live service sends them (captures 02, 03, 05, 25, 42).
 const (
 	forbiddenBody  = `{"message":"Forbidden resource","error":"Forbidden","statusCode":403}`
