@@ -94,7 +94,9 @@ type PendingApproval struct {
 	ToolName   string         `json:"tool"`
 	Arguments  map[string]any `json:"arguments"`
 	ExpiresAt  time.Time      `json:"expiresAt"`
-	// User is the run's user, for MayDecide (never sent to a page).
+	// User is the run's user, for MayDecide (never sent to a page); zero
+	// when MayDecide is asked about a second decision of a token user's
+	// call, whose token is not kept once the call is decided.
 	User User `json:"-"`
 }
 
@@ -245,11 +247,16 @@ type parkedCall struct {
 	Browser bool `json:"browser"`
 }
 
+// user is the run's user; zero for a token user's call read from its
+// decision's record, which keeps no token.
 func (c parkedCall) user() User {
-	if c.UserKey != "" {
+	switch {
+	case c.UserKey != "":
 		return User{Key: c.UserKey}
+	case c.UserToken != "":
+		return User{Token: threads.NewToken(c.UserToken)}
 	}
-	return User{Token: threads.NewToken(c.UserToken)}
+	return User{}
 }
 
 // parkedPause is a pause's list of its parked calls.
@@ -284,6 +291,7 @@ func (h *Handler) park(ctx context.Context, u User, threadID, runID string, call
 	keep := a.TTL + DefaultPendingTTL // answered "expired" after TTL, for an hour
 	pp := parkedPause{Browser: browser}
 	var out []PendingApproval
+	var listed []indexEntry
 	for _, c := range calls {
 		pa := PendingApproval{
 			ID: newApprovalID(u), ThreadID: threadID, RunID: runID, ToolCallID: c.ToolCallID, ToolName: c.ToolName,
@@ -297,16 +305,21 @@ func (h *Handler) park(ctx context.Context, u User, threadID, runID string, call
 		if err == nil {
 			err = h.cfg.store.Set(ctx, h.approvalKey("approval", pa.ID), v, keep)
 		}
-		if err == nil {
-			_, err = h.cfg.store.Append(ctx, h.approvalIndexKey(), []byte(pa.ID), MaxListedApprovals, keep)
-		}
 		if err != nil {
 			// Not listed, and not decidable: the continuation answers it
 			// as expired.
 			h.log.ErrorContext(ctx, "proxy: cannot park a call that needs approval in the store", "tool", c.ToolName, "error", err)
+		} else {
+			listed = append(listed, indexEntry{ID: pa.ID, Until: pa.ExpiresAt.Add(DefaultPendingTTL).UnixMilli()})
 		}
 		pp.Calls = append(pp.Calls, parkedRef{ID: pa.ID, ToolCallID: c.ToolCallID, ToolName: c.ToolName})
 		out = append(out, pa)
+	}
+	if len(listed) > 0 {
+		if err := h.updateIndex(ctx, listed, nil, keep); err != nil {
+			// Decidable all the same, by its id (the run's interrupt).
+			h.log.ErrorContext(ctx, "proxy: cannot list parked calls in the approval index", "calls", len(listed), "error", err)
+		}
 	}
 	if !browser && a.Hold > 0 {
 		// The log the decision's run id is appended to, for a response
@@ -498,7 +511,12 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 	}
 	d.Decision.IsError = d.Result.IsError
 	stopRenewing() // before the record: a renewal must not overwrite it
-	b, err := json.Marshal(d, ownJSON)
+	// The record outlives the call's wait: it keeps no token (a token
+	// user's decided call is theirs no more to the store; its run is
+	// continued by this request, or by the user's next one).
+	kept := d
+	kept.Run.UserToken = ""
+	b, err := json.Marshal(kept, ownJSON)
 	if err == nil {
 		err = store.Set(context.WithoutCancel(ctx), dkey, b, a.TTL+DefaultPendingTTL)
 	}
@@ -509,6 +527,9 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 		h.log.ErrorContext(ctx, "proxy: cannot record a decision in the store", "error", err)
 	}
 	_ = store.Delete(context.WithoutCancel(ctx), h.approvalKey("approval", ref.ID))
+	if err := h.updateIndex(context.WithoutCancel(ctx), nil, []string{ref.ID}, 0); err != nil {
+		h.log.WarnContext(ctx, "proxy: cannot take a decided call out of the approval index", "error", err)
+	}
 	h.log.InfoContext(ctx, "proxy: a call that needs approval was decided", "status", status, "tool", rec.Call.ToolName,
 		"decided_by", d.Decision.DecidedBy, "thread", rec.Call.ThreadID, "call", rec.Call.ToolCallID)
 	return d, nil
@@ -750,8 +771,11 @@ func (h *Handler) startDetached(ctx context.Context, u User, threadID string, p 
 // CSRF protection:
 //
 //   - GET / answers {"approvals": [PendingApproval, ...]}: the calls that
-//     wait, which [Approvals].MayDecide lets the requester decide (the
-//     newest [MaxListedApprovals] parked).
+//     wait, which [Approvals].MayDecide lets the requester decide, newest
+//     first. At most [MaxListedApprovals] are listed: past it, the oldest
+//     calls of the user who has the most listed go from the list (they
+//     can still be decided), so one user's calls never push another's
+//     out.
 //   - POST /{id} with {"approved": bool, "reason": string} decides one
 //     (a JSON body only: else 415) and answers its [ApprovalDecision]
 //     (200), a second decision the first one's; 403 when MayDecide
@@ -812,7 +836,7 @@ func (h *Handler) postDecision(w http.ResponseWriter, r *http.Request, id, statu
 	if h.approvalFailed(w, r, err) {
 		return
 	}
-	if rec := d.Run; rec.Call.RunID != "" && !rec.Browser {
+	if rec := d.Run; rec.Call.RunID != "" && !rec.Browser && (rec.UserKey != "" || rec.UserToken != "") {
 		runID, err := h.continueParked(ctx, rec.user(), rec.Call.ThreadID, rec.Call.RunID)
 		if err != nil {
 			h.log.ErrorContext(ctx, "proxy: cannot continue a run after its decision; the next request on its thread does", "error", err)
@@ -844,13 +868,13 @@ func (h *Handler) approvalFailed(w http.ResponseWriter, r *http.Request, err err
 func (h *Handler) listApprovals(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	store := h.cfg.store
-	es, _, err := store.ReadLog(ctx, h.approvalIndexKey(), "", MaxListedApprovals, 0)
+	idx, err := h.readIndex(ctx)
 	if h.approvalFailed(w, r, err) {
 		return
 	}
 	out := []PendingApproval{}
-	for i := len(es) - 1; i >= 0; i-- {
-		v, ok, err := store.Get(ctx, h.approvalKey("approval", string(es[i].Value)))
+	for i := len(idx.Calls) - 1; i >= 0; i-- {
+		v, ok, err := store.Get(ctx, h.approvalKey("approval", idx.Calls[i].ID))
 		if h.approvalFailed(w, r, err) {
 			return
 		}
@@ -1120,7 +1144,123 @@ func (h *Handler) decided(u User, d ApprovalDecision) runs.ToolRunner {
 	return r
 }
 
-// approvalIndexKey is the log of parked ids that the approval API lists.
+// The approval index: the parked calls that the approval API lists, at
+// most MaxListedApprovals, oldest first. It is one value, rewritten under
+// a lease (the store has no compare-and-set), so that a call over the
+// bound is taken from the user who has the most listed: one user's calls
+// never push another's out (a log, trimmed oldest first, let them; and a
+// trimmed log cannot be read from its start).
+type approvalIndex struct {
+	Calls []indexEntry `json:"calls"`
+}
+
+type indexEntry struct {
+	ID string `json:"id"`
+	// Until is when the call's record lapses (Unix ms).
+	Until int64 `json:"until"`
+}
+
 func (h *Handler) approvalIndexKey() string {
-	return h.cfg.keyPrefix + ":" + storeVersion + ":approval-index:all:log"
+	return h.cfg.keyPrefix + ":" + storeVersion + ":approval-index:all:list"
+}
+
+// readIndex reads the approval index (empty when there is none, or it
+// cannot be decoded).
+func (h *Handler) readIndex(ctx context.Context) (approvalIndex, error) {
+	var idx approvalIndex
+	v, ok, err := h.cfg.store.Get(ctx, h.approvalIndexKey())
+	if err != nil || !ok || json.Unmarshal(v, &idx) != nil {
+		return approvalIndex{}, err
+	}
+	return idx, nil
+}
+
+// indexLock bounds how long the index's lease is held (a holder that
+// died), and how long an update waits for it.
+const indexLock = 5 * time.Second
+
+// updateIndex adds entries to the approval index and takes ids out of
+// it, under its lease; keep is how long the index lives from now (0: as
+// long as its newest entry needs).
+func (h *Handler) updateIndex(ctx context.Context, add []indexEntry, remove []string, keep time.Duration) error {
+	store := h.cfg.store
+	lock := h.cfg.keyPrefix + ":" + storeVersion + ":approval-index-lock:all:lock"
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	holder := hex.EncodeToString(b[:])
+	deadline := time.Now().Add(indexLock)
+	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
+		ok, err := store.Lease(ctx, lock, holder, indexLock)
+		if err != nil {
+			return err
+		}
+		if ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			return errors.New("proxy: the approval index is locked")
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+	}
+	defer func() { _ = store.Release(context.WithoutCancel(ctx), lock, holder) }()
+	idx, err := h.readIndex(ctx)
+	if err != nil {
+		return err
+	}
+	now := time.Now().UnixMilli()
+	gone := make(map[string]bool, len(remove))
+	for _, id := range remove {
+		gone[id] = true
+	}
+	calls := slices.DeleteFunc(append(idx.Calls, add...), func(e indexEntry) bool { return gone[e.ID] || e.Until <= now })
+	calls = fairlyBounded(calls, MaxListedApprovals)
+	if len(calls) == 0 {
+		return store.Delete(ctx, h.approvalIndexKey())
+	}
+	for _, e := range calls {
+		keep = max(keep, time.Duration(e.Until-now)*time.Millisecond)
+	}
+	v, err := json.Marshal(approvalIndex{Calls: calls}, ownJSON)
+	if err != nil {
+		return err
+	}
+	return store.Set(ctx, h.approvalIndexKey(), v, keep)
+}
+
+// fairlyBounded returns at most n of calls (oldest first), dropping the
+// oldest calls of the user (the id's scope) who has the most.
+func fairlyBounded(calls []indexEntry, n int) []indexEntry {
+	over := len(calls) - n
+	if over <= 0 {
+		return calls
+	}
+	count := map[string]int{}
+	for _, e := range calls {
+		count[e.ID[:min(len(e.ID), userScopeLen)]]++
+	}
+	drop := map[string]int{} // how many of each scope's oldest go
+	for range over {
+		top, most := "", 0
+		for scope, c := range count {
+			if c > most || c == most && scope < top {
+				top, most = scope, c
+			}
+		}
+		count[top]--
+		drop[top]++
+	}
+	return slices.DeleteFunc(calls, func(e indexEntry) bool {
+		scope := e.ID[:min(len(e.ID), userScopeLen)]
+		if drop[scope] > 0 {
+			drop[scope]--
+			return true
+		}
+		return false
+	})
 }

@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 
 	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/proxy"
+	"github.com/threadsapi/threads-go/runs"
 	"github.com/threadsapi/threads-go/threadstest"
 )
 
@@ -784,4 +786,84 @@ func TestUnknownApprovalIsNotFound(t *testing.T) {
 		w := approve(t, e.h, id, true, "", "X-Role", "manager")
 		assert.Equal(t, http.StatusNotFound, w.Code, "%s: %s", id, w.Body.String())
 	}
+}
+
+// One user's parked calls never push another user's out of the approval
+// API's list: bob's call, parked before alice's run parks many, is still
+// listed for the manager.
+func TestApprovalListKeepsOtherUsersCalls(t *testing.T) {
+	t.Parallel()
+	var f refunds
+	e := newEnv(t, nil, approvalOptions(&f, proxy.NewMemoryStore(0, 0))...)
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_b", Name: "refund", Arguments: map[string]any{"amount": 10}}}})
+	w := e.do(t, "s-bob", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	bobs, _ := parked(t, w.Body.String())
+	require.Len(t, bobs, 1)
+
+	// Alice's runs park as many calls as the list holds (in several
+	// runs: a pause's calls cost the handler time in their number squared).
+	var alices []proxy.PendingApproval
+	for run := range 10 {
+		var calls []threadstest.RunToolCall
+		for i := range proxy.MaxListedApprovals / 10 {
+			calls = append(calls, threadstest.RunToolCall{ID: fmt.Sprintf("call_a%d_%d", run, i), Name: "refund", Arguments: map[string]any{"amount": 10}})
+		}
+		e.fake.PushRunScript(threadstest.RunScript{ToolCalls: calls})
+		w = e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me a lot"}]}}`)
+		require.Equal(t, http.StatusCreated, w.Code, strings.SplitN(w.Body.String(), "\n", 2)[0])
+		pas, _ := parked(t, w.Body.String())
+		require.Len(t, pas, len(calls))
+		alices = append(alices, pas...)
+	}
+
+	list := listApprovals(t, e.h, "X-Role", "manager")
+	var listed bool
+	for _, pa := range list {
+		listed = listed || pa.ID == bobs[0].ID
+	}
+	assert.True(t, listed, "bob's call is still listed")
+	require.NotEmpty(t, list)
+	assert.LessOrEqual(t, len(list), proxy.MaxListedApprovals)
+	assert.Equal(t, alices[len(alices)-1].ID, list[0].ID, "the newest first")
+}
+
+// A token user's token is kept in the store while their call waits for
+// a decision (the tool runs as them), not after: once decided and its run
+// continued, no value of the store holds it.
+func TestDecidedCallKeepsNoTokenInTheStore(t *testing.T) {
+	t.Parallel()
+	var f refunds
+	fake := threadstest.NewServer(t)
+	tok, err := runs.New(fake.Client()).ExchangeToken(context.Background(),
+		"e30."+base64.RawURLEncoding.EncodeToString([]byte(`{"iss":"https://idp.example.com","sub":"alice"}`))+".")
+	require.NoError(t, err)
+	store := &keyLog{Store: proxy.NewMemoryStore(0, 0)}
+	h, err := proxy.New(fake.Client(), func(*http.Request) (proxy.User, error) { return proxy.User{Token: tok.Token}, nil },
+		approvalOptions(&f, store)...)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = h.Shutdown(context.Background()) })
+	fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund", Arguments: map[string]any{"amount": 80}}}})
+	r := httptest.NewRequest("POST", "/v1/threads/runs", strings.NewReader(`{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`))
+	r.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	custom, _ := parked(t, w.Body.String())
+	require.Len(t, custom, 1)
+	a := approve(t, h, custom[0].ID, true, "", "X-Role", "manager")
+	require.Equal(t, http.StatusOK, a.Code, a.Body.String())
+	var d proxy.ApprovalDecision
+	require.NoError(t, json.Unmarshal(a.Body.Bytes(), &d))
+	assert.NotEmpty(t, d.RunID, "the decision continued the run")
+
+	for _, k := range store.written() {
+		v, ok, err := store.Get(context.Background(), k)
+		require.NoError(t, err)
+		if ok {
+			assert.NotContains(t, string(v), tok.Token.Reveal(), "key %s", k)
+		}
+	}
+	again := approve(t, h, custom[0].ID, true, "", "X-Role", "manager")
+	assert.Equal(t, http.StatusOK, again.Code, "a second decision gets the first one's record: %s", again.Body.String())
 }

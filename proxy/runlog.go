@@ -526,7 +526,7 @@ func (ref *runRef) ownerLives(ctx context.Context) bool {
 // run, or one still going).
 func (ref *runRef) snapshot(ctx context.Context, c *runs.Client, b []byte, write func([]byte) bool) bool {
 	h := ref.h
-	start, _ := json.Marshal(map[string]any{"type": "RUN_STARTED", "threadId": ref.threadID, "runId": ref.runID})
+	start, _ := json.Marshal(runEdge{"RUN_STARTED", ref.threadID, ref.runID})
 	th, err := ref.thread(ctx, c)
 	msgs := []any{}
 	for _, m := range th.Messages {
@@ -536,7 +536,10 @@ func (ref *runRef) snapshot(ctx context.Context, c *runs.Client, b []byte, write
 		h.log.WarnContext(ctx, "proxy: cannot read a thread's messages for a run's snapshot", "error", err)
 		msgs = []any{}
 	}
-	snap, _ := json.Marshal(map[string]any{"type": "MESSAGES_SNAPSHOT", "messages": msgs}, ownJSON)
+	snap, _ := json.Marshal(struct {
+		Type     string `json:"type"`
+		Messages []any  `json:"messages"`
+	}{"MESSAGES_SNAPSHOT", msgs}, ownJSON)
 	for _, ev := range [][]byte{start, snap, ref.endOf(ctx, th, err)} {
 		b = frame(b, ev)
 	}
@@ -573,18 +576,33 @@ func (ref *runRef) endOf(ctx context.Context, th runs.ThreadWithMessages, err er
 	switch {
 	case err != nil:
 		ref.h.log.WarnContext(ctx, "proxy: cannot read a thread for a run's end", "error", err)
-		end, _ = json.Marshal(map[string]any{"type": "RUN_ERROR", "message": "the run's state could not be read; reload the thread", "code": "STATE_UNKNOWN"})
+		end, _ = json.Marshal(runErr{"RUN_ERROR", "the run's state could not be read; reload the thread", "STATE_UNKNOWN"})
 	case th.RunStatus != runs.RunStatusIdle && th.CurrentRunID == ref.runID:
-		end, _ = json.Marshal(map[string]any{"type": "RUN_ERROR", "message": "the run is still going, but its events are no longer kept; reload the thread when it ends", "code": "RUN_IN_PROGRESS"})
+		end, _ = json.Marshal(runErr{"RUN_ERROR", "the run is still going, but its events are no longer kept; reload the thread when it ends", "RUN_IN_PROGRESS"})
 	case th.LastRunError != nil:
-		end, _ = json.Marshal(map[string]any{"type": "RUN_ERROR", "message": th.LastRunError.Message, "code": th.LastRunError.Code})
+		end, _ = json.Marshal(runErr{"RUN_ERROR", th.LastRunError.Message, th.LastRunError.Code})
 	case th.LastRunCancelled:
-		end, _ = json.Marshal(map[string]any{"type": "RUN_ERROR", "message": "the run was cancelled", "code": "CANCELLED"})
+		end, _ = json.Marshal(runErr{"RUN_ERROR", "the run was cancelled", "CANCELLED"})
 	default:
-		end, _ = json.Marshal(map[string]any{"type": "RUN_FINISHED", "threadId": ref.threadID, "runId": ref.runID})
+		end, _ = json.Marshal(runEdge{"RUN_FINISHED", ref.threadID, ref.runID})
 	}
 	return end
 }
+
+// runEdge and runErr are the events the Handler writes of its own, in
+// the service's member order (type first).
+type (
+	runEdge struct {
+		Type     string `json:"type"`
+		ThreadID string `json:"threadId"`
+		RunID    string `json:"runId"`
+	}
+	runErr struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+		Code    string `json:"code"`
+	}
+)
 
 // aguiMessages turns one of the service's messages into AG-UI's message
 // form: its text as content, its tool calls as toolCalls, each tool

@@ -72,7 +72,7 @@ func TestTerminalSafe(t *testing.T) {
 			json.NewEncoder(w).Encode(map[string]any{"status": 403, "title": "Forbidden" + evil, "detail": "no" + evil})
 			return
 		}
-		proxy.ServeHTTP(w, r)
+		wholeBody(proxy).ServeHTTP(w, r)
 	}))
 	t.Cleanup(front.Close)
 

@@ -99,7 +99,7 @@ func TestV1RunReadsTheStoredCancel(t *testing.T) {
 		r.Header.Del("Content-Length")
 		return nil
 	}
-	front := httptest.NewServer(rp)
+	front := httptest.NewServer(wholeBody(rp))
 	t.Cleanup(front.Close)
 	t.Setenv(threads.EnvBaseURL, front.URL)
 	t.Setenv(threads.EnvAPIKey, srv.APIKey)
@@ -117,4 +117,24 @@ func TestV1RunReadsTheStoredCancel(t *testing.T) {
 	status, errOut = v1Run()
 	assert.Equal(t, exitCancelled, status, errOut)
 	assert.Contains(t, errOut, "was cancelled")
+}
+
+// wholeBody reads a request's body whole before h, an
+// httputil.ReverseProxy, sends it on. Given the live body, the proxy's
+// transport reads once more after the last byte to see EOF; when the
+// upstream has answered first and the proxy has written the answer's
+// head, net/http has drained and closed that body, the read fails, and the
+// transport closes the connection the answer is streaming on (the proxy
+// logs "read error during body copy: use of closed network connection";
+// the client reads "unexpected EOF").
+func wholeBody(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		h.ServeHTTP(w, r)
+	})
 }

@@ -57,6 +57,10 @@ type recording struct {
 	mu     sync.Mutex
 	leased map[string]bool
 	logs   map[string]bool
+	// failEvent, when not 0, is the number of the event append (counted
+	// from 1 over the instance's appends of events) that fails: a store
+	// outage of one call.
+	failEvent, events atomic.Int64
 }
 
 var errDead = errors.New("this instance is dead")
@@ -88,6 +92,11 @@ func (r *recording) Append(ctx context.Context, key string, value []byte, maxLen
 	r.mu.Lock()
 	r.logs[key] = true
 	r.mu.Unlock()
+	if len(value) > 0 && value[0] == '{' {
+		if n := r.events.Add(1); n == r.failEvent.Load() {
+			return "", errors.New("the store timed out")
+		}
+	}
 	return r.Store.Append(ctx, key, value, maxLen, ttl)
 }
 

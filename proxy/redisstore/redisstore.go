@@ -58,7 +58,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -99,23 +102,68 @@ func Open(rawURL string) (*Store, error) {
 	return &Store{c: redis.NewClient(opt), owns: true}, nil
 }
 
-// redactURLError words a URL parse error without the URL's password.
+// redactURLError words a URL parse error without any part of the URL's
+// password. url.Parse quotes the URL and fragments of it (a port, an
+// escape), and a password pasted unescaped (base64 holds '/' and '+',
+// some hold '@', '?' or '#') is cut anywhere: of its errors only the
+// reason is shown, its quoted parts not. go-redis' own errors name an
+// option or quote a part of the URL (its path): every piece of the
+// password is redacted from them.
 func redactURLError(err error, rawURL string) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return "the URL does not parse: " + quoted.ReplaceAllLiteralString(ue.Err.Error(), `"…"`)
+	}
 	msg := err.Error()
-	if pw := passwordOf(rawURL); pw != "" {
-		msg = regexp.MustCompile(regexp.QuoteMeta(pw)).ReplaceAllLiteralString(msg, "[REDACTED]")
+	for _, s := range secretPieces(rawURL) {
+		msg = strings.ReplaceAll(msg, s, "[REDACTED]")
 	}
 	return msg
 }
 
-// passwordOf finds the password of scheme://user:password@host without
-// parsing the URL (it may be one that does not parse).
-func passwordOf(rawURL string) string {
-	m := regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*://[^/@]*?:([^/@]*)@`).FindStringSubmatch(rawURL)
-	if m == nil {
-		return ""
+var quoted = regexp.MustCompile(`"[^"]*"`)
+
+// secretPieces returns what of rawURL may be a password, without parsing
+// it (it may be a URL that does not parse): the user information's
+// password (up to the last '@', which a password pasted unescaped may
+// hold), a password query parameter's value, each as it is and
+// unescaped, and their pieces between URL delimiters that are long
+// enough to give a part of it away, longest first.
+func secretPieces(rawURL string) []string {
+	var secrets []string
+	if _, rest, ok := strings.Cut(rawURL, "://"); ok {
+		if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+			if _, pw, ok := strings.Cut(rest[:at], ":"); ok {
+				secrets = append(secrets, pw)
+			}
+		}
 	}
-	return m[1]
+	for rest := rawURL; ; {
+		i := strings.Index(rest, "password=")
+		if i < 0 {
+			break
+		}
+		rest = rest[i+len("password="):]
+		v, _, _ := strings.Cut(rest, "&")
+		v, _, _ = strings.Cut(v, "#")
+		secrets = append(secrets, v)
+	}
+	for _, s := range slices.Clone(secrets) {
+		if u, err := url.PathUnescape(s); err == nil && u != s {
+			secrets = append(secrets, u)
+		}
+	}
+	var out []string
+	for _, s := range secrets {
+		out = append(out, s)
+		for _, piece := range strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune("/?#@:%&", r) }) {
+			if len(piece) >= 3 {
+				out = append(out, piece)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return slices.DeleteFunc(out, func(s string) bool { return s == "" })
 }
 
 // Close closes the connection pool of a Store made by [Open]; a Store

@@ -62,3 +62,28 @@ func TestOpenWithACLUser(t *testing.T) {
 	require.NoError(t, err, "rediss:// is TLS, parsed without dialing")
 	require.NoError(t, tls.Close())
 }
+
+// Open's error shows no part of the password, however the URL fails to
+// parse: a password pasted unescaped (base64 holds '/' and '+', some hold
+// '@'), escapes url.Parse refuses, the password as a query parameter.
+func TestOpenErrorShowsNoPassword(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ url, secret string }{
+		{"rediss://app:Zm9v/YmFy+cXV4@redis.example:6380/0", "Zm9v/YmFy+cXV4"},
+		{"redis://app:1234/secretpart@redis.example:6379/0", "1234/secretpart"},
+		{"redis://app:pass@word@red is.example:6379/0", "pass@word"},
+		{"redis://app:bad%zzsecret@redis.example:6379/0", "bad%zzsecret"},
+		{"redis://app:hunter22?x@redis.example:6379/0", "hunter22?x"},
+		{"redis://app:hunter#22@redis.example:6379/0", "hunter#22"},
+		{"redis://red is.example:6379/0?password=qwerty123", "qwerty123"},
+		{"redis://app:plainsecret@redis.example:6379/x", "plainsecret"},
+	} {
+		_, err := redisstore.Open(c.url)
+		require.Error(t, err, c.url)
+		for _, piece := range strings.FieldsFunc(c.secret, func(r rune) bool { return strings.ContainsRune("/?#@:%", r) }) {
+			if len(piece) >= 3 {
+				assert.NotContains(t, err.Error(), piece, "%s: %v", c.url, err)
+			}
+		}
+	}
+}

@@ -172,6 +172,34 @@ func TestResumeAfterOwnerDied(t *testing.T) {
 	assert.Contains(t, state[1].Data, `"role":"assistant"`, "the reply as far as the service kept it")
 }
 
+// A Redis call of A's that fails while it logs a run's third event (and
+// the next ones succeed) leaves no silent gap: the log is marked broken
+// after the second, and a page resuming on B gets the two events, then
+// AG-UI's snapshot form with the whole reply as the service stored it.
+func TestResumeAfterLogBrokenByStoreFailure(t *testing.T) {
+	t.Parallel()
+	c := detachedCluster(t)
+	c.instances[0].store.failEvent.Store(3)
+	c.fake.PushRunScript(threadstest.RunScript{Text: "one two three four five six"})
+	onA := c.post(t, "alice", "/v1/threads/runs", hiRun)
+	require.Equal(t, http.StatusCreated, onA.status)
+	threadID, runID := onA.header.Get("X-Thread-Id"), onA.header.Get("X-Run-Id")
+	live := readEvents(t, onA.body, -1)
+	onB := c.get(t, "alice", "/v1/threads/"+threadID+"/runs/"+runID+"/events")
+	require.Equal(t, http.StatusOK, onB.status)
+	resumed := readEvents(t, onB.body, -1)
+	assert.Equal(t, live, resumed, "the same on every instance")
+	require.Len(t, resumed, 5, "%v", resumed)
+	var types []string
+	for i, e := range resumed {
+		typ, _ := typeOf(t, e)
+		types = append(types, typ)
+		assert.Equal(t, i < 2, e.ID != "", "the log's events have ids, the state has none")
+	}
+	assert.Equal(t, []string{"RUN_STARTED", "TEXT_MESSAGE_START", "RUN_STARTED", "MESSAGES_SNAPSHOT", "RUN_FINISHED"}, types)
+	assert.Contains(t, resumed[3].Data, `"content":"one two three four five six"`)
+}
+
 // A page resuming after the run's log expired (by the store's hook) gets
 // AG-UI's own form: RUN_STARTED, MESSAGES_SNAPSHOT, the stored end.
 func TestResumeAfterLogExpired(t *testing.T) {
