@@ -773,9 +773,8 @@ func (h *Handler) startDetached(ctx context.Context, u User, threadID string, p 
 //   - GET / answers {"approvals": [PendingApproval, ...]}: the calls that
 //     wait, which [Approvals].MayDecide lets the requester decide, newest
 //     first. At most [MaxListedApprovals] are listed: past it, the oldest
-//     calls of the user who has the most listed go from the list (they
-//     can still be decided), so one user's calls never push another's
-//     out.
+//     calls of the user with the most listed leave the list (still
+//     decidable), so one user's calls never push another's out.
 //   - POST /{id} with {"approved": bool, "reason": string} decides one
 //     (a JSON body only: else 415) and answers its [ApprovalDecision]
 //     (200), a second decision the first one's; 403 when MayDecide
