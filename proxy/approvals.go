@@ -263,6 +263,25 @@ func (c parkedCall) user() User {
 type parkedPause struct {
 	Calls   []parkedRef `json:"calls"`
 	Browser bool        `json:"browser"`
+	// Kept: the copy that no request takes (parkedCallsKey).
+	Kept bool `json:"kept,omitzero"`
+}
+
+// parkedCallsKey keeps a copy of a pause's list of parked calls, longer
+// than the calls wait, never taken: a continuation that finds the pause's
+// own list gone (the store lost it, or it lapsed) still knows which calls
+// were parked, so that the browser's results for them are taken out and
+// they are answered as decided or expired.
+func (h *Handler) parkedCallsKey(u User, threadID, runID string) string {
+	sum := sha256.Sum256([]byte(threadID + "\x00" + runID))
+	return h.storeKey("parked-calls", u, hex.EncodeToString(sum[:]))
+}
+
+// isKeptPause reports whether pause record v is the copy of
+// parkedCallsKey: it is never put back as the pause's own.
+func isKeptPause(v []byte) bool {
+	var pp parkedPause
+	return json.Unmarshal(v, &pp) == nil && pp.Kept
 }
 
 type parkedRef struct {
@@ -283,8 +302,10 @@ type decisionRecord struct {
 }
 
 // park records a pause's calls that need approval, and returns them as
-// the page is told of them.
-func (h *Handler) park(ctx context.Context, u User, threadID, runID string, calls []runs.PendingToolCall, browser bool) []PendingApproval {
+// the page is told of them; kept is false when the store kept no list of
+// them (neither the pause's nor its copy): then nothing would take a
+// browser's result for them out of a continuation.
+func (h *Handler) park(ctx context.Context, u User, threadID, runID string, calls []runs.PendingToolCall, browser bool) (_ []PendingApproval, kept bool) {
 	a := h.approvals
 	ctx = context.WithoutCancel(ctx)
 	now := time.Now()
@@ -326,11 +347,21 @@ func (h *Handler) park(ctx context.Context, u User, threadID, runID string, call
 		// that holds (it must exist before it is waited on).
 		_, _ = h.cfg.store.Append(ctx, h.nextKey(u, threadID, runID), []byte("parked"), 2, a.Hold+time.Minute)
 	}
-	v, _ := json.Marshal(pp)
+	cp := pp
+	cp.Kept = true
+	v, _ := json.Marshal(cp)
+	if err := h.cfg.store.Set(ctx, h.parkedCallsKey(u, threadID, runID), v, 2*keep); err != nil {
+		h.log.ErrorContext(ctx, "proxy: cannot keep a copy of a pause's parked calls in the store", "error", err)
+	} else {
+		kept = true
+	}
+	v, _ = json.Marshal(pp)
 	if err := h.cfg.store.Set(ctx, h.parkedKey(u, threadID, runID), v, keep); err != nil {
 		h.log.ErrorContext(ctx, "proxy: cannot record a pause's parked calls in the store", "error", err)
+	} else {
+		kept = true
 	}
-	return out
+	return out, kept
 }
 
 // callArguments decodes a call's arguments, without the service's own
@@ -932,8 +963,9 @@ func writeValue(w http.ResponseWriter, status int, v any) {
 // answer. The record is read, and taken only once every call is settled:
 // a record taken while a call still waits would leave a second
 // continuation, sent meanwhile, no record of the parked calls, and its
-// result for one would reach the service.
-func (q *request) settleParked(ctx context.Context, key string, resume []runs.ResumeEntry) ([]byte, []runs.Content, []toolcore.Reported, int) {
+// result for one would reach the service. A pause whose record is gone
+// is settled from its kept copy (parkedCallsKey), which is not taken.
+func (q *request) settleParked(ctx context.Context, key, previousRun string, resume []runs.ResumeEntry) ([]byte, []runs.Content, []toolcore.Reported, int) {
 	h := q.h
 	unavailable := func(msg string, err error) ([]byte, []runs.Content, []toolcore.Reported, int) {
 		h.log.ErrorContext(ctx, msg, "error", err)
@@ -942,6 +974,11 @@ func (q *request) settleParked(ctx context.Context, key string, resume []runs.Re
 		return nil, nil, nil, http.StatusServiceUnavailable
 	}
 	v, ok, err := h.cfg.store.Get(ctx, key)
+	if err == nil && !ok {
+		// Gone: taken by another request, lost or lapsed. The copy
+		// names its calls all the same; nothing takes it.
+		v, ok, err = h.cfg.store.Get(ctx, h.parkedCallsKey(q.user, q.route.Values["threadId"], previousRun))
+	}
 	if err != nil {
 		return unavailable("proxy: cannot read a pause's parked calls from the store; the continuation is refused", err)
 	}
@@ -965,6 +1002,11 @@ func (q *request) settleParked(ctx context.Context, key string, resume []runs.Re
 		return nil, nil, nil, de.status
 	default:
 		return unavailable("proxy: cannot settle a pause's parked calls; the continuation is refused", err)
+	}
+	if pp.Kept {
+		// The pause's own record went with the request that carried its
+		// decisions, and told its observer: not twice.
+		return v, res, nil, 0
 	}
 	_, took, err := h.cfg.store.Take(ctx, key)
 	switch {

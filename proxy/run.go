@@ -114,7 +114,7 @@ func (q *request) run(create bool) {
 		var results []runs.Content
 		var status int
 		parkedKey = h.parkedKey(q.user, threadID, p.PreviousRunID)
-		parked, results, decided, status = q.settleParked(ctx, parkedKey, p.Resume)
+		parked, results, decided, status = q.settleParked(ctx, parkedKey, p.PreviousRunID, p.Resume)
 		if status != 0 {
 			return
 		}
@@ -189,7 +189,7 @@ func (q *request) run(create bool) {
 				h.log.ErrorContext(ctx, "proxy: cannot put back server-side tool results after a continuation failed", "error", err)
 			}
 		}
-		if parked != nil {
+		if parked != nil && !isKeptPause(parked) {
 			// Its decisions are recorded: the next try finds them.
 			if err := h.cfg.store.Set(context.WithoutCancel(ctx), parkedKey, parked, h.approvals.TTL+DefaultPendingTTL); err != nil {
 				h.log.ErrorContext(ctx, "proxy: cannot put back a pause's parked calls after a continuation failed", "error", err)

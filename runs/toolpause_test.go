@@ -517,10 +517,14 @@ func TestRunToolsDeadlineWithSibling(t *testing.T) {
 		return "too late", nil
 	})
 	var n atomic.Int32
+	// The sibling has a deadline of its own, an hour: under the guards'
+	// 1ms a loaded machine could leave it unscheduled past it.
+	refund := refundTool(&n)
+	refund.Timeout = time.Hour
 	sent, events := guardedRuns(t, []threadstest.RunScript{{ToolCalls: []threadstest.RunToolCall{
 		{ID: "c_stuck", Name: "stuck", Arguments: map[string]any{"order": "A1", "amount": 1}},
 		{ID: "c_ok", Name: "refund", Arguments: map[string]any{"order": "A1", "amount": 10}},
-	}}}, []threads.Tool{stuck, refundTool(&n)}, threads.ToolGuards{Timeout: time.Millisecond})
+	}}}, []threads.Tool{stuck, refund}, threads.ToolGuards{Timeout: time.Millisecond})
 	require.Len(t, sent, 1)
 	assert.True(t, sent[0]["c_stuck"].IsError)
 	assert.Equal(t, "the call timed out: it did not return within 1ms", resultOf(sent[0]["c_stuck"]))
