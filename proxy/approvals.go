@@ -91,7 +91,9 @@ type PendingApproval struct {
 	ToolName   string         `json:"tool"`
 	Arguments  map[string]any `json:"arguments"`
 	ExpiresAt  time.Time      `json:"expiresAt"`
-	// User is the run's user, for MayDecide (never sent to a page).
+	// User is the run's user, for MayDecide (never sent to a page); zero
+	// when MayDecide is asked about a second decision of a token user's
+	// call, whose token is not kept once the call is decided.
 	User User `json:"-"`
 }
 
@@ -242,11 +244,16 @@ type parkedCall struct {
 	Browser bool `json:"browser"`
 }
 
+// user is the run's user; zero for a token user's call read from its
+// decision's record, which keeps no token.
 func (c parkedCall) user() User {
-	if c.UserKey != "" {
+	switch {
+	case c.UserKey != "":
 		return User{Key: c.UserKey}
+	case c.UserToken != "":
+		return User{Token: threads.NewToken(c.UserToken)}
 	}
-	return User{Token: threads.NewToken(c.UserToken)}
+	return User{}
 }
 
 // parkedPause is a pause's list of its parked calls.
@@ -500,7 +507,12 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 	}
 	d.Decision.IsError = d.Result.IsError
 	stopRenewing() // before the record: a renewal must not overwrite it
-	b, err := json.Marshal(d, ownJSON)
+	// The record outlives the call's wait: it keeps no token (a token
+	// user's decided call is theirs no more to the store; its run is
+	// continued by this request, or by the user's next one).
+	kept := d
+	kept.Run.UserToken = ""
+	b, err := json.Marshal(kept, ownJSON)
 	if err == nil {
 		err = store.Set(context.WithoutCancel(ctx), dkey, b, a.TTL+DefaultPendingTTL)
 	}
@@ -813,7 +825,7 @@ func (h *Handler) postDecision(w http.ResponseWriter, r *http.Request, id, statu
 	if h.approvalFailed(w, r, err) {
 		return
 	}
-	if rec := d.Run; rec.Call.RunID != "" && !rec.Browser {
+	if rec := d.Run; rec.Call.RunID != "" && !rec.Browser && (rec.UserKey != "" || rec.UserToken != "") {
 		runID, err := h.continueParked(ctx, rec.user(), rec.Call.ThreadID, rec.Call.RunID)
 		if err != nil {
 			h.log.ErrorContext(ctx, "proxy: cannot continue a run after its decision; the next request on its thread does", "error", err)

@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 
 	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/proxy"
+	"github.com/threadsapi/threads-go/runs"
 	"github.com/threadsapi/threads-go/threadstest"
 )
 
@@ -739,4 +741,44 @@ func TestApprovalListKeepsOtherUsersCalls(t *testing.T) {
 	require.NotEmpty(t, list)
 	assert.LessOrEqual(t, len(list), proxy.MaxListedApprovals)
 	assert.Equal(t, alices[len(alices)-1].ID, list[0].ID, "the newest first")
+}
+
+// A token user's token is kept in the store while their call waits for
+// a decision (the tool runs as them), not after: once decided and its run
+// continued, no value of the store holds it.
+func TestDecidedCallKeepsNoTokenInTheStore(t *testing.T) {
+	t.Parallel()
+	var f refunds
+	fake := threadstest.NewServer(t)
+	tok, err := runs.New(fake.Client()).ExchangeToken(context.Background(),
+		"e30."+base64.RawURLEncoding.EncodeToString([]byte(`{"iss":"https://idp.example.com","sub":"alice"}`))+".")
+	require.NoError(t, err)
+	store := &keyLog{Store: proxy.NewMemoryStore(0, 0)}
+	h, err := proxy.New(fake.Client(), func(*http.Request) (proxy.User, error) { return proxy.User{Token: tok.Token}, nil },
+		approvalOptions(&f, store)...)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = h.Shutdown(context.Background()) })
+	fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund", Arguments: map[string]any{"amount": 80}}}})
+	r := httptest.NewRequest("POST", "/v1/threads/runs", strings.NewReader(`{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`))
+	r.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	custom, _ := parked(t, w.Body.String())
+	require.Len(t, custom, 1)
+	a := approve(t, h, custom[0].ID, true, "", "X-Role", "manager")
+	require.Equal(t, http.StatusOK, a.Code, a.Body.String())
+	var d proxy.ApprovalDecision
+	require.NoError(t, json.Unmarshal(a.Body.Bytes(), &d))
+	assert.NotEmpty(t, d.RunID, "the decision continued the run")
+
+	for _, k := range store.written() {
+		v, ok, err := store.Get(context.Background(), k)
+		require.NoError(t, err)
+		if ok {
+			assert.NotContains(t, string(v), tok.Token.Reveal(), "key %s", k)
+		}
+	}
+	again := approve(t, h, custom[0].ID, true, "", "X-Role", "manager")
+	assert.Equal(t, http.StatusOK, again.Code, "a second decision gets the first one's record: %s", again.Body.String())
 }
