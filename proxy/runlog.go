@@ -468,6 +468,14 @@ func (h *Handler) cancelKey(u User, threadID string) string {
 	return h.storeKey("cancel", u, hex.EncodeToString(sum[:]))
 }
 
+// cancelValue is what a cancel of run runID records: a hash, so that the
+// value is bounded whatever id the page names (it is written before the
+// service has said whose thread it is).
+func cancelValue(runID string) []byte {
+	sum := sha256.Sum256([]byte(runID))
+	return []byte(hex.EncodeToString(sum[:]))
+}
+
 // tellOwner records a page's cancel of run runID for the detached run's
 // owner, on whichever instance it is: between two runs (server-side
 // tools running) the service has no run to cancel. It reports whether
@@ -476,7 +484,7 @@ func (h *Handler) tellOwner(ctx context.Context, u User, threadID, runID string)
 	if h.cfg.detach == 0 {
 		return false
 	}
-	if err := h.cfg.store.Set(ctx, h.cancelKey(u, threadID), []byte(runID), 3*h.cfg.leaseTTL); err != nil {
+	if err := h.cfg.store.Set(ctx, h.cancelKey(u, threadID), cancelValue(runID), 3*h.cfg.leaseTTL); err != nil {
 		h.log.WarnContext(ctx, "proxy: cannot record a cancel for a detached run's owner", "error", err)
 		return false
 	}
@@ -500,7 +508,7 @@ func (ref *runRef) watch(ctx context.Context, s Stream, cancel func(), stop <-ch
 		if err != nil || !ok {
 			continue
 		}
-		if id := string(v); id == ref.runID || id == s.RunID() {
+		if id := s.RunID(); bytes.Equal(v, cancelValue(ref.runID)) || bytes.Equal(v, cancelValue(id)) {
 			h.log.InfoContext(ctx, "proxy: a page cancelled a detached run", "thread", ref.threadID, "run", id)
 			_ = h.cfg.store.Delete(context.WithoutCancel(ctx), key)
 			cancel()

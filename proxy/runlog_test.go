@@ -703,3 +703,30 @@ func TestRelayDetachWithoutRunIDsRelaysPlainly(t *testing.T) {
 	assert.Contains(t, strings.Join(l.failures(), "\n"), "cannot be detached")
 	require.NoError(t, h.Shutdown(context.Background()))
 }
+
+// sizes is a store that records the largest value written.
+type sizes struct {
+	proxy.Store
+	mu      sync.Mutex
+	largest int
+}
+
+func (s *sizes) Set(ctx context.Context, key string, v []byte, ttl time.Duration) error {
+	s.mu.Lock()
+	s.largest = max(s.largest, len(v))
+	s.mu.Unlock()
+	return s.Store.Set(ctx, key, v, ttl)
+}
+
+// A page's cancel is recorded for the run's owner in a bounded value,
+// whatever run id the page names: a cancel of a run id of 200 KB does not
+// write 200 KB to the shared store (before the service has said whose
+// thread it is).
+func TestDetachedCancelRecordIsBounded(t *testing.T) {
+	t.Parallel()
+	store := &sizes{Store: proxy.NewMemoryStore(0, 0)}
+	e := newEnv(t, nil, proxy.WithDetachedRuns(time.Minute), proxy.WithStore(store))
+	w := e.do(t, "s-alice", "DELETE", "/v1/threads/thr_x/runs/"+strings.Repeat("r", 200<<10), "")
+	assert.NotEqual(t, http.StatusOK, w.Code, "%.200s", w.Body.String())
+	assert.LessOrEqual(t, store.largest, 256, "the largest value written")
+}
