@@ -279,8 +279,9 @@ type decisionRecord struct {
 }
 
 // park records a pause's calls that need approval, and returns them as
-// the page is told of them.
-func (h *Handler) park(ctx context.Context, u User, threadID, runID string, calls []runs.PendingToolCall, browser bool) []PendingApproval {
+// the page is told of them, and whether the pause's record of them was
+// kept (without it no continuation knows them: see pauses.park).
+func (h *Handler) park(ctx context.Context, u User, threadID, runID string, calls []runs.PendingToolCall, browser bool) ([]PendingApproval, bool) {
 	a := h.approvals
 	ctx = context.WithoutCancel(ctx)
 	now := time.Now()
@@ -325,8 +326,9 @@ func (h *Handler) park(ctx context.Context, u User, threadID, runID string, call
 	v, _ := json.Marshal(pp)
 	if err := h.cfg.store.Set(ctx, h.parkedKey(u, threadID, runID), v, keep); err != nil {
 		h.log.ErrorContext(ctx, "proxy: cannot record a pause's parked calls in the store", "error", err)
+		return out, false
 	}
-	return out
+	return out, true
 }
 
 // callArguments decodes a call's arguments, without the service's own

@@ -400,6 +400,9 @@ func (q *request) withoutForged(ctx context.Context, threadID string, content, o
 const (
 	whyLeft = "not run: the user left before the server-side tool ran"
 	whyLost = "no result: the server-side tool's result was not kept (it expired or was dropped before this run); the tool may not have run"
+	// whyNotParked answers a call that needs approval when the store
+	// could not keep it for a decision.
+	whyNotParked = "not run: the call needs approval, and it could not be recorded for a decision"
 )
 
 // answerLost reads a run refused for its tool results (400

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"slices"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -114,18 +115,31 @@ func (p *pauses) filter(ev runs.Event, raw []byte) ([]byte, bool) {
 // calls (ApprovalEventName); RUN_FINISHED then carries the interrupt.
 func (p *pauses) park(raw []byte, theirs, ours, parked []runs.PendingToolCall) ([]byte, bool) {
 	h := p.q.h
-	if len(ours) > 0 {
-		if limits, ok := budget(ours); ok {
-			h.keepPending(p.ctx, p.q.user, p.threadID, p.runID, p.q.callTools(p.ctx, p.threadID, p.runID, ours, limits))
-		} else {
-			h.log.ErrorContext(p.ctx, "proxy: a pause has too many server-side calls, or call ids too long, to keep their results", "calls", len(ours))
+	var kept bool
+	p.parked, kept = h.park(p.ctx, p.q.user, p.threadID, p.runID, parked, len(theirs) > 0)
+	// The parked calls' stand-in results (record) go once the pause's
+	// record of them is kept (each gets its decision's result); else they
+	// stay, answered with an error, so that the browser's result for one
+	// is still taken out of the continuation.
+	var lost []runs.PendingToolCall
+	if !kept {
+		lost = parked
+	}
+	switch limits, ok := budget(append(slices.Clone(ours), lost...)); {
+	case !ok:
+		h.log.ErrorContext(p.ctx, "proxy: a pause has too many server-side calls, or call ids too long, to keep their results", "calls", len(ours))
+	case len(ours) > 0 || len(lost) > 0:
+		var results []runs.Content
+		if len(ours) > 0 {
+			results = p.q.callTools(p.ctx, p.threadID, p.runID, ours, limits[:len(ours)])
 		}
-	} else {
-		// The parked calls' stand-in results (record) go: each gets its
-		// decision's result.
+		for i, r := range notRunBecause(lost, whyNotParked) {
+			results = append(results, fit(r, limits[len(ours)+i]))
+		}
+		h.keepPending(p.ctx, p.q.user, p.threadID, p.runID, results)
+	default:
 		p.forget()
 	}
-	p.parked = h.park(p.ctx, p.q.user, p.threadID, p.runID, parked, len(theirs) > 0)
 	if len(theirs) == 0 {
 		p.alone = p.runID
 		return approvalEvent(p.parked), true
