@@ -415,14 +415,11 @@ func TestReadmeTestPasses(t *testing.T) {
 	require.NoError(t, err, "the README's test fails:\n%s", out)
 }
 
-// TestDocsNameTheCurrentAPI: every qualified name that README.md, the
-// docs/ pages and the doc comments of the module's packages give
-// (threads.Tool.NeedsApproval, proxy.WithStore, runs.PendingToolCall...)
-// is one that api/*.txt records, so that a rename or a removal cannot
-// leave the prose behind (proxy.Approvals.Tools, threadsmcp.ToolError.Tool
-// were renamed or removed this round). A Type.Member name is checked when
-// Type is a type with recorded members.
-func TestDocsNameTheCurrentAPI(t *testing.T) {
+// apiNames returns the names api/*.txt records, per package: its
+// declarations (Tool, NewTool, ErrNotFound) and its types' members and
+// methods (Tool.NeedsApproval, Stream.Close).
+func apiNames(t *testing.T) map[string]map[string]bool {
+	t.Helper()
 	api := map[string]map[string]bool{}
 	files, err := filepath.Glob(filepath.Join("api", "*.txt"))
 	require.NoError(t, err)
@@ -450,6 +447,18 @@ func TestDocsNameTheCurrentAPI(t *testing.T) {
 			}
 		}
 	}
+	return api
+}
+
+// TestDocsNameTheCurrentAPI: every qualified name that README.md, the
+// docs/ pages and the doc comments of the module's packages give
+// (threads.Tool.NeedsApproval, proxy.WithStore, runs.PendingToolCall...)
+// is one that api/*.txt records, so that a rename or a removal cannot
+// leave the prose behind (proxy.Approvals.Tools, threadsmcp.ToolError.Tool
+// were renamed or removed this round). A Type.Member name is checked when
+// Type is a type with recorded members.
+func TestDocsNameTheCurrentAPI(t *testing.T) {
+	api := apiNames(t)
 	require.NotEmpty(t, api["threads"])
 	hasMembers := func(pkg, typ string) bool {
 		for name := range api[pkg] {
@@ -461,7 +470,7 @@ func TestDocsNameTheCurrentAPI(t *testing.T) {
 	}
 
 	texts := docPages(t)
-	err = filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -495,6 +504,53 @@ func TestDocsNameTheCurrentAPI(t *testing.T) {
 				}
 				if b != "" && hasMembers(pkg, a) && !api[pkg][a+"."+b] {
 					t.Errorf("%s:%d: %s.%s.%s is not in api/ (renamed or removed?)", path, i+1, pkg, a, b)
+				}
+			}
+		}
+	}
+	require.Positive(t, checked)
+}
+
+// TestDocLinksResolve: every doc link of the public packages' comments
+// ([Name], [Type.Member], [pkg.Name], [*pkg.Type]) names something api/
+// records; go doc and pkg.go.dev show one that does not as plain text, and
+// nothing else notices it.
+func TestDocLinksResolve(t *testing.T) {
+	api := apiNames(t)
+	dirs := map[string]string{".": "threads", "runs": "runs", "proxy": "proxy", "threadstest": "threadstest",
+		filepath.Join("proxy", "storetest"): "storetest", filepath.Join("proxy", "redisstore"): "redisstore",
+		"otel": "threadsotel", "mcp": "threadsmcp"}
+	imported := map[string]bool{"threads": true, "runs": true, "proxy": true, "threadstest": true,
+		"storetest": true, "redisstore": true, "threadsotel": true, "threadsmcp": true}
+	link := regexp.MustCompile(`\[\*?([A-Za-z_][\w.]*)\]`)
+	checked := 0
+	for dir, pkg := range dirs {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		require.NoError(t, err)
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			b, err := os.ReadFile(f)
+			require.NoError(t, err)
+			for i, line := range strings.Split(string(b), "\n") {
+				if !strings.HasPrefix(strings.TrimSpace(line), "//") {
+					continue
+				}
+				for _, m := range link.FindAllStringSubmatch(line, -1) {
+					p, name := pkg, m[1]
+					if first, rest, ok := strings.Cut(name, "."); ok && imported[first] {
+						p, name = first, rest
+					} else if name[0] < 'A' || name[0] > 'Z' {
+						continue // another package's link (http.Handler, json.RawMessage...)
+					}
+					if strings.ToUpper(name) == name {
+						continue // text in brackets, such as [REDACTED], not a link
+					}
+					checked++
+					if !api[p][name] {
+						t.Errorf("%s:%d: doc link [%s] names nothing in api/%s", f, i+1, m[1], p)
+					}
 				}
 			}
 		}

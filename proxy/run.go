@@ -106,6 +106,7 @@ func (q *request) run(create bool) {
 	pendingKey := ""
 	var parked []byte
 	parkedKey := ""
+	var decided []toolcore.Reported // for the observer of the run that carries them
 	if continues && h.approvals != nil {
 		// The pause's parked calls: each decided (through the approval
 		// API, or now by the page's resume[] entry), or expired and
@@ -113,7 +114,7 @@ func (q *request) run(create bool) {
 		var results []runs.Content
 		var status int
 		parkedKey = h.parkedKey(q.user, threadID, p.PreviousRunID)
-		parked, results, status = q.settleParked(ctx, parkedKey, p.Resume)
+		parked, results, decided, status = q.settleParked(ctx, parkedKey, p.PreviousRunID, p.Resume)
 		if status != 0 {
 			return
 		}
@@ -158,7 +159,7 @@ func (q *request) run(create bool) {
 	start := func() (Stream, error) {
 		cp.RunParams = p
 		// The calls that need approval are the Handler's to park.
-		tctx := toolcore.WithDeferredApprovals(ctx, true)
+		tctx := toolcore.WithReported(toolcore.WithDeferredApprovals(ctx, true), decided)
 		switch tools := h.runner(q.user); {
 		case len(h.server) > 0 && create:
 			return nilIfErr(q.c.CreateAndRunTools(tctx, cp, tools, opts...))
@@ -188,7 +189,7 @@ func (q *request) run(create bool) {
 				h.log.ErrorContext(ctx, "proxy: cannot put back server-side tool results after a continuation failed", "error", err)
 			}
 		}
-		if parked != nil {
+		if parked != nil && !isKeptPause(parked) {
 			// Its decisions are recorded: the next try finds them.
 			if err := h.cfg.store.Set(context.WithoutCancel(ctx), parkedKey, parked, h.approvals.TTL+DefaultPendingTTL); err != nil {
 				h.log.ErrorContext(ctx, "proxy: cannot put back a pause's parked calls after a continuation failed", "error", err)
@@ -400,9 +401,6 @@ func (q *request) withoutForged(ctx context.Context, threadID string, content, o
 const (
 	whyLeft = "not run: the user left before the server-side tool ran"
 	whyLost = "no result: the server-side tool's result was not kept (it expired or was dropped before this run); the tool may not have run"
-	// whyNotParked answers a call that needs approval when the store
-	// could not keep it for a decision.
-	whyNotParked = "not run: the call needs approval, and it could not be recorded for a decision"
 )
 
 // answerLost reads a run refused for its tool results (400

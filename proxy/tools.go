@@ -115,30 +115,32 @@ func (p *pauses) filter(ev runs.Event, raw []byte) ([]byte, bool) {
 // calls (ApprovalEventName); RUN_FINISHED then carries the interrupt.
 func (p *pauses) park(raw []byte, theirs, ours, parked []runs.PendingToolCall) ([]byte, bool) {
 	h := p.q.h
+	// Parked first: until then, the parked calls' stand-ins (record)
+	// take a browser's result for them out of a continuation.
 	var kept bool
 	p.parked, kept = h.park(p.ctx, p.q.user, p.threadID, p.runID, parked, len(theirs) > 0)
-	// The parked calls' stand-in results (record) go once the pause's
-	// record of them is kept (each gets its decision's result); else they
-	// stay, answered with an error, so that the browser's result for one
-	// is still taken out of the continuation.
-	var lost []runs.PendingToolCall
+	var standIns []runs.PendingToolCall
 	if !kept {
-		lost = parked
+		// Not parked: the calls stay the server's, answered with an
+		// error result, so that the browser's result for one is taken out.
+		standIns = parked
 	}
-	switch limits, ok := budget(append(slices.Clone(ours), lost...)); {
-	case !ok:
-		h.log.ErrorContext(p.ctx, "proxy: a pause has too many server-side calls, or call ids too long, to keep their results", "calls", len(ours))
-	case len(ours) > 0 || len(lost) > 0:
+	switch all := append(slices.Clip(ours), standIns...); {
+	case len(all) == 0:
+		// The parked calls' stand-in results (record) go: each gets its
+		// decision's result.
+		p.forget()
+	default:
+		limits, ok := budget(all)
+		if !ok {
+			h.log.ErrorContext(p.ctx, "proxy: a pause has too many server-side calls, or call ids too long, to keep their results", "calls", len(all))
+			break
+		}
 		var results []runs.Content
 		if len(ours) > 0 {
 			results = p.q.callTools(p.ctx, p.threadID, p.runID, ours, limits[:len(ours)])
 		}
-		for i, r := range notRunBecause(lost, whyNotParked) {
-			results = append(results, fit(r, limits[len(ours)+i]))
-		}
-		h.keepPending(p.ctx, p.q.user, p.threadID, p.runID, results)
-	default:
-		p.forget()
+		h.keepPending(p.ctx, p.q.user, p.threadID, p.runID, append(results, notRunBecause(standIns, whyNotParked)...))
 	}
 	if len(theirs) == 0 {
 		p.alone = p.runID
@@ -185,6 +187,10 @@ func (p *pauses) forget() {
 		p.q.h.log.WarnContext(p.ctx, "proxy: cannot delete server-side tool results from the store", "error", err)
 	}
 }
+
+// whyNotParked answers a call that needed approval when the store could
+// not park it.
+const whyNotParked = "not run: it needs approval, and its approval could not be recorded; ask again"
 
 // maxPauseCalls bounds the server-side calls of a mixed pause that the
 // handler runs, as runs.ToolStream bounds a pause's calls.

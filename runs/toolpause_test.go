@@ -460,7 +460,7 @@ func TestRunToolsApproval(t *testing.T) {
 		var asked []threads.ApprovalRequest
 		approver := func(_ context.Context, req threads.ApprovalRequest) (threads.Approval, error) {
 			asked = append(asked, req)
-			return threads.Approval{Approved: approve, Reason: "over the agent's limit"}, nil
+			return threads.Approval{Approved: approve, Reason: "over the agent's limit", DecidedBy: "carol"}, nil
 		}
 		obs := &recorder{}
 		sent, events := guardedRuns(t, []threadstest.RunScript{pause}, []threads.Tool{refundTool(&n)}, threads.ToolGuards{Approver: approver},
@@ -468,7 +468,7 @@ func TestRunToolsApproval(t *testing.T) {
 		// The decision is reported on the run that carries the results.
 		require.Len(t, obs.calls, 2)
 		assert.Empty(t, obs.calls[0].approvals)
-		assert.Equal(t, []string{fmt.Sprintf("refund %t", approve)}, obs.calls[1].approvals)
+		assert.Equal(t, []string{fmt.Sprintf("refund %t by carol", approve)}, obs.calls[1].approvals, "with who decided")
 		require.Len(t, sent, 1)
 		require.Len(t, asked, 1, "only the big refund is asked about")
 		assert.Equal(t, "c_big", asked[0].Call.ID)
@@ -517,10 +517,14 @@ func TestRunToolsDeadlineWithSibling(t *testing.T) {
 		return "too late", nil
 	})
 	var n atomic.Int32
+	// The sibling has a deadline of its own, an hour: under the guards'
+	// 1ms a loaded machine could leave it unscheduled past it.
+	refund := refundTool(&n)
+	refund.Timeout = time.Hour
 	sent, events := guardedRuns(t, []threadstest.RunScript{{ToolCalls: []threadstest.RunToolCall{
 		{ID: "c_stuck", Name: "stuck", Arguments: map[string]any{"order": "A1", "amount": 1}},
 		{ID: "c_ok", Name: "refund", Arguments: map[string]any{"order": "A1", "amount": 10}},
-	}}}, []threads.Tool{stuck, refundTool(&n)}, threads.ToolGuards{Timeout: time.Millisecond})
+	}}}, []threads.Tool{stuck, refund}, threads.ToolGuards{Timeout: time.Millisecond})
 	require.Len(t, sent, 1)
 	assert.True(t, sent[0]["c_stuck"].IsError)
 	assert.Equal(t, "the call timed out: it did not return within 1ms", resultOf(sent[0]["c_stuck"]))
