@@ -771,6 +771,15 @@ func (h *Handler) startDetached(ctx context.Context, u User, threadID string, p 
 	if !h.life.begin() {
 		return "", errors.New("proxy: the server is shutting down")
 	}
+	// One of its user's runs, as any other (WithMaxRunsPerUser).
+	slot, status := h.takeSlot(ctx, u)
+	if status != 0 {
+		h.life.runs.Done()
+		if status == http.StatusTooManyRequests {
+			return "", errNoRunSlot
+		}
+		return "", errors.New("proxy: the store cannot give a run slot")
+	}
 	base, cancel := context.WithTimeout(withRunUser(context.WithoutCancel(ctx), u), h.cfg.detach)
 	stopAfter := context.AfterFunc(h.life.stop, cancel)
 	c := h.clientOf(u)
@@ -778,6 +787,7 @@ func (h *Handler) startDetached(ctx context.Context, u User, threadID string, p 
 	if err != nil {
 		stopAfter()
 		cancel()
+		h.release(ctx, slot)
 		h.life.runs.Done()
 		return "", err
 	}
@@ -792,10 +802,16 @@ func (h *Handler) startDetached(ctx context.Context, u User, threadID string, p 
 		}
 		stopAfter()
 		cancel()
+		h.release(base, slot)
 		h.life.runs.Done()
 	})
 	return s.RunID(), nil
 }
+
+// errNoRunSlot: a decision's run is not started while its user has
+// WithMaxRunsPerUser runs going; the next request on its thread starts
+// it (the page's resume, the user's continuation).
+var errNoRunSlot = errors.New("proxy: the user has no run slot free")
 
 // ApprovalAPI returns the approval API's handler, for the backend to
 // mount (under [http.StripPrefix]) behind its own session check and
@@ -868,7 +884,10 @@ func (h *Handler) postDecision(w http.ResponseWriter, r *http.Request, id, statu
 	}
 	if rec := d.Run; rec.Call.RunID != "" && !rec.Browser && (rec.UserKey != "" || rec.UserToken != "") {
 		runID, err := h.continueParked(ctx, rec.user(), rec.Call.ThreadID, rec.Call.RunID)
-		if err != nil {
+		switch {
+		case errors.Is(err, errNoRunSlot):
+			h.log.InfoContext(ctx, "proxy: a decided call's run waits for a run slot of its user; the next request on its thread continues it")
+		case err != nil:
 			h.log.ErrorContext(ctx, "proxy: cannot continue a run after its decision; the next request on its thread does", "error", err)
 		}
 		d.Decision.RunID = runID
@@ -1042,7 +1061,7 @@ func withoutAnswers(resume []runs.ResumeEntry, v []byte) []runs.ResumeEntry {
 // request touches (a page's resume), and continues the run once nothing
 // else waits.
 func (h *Handler) touchParked(ctx context.Context, u User, threadID, runID string) {
-	if _, err := h.continueParked(ctx, u, threadID, runID); err != nil {
+	if _, err := h.continueParked(ctx, u, threadID, runID); err != nil && !errors.Is(err, errNoRunSlot) {
 		h.log.WarnContext(ctx, "proxy: cannot continue a run whose parked calls expired", "error", err)
 	}
 }

@@ -956,3 +956,71 @@ func TestBrowserCannotAnswerACallThatCouldNotBeParked(t *testing.T) {
 		})
 	}
 }
+
+// The run a decision continues is one of its user's runs: while it goes
+// on, the user's next run past WithMaxRunsPerUser is 429, as for any
+// detached run.
+func TestDecisionRunTakesAUsersRunSlot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var f refunds
+		opts := append(approvalOptions(&f, proxy.NewMemoryStore(0, 0)), proxy.WithMaxRunsPerUser(1))
+		e := newEnv(t, []threadstest.Option{threadstest.WithoutListener()}, opts...)
+		e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund", Arguments: map[string]any{"amount": 10}}}})
+		w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
+		require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+		custom, _ := parked(t, w.Body.String())
+		require.Len(t, custom, 1)
+		synctest.Wait() // the paused run's owner has let its slot go
+		hold := make(chan struct{})
+		defer close(hold)
+		e.fake.PushRunScript(threadstest.RunScript{Text: "refunded, thanks", Hold: hold, HoldAfter: 1})
+		w = approve(t, e.h, custom[0].ID, true, "", "Cookie", "session=s-alice")
+		require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+		require.Contains(t, w.Body.String(), `"runId"`, "the decision continued the run")
+
+		e.fake.PushRunScript(threadstest.RunScript{Text: "another"})
+		w = e.do(t, "s-alice", "POST", "/v1/threads/runs", hiRun)
+		assert.Equal(t, http.StatusTooManyRequests, w.Code, "the decision's run holds alice's one slot")
+	})
+}
+
+// A decision made while its user has no run slot free is recorded, and
+// its run is continued by the next request on its thread that finds a
+// slot (the page's resume of the paused run).
+func TestDecisionWithoutARunSlotContinuesLater(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var f refunds
+		opts := append(approvalOptions(&f, proxy.NewMemoryStore(0, 0)), proxy.WithMaxRunsPerUser(1))
+		e := newEnv(t, []threadstest.Option{threadstest.WithoutListener()}, opts...)
+		e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund", Arguments: map[string]any{"amount": 10}}}})
+		w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
+		require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+		threadID, pausedRun := w.Header().Get("X-Thread-Id"), w.Header().Get("X-Run-Id")
+		custom, _ := parked(t, w.Body.String())
+		require.Len(t, custom, 1)
+		synctest.Wait()
+
+		hold := make(chan struct{})
+		e.fake.PushRunScript(threadstest.RunScript{Text: "busy", Hold: hold, HoldAfter: 1})
+		busy := make(chan *httptest.ResponseRecorder, 1)
+		go func() { busy <- e.do(t, "s-alice", "POST", "/v1/threads/runs", hiRun) }()
+		synctest.Wait() // alice's other run holds her one slot
+
+		w = approve(t, e.h, custom[0].ID, true, "", "Cookie", "session=s-alice")
+		require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+		var d proxy.ApprovalDecision
+		require.NoError(t, json.Unmarshal(w.Body.Bytes(), &d))
+		assert.Equal(t, "refunded 10", d.Result)
+		assert.Empty(t, d.RunID, "no slot: not continued now")
+		close(hold)
+		<-busy
+		synctest.Wait()
+
+		e.fake.PushRunScript(threadstest.RunScript{Text: "refunded, thanks"})
+		w = e.do(t, "s-alice", "GET", "/v1/threads/"+threadID+"/runs/"+pausedRun+"/events", "")
+		assert.Equal(t, http.StatusOK, w.Code)
+		synctest.Wait()
+		assert.Equal(t, map[string][]string{"call_r": {"refunded 10"}}, e.results(t), "the resume continued the run")
+		assert.Equal(t, []string{"alice"}, f.calls())
+	})
+}
