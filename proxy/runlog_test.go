@@ -72,13 +72,27 @@ type logKeys struct {
 	// so far, end is the run's end entry, other any other entry.
 	fail   func(n int, kind string) bool
 	events int
+	// maxWait, when set, bounds how long a ReadLog waits; idle gets a
+	// value (when there is room) for each ReadLog that found nothing.
+	maxWait time.Duration
+	idle    chan struct{}
 }
 
 func (s *logKeys) ReadLog(ctx context.Context, key, after string, n int, wait time.Duration) ([]proxy.LogEntry, bool, error) {
 	if s.read != nil {
 		s.read <- after
 	}
-	return s.MemoryStore.ReadLog(ctx, key, after, n, wait)
+	if s.maxWait > 0 {
+		wait = min(wait, s.maxWait)
+	}
+	es, whole, err := s.MemoryStore.ReadLog(ctx, key, after, n, wait)
+	if len(es) == 0 && s.idle != nil {
+		select {
+		case s.idle <- struct{}{}:
+		default:
+		}
+	}
+	return es, whole, err
 }
 
 func (s *logKeys) Append(ctx context.Context, key string, value []byte, maxLen int, ttl time.Duration) (string, error) {
@@ -152,6 +166,27 @@ func (d *detached) request(t *testing.T, session, method, path, body string, hdr
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = resp.Body.Close() })
 	return resp
+}
+
+// WithKeepAlive(0) means no keep-alive comments for a detached run's
+// stream too, which is served from its log (it got one each time its
+// reader found nothing new).
+func TestDetachedRunWithoutKeepAliveWritesNoComment(t *testing.T) {
+	t.Parallel()
+	d := newDetached(t, proxy.WithKeepAlive(0))
+	d.store.maxWait, d.store.idle = time.Millisecond, make(chan struct{}, 1)
+	hold := make(chan struct{})
+	d.fake.PushRunScript(threadstest.RunScript{Text: "one two three four", Hold: hold, HoldAfter: 2})
+	resp := d.request(t, "s-alice", "POST", "/v1/threads/runs", hiRun)
+	require.Equal(t, http.StatusCreated, resp.StatusCode)
+	for range 3 { // the page's reader found nothing new, three times
+		<-d.store.idle
+	}
+	close(hold)
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Contains(t, string(body), "RUN_FINISHED")
+	assert.NotContains(t, string(body), ": keep-alive", "WithKeepAlive(0): none")
 }
 
 // A page reads 5 events of a detached run and leaves (a reload); the run
