@@ -298,8 +298,10 @@ type decisionRecord struct {
 }
 
 // park records a pause's calls that need approval, and returns them as
-// the page is told of them.
-func (h *Handler) park(ctx context.Context, u User, threadID, runID string, calls []runs.PendingToolCall, browser bool) []PendingApproval {
+// the page is told of them; kept is false when the store kept no list of
+// them (neither the pause's nor its copy): then nothing would take a
+// browser's result for them out of a continuation.
+func (h *Handler) park(ctx context.Context, u User, threadID, runID string, calls []runs.PendingToolCall, browser bool) (_ []PendingApproval, kept bool) {
 	a := h.approvals
 	ctx = context.WithoutCancel(ctx)
 	now := time.Now()
@@ -341,17 +343,21 @@ func (h *Handler) park(ctx context.Context, u User, threadID, runID string, call
 		// that holds (it must exist before it is waited on).
 		_, _ = h.cfg.store.Append(ctx, h.nextKey(u, threadID, runID), []byte("parked"), 2, a.Hold+time.Minute)
 	}
-	kept := pp
-	kept.Kept = true
-	v, _ := json.Marshal(kept)
+	cp := pp
+	cp.Kept = true
+	v, _ := json.Marshal(cp)
 	if err := h.cfg.store.Set(ctx, h.parkedCallsKey(u, threadID, runID), v, 2*keep); err != nil {
 		h.log.ErrorContext(ctx, "proxy: cannot keep a copy of a pause's parked calls in the store", "error", err)
+	} else {
+		kept = true
 	}
 	v, _ = json.Marshal(pp)
 	if err := h.cfg.store.Set(ctx, h.parkedKey(u, threadID, runID), v, keep); err != nil {
 		h.log.ErrorContext(ctx, "proxy: cannot record a pause's parked calls in the store", "error", err)
+	} else {
+		kept = true
 	}
-	return out
+	return out, kept
 }
 
 // callArguments decodes a call's arguments, without the service's own

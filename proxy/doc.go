@@ -160,8 +160,9 @@
 //     resume whose run cannot be read and a decision of the approval API
 //     are refused 503, and nothing is sent;
 //   - a server-side call that cannot be recorded is not run: the model
-//     reads an error result; one that cannot be parked for approval is
-//     answered as expired;
+//     reads an error result; so does one that cannot be parked for
+//     approval ("approval expired", or not recorded), never the
+//     browser's result for it;
 //   - results that cannot be kept at a pause, a slot's lease that cannot
 //     be renewed and a detached run's event that cannot be logged are
 //     logged, and the run goes on; a page that cannot read a detached

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"slices"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -116,17 +117,30 @@ func (p *pauses) park(raw []byte, theirs, ours, parked []runs.PendingToolCall) (
 	h := p.q.h
 	// Parked first: until then, the parked calls' stand-ins (record)
 	// take a browser's result for them out of a continuation.
-	p.parked = h.park(p.ctx, p.q.user, p.threadID, p.runID, parked, len(theirs) > 0)
-	if len(ours) > 0 {
-		if limits, ok := budget(ours); ok {
-			h.keepPending(p.ctx, p.q.user, p.threadID, p.runID, p.q.callTools(p.ctx, p.threadID, p.runID, ours, limits))
-		} else {
-			h.log.ErrorContext(p.ctx, "proxy: a pause has too many server-side calls, or call ids too long, to keep their results", "calls", len(ours))
-		}
-	} else {
+	var kept bool
+	p.parked, kept = h.park(p.ctx, p.q.user, p.threadID, p.runID, parked, len(theirs) > 0)
+	var standIns []runs.PendingToolCall
+	if !kept {
+		// Not parked: the calls stay the server's, answered with an
+		// error result, so that the browser's result for one is taken out.
+		standIns = parked
+	}
+	switch all := append(slices.Clip(ours), standIns...); {
+	case len(all) == 0:
 		// The parked calls' stand-in results (record) go: each gets its
 		// decision's result.
 		p.forget()
+	default:
+		limits, ok := budget(all)
+		if !ok {
+			h.log.ErrorContext(p.ctx, "proxy: a pause has too many server-side calls, or call ids too long, to keep their results", "calls", len(all))
+			break
+		}
+		var results []runs.Content
+		if len(ours) > 0 {
+			results = p.q.callTools(p.ctx, p.threadID, p.runID, ours, limits[:len(ours)])
+		}
+		h.keepPending(p.ctx, p.q.user, p.threadID, p.runID, append(results, notRunBecause(standIns, whyNotParked)...))
 	}
 	if len(theirs) == 0 {
 		p.alone = p.runID
@@ -173,6 +187,10 @@ func (p *pauses) forget() {
 		p.q.h.log.WarnContext(p.ctx, "proxy: cannot delete server-side tool results from the store", "error", err)
 	}
 }
+
+// whyNotParked answers a call that needed approval when the store could
+// not park it.
+const whyNotParked = "not run: it needs approval, and its approval could not be recorded; ask again"
 
 // maxPauseCalls bounds the server-side calls of a mixed pause that the
 // handler runs, as runs.ToolStream bounds a pause's calls.
