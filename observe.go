@@ -76,11 +76,12 @@ const (
 	// carries round Round's results.)
 	EventToolRound
 	// EventToolApproval: an approver decided on a tool call
-	// ([ToolGuards].Approver): Tool names the tool, Approved says the
-	// decision, Err is context.DeadlineExceeded when the approver did not
-	// answer in time (a refusal). Reported after the pause's calls
-	// returned, on RunStream's call, or on a /v1 tool stream's run that
-	// carries the results (before its EventToolRound).
+	// ([ToolGuards].Approver, or a person through package proxy's approval
+	// API): Tool names the tool, Approved says the decision, DecidedBy who
+	// took it, Err is context.DeadlineExceeded when no one answered in
+	// time (a refusal; a parked call that expired). Reported after the
+	// pause's calls returned, on RunStream's call, or on a /v1 run that
+	// carries the results (before a tool stream's EventToolRound).
 	EventToolApproval
 )
 
@@ -114,6 +115,10 @@ type CallEvent struct {
 	Round    int    // EventToolRound
 	Tool     string // EventToolApproval: the tool's name
 	Approved bool   // EventToolApproval
+	// DecidedBy is, for EventToolApproval, who decided: as the approver
+	// named them ([Approval].DecidedBy), or package proxy's
+	// Approvals.DecidedBy for a call parked there; "" when unknown.
+	DecidedBy string
 	// Duration is, for EventAttempt, the attempt's time until its
 	// answer's headers (or its error); for EventFirstEvent, the time from
 	// the call's start to the stream's first snapshot.
@@ -410,11 +415,11 @@ func (x observation) ToolRound(n int) {
 }
 
 // ToolApproval reports an approver's decision on a call of tool.
-func (x observation) ToolApproval(tool string, approved, timedOut bool) {
+func (x observation) ToolApproval(tool string, approved, timedOut bool, decidedBy string) {
 	if x.o == nil {
 		return
 	}
-	ev := CallEvent{Kind: EventToolApproval, Tool: tool, Approved: approved}
+	ev := CallEvent{Kind: EventToolApproval, Tool: tool, Approved: approved, DecidedBy: decidedBy}
 	if timedOut {
 		ev.Err = context.DeadlineExceeded
 	}

@@ -27,10 +27,13 @@ type ApprovalRequest struct {
 }
 
 // Approval is an [Approver]'s answer: Approved, or refused with Reason
-// (what the model reads).
+// (what the model reads). DecidedBy names who decided (a person's name or
+// id, never a secret), for the observer ([CallEvent].DecidedBy); "" when
+// the approver does not say.
 type Approval struct {
-	Approved bool
-	Reason   string
+	Approved  bool
+	Reason    string
+	DecidedBy string
 }
 
 // Always is a [Tool].NeedsApproval rule for a tool every call of which
@@ -123,11 +126,11 @@ func WithToolGuards(g ToolGuards) RequestOption {
 // guard is RunStream's tool core guard for g: a call is keyed by its
 // thread and tool call id, and the approver is asked with the thread.
 func (r *toolRunner) guard(g ToolGuards) toolcore.Guard[*Tool] {
-	var approve func(context.Context, toolcore.Call) (bool, string, error)
+	var approve func(context.Context, toolcore.Call) (bool, string, string, error)
 	if g.Approver != nil {
-		approve = func(ctx context.Context, c toolcore.Call) (bool, string, error) {
+		approve = func(ctx context.Context, c toolcore.Call) (bool, string, string, error) {
 			a, err := g.Approver(ctx, ApprovalRequest{Call: toolCallOf(c), ThreadID: r.id})
-			return a.Approved, a.Reason, err
+			return a.Approved, a.Reason, a.DecidedBy, err
 		}
 	}
 	cfg := toolcore.GuardConfig{ApprovalTimeout: g.ApprovalTimeout, Timeout: g.Timeout, MaxAbandoned: g.MaxAbandoned, Record: g.Calls, Approve: approve}

@@ -71,7 +71,7 @@ func TestRunStreamApproval(t *testing.T) {
 		obs := &logObserver{}
 		approver := func(_ context.Context, req threads.ApprovalRequest) (threads.Approval, error) {
 			asked = append(asked, req)
-			return threads.Approval{Approved: approve, Reason: "over the agent's limit"}, nil
+			return threads.Approval{Approved: approve, Reason: "over the agent's limit", DecidedBy: "carol"}, nil
 		}
 		sent := guardedRun(t, calls, []threads.Tool{refundTool(&n)}, threads.ToolGuards{Approver: approver}, threads.WithObserver(obs))
 		require.Len(t, sent, 2)
@@ -82,11 +82,11 @@ func TestRunStreamApproval(t *testing.T) {
 		if approve {
 			assert.Equal(t, int32(2), n.Load())
 			assert.Equal(t, "refunded B2", sent[1].Text())
-			assert.Contains(t, obs.lines, "tool approval refund true timeout=false")
+			assert.Contains(t, obs.lines, "tool approval refund true timeout=false by=carol", "the observer hears who decided")
 		} else {
 			assert.Equal(t, int32(1), n.Load(), "a refused call does not run")
 			assert.Equal(t, "the call was not approved: over the agent's limit", sent[1].Error)
-			assert.Contains(t, obs.lines, "tool approval refund false timeout=false")
+			assert.Contains(t, obs.lines, "tool approval refund false timeout=false by=carol")
 		}
 	}
 }

@@ -115,7 +115,7 @@ func (r *toolRunner) next(last AdvanceResponse) (*Stream, *ToolRunResult, error)
 	}
 	a := r.policy.Run(r.ctx, pause)[0]
 	if d := a.Decision; d != nil {
-		r.obs.ToolApproval(call.Name, d.Approved, d.TimedOut)
+		r.obs.ToolApproval(call.Name, d.Approved, d.TimedOut, d.DecidedBy)
 	}
 	if err := r.ctx.Err(); err != nil {
 		return nil, nil, err

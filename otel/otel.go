@@ -231,7 +231,8 @@ func (c *call) Observe(ev threads.CallEvent) {
 		c.span.AddEvent("threads.tool_round", trace.WithAttributes(attribute.Int("threads.stream.tool_round", ev.Round)))
 	case threads.EventToolApproval:
 		// The decision on a tool call that needed a person's approval; a
-		// reason is the person's text, and stays out of the span. The
+		// reason is the person's text, and who decided is a person: both
+		// stay out of the span. The
 		// tool's name is the caller's (or an MCP server's) text: only one
 		// that looks like a name goes on the span.
 		attrs := make([]attribute.KeyValue, 0, 3)

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -36,8 +37,10 @@ type Approvals struct {
 	// filters the approval API's list, and a decision it refuses is
 	// answered 403. An error is answered 500 (and logged). Required.
 	MayDecide func(r *http.Request, call PendingApproval) (bool, error)
-	// DecidedBy names who decides through r, for the decision's record
-	// and the log (never a secret); nil: "".
+	// DecidedBy names who decides through r (never a secret), for the
+	// decision's record, the log, and the client's observer
+	// ([threads.CallEvent].DecidedBy on the run that carries the call's
+	// result); nil: "".
 	DecidedBy func(r *http.Request) string
 	// TTL is how long a parked call waits for a decision
 	// ([DefaultApprovalTTL]); past it the call is answered with an error
@@ -284,6 +287,7 @@ func isKeptPause(v []byte) bool {
 type parkedRef struct {
 	ID         string `json:"id"`
 	ToolCallID string `json:"toolCallId"`
+	ToolName   string `json:"tool,omitzero"` // for the observer, once the call's record is gone
 }
 
 // decisionRecord is a decision's record: "running" while its tool runs,
@@ -329,7 +333,7 @@ func (h *Handler) park(ctx context.Context, u User, threadID, runID string, call
 		} else {
 			listed = append(listed, indexEntry{ID: pa.ID, Until: pa.ExpiresAt.Add(DefaultPendingTTL).UnixMilli()})
 		}
-		pp.Calls = append(pp.Calls, parkedRef{ID: pa.ID, ToolCallID: c.ToolCallID})
+		pp.Calls = append(pp.Calls, parkedRef{ID: pa.ID, ToolCallID: c.ToolCallID, ToolName: c.ToolName})
 		out = append(out, pa)
 	}
 	if len(listed) > 0 {
@@ -458,7 +462,7 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 		if ref.ToolCallID == "" {
 			return decisionRecord{}, &decideError{http.StatusNotFound, "No such approval"}
 		}
-		rec.Call = PendingApproval{ID: ref.ID, ToolCallID: ref.ToolCallID}
+		rec.Call = PendingApproval{ID: ref.ID, ToolCallID: ref.ToolCallID, ToolName: ref.ToolName}
 		status, reason = ApprovalExpired, ""
 	}
 	if r != nil && status != ApprovalExpired {
@@ -624,39 +628,45 @@ func (h *Handler) clientOf(u User) *runs.Client {
 }
 
 // settlePause returns the results of a pause's parked calls when each is
-// decided (or expired: decided so now); answers are the page's resume[]
+// decided (or expired: decided so now), and the decisions for the
+// observer of the run that carries them; answers are the page's resume[]
 // entries, decided as r's sender. errWaiting when a call still waits.
-func (h *Handler) settlePause(ctx context.Context, r *http.Request, pp parkedPause, answers map[string]runs.ResumeEntry) ([]runs.Content, error) {
+func (h *Handler) settlePause(ctx context.Context, r *http.Request, pp parkedPause, answers map[string]runs.ResumeEntry) ([]runs.Content, []toolcore.Reported, error) {
 	out := make([]runs.Content, 0, len(pp.Calls))
+	reported := make([]toolcore.Reported, 0, len(pp.Calls))
 	for _, ref := range pp.Calls {
 		d, done, err := h.decisionOf(ctx, h.approvalKey("approval-decision", ref.ID))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !done {
 			status, reason := "", ""
 			if e, ok := answers[ref.ID]; ok && r != nil {
 				if status, reason, err = resumeDecision(e); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 			}
 			if status == "" {
 				exp, err := h.expired(ctx, ref.ID)
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				if !exp {
-					return nil, errWaiting
+					return nil, nil, errWaiting
 				}
 				status, r = ApprovalExpired, nil
 			}
 			if d, err = h.decide(ctx, r, ref, status, reason); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		out = append(out, d.Result)
+		reported = append(reported, toolcore.Reported{Tool: cmp.Or(d.Run.Call.ToolName, ref.ToolName), Decision: toolcore.Decision{
+			Approved: d.Decision.Status == ApprovalApproved, Reason: d.Decision.Reason, DecidedBy: d.Decision.DecidedBy,
+			TimedOut: d.Decision.Status == ApprovalExpired,
+		}})
 	}
-	return out, nil
+	return out, reported, nil
 }
 
 // expired reports whether parked call id waits no more: its record has
@@ -703,7 +713,7 @@ func (h *Handler) continueParked(ctx context.Context, u User, threadID, runID st
 	if json.Unmarshal(v, &pp) != nil || pp.Browser {
 		return "", nil
 	}
-	results, err := h.settlePause(ctx, nil, pp, nil)
+	results, reported, err := h.settlePause(ctx, nil, pp, nil)
 	if errors.Is(err, errWaiting) {
 		return "", nil
 	}
@@ -725,7 +735,7 @@ func (h *Handler) continueParked(ctx context.Context, u User, threadID, runID st
 	}
 	var id string
 	for try := 0; ; try++ {
-		id, err = h.startDetached(ctx, u, threadID, runs.RunParams{PreviousRunID: runID, Content: content})
+		id, err = h.startDetached(ctx, u, threadID, runs.RunParams{PreviousRunID: runID, Content: content}, reported)
 		// A decision faster than the paused run's end: the service has
 		// not recorded it as complete yet. It will within moments.
 		if err == nil || try >= 20 || !(errors.Is(err, runs.ErrInvalidPreviousRun) || errors.Is(err, runs.ErrRunActive)) {
@@ -755,18 +765,29 @@ func (h *Handler) continueParked(ctx context.Context, u User, threadID, runID st
 }
 
 // startDetached starts a run of u's thread that no browser asked for (a
-// decision's continuation), read into its log as a detached run.
-func (h *Handler) startDetached(ctx context.Context, u User, threadID string, p runs.RunParams) (string, error) {
+// decision's continuation), read into its log as a detached run; its
+// observer hears of the decisions (reported) whose results it carries.
+func (h *Handler) startDetached(ctx context.Context, u User, threadID string, p runs.RunParams, reported []toolcore.Reported) (string, error) {
 	if !h.life.begin() {
 		return "", errors.New("proxy: the server is shutting down")
+	}
+	// One of its user's runs, as any other (WithMaxRunsPerUser).
+	slot, status := h.takeSlot(ctx, u)
+	if status != 0 {
+		h.life.runs.Done()
+		if status == http.StatusTooManyRequests {
+			return "", errNoRunSlot
+		}
+		return "", errors.New("proxy: the store cannot give a run slot")
 	}
 	base, cancel := context.WithTimeout(withRunUser(context.WithoutCancel(ctx), u), h.cfg.detach)
 	stopAfter := context.AfterFunc(h.life.stop, cancel)
 	c := h.clientOf(u)
-	s, err := c.RunTools(toolcore.WithDeferredApprovals(base, true), threadID, p, h.runner(u), h.cfg.callOpts...)
+	s, err := c.RunTools(toolcore.WithReported(toolcore.WithDeferredApprovals(base, true), reported), threadID, p, h.runner(u), h.cfg.callOpts...)
 	if err != nil {
 		stopAfter()
 		cancel()
+		h.release(ctx, slot)
 		h.life.runs.Done()
 		return "", err
 	}
@@ -781,10 +802,16 @@ func (h *Handler) startDetached(ctx context.Context, u User, threadID string, p 
 		}
 		stopAfter()
 		cancel()
+		h.release(base, slot)
 		h.life.runs.Done()
 	})
 	return s.RunID(), nil
 }
+
+// errNoRunSlot: a decision's run is not started while its user has
+// WithMaxRunsPerUser runs going; the next request on its thread starts
+// it (the page's resume, the user's continuation).
+var errNoRunSlot = errors.New("proxy: the user has no run slot free")
 
 // ApprovalAPI returns the approval API's handler, for the backend to
 // mount (under [http.StripPrefix]) behind its own session check and
@@ -793,9 +820,8 @@ func (h *Handler) startDetached(ctx context.Context, u User, threadID string, p 
 //   - GET / answers {"approvals": [PendingApproval, ...]}: the calls that
 //     wait, which [Approvals].MayDecide lets the requester decide, newest
 //     first. At most [MaxListedApprovals] are listed: past it, the oldest
-//     calls of the user who has the most listed go from the list (they
-//     can still be decided), so one user's calls never push another's
-//     out.
+//     calls of the user with the most listed leave the list (still
+//     decidable), so one user's calls never push another's out.
 //   - POST /{id} with {"approved": bool, "reason": string} decides one
 //     (a JSON body only: else 415) and answers its [ApprovalDecision]
 //     (200), a second decision the first one's; 403 when MayDecide
@@ -858,7 +884,10 @@ func (h *Handler) postDecision(w http.ResponseWriter, r *http.Request, id, statu
 	}
 	if rec := d.Run; rec.Call.RunID != "" && !rec.Browser && (rec.UserKey != "" || rec.UserToken != "") {
 		runID, err := h.continueParked(ctx, rec.user(), rec.Call.ThreadID, rec.Call.RunID)
-		if err != nil {
+		switch {
+		case errors.Is(err, errNoRunSlot):
+			h.log.InfoContext(ctx, "proxy: a decided call's run waits for a run slot of its user; the next request on its thread continues it")
+		case err != nil:
 			h.log.ErrorContext(ctx, "proxy: cannot continue a run after its decision; the next request on its thread does", "error", err)
 		}
 		d.Decision.RunID = runID
@@ -955,13 +984,13 @@ func writeValue(w http.ResponseWriter, status int, v any) {
 // continuation, sent meanwhile, no record of the parked calls, and its
 // result for one would reach the service. A pause whose record is gone
 // is settled from its kept copy (parkedCallsKey), which is not taken.
-func (q *request) settleParked(ctx context.Context, key, previousRun string, resume []runs.ResumeEntry) ([]byte, []runs.Content, int) {
+func (q *request) settleParked(ctx context.Context, key, previousRun string, resume []runs.ResumeEntry) ([]byte, []runs.Content, []toolcore.Reported, int) {
 	h := q.h
-	unavailable := func(msg string, err error) ([]byte, []runs.Content, int) {
+	unavailable := func(msg string, err error) ([]byte, []runs.Content, []toolcore.Reported, int) {
 		h.log.ErrorContext(ctx, msg, "error", err)
 		q.w.Header().Set("Retry-After", "1")
 		writeError(q.w, http.StatusServiceUnavailable, "The run cannot start now; try again")
-		return nil, nil, http.StatusServiceUnavailable
+		return nil, nil, nil, http.StatusServiceUnavailable
 	}
 	v, ok, err := h.cfg.store.Get(ctx, key)
 	if err == nil && !ok {
@@ -974,27 +1003,29 @@ func (q *request) settleParked(ctx context.Context, key, previousRun string, res
 	}
 	var pp parkedPause
 	if !ok || json.Unmarshal(v, &pp) != nil {
-		return nil, nil, 0
+		return nil, nil, nil, 0
 	}
 	answers := make(map[string]runs.ResumeEntry, len(resume))
 	for _, e := range resume {
 		answers[e.InterruptID] = e
 	}
-	res, err := h.settlePause(ctx, q.r, pp, answers)
+	res, reported, err := h.settlePause(ctx, q.r, pp, answers)
 	var de *decideError
 	switch {
 	case err == nil:
 	case errors.Is(err, errWaiting):
 		writeError(q.w, http.StatusConflict, "The run is waiting for approval of a server-side tool's call; continue it once the call is decided")
-		return nil, nil, http.StatusConflict
+		return nil, nil, nil, http.StatusConflict
 	case errors.As(err, &de):
 		writeError(q.w, de.status, de.msg)
-		return nil, nil, de.status
+		return nil, nil, nil, de.status
 	default:
 		return unavailable("proxy: cannot settle a pause's parked calls; the continuation is refused", err)
 	}
 	if pp.Kept {
-		return v, res, 0
+		// The pause's own record went with the request that carried its
+		// decisions, and told its observer: not twice.
+		return v, res, nil, 0
 	}
 	_, took, err := h.cfg.store.Take(ctx, key)
 	switch {
@@ -1003,9 +1034,9 @@ func (q *request) settleParked(ctx context.Context, key, previousRun string, res
 	case !took:
 		// Another continuation, or the decision's own run, took it.
 		writeError(q.w, http.StatusConflict, "The run was continued by another request")
-		return nil, nil, http.StatusConflict
+		return nil, nil, nil, http.StatusConflict
 	}
-	return v, res, 0
+	return v, res, reported, 0
 }
 
 // withoutAnswers returns resume without the entries that answer the
@@ -1030,7 +1061,7 @@ func withoutAnswers(resume []runs.ResumeEntry, v []byte) []runs.ResumeEntry {
 // request touches (a page's resume), and continues the run once nothing
 // else waits.
 func (h *Handler) touchParked(ctx context.Context, u User, threadID, runID string) {
-	if _, err := h.continueParked(ctx, u, threadID, runID); err != nil {
+	if _, err := h.continueParked(ctx, u, threadID, runID); err != nil && !errors.Is(err, errNoRunSlot) {
 		h.log.WarnContext(ctx, "proxy: cannot continue a run whose parked calls expired", "error", err)
 	}
 }

@@ -656,6 +656,91 @@ func TestBrowserCannotAnswerAParkedCallWithTwoContinuations(t *testing.T) {
 	assert.Empty(t, f.calls())
 }
 
+// decisions is a client observer that keeps each EventToolApproval, with
+// the route of the call that reported it.
+type decisions struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (d *decisions) StartCall(ctx context.Context, ci threads.CallInfo) (context.Context, threads.CallObserver) {
+	return ctx, decisionsCall{d, ci.Route}
+}
+
+type decisionsCall struct {
+	d     *decisions
+	route string
+}
+
+func (c decisionsCall) Observe(ev threads.CallEvent) {
+	if ev.Kind != threads.EventToolApproval {
+		return
+	}
+	c.d.mu.Lock()
+	defer c.d.mu.Unlock()
+	c.d.seen = append(c.d.seen, fmt.Sprintf("%s: %s approved=%t by=%s timeout=%t", c.route, ev.Tool, ev.Approved, ev.DecidedBy, ev.Err != nil))
+}
+
+func (decisionsCall) End(threads.CallEnd) {}
+
+func (d *decisions) all() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.seen...)
+}
+
+// The backend's observer (threads.WithObserver on the client the Handler
+// sends through) hears each decision, and who took it, on the run that
+// carries its result: a decision through the approval API (the run it
+// continues), one by a page's resume[] entry (the browser's
+// continuation), and an expiry (no one, in time).
+func TestObserverHearsWhoDecided(t *testing.T) {
+	t.Parallel()
+	var f refunds
+	var obs decisions
+	fake := threadstest.NewServer(t)
+	l, logger := newLogs(t)
+	var lapsed atomic.Bool
+	h, err := proxy.New(fake.Client(threads.WithObserver(&obs)), userBySession,
+		append(approvalOptions(&f, expiring{proxy.NewMemoryStore(0, 0), &lapsed}), proxy.WithLogger(logger))...)
+	require.NoError(t, err)
+	e := &env{fake: fake, h: h, logs: l}
+	const route = "/v1/threads/{threadId}/runs" // the run that carries the result
+
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund", Arguments: map[string]any{"amount": 80}}}})
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	custom, _ := parked(t, w.Body.String())
+	require.Len(t, custom, 1)
+	assert.Empty(t, obs.all(), "nothing decided yet")
+	w = approve(t, e.h, custom[0].ID, true, "", "X-Role", "manager", "X-Person", "carol")
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+	assert.Equal(t, []string{route + ": refund approved=true by=carol timeout=false"}, obs.all())
+
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
+		{ID: "call_b", Name: "get_location"}, {ID: "call_r2", Name: "refund", Arguments: map[string]any{"amount": 20}},
+	}})
+	w = e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"tools":[`+browserTool+`]}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	_, ints := parked(t, w.Body.String())
+	require.Len(t, ints, 1)
+	body := `{"message":{"role":"user","content":[{"type":"tool_result","toolUseId":"call_b","content":[{"type":"text","text":"Lisbon"}]}]},"previousRunId":"` +
+		lastRun(parse(t, w.Body.String())) + `","tools":[` + browserTool + `],"resume":[{"interruptId":"` + ints[0].ID + `","status":"resolved","payload":{"approved":false,"reason":"no"}}]}`
+	w = e.do(t, "s-alice", "POST", "/v1/threads/"+w.Header().Get("X-Thread-Id")+"/runs", body, "X-Person", "alice herself")
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	assert.Equal(t, route+": refund approved=false by=alice herself timeout=false", obs.all()[1])
+
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r3", Name: "refund", Arguments: map[string]any{"amount": 90}}}})
+	w = e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	lapsed.Store(true)
+	w = e.do(t, "s-alice", "POST", "/v1/threads/"+w.Header().Get("X-Thread-Id")+"/runs",
+		`{"message":{"role":"user","content":[{"type":"text","text":"well?"}]},"previousRunId":"`+w.Header().Get("X-Run-Id")+`"}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	assert.Equal(t, []string{route + ": refund approved=true by=carol timeout=false", route + ": refund approved=false by=alice herself timeout=false",
+		route + ": refund approved=false by= timeout=true"}, obs.all())
+}
+
 // One user's parked calls cannot fill the store's room for another
 // user's: with alice's calls (large arguments) filling one scope's share,
 // bob's call is still parked and listed.
@@ -870,4 +955,72 @@ func TestBrowserCannotAnswerACallThatCouldNotBeParked(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The run a decision continues is one of its user's runs: while it goes
+// on, the user's next run past WithMaxRunsPerUser is 429, as for any
+// detached run.
+func TestDecisionRunTakesAUsersRunSlot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var f refunds
+		opts := append(approvalOptions(&f, proxy.NewMemoryStore(0, 0)), proxy.WithMaxRunsPerUser(1))
+		e := newEnv(t, []threadstest.Option{threadstest.WithoutListener()}, opts...)
+		e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund", Arguments: map[string]any{"amount": 10}}}})
+		w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
+		require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+		custom, _ := parked(t, w.Body.String())
+		require.Len(t, custom, 1)
+		synctest.Wait() // the paused run's owner has let its slot go
+		hold := make(chan struct{})
+		defer close(hold)
+		e.fake.PushRunScript(threadstest.RunScript{Text: "refunded, thanks", Hold: hold, HoldAfter: 1})
+		w = approve(t, e.h, custom[0].ID, true, "", "Cookie", "session=s-alice")
+		require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+		require.Contains(t, w.Body.String(), `"runId"`, "the decision continued the run")
+
+		e.fake.PushRunScript(threadstest.RunScript{Text: "another"})
+		w = e.do(t, "s-alice", "POST", "/v1/threads/runs", hiRun)
+		assert.Equal(t, http.StatusTooManyRequests, w.Code, "the decision's run holds alice's one slot")
+	})
+}
+
+// A decision made while its user has no run slot free is recorded, and
+// its run is continued by the next request on its thread that finds a
+// slot (the page's resume of the paused run).
+func TestDecisionWithoutARunSlotContinuesLater(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var f refunds
+		opts := append(approvalOptions(&f, proxy.NewMemoryStore(0, 0)), proxy.WithMaxRunsPerUser(1))
+		e := newEnv(t, []threadstest.Option{threadstest.WithoutListener()}, opts...)
+		e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund", Arguments: map[string]any{"amount": 10}}}})
+		w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
+		require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+		threadID, pausedRun := w.Header().Get("X-Thread-Id"), w.Header().Get("X-Run-Id")
+		custom, _ := parked(t, w.Body.String())
+		require.Len(t, custom, 1)
+		synctest.Wait()
+
+		hold := make(chan struct{})
+		e.fake.PushRunScript(threadstest.RunScript{Text: "busy", Hold: hold, HoldAfter: 1})
+		busy := make(chan *httptest.ResponseRecorder, 1)
+		go func() { busy <- e.do(t, "s-alice", "POST", "/v1/threads/runs", hiRun) }()
+		synctest.Wait() // alice's other run holds her one slot
+
+		w = approve(t, e.h, custom[0].ID, true, "", "Cookie", "session=s-alice")
+		require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+		var d proxy.ApprovalDecision
+		require.NoError(t, json.Unmarshal(w.Body.Bytes(), &d))
+		assert.Equal(t, "refunded 10", d.Result)
+		assert.Empty(t, d.RunID, "no slot: not continued now")
+		close(hold)
+		<-busy
+		synctest.Wait()
+
+		e.fake.PushRunScript(threadstest.RunScript{Text: "refunded, thanks"})
+		w = e.do(t, "s-alice", "GET", "/v1/threads/"+threadID+"/runs/"+pausedRun+"/events", "")
+		assert.Equal(t, http.StatusOK, w.Code)
+		synctest.Wait()
+		assert.Equal(t, map[string][]string{"call_r": {"refunded 10"}}, e.results(t), "the resume continued the run")
+		assert.Equal(t, []string{"alice"}, f.calls())
+	})
 }

@@ -106,6 +106,7 @@ func (q *request) run(create bool) {
 	pendingKey := ""
 	var parked []byte
 	parkedKey := ""
+	var decided []toolcore.Reported // for the observer of the run that carries them
 	if continues && h.approvals != nil {
 		// The pause's parked calls: each decided (through the approval
 		// API, or now by the page's resume[] entry), or expired and
@@ -113,7 +114,7 @@ func (q *request) run(create bool) {
 		var results []runs.Content
 		var status int
 		parkedKey = h.parkedKey(q.user, threadID, p.PreviousRunID)
-		parked, results, status = q.settleParked(ctx, parkedKey, p.PreviousRunID, p.Resume)
+		parked, results, decided, status = q.settleParked(ctx, parkedKey, p.PreviousRunID, p.Resume)
 		if status != 0 {
 			return
 		}
@@ -158,7 +159,7 @@ func (q *request) run(create bool) {
 	start := func() (Stream, error) {
 		cp.RunParams = p
 		// The calls that need approval are the Handler's to park.
-		tctx := toolcore.WithDeferredApprovals(ctx, true)
+		tctx := toolcore.WithReported(toolcore.WithDeferredApprovals(ctx, true), decided)
 		switch tools := h.runner(q.user); {
 		case len(h.server) > 0 && create:
 			return nilIfErr(q.c.CreateAndRunTools(tctx, cp, tools, opts...))

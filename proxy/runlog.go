@@ -114,7 +114,13 @@ func (d *detachment) relay(w http.ResponseWriter, r *http.Request, s Stream, p p
 		d.cancel()
 		return RelayResult{}, d.err
 	}
-	if !h.life.begin() {
+	plain := s.ThreadID() == "" || s.RunID() == ""
+	if plain {
+		// Its log could not be named, nor resumed: the service sends
+		// both ids (X-Thread-Id, X-Run-Id) before the first event.
+		h.log.WarnContext(r.Context(), "proxy: a run without its thread and run ids cannot be detached; it is relayed as it is")
+	}
+	if plain || !h.life.begin() {
 		// Shutdown would not wait for it: the run ends with the browser
 		// (ctx still ends with the request).
 		rl := relayer{keepAlive: p.keepAlive, writeTimeout: p.writeTimeout, status: http.StatusOK, stop: d.cancel}

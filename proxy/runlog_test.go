@@ -683,6 +683,27 @@ func (w *headed) WriteHeader(status int) {
 	w.once.Do(func() { close(w.head) })
 }
 
+// A stream without its thread and run ids cannot name a log, nor be
+// resumed: Relay relays it as it is (every event, no id: lines), and the
+// Handler says why.
+func TestRelayDetachWithoutRunIDsRelaysPlainly(t *testing.T) {
+	t.Parallel()
+	fake := threadstest.NewServer(t)
+	l, logger := newLogs(t)
+	h, err := proxy.New(fake.Client(), userBySession, proxy.WithDetachedRuns(time.Minute), proxy.WithLogger(logger))
+	require.NoError(t, err)
+	r := httptest.NewRequest("GET", "/stream", nil)
+	_, detach := h.Detach(r, proxy.User{Key: "alice"})
+	w := newRecorder()
+	res, err := proxy.Relay(w, r, &batchStream{n: 20}, detach)
+	require.NoError(t, err)
+	assert.Equal(t, 20, res.Events)
+	assert.Len(t, events(w.Body()), 20)
+	assert.NotContains(t, w.Body(), "id: ")
+	assert.Contains(t, strings.Join(l.failures(), "\n"), "cannot be detached")
+	require.NoError(t, h.Shutdown(context.Background()))
+}
+
 // sizes is a store that records the largest value written.
 type sizes struct {
 	proxy.Store

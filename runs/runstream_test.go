@@ -527,7 +527,7 @@ type recorder struct {
 type recCall struct {
 	info      threads.CallInfo
 	rounds    []int
-	approvals []string // EventToolApproval: "tool approved"
+	approvals []string // EventToolApproval: "tool approved" (and " by " who decided)
 	first     bool
 	ends      []threads.CallEnd
 	// endText is what End's error said when End was called (an observer
@@ -556,7 +556,11 @@ func (o *recObs) Observe(ev threads.CallEvent) {
 	case threads.EventToolRound:
 		o.c.rounds = append(o.c.rounds, ev.Round)
 	case threads.EventToolApproval:
-		o.c.approvals = append(o.c.approvals, fmt.Sprintf("%s %t", ev.Tool, ev.Approved))
+		a := fmt.Sprintf("%s %t", ev.Tool, ev.Approved)
+		if ev.DecidedBy != "" {
+			a += " by " + ev.DecidedBy
+		}
+		o.c.approvals = append(o.c.approvals, a)
 	}
 	f := o.r.onFirst
 	o.r.mu.Unlock()

@@ -140,11 +140,11 @@ type decision struct {
 // the run that paused and its tool call id; the approver is asked with
 // the thread and that run.
 func (s *ToolStream) guard(g threads.ToolGuards) toolcore.Guard[*threads.Tool] {
-	var approve func(context.Context, toolcore.Call) (bool, string, error)
+	var approve func(context.Context, toolcore.Call) (bool, string, string, error)
 	if g.Approver != nil {
-		approve = func(ctx context.Context, c toolcore.Call) (bool, string, error) {
+		approve = func(ctx context.Context, c toolcore.Call) (bool, string, string, error) {
 			a, err := g.Approver(ctx, threads.ApprovalRequest{Call: toolCall(c), ThreadID: s.ThreadID(), RunID: s.prevRun})
-			return a.Approved, a.Reason, err
+			return a.Approved, a.Reason, a.DecidedBy, err
 		}
 	}
 	cfg := toolcore.GuardConfig{ApprovalTimeout: g.ApprovalTimeout, Timeout: g.Timeout, MaxAbandoned: g.MaxAbandoned, Record: g.Calls, Approve: approve}

@@ -460,7 +460,7 @@ func TestRunToolsApproval(t *testing.T) {
 		var asked []threads.ApprovalRequest
 		approver := func(_ context.Context, req threads.ApprovalRequest) (threads.Approval, error) {
 			asked = append(asked, req)
-			return threads.Approval{Approved: approve, Reason: "over the agent's limit"}, nil
+			return threads.Approval{Approved: approve, Reason: "over the agent's limit", DecidedBy: "carol"}, nil
 		}
 		obs := &recorder{}
 		sent, events := guardedRuns(t, []threadstest.RunScript{pause}, []threads.Tool{refundTool(&n)}, threads.ToolGuards{Approver: approver},
@@ -468,7 +468,7 @@ func TestRunToolsApproval(t *testing.T) {
 		// The decision is reported on the run that carries the results.
 		require.Len(t, obs.calls, 2)
 		assert.Empty(t, obs.calls[0].approvals)
-		assert.Equal(t, []string{fmt.Sprintf("refund %t", approve)}, obs.calls[1].approvals)
+		assert.Equal(t, []string{fmt.Sprintf("refund %t by carol", approve)}, obs.calls[1].approvals, "with who decided")
 		require.Len(t, sent, 1)
 		require.Len(t, asked, 1, "only the big refund is asked about")
 		assert.Equal(t, "c_big", asked[0].Call.ID)

@@ -52,6 +52,12 @@ func (c *Client) runTools(ctx context.Context, threadID string, params *CreateRu
 	if ts.policy.Deferred = toolcore.DeferredApprovals(ctx); ts.policy.Deferred {
 		ctx = toolcore.WithDeferredApprovals(ctx, false)
 	}
+	// Decisions the proxy took on the pause this run continues: this run
+	// carries their results, so its observer hears of them.
+	reported := toolcore.ReportedOf(ctx)
+	if reported != nil {
+		ctx = toolcore.WithReported(ctx, nil)
+	}
 	ts.ctx, ts.cancel = context.WithCancel(ctx)
 	var st *Stream
 	var err error
@@ -63,6 +69,12 @@ func (c *Client) runTools(ctx context.Context, threadID string, params *CreateRu
 	if err != nil {
 		ts.cancel()
 		return nil, err
+	}
+	if len(reported) > 0 {
+		obs := st.eng.Observation()
+		for _, d := range reported {
+			obs.ToolApproval(d.Tool, d.Approved, d.TimedOut, d.DecidedBy)
+		}
 	}
 	if ts.threadID == "" {
 		ts.threadID = st.ThreadID()
@@ -254,7 +266,7 @@ func (s *ToolStream) continueRun() {
 	}
 	obs := next.eng.Observation()
 	for _, d := range s.decisions {
-		obs.ToolApproval(d.tool, d.Approved, d.TimedOut)
+		obs.ToolApproval(d.tool, d.Approved, d.TimedOut, d.DecidedBy)
 	}
 	s.decisions = nil
 	obs.ToolRound(s.policy.Rounds()) // this run carries the round's results

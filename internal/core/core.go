@@ -111,7 +111,7 @@ type Observation interface {
 	ToolRound(n int)
 	// ToolApproval reports an approver's decision on a call of tool
 	// (timedOut: it did not answer in time).
-	ToolApproval(tool string, approved, timedOut bool)
+	ToolApproval(tool string, approved, timedOut bool, decidedBy string)
 	// Leave marks that the caller left the stream before its end.
 	Leave()
 	// End ends the call with err (nil: success), once.

@@ -225,11 +225,11 @@ func (e *Engine) Observation() core.Observation {
 // nobody is the observation of a stream that nobody observes.
 type nobody struct{}
 
-func (nobody) Event()                          {}
-func (nobody) ToolRound(int)                   {}
-func (nobody) ToolApproval(string, bool, bool) {}
-func (nobody) Leave()                          {}
-func (nobody) End(error)                       {}
+func (nobody) Event()                                  {}
+func (nobody) ToolRound(int)                           {}
+func (nobody) ToolApproval(string, bool, bool, string) {}
+func (nobody) Leave()                                  {}
+func (nobody) End(error)                               {}
 
 func (nobody) Usage(core.TokenUsage) {}
 

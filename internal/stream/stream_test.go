@@ -80,10 +80,10 @@ type obs struct {
 func (o *obs) Event()          { o.mu.Lock(); o.events++; o.mu.Unlock() }
 func (o *obs) ToolRound(n int) { o.mu.Lock(); o.rounds = append(o.rounds, n); o.mu.Unlock() }
 
-func (o *obs) ToolApproval(string, bool, bool) {}
-func (o *obs) Usage(core.TokenUsage)           {}
-func (o *obs) Leave()                          { o.mu.Lock(); o.left = true; o.mu.Unlock() }
-func (o *obs) End(err error)                   { o.mu.Lock(); o.ends = append(o.ends, err); o.mu.Unlock() }
+func (o *obs) ToolApproval(string, bool, bool, string) {}
+func (o *obs) Usage(core.TokenUsage)                   {}
+func (o *obs) Leave()                                  { o.mu.Lock(); o.left = true; o.mu.Unlock() }
+func (o *obs) End(err error)                           { o.mu.Lock(); o.ends = append(o.ends, err); o.mu.Unlock() }
 
 // tbody is a ReadCloser over text that records its Close.
 type tbody struct {

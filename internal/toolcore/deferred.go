@@ -47,3 +47,27 @@ func ReadCall(id, name, raw string) Call {
 	c.Status = TakeStatus(args)
 	return c
 }
+
+// Reported is a decision taken outside the runner (a person, through
+// package proxy's approval API or a page's resume[] entry) on a call of
+// Tool, for the observer of the run that carries its result.
+type Reported struct {
+	Tool string
+	Decision
+}
+
+// reportedKey is the context key of WithReported's decisions.
+type reportedKey struct{}
+
+// WithReported returns ctx carrying decisions for package runs' RunTools
+// to report on its first run, the one that carries their results (nil:
+// none).
+func WithReported(ctx context.Context, ds []Reported) context.Context {
+	return context.WithValue(ctx, reportedKey{}, ds)
+}
+
+// ReportedOf returns the decisions ctx carries.
+func ReportedOf(ctx context.Context) []Reported {
+	ds, _ := ctx.Value(reportedKey{}).([]Reported)
+	return ds
+}

@@ -23,6 +23,9 @@ type Decision struct {
 	// Reason is the person's reason (a refusal's, usually), or why there
 	// was no answer.
 	Reason string
+	// DecidedBy names who decided, as the approver said; "" when it did
+	// not say.
+	DecidedBy string
 	// Err is the approver's failure (nil when it answered); TimedOut
 	// says it ran out of time (Err is then the context's).
 	Err      error
@@ -65,7 +68,7 @@ type Guard[T any] struct {
 	// Approve asks the caller's approver about c, under a context that
 	// ends after ApprovalTimeout. Nil: every call that needs approval is
 	// refused (there is no one to ask).
-	Approve         func(ctx context.Context, c Call) (approved bool, reason string, err error)
+	Approve         func(ctx context.Context, c Call) (approved bool, reason, decidedBy string, err error)
 	ApprovalTimeout time.Duration
 
 	// Timeout is the deadline of a call of tool; 0: none.
@@ -93,7 +96,7 @@ type GuardConfig struct {
 	MaxAbandoned    int           // 0: 8
 	Record          Record        // nil: in memory
 	// Approve asks the caller's approver; nil: there is none.
-	Approve func(ctx context.Context, c Call) (approved bool, reason string, err error)
+	Approve func(ctx context.Context, c Call) (approved bool, reason, decidedBy string, err error)
 }
 
 // The guard defaults (package threads' ToolGuards documents them).
@@ -202,10 +205,10 @@ func (g *Guard[T]) approve(ctx context.Context, tool T, c Call) (*Decision, erro
 		d = Decision{Reason: "no approver was given"}
 	} else {
 		actx, cancel := context.WithTimeout(ctx, g.ApprovalTimeout)
-		ok, reason, err := g.Approve(actx, c)
+		ok, reason, by, err := g.Approve(actx, c)
 		expired := actx.Err() == context.DeadlineExceeded && ctx.Err() == nil
 		cancel()
-		d = Decision{Approved: ok && err == nil, Reason: reason, Err: err, TimedOut: expired && (err != nil || !ok)}
+		d = Decision{Approved: ok && err == nil, Reason: reason, DecidedBy: by, Err: err, TimedOut: expired && (err != nil || !ok)}
 	}
 	switch {
 	case d.Approved:

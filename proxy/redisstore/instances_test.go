@@ -1,14 +1,17 @@
 package redisstore_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/proxy"
 	"github.com/threadsapi/threads-go/threadstest"
 )
@@ -66,6 +69,46 @@ func TestMixedPauseContinuedOnAnotherInstance(t *testing.T) {
 	for _, r := range c.fake.Requests()[sent:] {
 		assert.NotContains(t, string(r.Body), "found tea", "a second continuation does not carry the server's result again")
 	}
+}
+
+// A mixed pause delivered twice (the service answers the first
+// continuation with the same pause) is served on A, continued on B, and
+// its repeat continued on C: the server's call runs once, and the
+// repeat's continuation carries its recorded result from Redis (the call
+// record, keyed by thread, run and tool call id).
+func TestMixedPauseDeliveredTwiceRunsOnceAcrossInstances(t *testing.T) {
+	t.Parallel()
+	var ran atomic.Int32
+	counted := threads.NewTool("lookup", "Looks a word up in the backend's database",
+		func(_ context.Context, a struct {
+			Q string `json:"q"`
+		}) (string, error) {
+			ran.Add(1)
+			return "found " + a.Q, nil
+		})
+	c := newCluster(t, sharedServer(t), 3, proxy.WithTools(counted))
+	c.fake.PushRunScript(threadstest.RunScript{PauseTwice: true, ToolCalls: []threadstest.RunToolCall{
+		{ID: "call_b", Name: "get_location"}, {ID: "call_s", Name: "lookup", Arguments: map[string]any{"q": "tea"}},
+	}})
+	pause := c.postTo(t, 0, "alice", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"tools":[`+browserTool+`]}`)
+	require.Equal(t, http.StatusCreated, pause.status)
+	body := pause.rest(t)
+	threadID := pause.header.Get("X-Thread-Id")
+	cont := func(prev string) string {
+		return `{"message":{"role":"user","content":[{"type":"tool_result","toolUseId":"call_b","content":[{"type":"text","text":"Lisbon"}]}]},"previousRunId":"` +
+			prev + `","tools":[` + browserTool + `]}`
+	}
+	onB := c.postTo(t, 1, "alice", "/v1/threads/"+threadID+"/runs", cont(lastRunID(t, body)))
+	require.Equal(t, http.StatusCreated, onB.status)
+	again := onB.rest(t)
+	assert.Equal(t, map[string]string{"call_s": "found tea", "call_b": "Lisbon"}, lastResults(t, c.fake))
+	assert.Equal(t, lastRunID(t, body), lastRunID(t, again), "the same pause again")
+
+	onC := c.postTo(t, 2, "alice", "/v1/threads/"+threadID+"/runs", cont(lastRunID(t, again)))
+	require.Equal(t, http.StatusCreated, onC.status)
+	onC.rest(t)
+	assert.Equal(t, map[string]string{"call_s": "found tea", "call_b": "Lisbon"}, lastResults(t, c.fake), "the recorded result")
+	assert.Equal(t, int32(1), ran.Load(), "the server's call ran once across instances")
 }
 
 // lastResults returns the tool results of the last run request the fake
