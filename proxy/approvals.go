@@ -922,6 +922,7 @@ func (h *Handler) listApprovals(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := []PendingApproval{}
+	expired := 0
 	for i := len(idx.Calls) - 1; i >= 0; i-- {
 		v, ok, err := store.Get(ctx, h.approvalKey("approval", idx.Calls[i].ID))
 		if h.approvalFailed(w, r, err) {
@@ -932,23 +933,32 @@ func (h *Handler) listApprovals(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		rec.Call.User = rec.user()
-		if !time.Now().Before(rec.Call.ExpiresAt) {
-			// A request touching its thread: it is answered now.
-			h.expireParked(ctx, rec)
-			continue
-		}
 		may, err := h.approvals.MayDecide(r, rec.Call)
-		if err != nil {
+		switch {
+		case err != nil:
 			h.log.ErrorContext(ctx, "proxy: the backend's MayDecide failed", "error", err)
 			writeError(w, http.StatusInternalServerError, "Internal server error")
 			return
-		}
-		if may {
+		case !may:
+			// Not the requester's: no work for it.
+		case !time.Now().Before(rec.Call.ExpiresAt):
+			// A request touching its thread, from one who may decide it:
+			// it is answered now (a few per request: each may continue a
+			// run; the rest at a later request).
+			if expired < maxExpiredPerList {
+				expired++
+				h.expireParked(ctx, rec)
+			}
+		default:
 			out = append(out, rec.Call)
 		}
 	}
 	writeValue(w, http.StatusOK, map[string]any{"approvals": out})
 }
+
+// maxExpiredPerList bounds the expired calls one request of the approval
+// API's list answers (each may continue a run, with retries).
+const maxExpiredPerList = 8
 
 // expireParked answers an expired parked call, and continues its run
 // when nothing else waits.

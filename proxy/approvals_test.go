@@ -1024,3 +1024,26 @@ func TestDecisionWithoutARunSlotContinuesLater(t *testing.T) {
 		assert.Equal(t, []string{"alice"}, f.calls())
 	})
 }
+
+// The approval API's list answers an expired call (and continues its
+// run) only for a requester who may decide it: anyone else's list does
+// no work for calls that are not theirs.
+func TestListExpiresOnlyCallsTheRequesterMayDecide(t *testing.T) {
+	t.Parallel()
+	var f refunds
+	e := newEnv(t, nil, proxy.WithDetachedRuns(time.Minute), proxy.WithStore(proxy.NewMemoryStore(0, 0)), proxy.WithTools(f.tool()),
+		proxy.WithApprovals(proxy.Approvals{MayDecide: mayDecide, Hold: -1, TTL: time.Nanosecond}))
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund", Arguments: map[string]any{"amount": 80}}}})
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	custom, _ := parked(t, w.Body.String())
+	require.Len(t, custom, 1)
+	sent := len(e.fake.Requests())
+
+	assert.Empty(t, listApprovals(t, e.h), "bob may decide none of alice's refunds")
+	assert.Len(t, e.fake.Requests(), sent, "bob's list continued no run")
+
+	e.fake.PushRunScript(threadstest.RunScript{Text: "sorry"})
+	assert.Empty(t, listApprovals(t, e.h, "X-Role", "manager"), "expired: not listed")
+	assert.Equal(t, map[string][]string{"call_r": {"error approval expired"}}, e.results(t), "the manager's list answered it")
+}
