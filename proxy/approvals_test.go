@@ -3,7 +3,9 @@ package proxy_test
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -1023,4 +1025,53 @@ func TestDecisionWithoutARunSlotContinuesLater(t *testing.T) {
 		assert.Equal(t, map[string][]string{"call_r": {"refunded 10"}}, e.results(t), "the resume continued the run")
 		assert.Equal(t, []string{"alice"}, f.calls())
 	})
+}
+
+// The approval API's list answers an expired call (and continues its
+// run) only for a requester who may decide it: anyone else's list does
+// no work for calls that are not theirs.
+func TestListExpiresOnlyCallsTheRequesterMayDecide(t *testing.T) {
+	t.Parallel()
+	var f refunds
+	e := newEnv(t, nil, proxy.WithDetachedRuns(time.Minute), proxy.WithStore(proxy.NewMemoryStore(0, 0)), proxy.WithTools(f.tool()),
+		proxy.WithApprovals(proxy.Approvals{MayDecide: mayDecide, Hold: -1, TTL: time.Nanosecond}))
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund", Arguments: map[string]any{"amount": 80}}}})
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	custom, _ := parked(t, w.Body.String())
+	require.Len(t, custom, 1)
+	sent := len(e.fake.Requests())
+
+	assert.Empty(t, listApprovals(t, e.h), "bob may decide none of alice's refunds")
+	assert.Len(t, e.fake.Requests(), sent, "bob's list continued no run")
+
+	e.fake.PushRunScript(threadstest.RunScript{Text: "sorry"})
+	assert.Empty(t, listApprovals(t, e.h, "X-Role", "manager"), "expired: not listed")
+	assert.Equal(t, map[string][]string{"call_r": {"error approval expired"}}, e.results(t), "the manager's list answered it")
+}
+
+// An approval id names no user: its part that scopes the call in the
+// store is a keyed hash, so that whoever sees ids (a decider, a page, a
+// log) cannot find the user by hashing guesses of their key.
+func TestApprovalIDNamesNoUser(t *testing.T) {
+	t.Parallel()
+	sum := sha256.Sum256([]byte("threads-go/proxy user\x00key:alice"))
+	plain := hex.EncodeToString(sum[:16])
+	var scopes []string
+	for range 2 {
+		var f refunds
+		e := newEnv(t, nil, approvalOptions(&f, proxy.NewMemoryStore(0, 0))...)
+		for range 2 {
+			e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund", Arguments: map[string]any{"amount": 80}}}})
+			w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
+			require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+			custom, _ := parked(t, w.Body.String())
+			require.Len(t, custom, 1)
+			require.Len(t, custom[0].ID, 64)
+			assert.NotContains(t, custom[0].ID, plain, "the user's plain scope hash")
+			scopes = append(scopes, custom[0].ID[:32])
+		}
+	}
+	assert.Equal(t, scopes[0], scopes[1], "one store: one scope per user")
+	assert.NotEqual(t, scopes[0], scopes[2], "another store's key: another scope")
 }

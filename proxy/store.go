@@ -206,7 +206,12 @@ func (m *MemoryStore) Set(_ context.Context, key string, value []byte, ttl time.
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := time.Now()
-	if e := m.keys[key]; e != nil {
+	if e := m.live(key, now); e != nil {
+		// Refused, the key keeps what it held (as Redis' SET does): the
+		// room counted is what the new value adds to the old one's.
+		if !m.room(key, len(value)-e.size, now) {
+			return ErrStoreFull
+		}
 		m.drop(e)
 	}
 	return m.put(&memEntry{key: key, value: append([]byte{}, value...), size: len(value), expires: now.Add(ttl)}, now)

@@ -92,3 +92,21 @@ func FuzzMemoryLogAfter(f *testing.F) {
 		}
 	})
 }
+
+// A Set refused for want of room leaves the key's value as it was, as
+// Redis' SET does: a renewal or a rewrite that no longer fits does not
+// delete what the key held (a decision's claim, a pause's results).
+func TestMemoryStoreRefusedSetKeepsTheOldValue(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	m := proxy.NewMemoryStore(0, 30)
+	require.NoError(t, m.Set(ctx, "p:her:claim", []byte("running"), time.Minute))
+	require.NoError(t, m.Set(ctx, "p:her:other", []byte(strings.Repeat("x", 20)), time.Minute))
+	err := m.Set(ctx, "p:her:claim", []byte(strings.Repeat("y", 20)), time.Minute)
+	assert.ErrorIs(t, err, proxy.ErrStoreFull)
+	v, ok, err := m.Get(ctx, "p:her:claim")
+	require.NoError(t, err)
+	assert.True(t, ok, "the refused Set left the old value")
+	assert.Equal(t, "running", string(v))
+	assert.NoError(t, m.Set(ctx, "p:her:claim", []byte("done"), time.Minute), "a value that fits in the room the old one leaves")
+}
