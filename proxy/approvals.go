@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -84,8 +85,8 @@ const (
 // PendingApproval is a parked call as the approval API lists it, and as
 // [Approvals].MayDecide sees it. ID names it in the approval API, in the
 // interrupt of the run's RUN_FINISHED and in resume[] entries: 64 hex
-// digits, the run's user's store scope (no user in clear) then a random
-// part, so that ids cannot be guessed.
+// digits, a keyed hash of the run's user (it names no one) then a
+// random part, so that ids cannot be guessed.
 type PendingApproval struct {
 	ID         string         `json:"id"`
 	ThreadID   string         `json:"threadId"`
@@ -153,6 +154,11 @@ type approvals struct {
 	// needs are the NeedsApproval rules of the server's tools that set
 	// one, by tool name.
 	needs map[string]func(threads.ToolCall) bool
+
+	// secret keys the scope part of approval ids (approvalScope), once
+	// read from the store.
+	mu     sync.Mutex
+	secret []byte
 }
 
 // newApprovals checks that a Handler's approvals and its tools go
@@ -198,8 +204,8 @@ func (a *approvals) needsApproval(c runs.PendingToolCall) bool {
 // calls, and an index log of every parked call for the approval API's
 // list. A call and its decision are keyed under the run's user's scope,
 // so that one user's parked calls take no room from another's (a store
-// may bound a scope): an approval id is that scope then a random part,
-// for a decider (not the run's user) to find it (newApprovalID).
+// may bound a scope): an approval id is that scope (approvalScope) then
+// a random part, for a decider (not the run's user) to find it.
 func (h *Handler) approvalKey(kind, id string) string {
 	return h.cfg.keyPrefix + ":" + storeVersion + ":" + kind + ":" + id[:min(len(id), userScopeLen)] + ":" + id
 }
@@ -208,11 +214,51 @@ func (h *Handler) approvalKey(kind, id string) string {
 const userScopeLen = 32
 
 // newApprovalID returns a new approval id of a call of u's run: u's
-// scope, then 128 random bits, so that ids cannot be guessed.
-func newApprovalID(u User) string {
+// approval scope, then 128 random bits, so that ids cannot be guessed.
+func (h *Handler) newApprovalID(ctx context.Context, u User) string {
 	var id [16]byte
 	_, _ = rand.Read(id[:])
-	return userScope(u) + hex.EncodeToString(id[:])
+	return h.approvalScope(ctx, u) + hex.EncodeToString(id[:])
+}
+
+// approvalScope is the scope of u's parked calls: a hash of u's store
+// scope keyed with a secret the instances share through the store, so
+// that an id (seen by deciders, pages, logs) does not let anyone find
+// the user by hashing guesses of their key. Nothing recomputes it for a
+// call (its keys come from its id): a secret that changes (lapsed, or
+// not readable: then a random one for this call) only gives the user
+// another scope.
+func (h *Handler) approvalScope(ctx context.Context, u User) string {
+	mac := hmac.New(sha256.New, h.approvalSecret(ctx))
+	mac.Write([]byte(userScope(u)))
+	return hex.EncodeToString(mac.Sum(nil)[:userScopeLen/2])
+}
+
+// approvalSecretTTL is how long the shared secret of approvalScope lives
+// in the store.
+const approvalSecretTTL = 400 * 24 * time.Hour
+
+func (h *Handler) approvalSecret(ctx context.Context) []byte {
+	a := h.approvals
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.secret != nil {
+		return a.secret
+	}
+	key := h.cfg.keyPrefix + ":" + storeVersion + ":approval-secret:all:key"
+	fresh := make([]byte, 32)
+	_, _ = rand.Read(fresh)
+	v, ok, err := h.cfg.store.Get(ctx, key)
+	if err == nil && !ok {
+		if _, err = h.cfg.store.SetNX(ctx, key, fresh, approvalSecretTTL); err == nil {
+			v, ok, err = h.cfg.store.Get(ctx, key)
+		}
+	}
+	if err != nil || !ok || len(v) < 16 {
+		return fresh
+	}
+	a.secret = v
+	return v
 }
 
 // isApprovalID reports whether id has the form of newApprovalID's (lower
@@ -315,7 +361,7 @@ func (h *Handler) park(ctx context.Context, u User, threadID, runID string, call
 	var listed []indexEntry
 	for _, c := range calls {
 		pa := PendingApproval{
-			ID: newApprovalID(u), ThreadID: threadID, RunID: runID, ToolCallID: c.ToolCallID, ToolName: c.ToolName,
+			ID: h.newApprovalID(ctx, u), ThreadID: threadID, RunID: runID, ToolCallID: c.ToolCallID, ToolName: c.ToolName,
 			Arguments: callArguments(c.Arguments), ExpiresAt: now.Add(a.TTL).UTC().Truncate(time.Millisecond),
 		}
 		rec := parkedCall{Call: pa, Browser: browser, UserKey: u.Key}

@@ -3,7 +3,9 @@ package proxy_test
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -1046,4 +1048,30 @@ func TestListExpiresOnlyCallsTheRequesterMayDecide(t *testing.T) {
 	e.fake.PushRunScript(threadstest.RunScript{Text: "sorry"})
 	assert.Empty(t, listApprovals(t, e.h, "X-Role", "manager"), "expired: not listed")
 	assert.Equal(t, map[string][]string{"call_r": {"error approval expired"}}, e.results(t), "the manager's list answered it")
+}
+
+// An approval id names no user: its part that scopes the call in the
+// store is a keyed hash, so that whoever sees ids (a decider, a page, a
+// log) cannot find the user by hashing guesses of their key.
+func TestApprovalIDNamesNoUser(t *testing.T) {
+	t.Parallel()
+	sum := sha256.Sum256([]byte("threads-go/proxy user\x00key:alice"))
+	plain := hex.EncodeToString(sum[:16])
+	var scopes []string
+	for range 2 {
+		var f refunds
+		e := newEnv(t, nil, approvalOptions(&f, proxy.NewMemoryStore(0, 0))...)
+		for range 2 {
+			e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund", Arguments: map[string]any{"amount": 80}}}})
+			w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
+			require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+			custom, _ := parked(t, w.Body.String())
+			require.Len(t, custom, 1)
+			require.Len(t, custom[0].ID, 64)
+			assert.NotContains(t, custom[0].ID, plain, "the user's plain scope hash")
+			scopes = append(scopes, custom[0].ID[:32])
+		}
+	}
+	assert.Equal(t, scopes[0], scopes[1], "one store: one scope per user")
+	assert.NotEqual(t, scopes[0], scopes[2], "another store's key: another scope")
 }
