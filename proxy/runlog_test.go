@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -764,4 +765,87 @@ func TestDetachedCancelRecordIsBounded(t *testing.T) {
 	w := e.do(t, "s-alice", "DELETE", "/v1/threads/thr_x/runs/"+strings.Repeat("r", 200<<10), "")
 	assert.NotEqual(t, http.StatusOK, w.Code, "%.200s", w.Body.String())
 	assert.LessOrEqual(t, store.largest, 256, "the largest value written")
+}
+
+// A backend that starts its own run and relays it with Relay, detached
+// through its Handler: the page that leaves does not end the run, and
+// resumes it from the Handler's resume route, on any instance, from the
+// SSE id of the last event it read.
+func ExampleHandler_Detach() {
+	srv := threadstest.Start() // the service; in production threads.NewClient()
+	defer srv.Close()
+	alice := proxy.User{Key: "alice"} // the backend's decision: here one user
+	h, err := proxy.New(srv.Client(), func(*http.Request) (proxy.User, error) { return alice, nil },
+		proxy.WithDetachedRuns(10*time.Minute))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer h.Shutdown(context.Background()) // waits for the detached run
+	base := runs.New(srv.Client())
+
+	mux := http.NewServeMux()
+	mux.Handle("/api/tambo/", http.StripPrefix("/api/tambo", h)) // its resume route too
+	mux.HandleFunc("/stream", func(w http.ResponseWriter, r *http.Request) {
+		ctx, detach := h.Detach(r, alice) // start the run with ctx, not r.Context()
+		s, err := base.ForUser(alice.Key).CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{
+			Content: []runs.Content{runs.Text(r.FormValue("q"))},
+		}})
+		if err != nil {
+			http.Error(w, "the run did not start", http.StatusBadGateway)
+			return
+		}
+		if _, err := proxy.Relay(w, r, s, detach); err != nil {
+			fmt.Println("the run failed:", err)
+		}
+	})
+	backend := httptest.NewServer(mux)
+	defer backend.Close()
+
+	// The page reads three events, then leaves (a reload).
+	resp, err := backend.Client().Get(backend.URL + "/stream?q=hello")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	events := bufio.NewScanner(resp.Body)
+	run := resp.Header.Get("X-Thread-Id") + "/runs/" + resp.Header.Get("X-Run-Id")
+	last := printEvents(events, 3)
+	resp.Body.Close()
+
+	// The reloaded page resumes after the last event it showed.
+	req, _ := http.NewRequest("GET", backend.URL+"/api/tambo/v1/threads/"+run+"/events", nil)
+	req.Header.Set("Last-Event-ID", last)
+	resp, err = backend.Client().Do(req)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer resp.Body.Close()
+	printEvents(bufio.NewScanner(resp.Body), -1)
+	// Output:
+	// 1 RUN_STARTED
+	// 2 TEXT_MESSAGE_START
+	// 3 TEXT_MESSAGE_CONTENT
+	// 4 TEXT_MESSAGE_CONTENT
+	// 5 TEXT_MESSAGE_CONTENT
+	// 6 TEXT_MESSAGE_END
+	// 7 RUN_FINISHED
+}
+
+// printEvents prints up to n events (n < 0: all) of an SSE stream, each
+// with its id, and returns the last id.
+func printEvents(sc *bufio.Scanner, n int) (id string) {
+	for n != 0 && sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "id: "); ok {
+			id = v
+		}
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			var ev struct{ Type string }
+			_ = json.Unmarshal([]byte(data), &ev)
+			fmt.Println(id, ev.Type)
+			n--
+		}
+	}
+	return id
 }
