@@ -122,9 +122,14 @@ func (t memTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	select {
 	case <-w.ready:
 	case <-req.Context().Done():
+	}
+	// A request whose context has ended fails with its error, even when
+	// the headers look ready: a handler whose request ended returns, and
+	// its end sends a 200 that nothing wrote.
+	if err := req.Context().Err(); err != nil {
 		cancel()
-		pr.CloseWithError(req.Context().Err())
-		return nil, req.Context().Err()
+		pr.CloseWithError(err)
+		return nil, err
 	}
 	if w.reset {
 		pr.Close()
