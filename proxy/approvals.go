@@ -164,25 +164,81 @@ type approvals struct {
 
 // newApprovals checks that a Handler's approvals and its tools go
 // together: WithApprovals parks the calls of tools that need approval,
-// and nothing else would.
-func newApprovals(a *Approvals, tools []threads.Tool) (*approvals, error) {
+// and nothing else would. It returns the tools as the Handler's runners
+// get them: each NeedsApproval answers once per call (askedOnce), for
+// the runner, the pause filter and the guard all ask about one call.
+func newApprovals(a *Approvals, tools []threads.Tool) (*approvals, []threads.Tool, error) {
 	needs := map[string]func(threads.ToolCall) bool{}
-	for _, t := range tools {
+	asked := &askedOnce{answers: map[[32]byte]askedAnswer{}}
+	tools = slices.Clone(tools)
+	for i, t := range tools {
 		if t.NeedsApproval == nil {
 			continue
 		}
 		if a == nil {
-			return nil, fmt.Errorf("proxy: New: tool %q needs approval (NeedsApproval), but the Handler has no WithApprovals to park its calls until a person decides: add WithApprovals (and WithDetachedRuns)", t.Name)
+			return nil, nil, fmt.Errorf("proxy: New: tool %q needs approval (NeedsApproval), but the Handler has no WithApprovals to park its calls until a person decides: add WithApprovals (and WithDetachedRuns)", t.Name)
 		}
-		needs[t.Name] = t.NeedsApproval
+		tools[i].NeedsApproval = asked.wrap(t.Name, t.NeedsApproval)
+		needs[t.Name] = tools[i].NeedsApproval
 	}
 	switch {
 	case a == nil:
-		return nil, nil
+		return nil, tools, nil
 	case len(needs) == 0:
-		return nil, errors.New("proxy: New: WithApprovals, but no WithTools tool needs approval: set NeedsApproval (threads.Always, or a function of the call) on the tools whose calls wait for a person")
+		return nil, nil, errors.New("proxy: New: WithApprovals, but no WithTools tool needs approval: set NeedsApproval (threads.Always, or a function of the call) on the tools whose calls wait for a person")
 	}
-	return &approvals{Approvals: *a, needs: needs}, nil
+	return &approvals{Approvals: *a, needs: needs}, tools, nil
+}
+
+// askedOnce keeps what a tool's NeedsApproval answered about a call (its
+// tool, id and arguments) for a minute: the runner (to leave the pause to
+// the Handler), the pause filter (to park it) and the guard of the call
+// that runs all ask, and a rule whose answer changes between asks (a
+// daily budget) would otherwise park a call and also answer it, or do
+// neither. Bounded: past maxAsked answers, the expired go, then any.
+type askedOnce struct {
+	mu      sync.Mutex
+	answers map[[32]byte]askedAnswer
+}
+
+type askedAnswer struct {
+	needs bool
+	at    time.Time
+}
+
+const (
+	askedFor = time.Minute
+	maxAsked = 4096
+)
+
+func (o *askedOnce) wrap(tool string, needs func(threads.ToolCall) bool) func(threads.ToolCall) bool {
+	return func(c threads.ToolCall) bool {
+		// fmt prints a map's keys in order: one call, one key.
+		key := sha256.Sum256([]byte(tool + "\x00" + c.ID + "\x00" + fmt.Sprint(c.Arguments)))
+		now := time.Now()
+		o.mu.Lock()
+		if a, ok := o.answers[key]; ok && now.Sub(a.at) < askedFor {
+			o.mu.Unlock()
+			return a.needs
+		}
+		o.mu.Unlock()
+		// Asked without the lock: a rule may be slow (a lookup).
+		n := needs(c)
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		if a, ok := o.answers[key]; ok && now.Sub(a.at) < askedFor {
+			return a.needs // another ask of the same call won
+		}
+		if len(o.answers) >= maxAsked {
+			for k, a := range o.answers {
+				if now.Sub(a.at) >= askedFor || len(o.answers) >= maxAsked {
+					delete(o.answers, k)
+				}
+			}
+		}
+		o.answers[key] = askedAnswer{needs: n, at: now}
+		return n
+	}
 }
 
 // needsApproval reports whether pending call c is parked: its tool's

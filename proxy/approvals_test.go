@@ -1075,3 +1075,42 @@ func TestApprovalIDNamesNoUser(t *testing.T) {
 	assert.Equal(t, scopes[0], scopes[1], "one store: one scope per user")
 	assert.NotEqual(t, scopes[0], scopes[2], "another store's key: another scope")
 }
+
+// A tool's NeedsApproval is asked once per call: a rule whose answer
+// changes between two asks (a daily budget, the time of day) never both
+// parks a call and runs it without a decision, nor leaves it unanswered.
+func TestNeedsApprovalAskedOncePerCall(t *testing.T) {
+	for _, start := range []int{0, 1} {
+		t.Run(fmt.Sprint(start), func(t *testing.T) {
+			t.Parallel()
+			var asks atomic.Int32
+			asks.Store(int32(start))
+			var ran atomic.Int32
+			tool := threads.Tool{
+				Name: "refund", Description: "Refunds an order",
+				Parameters: []threads.ToolParameter{{Name: "amount", Type: "number", IsRequired: true}},
+				// Alternates: a rule on state that changes between asks.
+				NeedsApproval: func(threads.ToolCall) bool { return asks.Add(1)%2 == 1 },
+				Call: func(context.Context, threads.ToolCall) (string, error) {
+					ran.Add(1)
+					return "refunded", nil
+				},
+			}
+			e := newEnv(t, nil, proxy.WithDetachedRuns(time.Minute), proxy.WithTools(tool),
+				proxy.WithApprovals(proxy.Approvals{MayDecide: mayDecide, Hold: -1}))
+			e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund", Arguments: map[string]any{"amount": 80}}}})
+			w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
+			require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+			custom, _ := parked(t, w.Body.String())
+			results := e.results(t)
+			assert.Equal(t, int32(1), asks.Load()-int32(start), "asked once")
+			if len(custom) > 0 {
+				assert.Zero(t, ran.Load(), "parked and run")
+				assert.Empty(t, results, "parked, and answered without a decision")
+			} else {
+				assert.Equal(t, int32(1), ran.Load(), "neither parked nor run")
+				assert.Equal(t, map[string][]string{"call_r": {"refunded"}}, results)
+			}
+		})
+	}
+}

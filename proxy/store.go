@@ -331,6 +331,15 @@ func (m *MemoryStore) Append(_ context.Context, key string, value []byte, maxLen
 		return "", errors.New("proxy: Append to a key that is not a log")
 	}
 	l := e.log
+	// Refused, the log stays as it was: the room counted is the new
+	// entry's, less the oldest ones it would push out.
+	freed := 0
+	for _, x := range l.entries[:max(len(l.entries)-maxLen+1, 0)] {
+		freed += len(x.Value)
+	}
+	if !m.room(key, len(value)-freed, now) || m.keys[key] != e {
+		return "", ErrStoreFull
+	}
 	for len(l.entries) >= maxLen {
 		m.account(key, -len(l.entries[0].Value))
 		e.size -= len(l.entries[0].Value)

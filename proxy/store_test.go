@@ -110,3 +110,23 @@ func TestMemoryStoreRefusedSetKeepsTheOldValue(t *testing.T) {
 	assert.Equal(t, "running", string(v))
 	assert.NoError(t, m.Set(ctx, "p:her:claim", []byte("done"), time.Minute), "a value that fits in the room the old one leaves")
 }
+
+// An Append refused for want of room leaves the log as it was: the
+// oldest entry that the new one would have pushed out is still there, and
+// a reader from before it still gets every entry.
+func TestMemoryStoreRefusedAppendKeepsTheLog(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	m := proxy.NewMemoryStore(0, 30)
+	for _, v := range []string{"aaaaa", "bbbbb"} {
+		_, err := m.Append(ctx, "p:her:log", []byte(v), 2, time.Minute)
+		require.NoError(t, err)
+	}
+	_, err := m.Append(ctx, "p:her:log", []byte(strings.Repeat("c", 30)), 2, time.Minute)
+	assert.ErrorIs(t, err, proxy.ErrStoreFull)
+	es, whole, err := m.ReadLog(ctx, "p:her:log", "", 10, 0)
+	require.NoError(t, err)
+	assert.True(t, whole, "nothing was trimmed")
+	require.Len(t, es, 2)
+	assert.Equal(t, "aaaaa", string(es[0].Value))
+}
