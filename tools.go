@@ -67,8 +67,7 @@ type Tool struct {
 	// every call; a function of the call can ask for some (a refund above
 	// a sum). Nil: no call needs approval. Package proxy's Handler reads it
 	// too, and parks such a call until a person decides
-	// (proxy.WithApprovals). It may be asked more than once about one call:
-	// it must depend on the call alone.
+	// (proxy.WithApprovals).
 	NeedsApproval func(call ToolCall) bool
 	// Timeout is a call's deadline; 0: the runner's
 	// ([ToolGuards].Timeout). Past it, ctx is cancelled and the call's
