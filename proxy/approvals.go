@@ -163,25 +163,81 @@ type approvals struct {
 
 // newApprovals checks that a Handler's approvals and its tools go
 // together: WithApprovals parks the calls of tools that need approval,
-// and nothing else would.
-func newApprovals(a *Approvals, tools []threads.Tool) (*approvals, error) {
+// and nothing else would. It returns the tools as the Handler's runners
+// get them: each NeedsApproval answers once per call (askedOnce), for
+// the runner, the pause filter and the guard all ask about one call.
+func newApprovals(a *Approvals, tools []threads.Tool) (*approvals, []threads.Tool, error) {
 	needs := map[string]func(threads.ToolCall) bool{}
-	for _, t := range tools {
+	asked := &askedOnce{answers: map[[32]byte]askedAnswer{}}
+	tools = slices.Clone(tools)
+	for i, t := range tools {
 		if t.NeedsApproval == nil {
 			continue
 		}
 		if a == nil {
-			return nil, fmt.Errorf("proxy: New: tool %q needs approval (NeedsApproval), but the Handler has no WithApprovals to park its calls until a person decides: add WithApprovals (and WithDetachedRuns)", t.Name)
+			return nil, nil, fmt.Errorf("proxy: New: tool %q needs approval (NeedsApproval), but the Handler has no WithApprovals to park its calls until a person decides: add WithApprovals (and WithDetachedRuns)", t.Name)
 		}
-		needs[t.Name] = t.NeedsApproval
+		tools[i].NeedsApproval = asked.wrap(t.Name, t.NeedsApproval)
+		needs[t.Name] = tools[i].NeedsApproval
 	}
 	switch {
 	case a == nil:
-		return nil, nil
+		return nil, tools, nil
 	case len(needs) == 0:
-		return nil, errors.New("proxy: New: WithApprovals, but no WithTools tool needs approval: set NeedsApproval (threads.Always, or a function of the call) on the tools whose calls wait for a person")
+		return nil, nil, errors.New("proxy: New: WithApprovals, but no WithTools tool needs approval: set NeedsApproval (threads.Always, or a function of the call) on the tools whose calls wait for a person")
 	}
-	return &approvals{Approvals: *a, needs: needs}, nil
+	return &approvals{Approvals: *a, needs: needs}, tools, nil
+}
+
+// askedOnce keeps what a tool's NeedsApproval answered about a call (its
+// tool, id and arguments) for a minute: the runner (to leave the pause to
+// the Handler), the pause filter (to park it) and the guard of the call
+// that runs all ask, and a rule whose answer changes between asks (a
+// daily budget) would otherwise park a call and also answer it, or do
+// neither. Bounded: past maxAsked answers, the expired go, then any.
+type askedOnce struct {
+	mu      sync.Mutex
+	answers map[[32]byte]askedAnswer
+}
+
+type askedAnswer struct {
+	needs bool
+	at    time.Time
+}
+
+const (
+	askedFor = time.Minute
+	maxAsked = 4096
+)
+
+func (o *askedOnce) wrap(tool string, needs func(threads.ToolCall) bool) func(threads.ToolCall) bool {
+	return func(c threads.ToolCall) bool {
+		// fmt prints a map's keys in order: one call, one key.
+		key := sha256.Sum256([]byte(tool + "\x00" + c.ID + "\x00" + fmt.Sprint(c.Arguments)))
+		now := time.Now()
+		o.mu.Lock()
+		if a, ok := o.answers[key]; ok && now.Sub(a.at) < askedFor {
+			o.mu.Unlock()
+			return a.needs
+		}
+		o.mu.Unlock()
+		// Asked without the lock: a rule may be slow (a lookup).
+		n := needs(c)
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		if a, ok := o.answers[key]; ok && now.Sub(a.at) < askedFor {
+			return a.needs // another ask of the same call won
+		}
+		if len(o.answers) >= maxAsked {
+			for k, a := range o.answers {
+				if now.Sub(a.at) >= askedFor || len(o.answers) >= maxAsked {
+					delete(o.answers, k)
+				}
+			}
+		}
+		o.answers[key] = askedAnswer{needs: n, at: now}
+		return n
+	}
 }
 
 // needsApproval reports whether pending call c is parked: its tool's
@@ -282,7 +338,11 @@ func (h *Handler) parkedKey(u User, threadID, runID string) string {
 
 // parkedCall is a parked call's record.
 type parkedCall struct {
+	// Call is the call as shown: its arguments redacted.
 	Call PendingApproval `json:"call"`
+	// Arguments are the call's arguments as the model wrote them (JSON
+	// text), for the tool once approved.
+	Arguments string `json:"arguments,omitzero"`
 	// User is the run's user: the tool runs as them, and the decision
 	// continues their run. A token is kept as it is (the store holds it
 	// as long as the call waits).
@@ -351,7 +411,11 @@ type decisionRecord struct {
 // the page is told of them; kept is false when the store kept no list of
 // them (neither the pause's nor its copy): then nothing would take a
 // browser's result for them out of a continuation.
-func (h *Handler) park(ctx context.Context, u User, threadID, runID string, calls []runs.PendingToolCall, browser bool) (_ []PendingApproval, kept bool) {
+//
+// raw is the pause's event as the page gets it (redacted by the request
+// core): the arguments shown (to the page, MayDecide, the list) are read
+// from it; the record keeps them as the model wrote them, for the tool.
+func (h *Handler) park(ctx context.Context, u User, threadID, runID string, calls []runs.PendingToolCall, browser bool, raw []byte) (_ []PendingApproval, kept bool) {
 	a := h.approvals
 	ctx = context.WithoutCancel(ctx)
 	now := time.Now()
@@ -359,12 +423,13 @@ func (h *Handler) park(ctx context.Context, u User, threadID, runID string, call
 	pp := parkedPause{Browser: browser}
 	var out []PendingApproval
 	var listed []indexEntry
+	shown := shownArguments(raw)
 	for _, c := range calls {
 		pa := PendingApproval{
 			ID: h.newApprovalID(ctx, u), ThreadID: threadID, RunID: runID, ToolCallID: c.ToolCallID, ToolName: c.ToolName,
-			Arguments: callArguments(c.Arguments), ExpiresAt: now.Add(a.TTL).UTC().Truncate(time.Millisecond),
+			Arguments: callArguments(shown[c.ToolCallID]), ExpiresAt: now.Add(a.TTL).UTC().Truncate(time.Millisecond),
 		}
-		rec := parkedCall{Call: pa, Browser: browser, UserKey: u.Key}
+		rec := parkedCall{Call: pa, Arguments: c.Arguments, Browser: browser, UserKey: u.Key}
 		if u.Key == "" {
 			rec.UserToken = u.Token.Reveal()
 		}
@@ -408,6 +473,25 @@ func (h *Handler) park(ctx context.Context, u User, threadID, runID string, call
 		kept = true
 	}
 	return out, kept
+}
+
+// shownArguments reads the arguments of each pending call of pause
+// event raw, by tool call id: the redacted text a page may see. A call
+// it cannot read is shown with none, never with what the model wrote.
+func shownArguments(raw []byte) map[string]string {
+	var ev struct {
+		Value struct {
+			PendingToolCalls []runs.PendingToolCall `json:"pendingToolCalls"`
+		} `json:"value"`
+	}
+	out := map[string]string{}
+	if json.Unmarshal(raw, &ev) != nil {
+		return out
+	}
+	for _, c := range ev.Value.PendingToolCalls {
+		out[c.ToolCallID] = c.Arguments
+	}
+	return out
 }
 
 // callArguments decodes a call's arguments, without the service's own
@@ -559,8 +643,7 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 	switch status {
 	case ApprovalApproved:
 		u := rec.user()
-		args, _ := json.Marshal(rec.Call.Arguments)
-		call := runs.PendingToolCall{ToolCallID: rec.Call.ToolCallID, ToolName: rec.Call.ToolName, Arguments: string(args)}
+		call := runs.PendingToolCall{ToolCallID: rec.Call.ToolCallID, ToolName: rec.Call.ToolName, Arguments: rec.Arguments}
 		out, err := h.clientOf(u).AnswerTools(withRunUser(context.WithoutCancel(ctx), u), rec.Call.ThreadID, rec.Call.RunID,
 			h.decided(u, d.Decision), []runs.PendingToolCall{call}, h.cfg.callOpts...)
 		if err != nil || len(out) != 1 {

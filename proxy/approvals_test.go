@@ -1075,3 +1075,77 @@ func TestApprovalIDNamesNoUser(t *testing.T) {
 	assert.Equal(t, scopes[0], scopes[1], "one store: one scope per user")
 	assert.NotEqual(t, scopes[0], scopes[2], "another store's key: another scope")
 }
+
+// A tool's NeedsApproval is asked once per call: a rule whose answer
+// changes between two asks (a daily budget, the time of day) never both
+// parks a call and runs it without a decision, nor leaves it unanswered.
+func TestNeedsApprovalAskedOncePerCall(t *testing.T) {
+	for _, start := range []int{0, 1} {
+		t.Run(fmt.Sprint(start), func(t *testing.T) {
+			t.Parallel()
+			var asks atomic.Int32
+			asks.Store(int32(start))
+			var ran atomic.Int32
+			tool := threads.Tool{
+				Name: "refund", Description: "Refunds an order",
+				Parameters: []threads.ToolParameter{{Name: "amount", Type: "number", IsRequired: true}},
+				// Alternates: a rule on state that changes between asks.
+				NeedsApproval: func(threads.ToolCall) bool { return asks.Add(1)%2 == 1 },
+				Call: func(context.Context, threads.ToolCall) (string, error) {
+					ran.Add(1)
+					return "refunded", nil
+				},
+			}
+			e := newEnv(t, nil, proxy.WithDetachedRuns(time.Minute), proxy.WithTools(tool),
+				proxy.WithApprovals(proxy.Approvals{MayDecide: mayDecide, Hold: -1}))
+			e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund", Arguments: map[string]any{"amount": 80}}}})
+			w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
+			require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+			custom, _ := parked(t, w.Body.String())
+			results := e.results(t)
+			assert.Equal(t, int32(1), asks.Load()-int32(start), "asked once")
+			if len(custom) > 0 {
+				assert.Zero(t, ran.Load(), "parked and run")
+				assert.Empty(t, results, "parked, and answered without a decision")
+			} else {
+				assert.Equal(t, int32(1), ran.Load(), "neither parked nor run")
+				assert.Equal(t, map[string][]string{"call_r": {"refunded"}}, results)
+			}
+		})
+	}
+}
+
+// A parked call's arguments reach pages as the service's events do:
+// redacted (a model that repeats the project key in a call's arguments
+// does not show it in the approval event, the interrupt or the list);
+// the tool, once approved, gets them as the model wrote them.
+func TestParkedCallArgumentsAreRedacted(t *testing.T) {
+	t.Parallel()
+	var got atomic.Value
+	tool := threads.Tool{
+		Name: "refund", Description: "Refunds an order", NeedsApproval: threads.Always,
+		Parameters: []threads.ToolParameter{{Name: "amount", Type: "number", IsRequired: true}},
+		Call: func(_ context.Context, c threads.ToolCall) (string, error) {
+			got.Store(c.Arguments["note"])
+			return "refunded", nil
+		},
+	}
+	e := newEnv(t, nil, proxy.WithDetachedRuns(time.Minute), proxy.WithTools(tool), proxy.WithApprovals(proxy.Approvals{MayDecide: mayDecide, Hold: -1}))
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund", Arguments: map[string]any{"amount": 80, "note": "key " + e.fake.APIKey}}}})
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	assert.NotContains(t, w.Body.String(), e.fake.APIKey)
+	custom, _ := parked(t, w.Body.String())
+	require.Len(t, custom, 1)
+	r := httptest.NewRequest("GET", "/", nil)
+	r.Header.Set("X-Role", "manager")
+	l := httptest.NewRecorder()
+	e.h.ApprovalAPI().ServeHTTP(l, r)
+	require.Equal(t, http.StatusOK, l.Code)
+	assert.Contains(t, l.Body.String(), "call_r")
+	assert.NotContains(t, l.Body.String(), e.fake.APIKey)
+
+	d := approve(t, e.h, custom[0].ID, true, "", "X-Role", "manager")
+	require.Equal(t, http.StatusOK, d.Code, d.Body.String())
+	assert.Equal(t, "key "+e.fake.APIKey, got.Load(), "the tool gets the arguments as written")
+}

@@ -154,10 +154,11 @@ func New(client *threads.Client, user func(r *http.Request) (User, error), opts 
 			h.server[t.Name] = true
 		}
 	}
-	a, err := newApprovals(h.cfg.approvals, h.cfg.tools)
+	a, tools, err := newApprovals(h.cfg.approvals, h.cfg.tools)
 	if err != nil {
 		return nil, err
 	}
+	h.cfg.tools = tools
 	if a != nil && h.cfg.detach == 0 {
 		return nil, errors.New("proxy: New: WithApprovals needs WithDetachedRuns (a decision continues the run into its log)")
 	}
