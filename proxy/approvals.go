@@ -339,7 +339,11 @@ func (h *Handler) parkedKey(u User, threadID, runID string) string {
 
 // parkedCall is a parked call's record.
 type parkedCall struct {
+	// Call is the call as shown: its arguments redacted.
 	Call PendingApproval `json:"call"`
+	// Arguments are the call's arguments as the model wrote them (JSON
+	// text), for the tool once approved.
+	Arguments string `json:"arguments,omitzero"`
 	// User is the run's user: the tool runs as them, and the decision
 	// continues their run. A token is kept as it is (the store holds it
 	// as long as the call waits).
@@ -408,7 +412,11 @@ type decisionRecord struct {
 // the page is told of them; kept is false when the store kept no list of
 // them (neither the pause's nor its copy): then nothing would take a
 // browser's result for them out of a continuation.
-func (h *Handler) park(ctx context.Context, u User, threadID, runID string, calls []runs.PendingToolCall, browser bool) (_ []PendingApproval, kept bool) {
+//
+// raw is the pause's event as the page gets it (redacted by the request
+// core): the arguments shown (to the page, MayDecide, the list) are read
+// from it; the record keeps them as the model wrote them, for the tool.
+func (h *Handler) park(ctx context.Context, u User, threadID, runID string, calls []runs.PendingToolCall, browser bool, raw []byte) (_ []PendingApproval, kept bool) {
 	a := h.approvals
 	ctx = context.WithoutCancel(ctx)
 	now := time.Now()
@@ -416,12 +424,13 @@ func (h *Handler) park(ctx context.Context, u User, threadID, runID string, call
 	pp := parkedPause{Browser: browser}
 	var out []PendingApproval
 	var listed []indexEntry
+	shown := shownArguments(raw)
 	for _, c := range calls {
 		pa := PendingApproval{
 			ID: h.newApprovalID(ctx, u), ThreadID: threadID, RunID: runID, ToolCallID: c.ToolCallID, ToolName: c.ToolName,
-			Arguments: callArguments(c.Arguments), ExpiresAt: now.Add(a.TTL).UTC().Truncate(time.Millisecond),
+			Arguments: callArguments(shown[c.ToolCallID]), ExpiresAt: now.Add(a.TTL).UTC().Truncate(time.Millisecond),
 		}
-		rec := parkedCall{Call: pa, Browser: browser, UserKey: u.Key}
+		rec := parkedCall{Call: pa, Arguments: c.Arguments, Browser: browser, UserKey: u.Key}
 		if u.Key == "" {
 			rec.UserToken = u.Token.Reveal()
 		}
@@ -465,6 +474,25 @@ func (h *Handler) park(ctx context.Context, u User, threadID, runID string, call
 		kept = true
 	}
 	return out, kept
+}
+
+// shownArguments reads the arguments of each pending call of pause
+// event raw, by tool call id: the redacted text a page may see. A call
+// it cannot read is shown with none, never with what the model wrote.
+func shownArguments(raw []byte) map[string]string {
+	var ev struct {
+		Value struct {
+			PendingToolCalls []runs.PendingToolCall `json:"pendingToolCalls"`
+		} `json:"value"`
+	}
+	out := map[string]string{}
+	if json.Unmarshal(raw, &ev) != nil {
+		return out
+	}
+	for _, c := range ev.Value.PendingToolCalls {
+		out[c.ToolCallID] = c.Arguments
+	}
+	return out
 }
 
 // callArguments decodes a call's arguments, without the service's own
@@ -616,8 +644,7 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 	switch status {
 	case ApprovalApproved:
 		u := rec.user()
-		args, _ := json.Marshal(rec.Call.Arguments)
-		call := runs.PendingToolCall{ToolCallID: rec.Call.ToolCallID, ToolName: rec.Call.ToolName, Arguments: string(args)}
+		call := runs.PendingToolCall{ToolCallID: rec.Call.ToolCallID, ToolName: rec.Call.ToolName, Arguments: rec.Arguments}
 		out, err := h.clientOf(u).AnswerTools(withRunUser(context.WithoutCancel(ctx), u), rec.Call.ThreadID, rec.Call.RunID,
 			h.decided(u, d.Decision), []runs.PendingToolCall{call}, h.cfg.callOpts...)
 		if err != nil || len(out) != 1 {

@@ -1114,3 +1114,38 @@ func TestNeedsApprovalAskedOncePerCall(t *testing.T) {
 		})
 	}
 }
+
+// A parked call's arguments reach pages as the service's events do:
+// redacted (a model that repeats the project key in a call's arguments
+// does not show it in the approval event, the interrupt or the list);
+// the tool, once approved, gets them as the model wrote them.
+func TestParkedCallArgumentsAreRedacted(t *testing.T) {
+	t.Parallel()
+	var got atomic.Value
+	tool := threads.Tool{
+		Name: "refund", Description: "Refunds an order", NeedsApproval: threads.Always,
+		Parameters: []threads.ToolParameter{{Name: "amount", Type: "number", IsRequired: true}},
+		Call: func(_ context.Context, c threads.ToolCall) (string, error) {
+			got.Store(c.Arguments["note"])
+			return "refunded", nil
+		},
+	}
+	e := newEnv(t, nil, proxy.WithDetachedRuns(time.Minute), proxy.WithTools(tool), proxy.WithApprovals(proxy.Approvals{MayDecide: mayDecide, Hold: -1}))
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund", Arguments: map[string]any{"amount": 80, "note": "key " + e.fake.APIKey}}}})
+	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	assert.NotContains(t, w.Body.String(), e.fake.APIKey)
+	custom, _ := parked(t, w.Body.String())
+	require.Len(t, custom, 1)
+	r := httptest.NewRequest("GET", "/", nil)
+	r.Header.Set("X-Role", "manager")
+	l := httptest.NewRecorder()
+	e.h.ApprovalAPI().ServeHTTP(l, r)
+	require.Equal(t, http.StatusOK, l.Code)
+	assert.Contains(t, l.Body.String(), "call_r")
+	assert.NotContains(t, l.Body.String(), e.fake.APIKey)
+
+	d := approve(t, e.h, custom[0].ID, true, "", "X-Role", "manager")
+	require.Equal(t, http.StatusOK, d.Code, d.Body.String())
+	assert.Equal(t, "key "+e.fake.APIKey, got.Load(), "the tool gets the arguments as written")
+}

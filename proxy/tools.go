@@ -118,7 +118,7 @@ func (p *pauses) park(raw []byte, theirs, ours, parked []runs.PendingToolCall) (
 	// Parked first: until then, the parked calls' stand-ins (record)
 	// take a browser's result for them out of a continuation.
 	var kept bool
-	p.parked, kept = h.park(p.ctx, p.q.user, p.threadID, p.runID, parked, len(theirs) > 0)
+	p.parked, kept = h.park(p.ctx, p.q.user, p.threadID, p.runID, parked, len(theirs) > 0, raw)
 	var standIns []runs.PendingToolCall
 	if !kept {
 		// Not parked: the calls stay the server's, answered with an
