@@ -97,6 +97,8 @@ type Handler struct {
 	life     lifecycle
 	// flushWarn: a writer that cannot flush is logged once.
 	flushWarn sync.Once
+	// readers: each user's streams served from run logs (resumes bounded).
+	readers readerCounts
 }
 
 // DefaultMaxBodySize is the bound on a browser's request body when

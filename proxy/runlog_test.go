@@ -730,3 +730,43 @@ func TestDetachedCancelRecordIsBounded(t *testing.T) {
 	assert.NotEqual(t, http.StatusOK, w.Code, "%.200s", w.Body.String())
 	assert.LessOrEqual(t, store.largest, 256, "the largest value written")
 }
+
+// One user's pages may hold only so many streams of their runs' logs on
+// an instance (twice WithMaxRunsPerUser): each waits on a blocking store
+// read. Past that, a resume is refused 429 with Retry-After, before the
+// store is asked; another user's resume is served.
+func TestDetachedResumesPerUserAreBounded(t *testing.T) {
+	t.Parallel()
+	d := newDetached(t, proxy.WithMaxRunsPerUser(2))
+	start := func(session string) (events string, hold chan struct{}, last string) {
+		hold = make(chan struct{})
+		d.fake.PushRunScript(threadstest.RunScript{Text: "one two three four", Hold: hold, HoldAfter: 2})
+		resp := d.request(t, session, "POST", "/v1/threads/runs", hiRun)
+		require.Equal(t, http.StatusCreated, resp.StatusCode)
+		first := readEvents(t, bufio.NewReader(resp.Body), 2)
+		require.Len(t, first, 2)
+		return "/v1/threads/" + resp.Header.Get("X-Thread-Id") + "/runs/" + resp.Header.Get("X-Run-Id") + "/events", hold, first[1].ID
+	}
+	alice, aliceHold, aliceLast := start("s-alice")
+	defer close(aliceHold)
+	// Her run's own stream is open: one of her four.
+	for i := range 3 {
+		resp := d.request(t, "s-alice", "GET", alice, "", "Last-Event-ID", aliceLast)
+		require.Equal(t, http.StatusOK, resp.StatusCode, "resume %d", i)
+	}
+	over := d.request(t, "s-alice", "GET", alice, "", "Last-Event-ID", aliceLast)
+	assert.Equal(t, http.StatusTooManyRequests, over.StatusCode)
+	assert.NotEmpty(t, over.Header.Get("Retry-After"))
+	var body struct {
+		StatusCode int    `json:"statusCode"`
+		Message    string `json:"message"`
+	}
+	require.NoError(t, json.NewDecoder(over.Body).Decode(&body))
+	assert.Equal(t, http.StatusTooManyRequests, body.StatusCode)
+	assert.NotEmpty(t, body.Message)
+
+	bob, bobHold, bobLast := start("s-bob")
+	defer close(bobHold)
+	resp := d.request(t, "s-bob", "GET", bob, "", "Last-Event-ID", bobLast)
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "another user's resume is served")
+}
