@@ -770,3 +770,31 @@ func TestDetachedResumesPerUserAreBounded(t *testing.T) {
 	resp := d.request(t, "s-bob", "GET", bob, "", "Last-Event-ID", bobLast)
 	assert.Equal(t, http.StatusOK, resp.StatusCode, "another user's resume is served")
 }
+
+// Without WithMaxRunsPerUser, one user's streams of run logs on an
+// instance are bounded to 4 (each waits holding a store connection), her
+// run's own stream among them: past the bound a page is answered 429 with
+// Retry-After, and another user's page is not.
+func TestResumesOfOneUserAreBounded(t *testing.T) {
+	t.Parallel()
+	d := newDetached(t)
+	hold := make(chan struct{})
+	defer close(hold)
+	d.fake.PushRunScript(threadstest.RunScript{Text: "one two three four", Hold: hold, HoldAfter: 2})
+	alice := d.request(t, "s-alice", "POST", "/v1/threads/runs", hiRun)
+	require.Equal(t, http.StatusCreated, alice.StatusCode)
+	d.fake.PushRunScript(threadstest.RunScript{Text: "one two three four", Hold: hold, HoldAfter: 2})
+	bob := d.request(t, "s-bob", "POST", "/v1/threads/runs", hiRun)
+	require.Equal(t, http.StatusCreated, bob.StatusCode)
+	events := func(r *http.Response) string {
+		return "/v1/threads/" + r.Header.Get("X-Thread-Id") + "/runs/" + r.Header.Get("X-Run-Id") + "/events"
+	}
+	var statuses []int
+	for range 5 {
+		statuses = append(statuses, d.request(t, "s-alice", "GET", events(alice), "").StatusCode)
+	}
+	assert.Equal(t, []int{200, 200, 200, 429, 429}, statuses)
+	refused := d.request(t, "s-alice", "GET", events(alice), "")
+	assert.NotEmpty(t, refused.Header.Get("Retry-After"))
+	assert.Equal(t, http.StatusOK, d.request(t, "s-bob", "GET", events(bob), "").StatusCode, "bob's pages are his own")
+}
