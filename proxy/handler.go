@@ -213,7 +213,8 @@ func WithMaxBodySize(n int64) Option {
 // run goes on: instances that share a store share the bound, and the
 // slots of an instance that died come back once their leases lapse
 // ([WithLeaseTTL]). A store that cannot answer refuses the run (503),
-// unless [WithRunSlotsOpenOnStoreError].
+// unless [WithRunSlotsOpenOnStoreError]. Under [WithDetachedRuns] a
+// user's pages reading run logs on an instance are bounded to 2n.
 func WithMaxRunsPerUser(n int) Option {
 	return option(func(c *config) {
 		if n < 0 {

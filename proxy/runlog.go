@@ -40,7 +40,9 @@ const (
 // event then carries an SSE id: line, and a page resumes the run from any
 // instance with GET /v1/threads/{threadId}/runs/{runId}/events and
 // Last-Event-ID: every event after it once, in order, then the live ones,
-// then the end. See docs/reloads.md.
+// then the end. One user's pages reading run logs on an instance are
+// bounded (twice [WithMaxRunsPerUser], else 4): a resume past it is
+// answered 429. See docs/reloads.md.
 //
 // A detached run is an exception to "no goroutine after a call": it ends
 // with the run, at max, or at [Handler.Shutdown]'s deadline, and keeps
