@@ -731,9 +731,50 @@ func TestDetachedCancelRecordIsBounded(t *testing.T) {
 	assert.LessOrEqual(t, store.largest, 256, "the largest value written")
 }
 
-// One user's pages reading detached runs at once are bounded on an
-// instance (each waits holding a store connection): past the bound a
-// page is answered 429 with Retry-After, and another user's page is not.
+// One user's pages may hold only so many streams of their runs' logs on
+// an instance (twice WithMaxRunsPerUser): each waits on a blocking store
+// read. Past that, a resume is refused 429 with Retry-After, before the
+// store is asked; another user's resume is served.
+func TestDetachedResumesPerUserAreBounded(t *testing.T) {
+	t.Parallel()
+	d := newDetached(t, proxy.WithMaxRunsPerUser(2))
+	start := func(session string) (events string, hold chan struct{}, last string) {
+		hold = make(chan struct{})
+		d.fake.PushRunScript(threadstest.RunScript{Text: "one two three four", Hold: hold, HoldAfter: 2})
+		resp := d.request(t, session, "POST", "/v1/threads/runs", hiRun)
+		require.Equal(t, http.StatusCreated, resp.StatusCode)
+		first := readEvents(t, bufio.NewReader(resp.Body), 2)
+		require.Len(t, first, 2)
+		return "/v1/threads/" + resp.Header.Get("X-Thread-Id") + "/runs/" + resp.Header.Get("X-Run-Id") + "/events", hold, first[1].ID
+	}
+	alice, aliceHold, aliceLast := start("s-alice")
+	defer close(aliceHold)
+	// Her run's own stream is open: one of her four.
+	for i := range 3 {
+		resp := d.request(t, "s-alice", "GET", alice, "", "Last-Event-ID", aliceLast)
+		require.Equal(t, http.StatusOK, resp.StatusCode, "resume %d", i)
+	}
+	over := d.request(t, "s-alice", "GET", alice, "", "Last-Event-ID", aliceLast)
+	assert.Equal(t, http.StatusTooManyRequests, over.StatusCode)
+	assert.NotEmpty(t, over.Header.Get("Retry-After"))
+	var body struct {
+		StatusCode int    `json:"statusCode"`
+		Message    string `json:"message"`
+	}
+	require.NoError(t, json.NewDecoder(over.Body).Decode(&body))
+	assert.Equal(t, http.StatusTooManyRequests, body.StatusCode)
+	assert.NotEmpty(t, body.Message)
+
+	bob, bobHold, bobLast := start("s-bob")
+	defer close(bobHold)
+	resp := d.request(t, "s-bob", "GET", bob, "", "Last-Event-ID", bobLast)
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "another user's resume is served")
+}
+
+// Without WithMaxRunsPerUser, one user's streams of run logs on an
+// instance are bounded to 4 (each waits holding a store connection), her
+// run's own stream among them: past the bound a page is answered 429 with
+// Retry-After, and another user's page is not.
 func TestResumesOfOneUserAreBounded(t *testing.T) {
 	t.Parallel()
 	d := newDetached(t)
@@ -749,10 +790,10 @@ func TestResumesOfOneUserAreBounded(t *testing.T) {
 		return "/v1/threads/" + r.Header.Get("X-Thread-Id") + "/runs/" + r.Header.Get("X-Run-Id") + "/events"
 	}
 	var statuses []int
-	for range 10 {
+	for range 5 {
 		statuses = append(statuses, d.request(t, "s-alice", "GET", events(alice), "").StatusCode)
 	}
-	assert.Equal(t, []int{200, 200, 200, 200, 200, 200, 200, 200, 429, 429}, statuses)
+	assert.Equal(t, []int{200, 200, 200, 429, 429}, statuses)
 	refused := d.request(t, "s-alice", "GET", events(alice), "")
 	assert.NotEmpty(t, refused.Header.Get("Retry-After"))
 	assert.Equal(t, http.StatusOK, d.request(t, "s-bob", "GET", events(bob), "").StatusCode, "bob's pages are his own")
