@@ -355,6 +355,8 @@ func (ref *runRef) serve(w http.ResponseWriter, r *http.Request, c *runs.Client,
 	if !write(nil) {
 		return out
 	}
+	// A read that finds nothing for wait checks the owner, and writes a
+	// keep-alive unless WithKeepAlive turned them off.
 	wait := p.keepAlive
 	if wait <= 0 {
 		wait = DefaultKeepAlive
@@ -395,7 +397,7 @@ func (ref *runRef) serve(w http.ResponseWriter, r *http.Request, c *runs.Client,
 				state()
 				return out
 			}
-			if !write([]byte(keepAliveComment)) {
+			if p.keepAlive > 0 && !write([]byte(keepAliveComment)) {
 				return out
 			}
 			continue
