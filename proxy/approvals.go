@@ -88,13 +88,15 @@ const (
 // digits, a keyed hash of the run's user (it names no one) then a
 // random part, so that ids cannot be guessed.
 type PendingApproval struct {
-	ID         string         `json:"id"`
-	ThreadID   string         `json:"threadId"`
-	RunID      string         `json:"runId"`
-	ToolCallID string         `json:"toolCallId"`
-	ToolName   string         `json:"tool"`
-	Arguments  map[string]any `json:"arguments"`
-	ExpiresAt  time.Time      `json:"expiresAt"`
+	ID         string `json:"id"`
+	ThreadID   string `json:"threadId"`
+	RunID      string `json:"runId"`
+	ToolCallID string `json:"toolCallId"`
+	ToolName   string `json:"tool"`
+	// Arguments are the call's, redacted as the page's events are; the
+	// tool, once approved, gets them as the model wrote them.
+	Arguments map[string]any `json:"arguments"`
+	ExpiresAt time.Time      `json:"expiresAt"`
 	// User is the run's user, for MayDecide (never sent to a page); zero
 	// when MayDecide is asked about a second decision of a token user's
 	// call, whose token is not kept once the call is decided.
