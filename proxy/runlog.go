@@ -34,15 +34,15 @@ const (
 )
 
 // WithDetachedRuns lets a run go on when its browser leaves (a reload, a
-// lost connection, a closed lid): the instance that started it reads it
+// lost connection): the instance that started it reads it
 // to its end, at most max (0: [DefaultDetachedRunMax]), into a log in
 // the [Store], and the browser's stream is served from that log. Each
 // event then carries an SSE id: line, and a page resumes the run from any
 // instance with GET /v1/threads/{threadId}/runs/{runId}/events and
 // Last-Event-ID: every event after it once, in order, then the live ones,
-// then the end. One user's pages reading run logs on an instance are
-// bounded (twice [WithMaxRunsPerUser], else 4): a resume past it is
-// answered 429. See docs/reloads.md.
+// then the end; one user's readers per instance are bounded (twice
+// [WithMaxRunsPerUser], else 4; 429 past it). See
+// docs/reloads.md.
 //
 // A detached run is an exception to "no goroutine after a call": it ends
 // with the run, at max, or at [Handler.Shutdown]'s deadline, and keeps
