@@ -43,10 +43,15 @@ type Tool struct {
 	// MaxCalls asks the service to allow at most this many calls of the
 	// tool in one generation; 0 sends no limit.
 	MaxCalls int
-	// Call runs the tool. It runs on the goroutine that reads the stream
-	// (inside Stream.Next), with the stream's context: it should return
-	// when ctx is done. The string is the result the model reads; an error
-	// is reported to the model as the tool's failure (see RunStream).
+	// Call runs the tool, with the stream's context: it should return when
+	// ctx is done. It may run on another goroutine than the one that reads
+	// the stream, and concurrently with itself: under a deadline (Timeout)
+	// each call runs on a goroutine of its own, and one past its deadline
+	// may still run while later calls do; on /v1 (package runs) up to
+	// ToolRunner.Concurrency calls of a pause run at once. So Call must be
+	// safe for concurrent use. The string is the result the model reads;
+	// an error is reported to the model as the tool's failure (see
+	// RunStream).
 	Call func(ctx context.Context, call ToolCall) (string, error)
 	// CallParts, when set, runs the tool instead of Call, for a result
 	// that is more than one text: content parts, each a text part
@@ -65,7 +70,9 @@ type Tool struct {
 	// runs the call only if it approves; a refusal is the call's error
 	// result, which the model reads with the reason. [Always] asks for
 	// every call; a function of the call can ask for some (a refund above
-	// a sum). Nil: no call needs approval.
+	// a sum). Nil: no call needs approval. Package proxy's Handler reads it
+	// too, and parks such a call until a person decides
+	// (proxy.WithApprovals).
 	NeedsApproval func(call ToolCall) bool
 	// Timeout is a call's deadline; 0: the runner's
 	// ([ToolGuards].Timeout). Past it, ctx is cancelled and the call's
