@@ -150,7 +150,14 @@ func (rl relayer) relay(w http.ResponseWriter, r *http.Request, s Stream) (res R
 		k.leave()
 	})
 	defer func() {
-		if !stopLeave() && r.Context().Err() != nil {
+		// The context closes Done before it starts its AfterFunc: a
+		// stream on the same context can fail, and the relay get here,
+		// before the leave ran. Stopped then, it is ours to run.
+		if stopLeave() {
+			if r.Context().Err() != nil {
+				k.leave()
+			}
+		} else if r.Context().Err() != nil {
 			<-left
 		}
 		k.end()
