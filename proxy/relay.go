@@ -45,9 +45,10 @@ type RelayResult struct {
 	// Left is true when the browser left or stopped reading before the
 	// run's end: its request's context ended, or a write to it failed or
 	// took longer than the write timeout. The run was then cancelled
-	// (the stream closed), unless detached ([Handler.Detach]). This is
-	// the browser's choice, not a failure: Relay returns a nil error with
-	// it.
+	// (the stream closed), unless detached ([Handler.Detach]) or its
+	// pause had already reached the relay: such a run was read to its
+	// end. This is the browser's choice, not a failure: Relay returns a
+	// nil error with it.
 	Left bool
 }
 
