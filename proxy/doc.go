@@ -163,7 +163,7 @@
 //   - a continuation whose server results cannot be taken, a run whose
 //     slot cannot be taken (unless [WithRunSlotsOpenOnStoreError]), a
 //     resume whose run cannot be read and a decision of the approval API
-//     are refused 503, and nothing is sent;
+//     are refused 503 with Retry-After: 1, and nothing is sent;
 //   - a server-side call that cannot be recorded is not run: the model
 //     reads an error result; so does one that cannot be parked for
 //     approval ("approval expired", or not recorded), never the
