@@ -704,6 +704,13 @@ func (q *request) resume() {
 		writeError(q.w, http.StatusNotFound, "No such run")
 		return
 	}
+	release, ok := h.resumers.take(q.user)
+	if !ok {
+		q.w.Header().Set("Retry-After", "1")
+		writeError(q.w, http.StatusTooManyRequests, "Too many pages of this user are reading runs; close one")
+		return
+	}
+	defer release()
 	if h.approvals != nil {
 		// A page's resume touches the run's parked calls: expired ones
 		// are answered now, and the run goes on.
@@ -715,4 +722,40 @@ func (q *request) resume() {
 		after = q.r.URL.Query().Get("lastEventId")
 	}
 	ref.serve(q.w, q.r, q.c, cut(after, 64), http.StatusOK, pace{h.cfg.keepAlive, h.cfg.writeTimeout})
+}
+
+// maxResumesPerUser bounds the pages of one user that read detached runs
+// through the resume route at once, on each instance: a page reading a
+// run waits for its next event holding one of the store's connections (a
+// blocking XREAD on Redis), and one user's pages must not take them all
+// from the other users' requests. A page past it is answered 429.
+const maxResumesPerUser = 8
+
+// resumers counts the pages of each user (by store scope) that read a
+// detached run through the resume route.
+type resumers struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// take counts in a page of u's, and returns what counts it out; false when
+// u has maxResumesPerUser already.
+func (r *resumers) take(u User) (func(), bool) {
+	k := userScope(u)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.n[k] >= maxResumesPerUser {
+		return nil, false
+	}
+	if r.n == nil {
+		r.n = map[string]int{}
+	}
+	r.n[k]++
+	return func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.n[k]--; r.n[k] <= 0 {
+			delete(r.n, k)
+		}
+	}, true
 }

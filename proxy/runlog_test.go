@@ -730,3 +730,30 @@ func TestDetachedCancelRecordIsBounded(t *testing.T) {
 	assert.NotEqual(t, http.StatusOK, w.Code, "%.200s", w.Body.String())
 	assert.LessOrEqual(t, store.largest, 256, "the largest value written")
 }
+
+// One user's pages reading detached runs at once are bounded on an
+// instance (each waits holding a store connection): past the bound a
+// page is answered 429 with Retry-After, and another user's page is not.
+func TestResumesOfOneUserAreBounded(t *testing.T) {
+	t.Parallel()
+	d := newDetached(t)
+	hold := make(chan struct{})
+	defer close(hold)
+	d.fake.PushRunScript(threadstest.RunScript{Text: "one two three four", Hold: hold, HoldAfter: 2})
+	alice := d.request(t, "s-alice", "POST", "/v1/threads/runs", hiRun)
+	require.Equal(t, http.StatusCreated, alice.StatusCode)
+	d.fake.PushRunScript(threadstest.RunScript{Text: "one two three four", Hold: hold, HoldAfter: 2})
+	bob := d.request(t, "s-bob", "POST", "/v1/threads/runs", hiRun)
+	require.Equal(t, http.StatusCreated, bob.StatusCode)
+	events := func(r *http.Response) string {
+		return "/v1/threads/" + r.Header.Get("X-Thread-Id") + "/runs/" + r.Header.Get("X-Run-Id") + "/events"
+	}
+	var statuses []int
+	for range 10 {
+		statuses = append(statuses, d.request(t, "s-alice", "GET", events(alice), "").StatusCode)
+	}
+	assert.Equal(t, []int{200, 200, 200, 200, 200, 200, 200, 200, 429, 429}, statuses)
+	refused := d.request(t, "s-alice", "GET", events(alice), "")
+	assert.NotEmpty(t, refused.Header.Get("Retry-After"))
+	assert.Equal(t, http.StatusOK, d.request(t, "s-bob", "GET", events(bob), "").StatusCode, "bob's pages are his own")
+}

@@ -6,15 +6,18 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	threads "github.com/threadsapi/threads-go"
 	"github.com/threadsapi/threads-go/proxy"
+	"github.com/threadsapi/threads-go/proxy/redisstore"
 	"github.com/threadsapi/threads-go/threadstest"
 )
 
@@ -262,4 +265,61 @@ func TestCancelReachesOwnerBetweenRuns(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, runs, "no run after the cancel: the tool's result was never sent")
+}
+
+// One user's pages reading detached runs cannot take every connection
+// of the store's pool (each waits on a blocking XREAD holding one): past
+// the per-user bound a page is answered 429, and another user's run
+// still gets the connections it needs.
+func TestManyResumesOfOneUserLeaveTheStoreToOthers(t *testing.T) {
+	t.Parallel()
+	srv := sharedServer(t)
+	opt, err := redis.ParseURL(srv.url)
+	require.NoError(t, err)
+	opt.PoolSize, opt.PoolTimeout = 12, 200*time.Millisecond
+	rc := redis.NewClient(opt)
+	t.Cleanup(func() { _ = rc.Close() })
+	store, err := redisstore.New(rc)
+	require.NoError(t, err)
+	fake := threadstest.NewServer(t)
+	h, err := proxy.New(fake.Client(), userByHeader, proxy.WithStore(store), proxy.WithStoreKeyPrefix(keyPrefix(t)),
+		proxy.WithDetachedRuns(time.Minute), proxy.WithMaxRunsPerUser(2), proxy.WithKeepAlive(10*time.Second))
+	require.NoError(t, err)
+	front := httptest.NewServer(h)
+	t.Cleanup(func() {
+		front.CloseClientConnections()
+		_ = h.Shutdown(canceled())
+		front.Close()
+	})
+	do := func(user, method, path, body string) *http.Response {
+		req, err := http.NewRequest(method, front.URL+path, strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("X-User", user)
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := front.Client().Do(req)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = resp.Body.Close() })
+		return resp
+	}
+	hold := make(chan struct{})
+	defer close(hold)
+	fake.PushRunScript(threadstest.RunScript{Text: "one two three four", Hold: hold, HoldAfter: 2})
+	run := do("alice", "POST", "/v1/threads/runs", hiRun)
+	require.Equal(t, http.StatusCreated, run.StatusCode)
+	first := readEvents(t, bufio.NewReader(run.Body), 2)
+	require.Len(t, first, 2)
+	events := "/v1/threads/" + run.Header.Get("X-Thread-Id") + "/runs/" + run.Header.Get("X-Run-Id") + "/events?lastEventId=" + first[1].ID
+	refused := 0
+	for range 12 {
+		if do("alice", "GET", events, "").StatusCode == http.StatusTooManyRequests {
+			refused++
+		}
+	}
+	assert.Equal(t, 4, refused, "alice's pages past the bound")
+
+	fake.PushRunScript(threadstest.RunScript{Text: "bob's"})
+	bob := do("bob", "POST", "/v1/threads/runs", hiRun)
+	assert.Equal(t, http.StatusCreated, bob.StatusCode)
 }
