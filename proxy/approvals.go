@@ -458,8 +458,10 @@ func (h *Handler) park(ctx context.Context, u User, threadID, runID string, call
 	}
 	if !browser && a.Hold > 0 {
 		// The log the decision's run id is appended to, for a response
-		// that holds (it must exist before it is waited on).
-		_, _ = h.cfg.store.Append(ctx, h.nextKey(u, threadID, runID), []byte("parked"), 2, a.Hold+time.Minute)
+		// that holds (it must exist before it is waited on). Its first
+		// entry says until when the paused run holds (heldUntil).
+		until := strconv.FormatInt(now.Add(a.Hold).UnixMilli(), 10)
+		_, _ = h.cfg.store.Append(ctx, h.nextKey(u, threadID, runID), []byte(until), 2, a.Hold+time.Minute)
 	}
 	cp := pp
 	cp.Kept = true
@@ -865,9 +867,12 @@ func (h *Handler) continueParked(ctx context.Context, u User, threadID, runID st
 			}
 		}
 	}
+	// A paused run that holds its response (and its user's run slot)
+	// follows the decision's run: that run goes on in its slot.
+	held := h.heldUntil(ctx, u, threadID, runID).After(time.Now())
 	var id string
 	for try := 0; ; try++ {
-		id, err = h.startDetached(ctx, u, threadID, runs.RunParams{PreviousRunID: runID, Content: content}, reported)
+		id, err = h.startDetached(ctx, u, threadID, runs.RunParams{PreviousRunID: runID, Content: content}, reported, held)
 		// A decision faster than the paused run's end: the service has
 		// not recorded it as complete yet. It will within moments.
 		if err == nil || try >= 20 || !(errors.Is(err, runs.ErrInvalidPreviousRun) || errors.Is(err, runs.ErrRunActive)) {
@@ -899,12 +904,17 @@ func (h *Handler) continueParked(ctx context.Context, u User, threadID, runID st
 // startDetached starts a run of u's thread that no browser asked for (a
 // decision's continuation), read into its log as a detached run; its
 // observer hears of the decisions (reported) whose results it carries.
-func (h *Handler) startDetached(ctx context.Context, u User, threadID string, p runs.RunParams, reported []toolcore.Reported) (string, error) {
+func (h *Handler) startDetached(ctx context.Context, u User, threadID string, p runs.RunParams, reported []toolcore.Reported, held bool) (string, error) {
 	if !h.life.begin() {
 		return "", errors.New("proxy: the server is shutting down")
 	}
-	// One of its user's runs, as any other (WithMaxRunsPerUser).
-	slot, status := h.takeSlot(ctx, u)
+	// One of its user's runs, as any other (WithMaxRunsPerUser), unless
+	// the paused run holds a slot while it follows this one (held).
+	var slot *slot
+	var status int
+	if !held {
+		slot, status = h.takeSlot(ctx, u)
+	}
 	if status != 0 {
 		h.life.runs.Done()
 		if status == http.StatusTooManyRequests {
@@ -1206,6 +1216,21 @@ func (h *Handler) touchParked(ctx context.Context, u User, threadID, runID strin
 	if _, err := h.continueParked(ctx, u, threadID, runID); err != nil && !errors.Is(err, errNoRunSlot) {
 		h.log.WarnContext(ctx, "proxy: cannot continue a run whose parked calls expired", "error", err)
 	}
+}
+
+// heldUntil is when the response that holds a paused run (its first
+// entry of nextKey) stops waiting for the decision's run; zero when none
+// holds it.
+func (h *Handler) heldUntil(ctx context.Context, u User, threadID, runID string) time.Time {
+	es, whole, err := h.cfg.store.ReadLog(ctx, h.nextKey(u, threadID, runID), "", 2, 0)
+	if err != nil || !whole || len(es) != 1 {
+		return time.Time{} // none, or already followed
+	}
+	ms, err := strconv.ParseInt(string(es[0].Value), 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
 }
 
 // nextKey is the log where a paused run's continuation by its decision

@@ -442,12 +442,27 @@ func TestExpiredCallAnsweredAtResume(t *testing.T) {
 
 // While the browser is connected, its response stays open after a pause
 // of parked calls only, and the decision's run follows in it.
+// With WithMaxRunsPerUser(1) too: the decision's run is the held run's
+// continuation, and takes no slot of its own while the run holds one.
 func TestHeldResponseGoesOnAfterTheDecision(t *testing.T) {
 	t.Parallel()
+	for _, slots := range []int{0, 1} {
+		t.Run(fmt.Sprint("slots=", slots), func(t *testing.T) {
+			t.Parallel()
+			var opts []proxy.Option
+			if slots > 0 {
+				opts = append(opts, proxy.WithMaxRunsPerUser(slots))
+			}
+			heldResponseGoesOn(t, opts...)
+		})
+	}
+}
+
+func heldResponseGoesOn(t *testing.T, opts ...proxy.Option) {
 	var f refunds
 	fake := threadstest.NewServer(t)
-	h, err := proxy.New(fake.Client(), userBySession, proxy.WithDetachedRuns(time.Minute), proxy.WithTools(f.tool()),
-		proxy.WithApprovals(proxy.Approvals{MayDecide: mayDecide}))
+	h, err := proxy.New(fake.Client(), userBySession, append(opts, proxy.WithDetachedRuns(time.Minute), proxy.WithTools(f.tool()),
+		proxy.WithApprovals(proxy.Approvals{MayDecide: mayDecide}))...)
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() {
