@@ -35,7 +35,7 @@ type Observer interface {
 }
 
 // CallObserver hears one call: each attempt, a migration, a stream's first
-// event and tool rounds, then End, exactly once (when a stream's call, a
+// event, tool rounds and tool approvals, then End, exactly once (when a stream's call, a
 // RunStream round's or a /v1 call ends: the package doc's "Middleware,
 // responses and observers"). Observe and End may be called from another
 // goroutine than the one that made the call (Close may end a stream), but
@@ -77,7 +77,7 @@ const (
 	EventToolRound
 	// EventToolApproval: an approver decided on a tool call
 	// ([ToolGuards].Approver, or a person through package proxy's approval
-	// API): Tool names the tool, Approved says the decision, DecidedBy who
+	// API): ToolName names the tool, Approved says the decision, DecidedBy who
 	// took it, Err is context.DeadlineExceeded when no one answered in
 	// time (a refusal; a parked call that expired). Reported after the
 	// pause's calls returned, on RunStream's call, or on a /v1 run that
@@ -113,7 +113,7 @@ type CallEvent struct {
 	Err      error  // EventAttempt: the transport error, if any; EventToolApproval: a timeout
 	From, To string // EventMigrated
 	Round    int    // EventToolRound
-	Tool     string // EventToolApproval: the tool's name
+	ToolName string // EventToolApproval: the tool's name
 	Approved bool   // EventToolApproval
 	// DecidedBy is, for EventToolApproval, who decided: as the approver
 	// named them ([Approval].DecidedBy), or package proxy's
@@ -419,7 +419,7 @@ func (x observation) ToolApproval(tool string, approved, timedOut bool, decidedB
 	if x.o == nil {
 		return
 	}
-	ev := CallEvent{Kind: EventToolApproval, Tool: tool, Approved: approved, DecidedBy: decidedBy}
+	ev := CallEvent{Kind: EventToolApproval, ToolName: tool, Approved: approved, DecidedBy: decidedBy}
 	if timedOut {
 		ev.Err = context.DeadlineExceeded
 	}

@@ -54,7 +54,7 @@ func (c *logCall) Observe(ev threads.CallEvent) {
 	case threads.EventToolRound:
 		c.o.add(fmt.Sprintf("tool round %d", ev.Round))
 	case threads.EventToolApproval:
-		c.o.add(fmt.Sprintf("tool approval %s %t timeout=%t by=%s", ev.Tool, ev.Approved, ev.Err != nil, ev.DecidedBy))
+		c.o.add(fmt.Sprintf("tool approval %s %t timeout=%t by=%s", ev.ToolName, ev.Approved, ev.Err != nil, ev.DecidedBy))
 	}
 }
 

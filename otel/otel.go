@@ -236,8 +236,8 @@ func (c *call) Observe(ev threads.CallEvent) {
 		// tool's name is the caller's (or an MCP server's) text: only one
 		// that looks like a name goes on the span.
 		attrs := make([]attribute.KeyValue, 0, 3)
-		if codeLike(ev.Tool) {
-			attrs = append(attrs, attribute.String("threads.tool.name", ev.Tool))
+		if codeLike(ev.ToolName) {
+			attrs = append(attrs, attribute.String("threads.tool.name", ev.ToolName))
 		}
 		attrs = append(attrs,
 			attribute.Bool("threads.tool.approved", ev.Approved),

@@ -695,7 +695,7 @@ func (c decisionsCall) Observe(ev threads.CallEvent) {
 	}
 	c.d.mu.Lock()
 	defer c.d.mu.Unlock()
-	c.d.seen = append(c.d.seen, fmt.Sprintf("%s: %s approved=%t by=%s timeout=%t", c.route, ev.Tool, ev.Approved, ev.DecidedBy, ev.Err != nil))
+	c.d.seen = append(c.d.seen, fmt.Sprintf("%s: %s approved=%t by=%s timeout=%t", c.route, ev.ToolName, ev.Approved, ev.DecidedBy, ev.Err != nil))
 }
 
 func (decisionsCall) End(threads.CallEnd) {}

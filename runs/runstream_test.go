@@ -556,7 +556,7 @@ func (o *recObs) Observe(ev threads.CallEvent) {
 	case threads.EventToolRound:
 		o.c.rounds = append(o.c.rounds, ev.Round)
 	case threads.EventToolApproval:
-		a := fmt.Sprintf("%s %t", ev.Tool, ev.Approved)
+		a := fmt.Sprintf("%s %t", ev.ToolName, ev.Approved)
 		if ev.DecidedBy != "" {
 			a += " by " + ev.DecidedBy
 		}
