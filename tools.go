@@ -65,7 +65,9 @@ type Tool struct {
 	// runs the call only if it approves; a refusal is the call's error
 	// result, which the model reads with the reason. [Always] asks for
 	// every call; a function of the call can ask for some (a refund above
-	// a sum). Nil: no call needs approval.
+	// a sum). Nil: no call needs approval. Package proxy's Handler reads it
+	// too, and parks such a call until a person decides
+	// (proxy.WithApprovals).
 	NeedsApproval func(call ToolCall) bool
 	// Timeout is a call's deadline; 0: the runner's
 	// ([ToolGuards].Timeout). Past it, ctx is cancelled and the call's

@@ -126,7 +126,8 @@ type ApprovalDecision struct {
 // that needs approval without WithApprovals). It needs
 // [WithDetachedRuns]: a decision continues the run on whichever instance
 // took it, into the run's log, which the page reads with the resume
-// route.
+// route; that run is a detached run, under its bounds, and
+// [Handler.Shutdown] waits for it.
 func WithApprovals(a Approvals) Option {
 	return option(func(c *config) {
 		switch {

@@ -94,7 +94,12 @@
 //     405.
 //   - Bodies are bounded ([WithMaxBodySize]), answers and streams by the
 //     client's limits, and each user's concurrent runs can be limited
-//     ([WithMaxRunsPerUser]).
+//     ([WithMaxRunsPerUser]). Each user's streams read from run logs
+//     ([WithDetachedRuns]: a run's own stream and its resumes) are
+//     bounded per instance, to twice WithMaxRunsPerUser (4 without it):
+//     each waits on a blocking store read, a pooled connection on Redis.
+//     A resume past the bound is answered 429 with Retry-After before the
+//     store is asked (docs/reloads.md).
 //   - A route that takes a body (POST, PATCH) takes only a JSON one
 //     (application/json or application/*+json, any charset); another is
 //     answered 415 before the user function runs. A page of another site

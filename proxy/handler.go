@@ -111,11 +111,10 @@ type Handler struct {
 	instance string
 	leases   atomic.Uint64
 	life     lifecycle
-	// resumers counts each user's pages reading a detached run through
-	// the resume route on this instance.
-	resumers resumers
 	// flushWarn: a writer that cannot flush is logged once.
 	flushWarn sync.Once
+	// readers: each user's streams served from run logs (resumes bounded).
+	readers readerCounts
 }
 
 // DefaultMaxBodySize is the bound on a browser's request body when

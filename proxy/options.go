@@ -28,8 +28,9 @@ type config struct {
 // Option configures a [Handler] ([New]).
 type Option interface{ apply(*config) }
 
-// RelayOption configures [Relay]; every RelayOption is also an [Option]
-// (the Handler relays its runs with the same settings).
+// RelayOption configures [Relay]. [WithKeepAlive] and [WithWriteTimeout]
+// are also Options (the Handler relays its runs with the same settings);
+// [Handler.Detach]'s is one run's, and New refuses it.
 type RelayOption interface {
 	Option
 	relay()

@@ -263,6 +263,8 @@ func (q *request) detach(ctx context.Context, cancel func(), s Stream, filter fu
 		}
 		done()
 	})
+	leave, _ := h.readers.enter(q.user, 0)
+	defer leave()
 	ref.serve(q.w, q.r, q.c, "", http.StatusCreated, pace{h.cfg.keepAlive, h.cfg.writeTimeout})
 }
 

@@ -154,7 +154,9 @@ func (d *detachment) relay(w http.ResponseWriter, r *http.Request, s Stream, p p
 		ended <- err
 		h.life.runs.Done()
 	})
+	leave, _ := h.readers.enter(d.user, 0)
 	out := ref.serve(w, r, h.clientOf(d.user), "", http.StatusOK, p)
+	leave()
 	res := RelayResult{Events: out.events, Left: out.left}
 	if out.ended {
 		// The owner ends right after the end entry it wrote.
@@ -353,6 +355,8 @@ func (ref *runRef) serve(w http.ResponseWriter, r *http.Request, c *runs.Client,
 	if !write(nil) {
 		return out
 	}
+	// A read that finds nothing for wait checks the owner, and writes a
+	// keep-alive unless WithKeepAlive turned them off.
 	wait := p.keepAlive
 	if wait <= 0 {
 		wait = DefaultKeepAlive
@@ -393,7 +397,7 @@ func (ref *runRef) serve(w http.ResponseWriter, r *http.Request, c *runs.Client,
 				state()
 				return out
 			}
-			if !write([]byte(keepAliveComment)) {
+			if p.keepAlive > 0 && !write([]byte(keepAliveComment)) {
 				return out
 			}
 			continue
@@ -690,6 +694,15 @@ func (q *request) resume() {
 		writeError(q.w, http.StatusNotFound, "Cannot GET "+cut(q.r.URL.EscapedPath(), 200))
 		return
 	}
+	// Refused before the store is asked: each reader holds a blocking
+	// read of the store (a pooled connection on Redis) while it waits.
+	leave, ok := h.readers.enter(q.user, h.maxReaders())
+	if !ok {
+		q.w.Header().Set("Retry-After", "5")
+		writeError(q.w, http.StatusTooManyRequests, "Too many streams of this user's runs are open; close one and try again")
+		return
+	}
+	defer leave()
 	ref := h.runRef(q.user, q.route.Values["threadId"], q.route.Values["runId"])
 	_, ok, err := h.cfg.store.Get(q.r.Context(), ref.meta)
 	switch {
@@ -704,13 +717,6 @@ func (q *request) resume() {
 		writeError(q.w, http.StatusNotFound, "No such run")
 		return
 	}
-	release, ok := h.resumers.take(q.user)
-	if !ok {
-		q.w.Header().Set("Retry-After", "1")
-		writeError(q.w, http.StatusTooManyRequests, "Too many pages of this user are reading runs; close one")
-		return
-	}
-	defer release()
 	if h.approvals != nil {
 		// A page's resume touches the run's parked calls: expired ones
 		// are answered now, and the run goes on.
@@ -724,38 +730,53 @@ func (q *request) resume() {
 	ref.serve(q.w, q.r, q.c, cut(after, 64), http.StatusOK, pace{h.cfg.keepAlive, h.cfg.writeTimeout})
 }
 
-// maxResumesPerUser bounds the pages of one user that read detached runs
-// through the resume route at once, on each instance: a page reading a
-// run waits for its next event holding one of the store's connections (a
-// blocking XREAD on Redis), and one user's pages must not take them all
-// from the other users' requests. A page past it is answered 429.
-const maxResumesPerUser = 8
+// defaultMaxReaders bounds one user's streams read from run logs on an
+// instance when [WithMaxRunsPerUser] sets no bound.
+const defaultMaxReaders = 4
 
-// resumers counts the pages of each user (by store scope) that read a
-// detached run through the resume route.
-type resumers struct {
-	mu sync.Mutex
-	n  map[string]int
+// maxReaders is how many streams of its runs' logs one user may have
+// open on this instance: twice its runs (a run's own stream and one
+// resume each), else defaultMaxReaders. See "Readers of a run's log" in
+// docs/reloads.md.
+func (h *Handler) maxReaders() int {
+	if h.cfg.maxRuns > 0 {
+		return 2 * h.cfg.maxRuns
+	}
+	return defaultMaxReaders
 }
 
-// take counts in a page of u's, and returns what counts it out; false when
-// u has maxResumesPerUser already.
-func (r *resumers) take(u User) (func(), bool) {
-	k := userScope(u)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.n[k] >= maxResumesPerUser {
+// readerCounts counts, per user, the streams an instance serves from run
+// logs: each waits on a blocking store read (on Redis, a connection of
+// the pool), so that one user's pages must not take them all. Per
+// instance, not shared through the store: the pool it protects is the
+// instance's own.
+type readerCounts struct {
+	mu sync.Mutex
+	n  map[string]int // by userScope
+}
+
+// enter counts a reader of u in, unless u has max already (max 0: no
+// bound, for a run's own stream, bounded by the run slots); leave counts
+// it out, once.
+func (c *readerCounts) enter(u User, max int) (leave func(), ok bool) {
+	scope := userScope(u)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if max > 0 && c.n[scope] >= max {
 		return nil, false
 	}
-	if r.n == nil {
-		r.n = map[string]int{}
+	if c.n == nil {
+		c.n = map[string]int{}
 	}
-	r.n[k]++
+	c.n[scope]++
+	var once sync.Once
 	return func() {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if r.n[k]--; r.n[k] <= 0 {
-			delete(r.n, k)
-		}
+		once.Do(func() {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			if c.n[scope]--; c.n[scope] <= 0 {
+				delete(c.n, scope)
+			}
+		})
 	}, true
 }

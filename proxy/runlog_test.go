@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -72,13 +73,27 @@ type logKeys struct {
 	// so far, end is the run's end entry, other any other entry.
 	fail   func(n int, kind string) bool
 	events int
+	// maxWait, when set, bounds how long a ReadLog waits; idle gets a
+	// value (when there is room) for each ReadLog that found nothing.
+	maxWait time.Duration
+	idle    chan struct{}
 }
 
 func (s *logKeys) ReadLog(ctx context.Context, key, after string, n int, wait time.Duration) ([]proxy.LogEntry, bool, error) {
 	if s.read != nil {
 		s.read <- after
 	}
-	return s.MemoryStore.ReadLog(ctx, key, after, n, wait)
+	if s.maxWait > 0 {
+		wait = min(wait, s.maxWait)
+	}
+	es, whole, err := s.MemoryStore.ReadLog(ctx, key, after, n, wait)
+	if len(es) == 0 && s.idle != nil {
+		select {
+		case s.idle <- struct{}{}:
+		default:
+		}
+	}
+	return es, whole, err
 }
 
 func (s *logKeys) Append(ctx context.Context, key string, value []byte, maxLen int, ttl time.Duration) (string, error) {
@@ -152,6 +167,27 @@ func (d *detached) request(t *testing.T, session, method, path, body string, hdr
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = resp.Body.Close() })
 	return resp
+}
+
+// WithKeepAlive(0) means no keep-alive comments for a detached run's
+// stream too, which is served from its log (it got one each time its
+// reader found nothing new).
+func TestDetachedRunWithoutKeepAliveWritesNoComment(t *testing.T) {
+	t.Parallel()
+	d := newDetached(t, proxy.WithKeepAlive(0))
+	d.store.maxWait, d.store.idle = time.Millisecond, make(chan struct{}, 1)
+	hold := make(chan struct{})
+	d.fake.PushRunScript(threadstest.RunScript{Text: "one two three four", Hold: hold, HoldAfter: 2})
+	resp := d.request(t, "s-alice", "POST", "/v1/threads/runs", hiRun)
+	require.Equal(t, http.StatusCreated, resp.StatusCode)
+	for range 3 { // the page's reader found nothing new, three times
+		<-d.store.idle
+	}
+	close(hold)
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Contains(t, string(body), "RUN_FINISHED")
+	assert.NotContains(t, string(body), ": keep-alive", "WithKeepAlive(0): none")
 }
 
 // A page reads 5 events of a detached run and leaves (a reload); the run
@@ -731,9 +767,50 @@ func TestDetachedCancelRecordIsBounded(t *testing.T) {
 	assert.LessOrEqual(t, store.largest, 256, "the largest value written")
 }
 
-// One user's pages reading detached runs at once are bounded on an
-// instance (each waits holding a store connection): past the bound a
-// page is answered 429 with Retry-After, and another user's page is not.
+// One user's pages may hold only so many streams of their runs' logs on
+// an instance (twice WithMaxRunsPerUser): each waits on a blocking store
+// read. Past that, a resume is refused 429 with Retry-After, before the
+// store is asked; another user's resume is served.
+func TestDetachedResumesPerUserAreBounded(t *testing.T) {
+	t.Parallel()
+	d := newDetached(t, proxy.WithMaxRunsPerUser(2))
+	start := func(session string) (events string, hold chan struct{}, last string) {
+		hold = make(chan struct{})
+		d.fake.PushRunScript(threadstest.RunScript{Text: "one two three four", Hold: hold, HoldAfter: 2})
+		resp := d.request(t, session, "POST", "/v1/threads/runs", hiRun)
+		require.Equal(t, http.StatusCreated, resp.StatusCode)
+		first := readEvents(t, bufio.NewReader(resp.Body), 2)
+		require.Len(t, first, 2)
+		return "/v1/threads/" + resp.Header.Get("X-Thread-Id") + "/runs/" + resp.Header.Get("X-Run-Id") + "/events", hold, first[1].ID
+	}
+	alice, aliceHold, aliceLast := start("s-alice")
+	defer close(aliceHold)
+	// Her run's own stream is open: one of her four.
+	for i := range 3 {
+		resp := d.request(t, "s-alice", "GET", alice, "", "Last-Event-ID", aliceLast)
+		require.Equal(t, http.StatusOK, resp.StatusCode, "resume %d", i)
+	}
+	over := d.request(t, "s-alice", "GET", alice, "", "Last-Event-ID", aliceLast)
+	assert.Equal(t, http.StatusTooManyRequests, over.StatusCode)
+	assert.NotEmpty(t, over.Header.Get("Retry-After"))
+	var body struct {
+		StatusCode int    `json:"statusCode"`
+		Message    string `json:"message"`
+	}
+	require.NoError(t, json.NewDecoder(over.Body).Decode(&body))
+	assert.Equal(t, http.StatusTooManyRequests, body.StatusCode)
+	assert.NotEmpty(t, body.Message)
+
+	bob, bobHold, bobLast := start("s-bob")
+	defer close(bobHold)
+	resp := d.request(t, "s-bob", "GET", bob, "", "Last-Event-ID", bobLast)
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "another user's resume is served")
+}
+
+// Without WithMaxRunsPerUser, one user's streams of run logs on an
+// instance are bounded to 4 (each waits holding a store connection), her
+// run's own stream among them: past the bound a page is answered 429 with
+// Retry-After, and another user's page is not.
 func TestResumesOfOneUserAreBounded(t *testing.T) {
 	t.Parallel()
 	d := newDetached(t)
@@ -749,11 +826,94 @@ func TestResumesOfOneUserAreBounded(t *testing.T) {
 		return "/v1/threads/" + r.Header.Get("X-Thread-Id") + "/runs/" + r.Header.Get("X-Run-Id") + "/events"
 	}
 	var statuses []int
-	for range 10 {
+	for range 5 {
 		statuses = append(statuses, d.request(t, "s-alice", "GET", events(alice), "").StatusCode)
 	}
-	assert.Equal(t, []int{200, 200, 200, 200, 200, 200, 200, 200, 429, 429}, statuses)
+	assert.Equal(t, []int{200, 200, 200, 429, 429}, statuses)
 	refused := d.request(t, "s-alice", "GET", events(alice), "")
 	assert.NotEmpty(t, refused.Header.Get("Retry-After"))
 	assert.Equal(t, http.StatusOK, d.request(t, "s-bob", "GET", events(bob), "").StatusCode, "bob's pages are his own")
+}
+
+// A backend that starts its own run and relays it with Relay, detached
+// through its Handler: the page that leaves does not end the run, and
+// resumes it from the Handler's resume route, on any instance, from the
+// SSE id of the last event it read.
+func ExampleHandler_Detach() {
+	srv := threadstest.Start() // the service; in production threads.NewClient()
+	defer srv.Close()
+	alice := proxy.User{Key: "alice"} // the backend's decision: here one user
+	h, err := proxy.New(srv.Client(), func(*http.Request) (proxy.User, error) { return alice, nil },
+		proxy.WithDetachedRuns(10*time.Minute))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer h.Shutdown(context.Background()) // waits for the detached run
+	base := runs.New(srv.Client())
+
+	mux := http.NewServeMux()
+	mux.Handle("/api/tambo/", http.StripPrefix("/api/tambo", h)) // its resume route too
+	mux.HandleFunc("/stream", func(w http.ResponseWriter, r *http.Request) {
+		ctx, detach := h.Detach(r, alice) // start the run with ctx, not r.Context()
+		s, err := base.ForUser(alice.Key).CreateAndRun(ctx, runs.CreateRunParams{RunParams: runs.RunParams{
+			Content: []runs.Content{runs.Text(r.FormValue("q"))},
+		}})
+		if err != nil {
+			http.Error(w, "the run did not start", http.StatusBadGateway)
+			return
+		}
+		if _, err := proxy.Relay(w, r, s, detach); err != nil {
+			fmt.Println("the run failed:", err)
+		}
+	})
+	backend := httptest.NewServer(mux)
+	defer backend.Close()
+
+	// The page reads three events, then leaves (a reload).
+	resp, err := backend.Client().Get(backend.URL + "/stream?q=hello")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	events := bufio.NewScanner(resp.Body)
+	run := resp.Header.Get("X-Thread-Id") + "/runs/" + resp.Header.Get("X-Run-Id")
+	last := printEvents(events, 3)
+	resp.Body.Close()
+
+	// The reloaded page resumes after the last event it showed.
+	req, _ := http.NewRequest("GET", backend.URL+"/api/tambo/v1/threads/"+run+"/events", nil)
+	req.Header.Set("Last-Event-ID", last)
+	resp, err = backend.Client().Do(req)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer resp.Body.Close()
+	printEvents(bufio.NewScanner(resp.Body), -1)
+	// Output:
+	// 1 RUN_STARTED
+	// 2 TEXT_MESSAGE_START
+	// 3 TEXT_MESSAGE_CONTENT
+	// 4 TEXT_MESSAGE_CONTENT
+	// 5 TEXT_MESSAGE_CONTENT
+	// 6 TEXT_MESSAGE_END
+	// 7 RUN_FINISHED
+}
+
+// printEvents prints up to n events (n < 0: all) of an SSE stream, each
+// with its id, and returns the last id.
+func printEvents(sc *bufio.Scanner, n int) (id string) {
+	for n != 0 && sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "id: "); ok {
+			id = v
+		}
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			var ev struct{ Type string }
+			_ = json.Unmarshal([]byte(data), &ev)
+			fmt.Println(id, ev.Type)
+			n--
+		}
+	}
+	return id
 }

@@ -18,9 +18,9 @@ import (
 // unknown tool or bad arguments get an isError result without secrets;
 // r.MaxRounds and r.MaxRepeats do not apply.
 //
-// With no calls it only checks r. It fails for tools that RunTools
-// refuses, calls without a thread or run id and a Client that New could
-// not link (running none), and with ctx's error when ctx ends first
+// With no calls it only checks r. It fails, running none, for tools that
+// RunTools refuses, calls given without threadID or runID, and a Client
+// that New could not link; and with ctx's error when ctx ends first
 // (calls not started are not run). It sends nothing.
 func (c *Client) AnswerTools(ctx context.Context, threadID, runID string, r ToolRunner, calls []PendingToolCall, opts ...threads.RequestOption) ([]Content, error) {
 	switch {

@@ -16,9 +16,9 @@ import (
 // ID is "approval:" and the call's id; Reason "tool_call"; ToolCallID the
 // call's; ResponseSchema the answer's shape, {"approved": boolean,
 // "reason": string}; Metadata the tool and its arguments; ExpiresAt
-// expires (left empty when zero). It is the interrupt package proxy's
-// approvals send. The runner itself does not send it: the service knows
-// no approvals.
+// expires (left empty when zero). Package proxy's approvals send its
+// shape, with the parked call's own ID. The runner itself does not send
+// it: the service knows no approvals.
 func ApprovalInterrupt(req threads.ApprovalRequest, expires time.Time) Interrupt {
 	in := Interrupt{
 		ID:         "approval:" + req.Call.ID,

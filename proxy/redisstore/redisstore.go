@@ -43,8 +43,9 @@
 // client's pool meanwhile; go-redis' default pool is 10 per CPU. Size it
 // (PoolSize, or pool_size= in the URL) to the detached runs an instance
 // streams at once, plus room for the other calls, which otherwise wait
-// for a free connection (PoolTimeout). The proxy's resume route lets one
-// user's pages read at most 8 runs at once on an instance (docs/reloads.md).
+// for a free connection (PoolTimeout). The proxy bounds one user's such
+// readers per instance (twice WithMaxRunsPerUser, else 4; 429 past it),
+// so that one user's pages cannot take the whole pool.
 //
 // # Keys
 //

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -267,22 +268,59 @@ func TestCancelReachesOwnerBetweenRuns(t *testing.T) {
 	assert.Equal(t, 1, runs, "no run after the cancel: the tool's result was never sent")
 }
 
-// One user's pages reading detached runs cannot take every connection
-// of the store's pool (each waits on a blocking XREAD holding one): past
-// the per-user bound a page is answered 429, and another user's run
-// still gets the connections it needs.
+// readsInFlight is a store that counts the log reads in flight: each
+// holds one connection of the pool while it waits.
+type readsInFlight struct {
+	proxy.Store
+	mu      sync.Mutex
+	n       int
+	changed chan struct{}
+}
+
+func (s *readsInFlight) add(d int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n += d
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// until returns once k reads are in flight.
+func (s *readsInFlight) until(k int) {
+	for {
+		s.mu.Lock()
+		n, ch := s.n, s.changed
+		s.mu.Unlock()
+		if n >= k {
+			return
+		}
+		<-ch
+	}
+}
+
+func (s *readsInFlight) ReadLog(ctx context.Context, key, after string, n int, wait time.Duration) ([]proxy.LogEntry, bool, error) {
+	s.add(1)
+	defer s.add(-1)
+	return s.Store.ReadLog(ctx, key, after, n, wait)
+}
+
+// One user's pages resuming a run, however many, leave the store's
+// connections to the other users' requests: past twice
+// WithMaxRunsPerUser streams, alice's resumes are refused 429, and bob's
+// run starts while hers wait in XREAD.
 func TestManyResumesOfOneUserLeaveTheStoreToOthers(t *testing.T) {
 	t.Parallel()
 	srv := sharedServer(t)
 	opt, err := redis.ParseURL(srv.url)
 	require.NoError(t, err)
-	opt.PoolSize, opt.PoolTimeout = 12, 200*time.Millisecond
+	opt.PoolSize, opt.PoolTimeout = 16, 200*time.Millisecond
 	rc := redis.NewClient(opt)
 	t.Cleanup(func() { _ = rc.Close() })
 	store, err := redisstore.New(rc)
 	require.NoError(t, err)
+	w := &readsInFlight{Store: store, changed: make(chan struct{})}
 	fake := threadstest.NewServer(t)
-	h, err := proxy.New(fake.Client(), userByHeader, proxy.WithStore(store), proxy.WithStoreKeyPrefix(keyPrefix(t)),
+	h, err := proxy.New(fake.Client(), userByHeader, proxy.WithStore(w), proxy.WithStoreKeyPrefix(keyPrefix(t)),
 		proxy.WithDetachedRuns(time.Minute), proxy.WithMaxRunsPerUser(2), proxy.WithKeepAlive(10*time.Second))
 	require.NoError(t, err)
 	front := httptest.NewServer(h)
@@ -291,12 +329,15 @@ func TestManyResumesOfOneUserLeaveTheStoreToOthers(t *testing.T) {
 		_ = h.Shutdown(canceled())
 		front.Close()
 	})
-	do := func(user, method, path, body string) *http.Response {
+	do := func(user, method, path, body string, hdr ...string) *http.Response {
 		req, err := http.NewRequest(method, front.URL+path, strings.NewReader(body))
 		require.NoError(t, err)
 		req.Header.Set("X-User", user)
 		if body != "" {
 			req.Header.Set("Content-Type", "application/json")
+		}
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
 		}
 		resp, err := front.Client().Do(req)
 		require.NoError(t, err)
@@ -310,14 +351,19 @@ func TestManyResumesOfOneUserLeaveTheStoreToOthers(t *testing.T) {
 	require.Equal(t, http.StatusCreated, run.StatusCode)
 	first := readEvents(t, bufio.NewReader(run.Body), 2)
 	require.Len(t, first, 2)
-	events := "/v1/threads/" + run.Header.Get("X-Thread-Id") + "/runs/" + run.Header.Get("X-Run-Id") + "/events?lastEventId=" + first[1].ID
-	refused := 0
-	for range 12 {
-		if do("alice", "GET", events, "").StatusCode == http.StatusTooManyRequests {
-			refused++
+	events := "/v1/threads/" + run.Header.Get("X-Thread-Id") + "/runs/" + run.Header.Get("X-Run-Id") + "/events"
+	open := 1 // her run's own stream
+	for range 15 {
+		resp := do("alice", "GET", events, "", "Last-Event-ID", first[1].ID)
+		switch resp.StatusCode {
+		case http.StatusOK:
+			open++
+		default:
+			assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
 		}
 	}
-	assert.Equal(t, 4, refused, "alice's pages past the bound")
+	assert.Equal(t, 4, open, "twice WithMaxRunsPerUser")
+	w.until(open) // each open stream waits in XREAD, holding a connection
 
 	fake.PushRunScript(threadstest.RunScript{Text: "bob's"})
 	bob := do("bob", "POST", "/v1/threads/runs", hiRun)
