@@ -241,8 +241,9 @@
 // empty or repeated name, a nil Call, or a [NewTool] with unusable Args is
 // an error here.
 //
-// A tool runs inside Stream.Next, with ctx (cancelled as well when the
-// stream is closed). [WithStreamIdleTimeout] counts the server's silence
+// A tool runs while Stream.Next waits for it (on a goroutine of its own
+// under a deadline: [Tool].Call says what that asks of a tool), with ctx
+// (cancelled as well when the stream is closed). [WithStreamIdleTimeout] counts the server's silence
 // only: its clock stops while a tool runs and the next request is sent
 // (whose wait for headers [WithRequestTimeout] bounds, as for the first
 // request), and starts again for the next round's events. If it fired

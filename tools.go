@@ -43,10 +43,15 @@ type Tool struct {
 	// MaxCalls asks the service to allow at most this many calls of the
 	// tool in one generation; 0 sends no limit.
 	MaxCalls int
-	// Call runs the tool. It runs on the goroutine that reads the stream
-	// (inside Stream.Next), with the stream's context: it should return
-	// when ctx is done. The string is the result the model reads; an error
-	// is reported to the model as the tool's failure (see RunStream).
+	// Call runs the tool, with the stream's context: it should return when
+	// ctx is done. It may run on another goroutine than the one that reads
+	// the stream, and concurrently with itself: under a deadline (Timeout)
+	// each call runs on a goroutine of its own, and one past its deadline
+	// may still run while later calls do; on /v1 (package runs) up to
+	// ToolRunner.Concurrency calls of a pause run at once. So Call must be
+	// safe for concurrent use. The string is the result the model reads;
+	// an error is reported to the model as the tool's failure (see
+	// RunStream).
 	Call func(ctx context.Context, call ToolCall) (string, error)
 	// CallParts, when set, runs the tool instead of Call, for a result
 	// that is more than one text: content parts, each a text part

@@ -675,6 +675,9 @@ func (h *Handler) decide(ctx context.Context, r *http.Request, ref parkedRef, st
 			d.Decision.Result += c.Text
 		}
 	}
+	// Shown to the decider's page: redacted as the Handler's other
+	// answers are (the run user's client: the project key, their token).
+	d.Decision.Result = h.clientOf(rec.user()).Redact(d.Decision.Result)
 	d.Decision.IsError = d.Result.IsError
 	stopRenewing() // before the record: a renewal must not overwrite it
 	// The record outlives the call's wait: it keeps no token (a token

@@ -1164,3 +1164,41 @@ func TestParkedCallArgumentsAreRedacted(t *testing.T) {
 	require.Equal(t, http.StatusOK, d.Code, d.Body.String())
 	assert.Equal(t, "key "+e.fake.APIKey, got.Load(), "the tool gets the arguments as written")
 }
+
+// The approval API's answer is redacted as the Handler's other answers
+// are: a tool's result that holds the project key or the run user's token
+// (a diagnostic, a downstream error text) reaches the decider's page
+// without it.
+func TestDecisionAnswerHoldsNoSecret(t *testing.T) {
+	t.Parallel()
+	fake := threadstest.NewServer(t)
+	tok, err := runs.New(fake.Client()).ExchangeToken(context.Background(),
+		"e30."+base64.RawURLEncoding.EncodeToString([]byte(`{"iss":"https://idp.example.com","sub":"alice"}`))+".")
+	require.NoError(t, err)
+	tool := threads.Tool{
+		Name: "refund", Description: "Refunds an order", NeedsApproval: threads.Always,
+		Parameters: []threads.ToolParameter{{Name: "amount", Type: "number", IsRequired: true}},
+		Call: func(context.Context, threads.ToolCall) (string, error) {
+			return "refunded; upstream said: bad key " + fake.APIKey + " for " + tok.Token.Reveal(), nil
+		},
+	}
+	h, err := proxy.New(fake.Client(), func(*http.Request) (proxy.User, error) { return proxy.User{Token: tok.Token}, nil },
+		proxy.WithDetachedRuns(time.Minute), proxy.WithTools(tool), proxy.WithApprovals(proxy.Approvals{MayDecide: mayDecide, Hold: -1}))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = h.Shutdown(context.Background()) })
+	fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund", Arguments: map[string]any{"amount": 80}}}})
+	r := httptest.NewRequest("POST", "/v1/threads/runs", strings.NewReader(`{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`))
+	r.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	custom, _ := parked(t, w.Body.String())
+	require.Len(t, custom, 1)
+	for range 2 { // the decision, then its record
+		d := approve(t, h, custom[0].ID, true, "", "X-Role", "manager")
+		require.Equal(t, http.StatusOK, d.Code, d.Body.String())
+		assert.Contains(t, d.Body.String(), "refunded; upstream said")
+		assert.NotContains(t, d.Body.String(), fake.APIKey)
+		assert.NotContains(t, d.Body.String(), tok.Token.Reveal())
+	}
+}

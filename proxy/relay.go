@@ -45,9 +45,10 @@ type RelayResult struct {
 	// Left is true when the browser left or stopped reading before the
 	// run's end: its request's context ended, or a write to it failed or
 	// took longer than the write timeout. The run was then cancelled
-	// (the stream closed), unless detached ([Handler.Detach]). This is
-	// the browser's choice, not a failure: Relay returns a nil error with
-	// it.
+	// (the stream closed), unless detached ([Handler.Detach]) or its
+	// pause had already reached the relay: such a run was read to its
+	// end. This is the browser's choice, not a failure: Relay returns a
+	// nil error with it.
 	Left bool
 }
 
@@ -149,7 +150,14 @@ func (rl relayer) relay(w http.ResponseWriter, r *http.Request, s Stream) (res R
 		k.leave()
 	})
 	defer func() {
-		if !stopLeave() && r.Context().Err() != nil {
+		// The context closes Done before it starts its AfterFunc: a
+		// stream on the same context can fail, and the relay get here,
+		// before the leave ran. Stopped then, it is ours to run.
+		if stopLeave() {
+			if r.Context().Err() != nil {
+				k.leave()
+			}
+		} else if r.Context().Err() != nil {
 			<-left
 		}
 		k.end()

@@ -134,6 +134,20 @@ func (c *Client) identity(ctx context.Context, opts []threads.RequestOption, op 
 	}
 }
 
+// Redact returns s with every spelling of the secrets c's calls send
+// (its API key, its end user's token and the last tokens its token source
+// gave), raw or JSON-escaped, replaced by "[REDACTED]", and nothing else
+// changed, as every answer of c is redacted. It is for text that a
+// program passes on to someone else from where the SDK does not redact
+// it: a server-side tool's result shown to a browser, say. A per-call key
+// ([threads.WithAPIKey]) is not c's: it is not redacted.
+func (c *Client) Redact(s string) string {
+	if c.conn == nil {
+		return s
+	}
+	return c.conn.Redact(s, c.secrets()...)
+}
+
 // secrets are what a call of c sends that a server may echo, for
 // core.Call.Secrets: the end-user token, if any (a blank one is never
 // sent), the last tokens its token source gave, and extra.

@@ -402,3 +402,24 @@ func TestDoRefusesEveryEndUserSpelling(t *testing.T) {
 		t.Errorf("sent %s", b)
 	}
 }
+
+// Client.Redact takes out what the client's calls send that a server may
+// echo (its API key, its end user's token), raw or JSON-escaped, and
+// nothing else; a client that could not link has nothing to take out.
+func TestClientRedactRemovesItsSecrets(t *testing.T) {
+	t.Parallel()
+	fake := threadstest.NewServer(t)
+	tok := `tok/"secret"-123`
+	c := runs.New(fake.Client()).ForToken(threads.NewToken(tok))
+	escaped, err := json.Marshal(tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := c.Redact("key " + fake.APIKey + ", token " + tok + ", in JSON " + string(escaped) + ", the rest")
+	if strings.Contains(out, fake.APIKey) || strings.Contains(out, "secret") || !strings.Contains(out, "[REDACTED]") || !strings.HasSuffix(out, ", the rest") {
+		t.Errorf("Redact: %q", out)
+	}
+	if got := runs.New(nil).Redact("key " + fake.APIKey); got != "key "+fake.APIKey {
+		t.Errorf("Redact of an unlinked client: %q", got)
+	}
+}
