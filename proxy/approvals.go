@@ -351,6 +351,9 @@ type parkedCall struct {
 	// as long as the call waits).
 	UserKey   string `json:"userKey,omitzero"`
 	UserToken string `json:"userToken,omitzero"`
+	// UserID is the run's User.ID, which its continuation's keys derive
+	// from.
+	UserID string `json:"userId,omitzero"`
 	// Browser: the pause also waits for the browser's calls, whose
 	// continuation carries the decision.
 	Browser bool `json:"browser"`
@@ -361,9 +364,9 @@ type parkedCall struct {
 func (c parkedCall) user() User {
 	switch {
 	case c.UserKey != "":
-		return User{Key: c.UserKey}
+		return User{Key: c.UserKey, ID: c.UserID}
 	case c.UserToken != "":
-		return User{Token: threads.NewToken(c.UserToken)}
+		return User{Token: threads.NewToken(c.UserToken), ID: c.UserID}
 	}
 	return User{}
 }
@@ -432,7 +435,7 @@ func (h *Handler) park(ctx context.Context, u User, threadID, runID string, call
 			ID: h.newApprovalID(ctx, u), ThreadID: threadID, RunID: runID, ToolCallID: c.ToolCallID, ToolName: c.ToolName,
 			Arguments: callArguments(shown[c.ToolCallID]), ExpiresAt: now.Add(a.TTL).UTC().Truncate(time.Millisecond),
 		}
-		rec := parkedCall{Call: pa, Arguments: c.Arguments, Browser: browser, UserKey: u.Key}
+		rec := parkedCall{Call: pa, Arguments: c.Arguments, Browser: browser, UserKey: u.Key, UserID: u.ID}
 		if u.Key == "" {
 			rec.UserToken = u.Token.Reveal()
 		}

@@ -147,8 +147,9 @@
 // the kind, then a scope and a name that hold no user key, id or token in
 // clear. The part before a key's last colon is its scope: all of one
 // user's values of one kind share it, so that a store can bound what one
-// user holds ([MemoryStore] does). A key names one thing: a value, a lease
-// or a log, never two.
+// user holds ([MemoryStore] does). A user is their [User.ID] when the
+// user function sets it, else their key or token. A key names one thing:
+// a value, a lease or a log, never two.
 //
 // What the Handler keeps there: a mixed pause's server results, until the
 // browser's continuation takes them; each user's run slots
@@ -163,7 +164,7 @@
 //   - a continuation whose server results cannot be taken, a run whose
 //     slot cannot be taken (unless [WithRunSlotsOpenOnStoreError]), a
 //     resume whose run cannot be read and a decision of the approval API
-//     are refused 503, and nothing is sent;
+//     are refused 503 with Retry-After: 1, and nothing is sent;
 //   - a server-side call that cannot be recorded is not run: the model
 //     reads an error result; so does one that cannot be parked for
 //     approval ("approval expired", or not recorded), never the

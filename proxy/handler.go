@@ -30,10 +30,21 @@ import (
 // User is the end user a request acts for, as the backend decides it:
 // exactly one of Key (a user key, as [runs.Client.ForUser] takes) and
 // Token (an end-user token, as [runs.Client.ForToken] takes: one the
-// backend got with [runs.Client.ExchangeToken]).
+// backend got with [runs.Client.ExchangeToken]). The service sees only
+// that credential.
+//
+// ID, optional, is the backend's own stable name for the person. It is
+// never sent to the service; the Handler keeps the user's state under it
+// (run slots, pending results, detached runs' logs, cancels, parked
+// calls, tool-call records) instead of under the key or token. Two
+// requests with the same ID share that state and slots, so it must name
+// one person. For a token user it keeps their runs, results and slots
+// across token renewals; without it, a renewed token is another user to
+// the Handler. Empty: the key or token is the scope.
 type User struct {
 	Key   string
 	Token threads.Token
+	ID    string
 }
 
 // userKey is the context key of a run's [User] (UserFrom).
@@ -57,10 +68,15 @@ func withRunUser(ctx context.Context, u User) context.Context {
 	return context.WithValue(ctx, userKey{}, u)
 }
 
-// id is the user as the handler counts runs and keys pending results: the
-// key, or a hash of the token (never the token itself).
+// id is the user as the handler counts runs and keys its store (only
+// through userScope): the backend's ID, else the key, else a hash of
+// the token (never the token itself). The prefixes keep an ID from
+// meeting a key of the same text.
 func (u User) id() string {
-	if u.Key != "" {
+	switch {
+	case u.ID != "":
+		return "id:" + u.ID
+	case u.Key != "":
 		return "key:" + u.Key
 	}
 	sum := sha256.Sum256([]byte(u.Token.Reveal()))

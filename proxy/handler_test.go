@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -1139,4 +1140,110 @@ func TestHandlerRunBodyIsRunsBody(t *testing.T) {
 	require.NoError(t, json.Unmarshal(e.last(t).Body, &got))
 	sent["thread"].(map[string]any)["userKey"] = "alice"
 	assert.Equal(t, sent, got)
+}
+
+// renewingUser is a Handler whose only user is a token user whose token
+// the test renews (the backend exchanges a new one for the same person),
+// with id as their User.ID.
+type renewingUser struct {
+	fake   *threadstest.Server
+	h      *proxy.Handler
+	tokens []threads.Token
+	cur    atomic.Int32
+}
+
+func newRenewingUser(t *testing.T, id string, opts []threadstest.Option, popts ...proxy.Option) *renewingUser {
+	t.Helper()
+	ru := &renewingUser{fake: threadstest.NewServer(t, opts...)}
+	for range 2 {
+		tok, err := runs.New(ru.fake.Client()).ExchangeToken(context.Background(),
+			"e30."+base64.RawURLEncoding.EncodeToString([]byte(`{"iss":"https://idp.example.com","sub":"alice"}`))+".")
+		require.NoError(t, err)
+		ru.tokens = append(ru.tokens, tok.Token)
+	}
+	require.NotEqual(t, ru.tokens[0].Reveal(), ru.tokens[1].Reveal())
+	var err error
+	ru.h, err = proxy.New(ru.fake.Client(), func(*http.Request) (proxy.User, error) {
+		return proxy.User{Token: ru.tokens[ru.cur.Load()], ID: id}, nil
+	}, popts...)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ru.h.Shutdown(context.Background()) })
+	return ru
+}
+
+func (ru *renewingUser) do(method, path, body string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(method, path, strings.NewReader(body))
+	if body != "" {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	w := httptest.NewRecorder()
+	ru.h.ServeHTTP(w, r)
+	return w
+}
+
+// A token user whose token is renewed resumes their detached run when
+// the backend names them with User.ID; without it, the renewed token is
+// another user to the Handler (the run is not theirs: 404), as
+// documented on User.
+func TestTokenUserResumesAfterTokenRenewal(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		id   string
+		want int
+	}{
+		"with ID":    {"alice", http.StatusOK},
+		"without ID": {"", http.StatusNotFound},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ru := newRenewingUser(t, tc.id, nil, proxy.WithDetachedRuns(time.Minute))
+			ru.fake.PushRunScript(threadstest.RunScript{Text: "all done"})
+			w := ru.do("POST", "/v1/threads/runs", hiRun)
+			require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+			ru.cur.Store(1)
+			got := ru.do("GET", "/v1/threads/"+w.Header().Get("X-Thread-Id")+"/runs/"+w.Header().Get("X-Run-Id")+"/events", "")
+			assert.Equal(t, tc.want, got.Code, got.Body.String())
+			if tc.want == http.StatusOK {
+				assert.Contains(t, got.Body.String(), `"delta":"done"`)
+			}
+		})
+	}
+}
+
+// Run slots follow User.ID: a backend that exchanges a token per session
+// does not give the same person a second slot.
+func TestUserIDSharesRunSlotsAcrossTokens(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		ru := newRenewingUser(t, "alice", []threadstest.Option{threadstest.WithoutListener()}, proxy.WithMaxRunsPerUser(1))
+		hold := make(chan struct{})
+		ru.fake.PushRunScript(threadstest.RunScript{Text: "long", Hold: hold, HoldAfter: 1})
+		done := make(chan *httptest.ResponseRecorder)
+		go func() { done <- ru.do("POST", "/v1/threads/runs", hiRun) }()
+		synctest.Wait() // the first token's run is held on the service
+
+		ru.cur.Store(1)
+		w := ru.do("POST", "/v1/threads/runs", hiRun)
+		assert.Equal(t, http.StatusTooManyRequests, w.Code, w.Body.String())
+		close(hold)
+		assert.Equal(t, http.StatusCreated, (<-done).Code)
+	})
+}
+
+// A token user's call parked for approval is continued, once decided, in
+// their User.ID's scope, where its pause was parked.
+func TestUserIDContinuesAParkedCall(t *testing.T) {
+	t.Parallel()
+	var f refunds
+	ru := newRenewingUser(t, "alice", nil, approvalOptions(&f, proxy.NewMemoryStore(0, 0))...)
+	ru.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "call_r", Name: "refund", Arguments: map[string]any{"amount": 80}}}})
+	w := ru.do("POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"refund me"}]}}`)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	custom, _ := parked(t, w.Body.String())
+	require.Len(t, custom, 1)
+	a := approve(t, ru.h, custom[0].ID, true, "", "X-Role", "manager")
+	require.Equal(t, http.StatusOK, a.Code, a.Body.String())
+	var d proxy.ApprovalDecision
+	require.NoError(t, json.Unmarshal(a.Body.Bytes(), &d))
+	assert.NotEmpty(t, d.RunID, "the decision continued the run")
 }

@@ -59,7 +59,8 @@ func (q *request) run(create bool) {
 	case http.StatusTooManyRequests:
 		writeError(q.w, status, "Too many runs in progress for this user")
 		return
-	default:
+	default: // the store cannot give a slot: as the other store-down 503s
+		q.w.Header().Set("Retry-After", "1")
 		writeError(q.w, status, "The run cannot start now; try again")
 		return
 	}

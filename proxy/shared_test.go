@@ -53,9 +53,9 @@ func (s *downStore) Release(ctx context.Context, key, holder string) error {
 
 const hiRun = `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`
 
-// With the store down, a run that needs a slot is refused 503 and nothing
-// is sent, unless the option lets it run; once the store is back, runs
-// go on.
+// With the store down, a run that needs a slot is refused 503 with
+// Retry-After (as the other store-down refusals) and nothing is sent,
+// unless the option lets it run; once the store is back, runs go on.
 func TestRunSlotsWhenStoreIsDown(t *testing.T) {
 	t.Parallel()
 	store := &downStore{MemoryStore: proxy.NewMemoryStore(0, 0)}
@@ -63,6 +63,7 @@ func TestRunSlotsWhenStoreIsDown(t *testing.T) {
 	store.down.Store(true)
 	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", hiRun)
 	assert.Equal(t, http.StatusServiceUnavailable, w.Code, w.Body.String())
+	assert.Equal(t, "1", w.Header().Get("Retry-After"), "a client may try again soon")
 	assert.Empty(t, e.fake.Requests(), "nothing sent")
 
 	open := &env{fake: e.fake, logs: e.logs}
