@@ -25,7 +25,8 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // programs are the example commands, each a folder of this directory, with
-// what their output must contain against the fake. chat reads its lines from
+// what their output must contain against the fake: every one that runs to
+// its end (webapp is a server; its own test drives it). chat reads its lines from
 // stdin. v1 marks a program of the /v1 API, where the key always travels in
 // x-api-key: it needs no THREADS_API_KEY_HEADER.
 var programs = []struct {
@@ -41,6 +42,8 @@ var programs = []struct {
 	{name: "errors", want: []string{"403 Forbidden", "errors.Is(err, threads.ErrForbidden)", "404 Not Found", "errors.Is(err, threads.ErrNotFound)", "transport error"}},
 	{name: "migration", want: []string{"handler: POST /threads/", "call 2: COMPLETE", "Deprecation(): from \"POST /threads/advance\""}},
 	{name: "runs", v1: true, want: []string{"(the model calls get_weather", "assistant: The tool said: 18°C and cloudy.", "(the run ended cancelled)", "(cancelled)", "[result of call_", "errors.Is(err, runs.ErrInvalidPreviousRun): true"}},
+	{name: "agent", v1: true, want: []string{"(calling get_weather", "(get_weather ok:", "1 tool rounds"}},
+	{name: "refund", v1: true, want: []string{"(refunding ", "(refund: refunded "}},
 	{name: "chat", stdin: "hello there\n/new\nhow are you\n", want: []string{"You said: hello there", "You said: how are you"}},
 }
 
