@@ -54,8 +54,9 @@ the first tool a request offers). A member not listed here is an error
                   its RUN_FINISHED carries the interrupt outcome with these,
                   each {"id" (default int_1, int_2...), "reason" (default
                   input_required), "message", "toolCallId",
-                  "responseSchema", "expiresAt", "metadata"}; the run's
-                  outcome stays finished (exit 0). The next run's resume[]
+                  "responseSchema", "expiresAt", "metadata"}; v1-run
+                  prints an "interrupt:" line each (exit 0), its --json
+                  end line has outcome interrupt. The next run's resume[]
                   answers them (the fake records it and checks nothing)
 
 Example (runs.json), one run per script:

@@ -208,6 +208,50 @@ type runLine struct {
 	// Usage is the run's token usage (AG-UI 1.0's, on its RUN_FINISHED or
 	// RUN_ERROR), summed per provider and model; on the end line only.
 	Usage []runs.TokenUsage `json:"usage,omitempty"`
+	// Interrupts are what an interrupt ending (outcome "interrupt") waits
+	// on; on the end line only.
+	Interrupts []runInterrupt `json:"interrupts,omitempty"`
+}
+
+// runInterrupt is a runs.Interrupt on v1-run's --json end line: its AG-UI
+// fields, those the run left empty left out.
+type runInterrupt struct {
+	ID             string         `json:"id"`
+	Reason         string         `json:"reason,omitempty"`
+	Message        string         `json:"message,omitempty"`
+	ToolCallID     string         `json:"toolCallId,omitempty"`
+	ResponseSchema map[string]any `json:"responseSchema,omitempty"`
+	ExpiresAt      string         `json:"expiresAt,omitempty"`
+	Metadata       map[string]any `json:"metadata,omitempty"`
+	SubagentRunID  string         `json:"subagentRunId,omitempty"`
+}
+
+// maxShownInterrupts bounds the interrupts v1-run keeps of a run's end.
+const maxShownInterrupts = 256
+
+// interruptLine is v1-run's line for in: "interrupt: ID REASON: MESSAGE",
+// with "(tool call ID [TOOL ARGUMENTS])" before the colon when in is about
+// a tool call (an approval: runs.ApprovalInterrupt's metadata names the
+// tool and its arguments).
+func interruptLine(in runs.Interrupt) string {
+	var b strings.Builder
+	b.WriteString("interrupt: " + field(in.ID) + " " + orDash(field(in.Reason)))
+	if in.ToolCallID != "" {
+		b.WriteString(" (tool call " + field(in.ToolCallID))
+		if tool, ok := in.Metadata["tool"].(string); ok && tool != "" {
+			b.WriteString(" " + field(tool))
+			if args, ok := in.Metadata["arguments"]; ok {
+				if j, err := json.Marshal(args); err == nil {
+					b.WriteString(" " + field(string(j)))
+				}
+			}
+		}
+		b.WriteString(")")
+	}
+	if in.Message != "" {
+		b.WriteString(": " + field(in.Message))
+	}
+	return b.String()
 }
 
 // addUsage sums us into into, per provider and model (as runs.Result.Usage
@@ -241,7 +285,10 @@ var v1RunCmd = &command{
 --new, and stream the reply's text to stdout. The run's thread and run ids go
 to stderr. No tool is run: a run that pauses for client tools ends with
 "pending tool call: ID NAME ARGUMENTS" lines on stdout (exit 0); answer them
-with the SDK (runs.ToolResult). On an existing thread the message continues
+with the SDK (runs.ToolResult). A run that ends paused for a person's input
+(AG-UI's interrupt outcome) ends with "interrupt: ID REASON: MESSAGE" lines
+on stdout, "(tool call ID TOOL ARGUMENTS)" before the colon for an approval
+(exit 0); the next run answers them (runs.RunParams.Resume). On an existing thread the message continues
 its last completed run (--previous-run, default the thread's). The model's
 reasoning is not shown unless --reasoning asks for it (on stderr). A run that
 fails says why on stderr and exits 1; one cancelled (v1-cancel, another
@@ -335,10 +382,21 @@ read once to tell); Ctrl-C cancels it and exits 130.`,
 			}
 		}
 		var usage []runs.TokenUsage
+		var interrupts []runs.Interrupt
 		for st.Next() {
 			switch ev := st.Current().(type) {
 			case runs.RunFinished:
 				usage = addUsage(usage, ev.Usage)
+				if ev.Ending != nil && len(ev.Ending.Interrupts) > 0 {
+					interrupts = ev.Ending.Interrupts[:min(len(ev.Ending.Interrupts), maxShownInterrupts)]
+					if !js {
+						newline()
+						endReasoning()
+						for _, in := range interrupts {
+							fmt.Fprintln(e.stdout, interruptLine(in))
+						}
+					}
+				}
 			case runs.RunErrorEvent:
 				usage = addUsage(usage, ev.Usage)
 			case runs.ComponentStart:
@@ -401,6 +459,14 @@ read once to tell); Ctrl-C cancels it and exits 130.`,
 		serr := st.Err()
 		if js {
 			l := runLine{Kind: "end", ThreadID: st.ThreadID(), RunID: st.RunID(), Outcome: st.Outcome().String(), Usage: usage}
+			if st.Outcome() == runs.OutcomeFinished && len(interrupts) > 0 {
+				// The stream reads an interrupt ending as finished; the
+				// line says it is paused, as awaiting_tools does.
+				l.Outcome = runs.EndingInterrupt
+				for _, in := range interrupts {
+					l.Interrupts = append(l.Interrupts, runInterrupt(in))
+				}
+			}
 			if serr != nil {
 				l.Error = oneLine(serr)
 			}
@@ -750,12 +816,16 @@ v1-run --json: one object per line; "kind" says which:
              messageId under the service's THINKING_* names)
   component  componentId, name, props (the final props)
   tool_call  toolCallId, toolName, arguments (JSON text): a pending call
-  end        threadId, runId, outcome (finished, awaiting_tools, cancelled,
-             failed), error (on failure), usage (when the run reported its
-             token usage: one object per provider and model, summed:
-             provider, model, inputTokens, outputTokens, totalTokens,
-             reasoningTokens, cachedInputTokens, cacheWriteInputTokens)
-  The exit status says how the run ended too: 0 finished or awaiting_tools,
-  1 failed, 3 cancelled, 130 interrupted.
+  end        threadId, runId, outcome (finished, awaiting_tools, interrupt,
+             cancelled, failed), error (on failure), usage (when the run
+             reported its token usage: one object per provider and model,
+             summed: provider, model, inputTokens, outputTokens,
+             totalTokens, reasoningTokens, cachedInputTokens,
+             cacheWriteInputTokens), interrupts (outcome interrupt: what
+             the run waits on, AG-UI's: id, reason, message, toolCallId,
+             responseSchema, expiresAt, metadata, subagentRunId; empty
+             ones left out; the next run answers them by id)
+  The exit status says how the run ended too: 0 finished, awaiting_tools or
+  interrupt, 1 failed, 3 cancelled, 130 interrupted.
   jq: threads v1-run --new hi --json | jq -rj 'select(.kind=="text").delta'
 `

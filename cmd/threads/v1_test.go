@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -137,4 +138,54 @@ func wholeBody(h http.Handler) http.Handler {
 		r.Body = io.NopCloser(bytes.NewReader(b))
 		h.ServeHTTP(w, r)
 	})
+}
+
+// A run that ends with AG-UI's interrupt outcome is paused for a person's
+// input, as one awaiting tools is: v1-run prints one line per interrupt
+// (its id, reason and message; the tool call an approval is about), its
+// --json end line says "interrupt" and carries them, and it exits 0.
+// Before, it read as a plain finished run.
+func TestV1RunShowsInterrupts(t *testing.T) {
+	srv := threadstest.Start()
+	t.Cleanup(srv.Close)
+	t.Setenv(threads.EnvBaseURL, srv.URL)
+	t.Setenv(threads.EnvAPIKey, srv.APIKey)
+	t.Setenv(threads.EnvAPIKeyHeader, "")
+	approval := runs.ApprovalInterrupt(threads.ApprovalRequest{Call: threads.ToolCall{ID: "call_7", Name: "refund", Arguments: map[string]any{"amount": 50}}}, time.Time{})
+	v1Run := func(args ...string) (string, string) {
+		t.Helper()
+		srv.PushRunScript(threadstest.RunScript{Text: "I need to ask.", Interrupts: []threadstest.RunInterrupt{
+			{Message: "Which account?\nSay it."},
+			{ID: approval.ID, Reason: approval.Reason, Message: approval.Message, ToolCallID: approval.ToolCallID,
+				ResponseSchema: approval.ResponseSchema, Metadata: approval.Metadata},
+		}})
+		var stdout, stderr bytes.Buffer
+		status := run(append([]string{"v1-run", "--user-key", "u"}, args...), &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, interrupt: make(chan os.Signal)})
+		assert.Equal(t, exitOK, status, stderr.String())
+		return stdout.String(), stderr.String()
+	}
+
+	out, errOut := v1Run("--new", "refund me")
+	assert.Equal(t, "I need to ask.\n"+
+		"interrupt: int_1 input_required: Which account? Say it.\n"+
+		`interrupt: approval:call_7 tool_call (tool call call_7 refund {"amount":50}): Approve the call of refund?`+"\n", out)
+	assert.NotRegexp(t, `cancelled|failed`, errOut)
+
+	out, _ = v1Run("--new", "--json", "refund me")
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	var end struct {
+		Kind       string
+		Outcome    string
+		Interrupts []map[string]any
+	}
+	if assert.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &end)) {
+		assert.Equal(t, "end", end.Kind)
+		assert.Equal(t, "interrupt", end.Outcome)
+		assert.Equal(t, []map[string]any{
+			{"id": "int_1", "reason": "input_required", "message": "Which account?\nSay it."},
+			{"id": "approval:call_7", "reason": "tool_call", "message": "Approve the call of refund?", "toolCallId": "call_7",
+				"responseSchema": approval.ResponseSchema, "metadata": map[string]any{"tool": "refund", "arguments": map[string]any{"amount": float64(50)}}},
+		}, end.Interrupts)
+	}
+	assert.NotContains(t, out, `"kind":"interrupt"`)
 }
