@@ -288,13 +288,14 @@ to stderr. No tool is run: a run that pauses for client tools ends with
 with the SDK (runs.ToolResult). A run that ends paused for a person's input
 (AG-UI's interrupt outcome) ends with "interrupt: ID REASON: MESSAGE" lines
 on stdout, "(tool call ID TOOL ARGUMENTS)" before the colon for an approval
-(exit 0); the next run answers them (runs.RunParams.Resume). On an existing thread the message continues
-its last completed run (--previous-run, default the thread's). The model's
-reasoning is not shown unless --reasoning asks for it (on stderr). A run that
-fails says why on stderr and exits 1; one cancelled (v1-cancel, another
-client) says so on stderr and exits 3, also when it ended RUN_FINISHED or
-RUN_ERROR INTERNAL_ERROR while the thread says it was cancelled (the thread is
-read once to tell); Ctrl-C cancels it and exits 130.`,
+(exit 0); the next run answers them (runs.RunParams.Resume). On an existing
+thread the message continues its last completed run (--previous-run, default
+the thread's). The model's reasoning is not shown unless --reasoning asks for
+it (on stderr). A run that fails says why on stderr and exits 1; one
+cancelled (v1-cancel, another client) says so on stderr and exits 3, also
+when it ended RUN_FINISHED or RUN_ERROR INTERNAL_ERROR while the thread says
+it was cancelled (the thread is read once to tell); Ctrl-C cancels it and
+exits 130.`,
 	example: `  threads v1-run --user-key user-1 --new "hello"
   threads v1-run --user-key user-1 thr_123 "and then?" --json | jq -r 'select(.kind=="text").delta'`,
 	flags: func(fs *flag.FlagSet) {
@@ -459,13 +460,13 @@ read once to tell); Ctrl-C cancels it and exits 130.`,
 		serr := st.Err()
 		if js {
 			l := runLine{Kind: "end", ThreadID: st.ThreadID(), RunID: st.RunID(), Outcome: st.Outcome().String(), Usage: usage}
+			for _, in := range interrupts {
+				l.Interrupts = append(l.Interrupts, runInterrupt(in))
+			}
 			if st.Outcome() == runs.OutcomeFinished && len(interrupts) > 0 {
 				// The stream reads an interrupt ending as finished; the
 				// line says it is paused, as awaiting_tools does.
 				l.Outcome = runs.EndingInterrupt
-				for _, in := range interrupts {
-					l.Interrupts = append(l.Interrupts, runInterrupt(in))
-				}
 			}
 			if serr != nil {
 				l.Error = oneLine(serr)
@@ -821,8 +822,9 @@ v1-run --json: one object per line; "kind" says which:
              reported its token usage: one object per provider and model,
              summed: provider, model, inputTokens, outputTokens,
              totalTokens, reasoningTokens, cachedInputTokens,
-             cacheWriteInputTokens), interrupts (outcome interrupt: what
-             the run waits on, AG-UI's: id, reason, message, toolCallId,
+             cacheWriteInputTokens), interrupts (when the run ended with
+             AG-UI's interrupt outcome, then outcome interrupt: what it
+             waits on, AG-UI's: id, reason, message, toolCallId,
              responseSchema, expiresAt, metadata, subagentRunId; empty
              ones left out; the next run answers them by id)
   The exit status says how the run ended too: 0 finished, awaiting_tools or
