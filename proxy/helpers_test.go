@@ -3,13 +3,20 @@ package proxy_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/threadsapi/threads-go/proxy"
+	"github.com/threadsapi/threads-go/threadstest"
 )
 
 // recorder is an http.ResponseWriter that a test may read while the
@@ -179,3 +186,59 @@ func (w *pipeWriter) Write(b []byte) (int, error) {
 	return w.pw.Write(b)
 }
 func (w *pipeWriter) Flush() {}
+
+// firstMessage is the body a page sends to start a run on a new thread:
+// the user's text and, if any, the browser's tools (each as JSON).
+func firstMessage(text string, tools ...string) string {
+	q, _ := json.Marshal(text)
+	body := `{"message":{"role":"user","content":[{"type":"text","text":` + string(q) + `}]}`
+	if len(tools) > 0 {
+		body += `,"tools":[` + strings.Join(tools, ",") + `]`
+	}
+	return body + `}`
+}
+
+// refundCall is the model asking for a refund of amount.
+func refundCall(id string, amount int) threadstest.RunToolCall {
+	return threadstest.RunToolCall{ID: id, Name: "refund", Arguments: map[string]any{"amount": amount}}
+}
+
+// startRun has the model answer the next run with calls, starts that run
+// as session's user with body and requires 201.
+func (e *env) startRun(t *testing.T, session, body string, calls ...threadstest.RunToolCall) *httptest.ResponseRecorder {
+	t.Helper()
+	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: calls})
+	w := e.do(t, session, "POST", "/v1/threads/runs", body)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	return w
+}
+
+// locationCall is the model asking for the browser's get_location tool.
+func locationCall(id string) threadstest.RunToolCall {
+	return threadstest.RunToolCall{ID: id, Name: "get_location"}
+}
+
+// lookupCall is the model asking the server's lookup tool about q.
+func lookupCall(id, q string) threadstest.RunToolCall {
+	return threadstest.RunToolCall{ID: id, Name: "lookup", Arguments: map[string]any{"q": q}}
+}
+
+// twoInstances is a backend run as two instances sharing one Store, each
+// with the lookup tool l: e may serve a pause and e2 its continuation.
+func twoInstances(t *testing.T, l *lookup) (e, e2 *env, store *proxy.MemoryStore) {
+	t.Helper()
+	store = proxy.NewMemoryStore(0, 0)
+	e = newEnv(t, nil, proxy.WithTools(l.tool()), proxy.WithStore(store))
+	other, err := proxy.New(e.fake.Client(), userBySession, proxy.WithTools(l.tool()), proxy.WithStore(store))
+	require.NoError(t, err)
+	return e, &env{fake: e.fake, h: other, logs: e.logs}, store
+}
+
+// newEnvWithStoreDown is a backend with the lookup tool l whose Store
+// fails every call.
+func newEnvWithStoreDown(t *testing.T, l *lookup) *env {
+	t.Helper()
+	broken := &failingStore{Store: proxy.NewMemoryStore(0, 0)}
+	broken.fail.Store(true)
+	return newEnv(t, nil, proxy.WithTools(l.tool()), proxy.WithStore(broken))
+}
