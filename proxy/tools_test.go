@@ -138,12 +138,8 @@ func TestMixedPause(t *testing.T) {
 	t.Parallel()
 	var l lookup
 	e := newEnv(t, nil, proxy.WithTools(l.tool()))
-	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
-		{ID: "call_b", Name: "get_location"},
-		{ID: "call_s", Name: "lookup", Arguments: map[string]any{"q": "tea", "_tambo_statusMessage": "Looking tea up"}},
-	}})
-	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"tools":[`+browserTool+`]}`)
-	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	w := e.startRun(t, "s-alice", firstMessage("hi", browserTool),
+		locationCall("call_b"), threadstest.RunToolCall{ID: "call_s", Name: "lookup", Arguments: map[string]any{"q": "tea", "_tambo_statusMessage": "Looking tea up"}})
 	evs := parse(t, w.Body.String())
 	var pending []string
 	for _, ev := range evs {
@@ -182,18 +178,10 @@ func TestMixedPause(t *testing.T) {
 func TestMixedPauseAcrossInstances(t *testing.T) {
 	t.Parallel()
 	var l lookup
-	store := proxy.NewMemoryStore(0, 0)
-	e := newEnv(t, nil, proxy.WithTools(l.tool()), proxy.WithStore(store))
-	other, err := proxy.New(e.fake.Client(), userBySession, proxy.WithTools(l.tool()), proxy.WithStore(store))
-	require.NoError(t, err)
-	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
-		{ID: "call_b", Name: "get_location"}, {ID: "call_s", Name: "lookup", Arguments: map[string]any{"q": "x"}},
-	}})
-	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"tools":[`+browserTool+`]}`)
-	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	e, e2, store := twoInstances(t, &l)
+	w := e.startRun(t, "s-alice", firstMessage("hi", browserTool), locationCall("call_b"), lookupCall("call_s", "x"))
 	assert.Equal(t, 2, store.Len(), "the results, and the call's record (once per call)")
 
-	e2 := &env{fake: e.fake, h: other, logs: e.logs}
 	w = e2.do(t, "s-alice", "POST", "/v1/threads/"+w.Header().Get("X-Thread-Id")+"/runs",
 		`{"message":{"role":"user","content":[{"type":"tool_result","toolUseId":"call_b","content":[{"type":"text","text":"here"}]}]},"previousRunId":"`+lastRun(parse(t, w.Body.String()))+`"}`)
 	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
@@ -226,11 +214,8 @@ func TestPendingResultsBoundedPerUser(t *testing.T) {
 	e := newEnv(t, nil, proxy.WithTools(l.tool(), big))
 	mixed := func(session, server string) (threadID, runID string) {
 		t.Helper()
-		e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
-			{ID: "call_b", Name: "get_location"}, {ID: "call_s", Name: server, Arguments: map[string]any{"q": "tea"}},
-		}})
-		w := e.do(t, session, "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"tools":[`+browserTool+`]}`)
-		require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+		w := e.startRun(t, session, firstMessage("hi", browserTool),
+			locationCall("call_b"), threadstest.RunToolCall{ID: "call_s", Name: server, Arguments: map[string]any{"q": "tea"}})
 		return w.Header().Get("X-Thread-Id"), lastRun(parse(t, w.Body.String()))
 	}
 	cont := func(session, threadID, runID string) map[string]string {
@@ -273,9 +258,8 @@ func TestServerToolFailsOrPanics(t *testing.T) {
 	e := newEnv(t, nil, proxy.WithTools(fails, panics))
 
 	// Only server calls: the handler answers and continues.
-	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "c1", Name: "fails"}, {ID: "c2", Name: "panics"}}})
-	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`)
-	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	w := e.startRun(t, "s-alice", firstMessage("hi"),
+		threadstest.RunToolCall{ID: "c1", Name: "fails"}, threadstest.RunToolCall{ID: "c2", Name: "panics"})
 	assert.Equal(t, "RUN_FINISHED", types(parse(t, w.Body.String()))[len(parse(t, w.Body.String()))-1])
 	req, err := e.last(t).Run()
 	require.NoError(t, err)
@@ -354,11 +338,8 @@ func TestServerToolPartsAndRedaction(t *testing.T) {
 			return nil, errors.New("upstream refused x-api-key: " + e.fake.APIKey)
 		}}
 	e = newEnv(t, nil, proxy.WithTools(chart, leaks))
-	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
-		{ID: "c_b", Name: "get_location"}, {ID: "c_chart", Name: "chart"}, {ID: "c_leaks", Name: "leaks"},
-	}})
-	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"tools":[`+browserTool+`]}`)
-	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	w := e.startRun(t, "s-alice", firstMessage("hi", browserTool),
+		locationCall("c_b"), threadstest.RunToolCall{ID: "c_chart", Name: "chart"}, threadstest.RunToolCall{ID: "c_leaks", Name: "leaks"})
 	threadID := w.Header().Get("X-Thread-Id")
 	w = e.do(t, "s-alice", "POST", "/v1/threads/"+threadID+"/runs",
 		`{"message":{"role":"user","content":[{"type":"tool_result","toolUseId":"c_b","content":[{"type":"text","text":"here"}]}]},"previousRunId":"`+lastRun(parse(t, w.Body.String()))+`"}`)
@@ -367,9 +348,8 @@ func TestServerToolPartsAndRedaction(t *testing.T) {
 	require.NoError(t, err)
 
 	// Only server calls: the tool runner answers them within the response.
-	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{ID: "c_chart2", Name: "chart"}, {ID: "c_leaks2", Name: "leaks"}}})
-	w = e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`)
-	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	e.startRun(t, "s-alice", firstMessage("hi"),
+		threadstest.RunToolCall{ID: "c_chart2", Name: "chart"}, threadstest.RunToolCall{ID: "c_leaks2", Name: "leaks"})
 	own, err := e.last(t).Run()
 	require.NoError(t, err)
 
@@ -536,11 +516,7 @@ func TestBrowserCannotAnswerServerCallInMixedPause(t *testing.T) {
 	t.Parallel()
 	var l lookup
 	e := newEnv(t, nil, proxy.WithTools(l.tool()))
-	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
-		{ID: "call_b", Name: "get_location"}, {ID: "call_s", Name: "lookup", Arguments: map[string]any{"q": "tea"}},
-	}})
-	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"tools":[`+browserTool+`]}`)
-	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	w := e.startRun(t, "s-alice", firstMessage("hi", browserTool), locationCall("call_b"), lookupCall("call_s", "tea"))
 	require.Contains(t, w.Body.String(), `"toolCallId":"call_s"`, "the browser sees the server's call")
 
 	w = e.continueWith(t, w.Header().Get("X-Thread-Id"), parse(t, w.Body.String()),
@@ -602,11 +578,7 @@ func TestLostServerResultsAnsweredWithErrors(t *testing.T) {
 	t.Parallel()
 	var l lookup
 	e := newEnv(t, nil, proxy.WithTools(l.tool()), proxy.WithStore(forgetful{proxy.NewMemoryStore(0, 0)}))
-	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
-		{ID: "call_b", Name: "get_location"}, {ID: "call_s", Name: "lookup", Arguments: map[string]any{"q": "tea"}},
-	}})
-	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"tools":[`+browserTool+`]}`)
-	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	w := e.startRun(t, "s-alice", firstMessage("hi", browserTool), locationCall("call_b"), lookupCall("call_s", "tea"))
 
 	w = e.continueWith(t, w.Header().Get("X-Thread-Id"), parse(t, w.Body.String()),
 		`{"type":"tool_result","toolUseId":"call_b","content":[{"type":"text","text":"Lisbon"}]}`)
@@ -632,12 +604,9 @@ func TestServerToolKnowsItsUser(t *testing.T) {
 		return u.Key, nil
 	}}
 	e := newEnv(t, nil, proxy.WithTools(whoami))
-	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{Name: "whoami"}}})
-	w := e.do(t, "s-bob", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`)
-	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
-	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{{Name: "get_location"}, {Name: "whoami"}}})
-	w = e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"tools":[`+browserTool+`]}`)
-	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	e.startRun(t, "s-bob", firstMessage("hi"), threadstest.RunToolCall{Name: "whoami"})
+	e.startRun(t, "s-alice", firstMessage("hi", browserTool),
+		threadstest.RunToolCall{Name: "get_location"}, threadstest.RunToolCall{Name: "whoami"})
 	assert.Equal(t, []string{"bob true", "alice true"}, users)
 
 	_, ok := proxy.UserFrom(context.Background())
@@ -690,11 +659,7 @@ func TestServerToolKnowsItsUserInDetachedRun(t *testing.T) {
 func TestMixedPauseDeliveredTwiceRunsServerToolOnce(t *testing.T) {
 	t.Parallel()
 	var l lookup
-	store := proxy.NewMemoryStore(0, 0)
-	e := newEnv(t, nil, proxy.WithTools(l.tool()), proxy.WithStore(store))
-	other, err := proxy.New(e.fake.Client(), userBySession, proxy.WithTools(l.tool()), proxy.WithStore(store))
-	require.NoError(t, err)
-	e2 := &env{fake: e.fake, h: other, logs: e.logs}
+	e, e2, _ := twoInstances(t, &l)
 	e.fake.PushRunScript(threadstest.RunScript{PauseTwice: true, ToolCalls: []threadstest.RunToolCall{
 		{ID: "call_b", Name: "get_location"}, {ID: "call_s", Name: "lookup", Arguments: map[string]any{"q": "tea"}},
 	}})
@@ -722,14 +687,8 @@ func TestMixedPauseDeliveredTwiceRunsServerToolOnce(t *testing.T) {
 func TestMixedPauseServerCallRefusedWhenTheStoreIsDown(t *testing.T) {
 	t.Parallel()
 	var l lookup
-	broken := &failingStore{Store: proxy.NewMemoryStore(0, 0)}
-	broken.fail.Store(true)
-	e := newEnv(t, nil, proxy.WithTools(l.tool()), proxy.WithStore(broken))
-	e.fake.PushRunScript(threadstest.RunScript{ToolCalls: []threadstest.RunToolCall{
-		{ID: "call_b", Name: "get_location"}, {ID: "call_s", Name: "lookup", Arguments: map[string]any{"q": "tea"}},
-	}})
-	w := e.do(t, "s-alice", "POST", "/v1/threads/runs", `{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"tools":[`+browserTool+`]}`)
-	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	e := newEnvWithStoreDown(t, &l)
+	w := e.startRun(t, "s-alice", firstMessage("hi", browserTool), locationCall("call_b"), lookupCall("call_s", "tea"))
 	assert.Empty(t, l.calls, "not run without its record")
 	w = e.continueWith(t, w.Header().Get("X-Thread-Id"), parse(t, w.Body.String()),
 		`{"type":"tool_result","toolUseId":"call_b","content":[{"type":"text","text":"Lisbon"}]}`)
