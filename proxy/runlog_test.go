@@ -169,6 +169,26 @@ func (d *detached) request(t *testing.T, session, method, path, body string, hdr
 	return resp
 }
 
+// startRun has the model answer the next run with script and starts that
+// run (hiRun) as session's user, requiring 201; the caller reads the body.
+func (d *detached) startRun(t *testing.T, session string, script threadstest.RunScript) *http.Response {
+	t.Helper()
+	d.fake.PushRunScript(script)
+	resp := d.request(t, session, "POST", "/v1/threads/runs", hiRun)
+	require.Equal(t, http.StatusCreated, resp.StatusCode)
+	return resp
+}
+
+// runOf returns the thread and run a started run's response names.
+func runOf(resp *http.Response) (threadID, runID string) {
+	return resp.Header.Get("X-Thread-Id"), resp.Header.Get("X-Run-Id")
+}
+
+// eventsPath is the route a page resumes a run's events from.
+func eventsPath(threadID, runID string) string {
+	return "/v1/threads/" + threadID + "/runs/" + runID + "/events"
+}
+
 // WithKeepAlive(0) means no keep-alive comments for a detached run's
 // stream too, which is served from its log (it got one each time its
 // reader found nothing new).
@@ -177,9 +197,7 @@ func TestDetachedRunWithoutKeepAliveWritesNoComment(t *testing.T) {
 	d := newDetached(t, proxy.WithKeepAlive(0))
 	d.store.maxWait, d.store.idle = time.Millisecond, make(chan struct{}, 1)
 	hold := make(chan struct{})
-	d.fake.PushRunScript(threadstest.RunScript{Text: "one two three four", Hold: hold, HoldAfter: 2})
-	resp := d.request(t, "s-alice", "POST", "/v1/threads/runs", hiRun)
-	require.Equal(t, http.StatusCreated, resp.StatusCode)
+	resp := d.startRun(t, "s-alice", threadstest.RunScript{Text: "one two three four", Hold: hold, HoldAfter: 2})
 	for range 3 { // the page's reader found nothing new, three times
 		<-d.store.idle
 	}
@@ -197,10 +215,8 @@ func TestDetachedRunResumesAfterReload(t *testing.T) {
 	t.Parallel()
 	d := newDetached(t)
 	hold := make(chan struct{})
-	d.fake.PushRunScript(threadstest.RunScript{Text: "one two three four five six seven eight", Hold: hold, HoldAfter: 6})
-	resp := d.request(t, "s-alice", "POST", "/v1/threads/runs", hiRun)
-	require.Equal(t, http.StatusCreated, resp.StatusCode)
-	threadID, runID := resp.Header.Get("X-Thread-Id"), resp.Header.Get("X-Run-Id")
+	resp := d.startRun(t, "s-alice", threadstest.RunScript{Text: "one two three four five six seven eight", Hold: hold, HoldAfter: 6})
+	threadID, runID := runOf(resp)
 	first := readEvents(t, bufio.NewReader(resp.Body), 5)
 	require.Len(t, first, 5)
 	for _, e := range first {
@@ -209,20 +225,20 @@ func TestDetachedRunResumesAfterReload(t *testing.T) {
 	resp.Body.Close() // the page reloads
 	close(hold)
 
-	again := d.request(t, "s-alice", "GET", "/v1/threads/"+threadID+"/runs/"+runID+"/events", "", "Last-Event-ID", first[4].ID)
+	again := d.request(t, "s-alice", "GET", eventsPath(threadID, runID), "", "Last-Event-ID", first[4].ID)
 	require.Equal(t, http.StatusOK, again.StatusCode)
 	assert.Equal(t, "text/event-stream", again.Header.Get("Content-Type"))
 	rest := readEvents(t, bufio.NewReader(again.Body), -1)
 	require.NotEmpty(t, rest)
 	assert.Equal(t, "RUN_FINISHED", eventType(t, rest[len(rest)-1]), "the run went on to its end")
 
-	whole := d.request(t, "s-alice", "GET", "/v1/threads/"+threadID+"/runs/"+runID+"/events", "")
+	whole := d.request(t, "s-alice", "GET", eventsPath(threadID, runID), "")
 	all := readEvents(t, bufio.NewReader(whole.Body), -1)
 	assert.Equal(t, all, append(first, rest...), "every event once, in order")
 	assert.Zero(t, d.fake.Count("DELETE", "/v1/threads/"+threadID+"/runs/"+runID), "the run was not cancelled")
 
 	// Another user's page cannot read it.
-	other := d.request(t, "s-bob", "GET", "/v1/threads/"+threadID+"/runs/"+runID+"/events", "")
+	other := d.request(t, "s-bob", "GET", eventsPath(threadID, runID), "")
 	assert.Equal(t, http.StatusNotFound, other.StatusCode)
 }
 
@@ -232,17 +248,15 @@ func TestDetachedRunResumesAfterReload(t *testing.T) {
 func TestDetachedRunResumeAfterLogExpired(t *testing.T) {
 	t.Parallel()
 	d := newDetached(t)
-	d.fake.PushRunScript(threadstest.RunScript{Text: "all done"})
-	resp := d.request(t, "s-alice", "POST", "/v1/threads/runs", hiRun)
-	require.Equal(t, http.StatusCreated, resp.StatusCode)
-	threadID, runID := resp.Header.Get("X-Thread-Id"), resp.Header.Get("X-Run-Id")
+	resp := d.startRun(t, "s-alice", threadstest.RunScript{Text: "all done"})
+	threadID, runID := runOf(resp)
 	evs := readEvents(t, bufio.NewReader(resp.Body), -1)
 	require.NotEmpty(t, evs)
 	for _, k := range d.store.keys() {
 		require.NoError(t, d.store.ExpireNow(context.Background(), k))
 	}
 
-	again := d.request(t, "s-alice", "GET", "/v1/threads/"+threadID+"/runs/"+runID+"/events", "", "Last-Event-ID", evs[1].ID)
+	again := d.request(t, "s-alice", "GET", eventsPath(threadID, runID), "", "Last-Event-ID", evs[1].ID)
 	require.Equal(t, http.StatusOK, again.StatusCode)
 	snap := readEvents(t, bufio.NewReader(again.Body), -1)
 	var types []string
@@ -367,7 +381,7 @@ func TestRelayDetachedResumesThroughHandler(t *testing.T) {
 	resp := b.request(t, "s-alice", "POST", "/chat", "")
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
-	threadID, runID := resp.Header.Get("X-Thread-Id"), resp.Header.Get("X-Run-Id")
+	threadID, runID := runOf(resp)
 	require.NotEmpty(t, threadID)
 	require.NotEmpty(t, runID)
 	first := readEvents(t, bufio.NewReader(resp.Body), 5)
@@ -489,10 +503,8 @@ func TestDetachedCancelOfAnotherUsersRunIsRefused(t *testing.T) {
 	t.Parallel()
 	d := newDetached(t)
 	hold := make(chan struct{})
-	d.fake.PushRunScript(threadstest.RunScript{Text: "one two three four", Hold: hold, HoldAfter: 3})
-	resp := d.request(t, "s-alice", "POST", "/v1/threads/runs", hiRun)
-	require.Equal(t, http.StatusCreated, resp.StatusCode)
-	threadID, runID := resp.Header.Get("X-Thread-Id"), resp.Header.Get("X-Run-Id")
+	resp := d.startRun(t, "s-alice", threadstest.RunScript{Text: "one two three four", Hold: hold, HoldAfter: 3})
+	threadID, runID := runOf(resp)
 	require.Len(t, readEvents(t, bufio.NewReader(resp.Body), 2), 2)
 
 	other := d.request(t, "s-bob", "DELETE", "/v1/threads/"+threadID+"/runs/"+runID, "")
@@ -522,12 +534,10 @@ func TestDetachedRunLogBrokenByStoreGivesSnapshot(t *testing.T) {
 			t.Parallel()
 			d := newDetached(t, proxy.WithKeepAlive(20*time.Millisecond)) // a reader checks its owner at each
 			d.store.fail = fail
-			d.fake.PushRunScript(threadstest.RunScript{Text: "one two three four five six"})
-			resp := d.request(t, "s-alice", "POST", "/v1/threads/runs", hiRun)
-			require.Equal(t, http.StatusCreated, resp.StatusCode)
-			threadID, runID := resp.Header.Get("X-Thread-Id"), resp.Header.Get("X-Run-Id")
+			resp := d.startRun(t, "s-alice", threadstest.RunScript{Text: "one two three four five six"})
+			threadID, runID := runOf(resp)
 			live := readEvents(t, bufio.NewReader(resp.Body), -1)
-			resumed := readEvents(t, bufio.NewReader(d.request(t, "s-alice", "GET", "/v1/threads/"+threadID+"/runs/"+runID+"/events", "").Body), -1)
+			resumed := readEvents(t, bufio.NewReader(d.request(t, "s-alice", "GET", eventsPath(threadID, runID), "").Body), -1)
 			for name, evs := range map[string][]sseEvent{"live": live, "resumed": resumed} {
 				require.Len(t, evs, 5, "%s: two of the log's events, then the snapshot form: %v", name, evs)
 				for _, e := range evs[:2] {
@@ -622,7 +632,7 @@ func TestShutdownReadsDetachedRunsToTheirEnd(t *testing.T) {
 		require.NoError(t, <-shut)
 		store.free(t)
 
-		w := e.do(t, "s-alice", "GET", "/v1/threads/"+threadID+"/runs/"+runID+"/events", "")
+		w := e.do(t, "s-alice", "GET", eventsPath(threadID, runID), "")
 		evs := readEvents(t, bufio.NewReader(strings.NewReader(w.Body.String())), -1)
 		require.NotEmpty(t, evs)
 		for _, ev := range evs {
@@ -653,7 +663,7 @@ func TestShutdownDeadlineEndsDetachedRuns(t *testing.T) {
 		synctest.Wait()
 		store.free(t)
 
-		w := e.do(t, "s-alice", "GET", "/v1/threads/"+threadID+"/runs/"+runID+"/events", "")
+		w := e.do(t, "s-alice", "GET", eventsPath(threadID, runID), "")
 		evs := readEvents(t, bufio.NewReader(strings.NewReader(w.Body.String())), -1)
 		require.Len(t, evs, 6, "%v", evs)
 		var types []string
@@ -740,31 +750,17 @@ func TestRelayDetachWithoutRunIDsRelaysPlainly(t *testing.T) {
 	require.NoError(t, h.Shutdown(context.Background()))
 }
 
-// sizes is a store that records the largest value written.
-type sizes struct {
-	proxy.Store
-	mu      sync.Mutex
-	largest int
-}
-
-func (s *sizes) Set(ctx context.Context, key string, v []byte, ttl time.Duration) error {
-	s.mu.Lock()
-	s.largest = max(s.largest, len(v))
-	s.mu.Unlock()
-	return s.Store.Set(ctx, key, v, ttl)
-}
-
 // A page's cancel is recorded for the run's owner in a bounded value,
 // whatever run id the page names: a cancel of a run id of 200 KB does not
 // write 200 KB to the shared store (before the service has said whose
 // thread it is).
 func TestDetachedCancelRecordIsBounded(t *testing.T) {
 	t.Parallel()
-	store := &sizes{Store: proxy.NewMemoryStore(0, 0)}
+	store := &sizeStore{MemoryStore: proxy.NewMemoryStore(0, 0)}
 	e := newEnv(t, nil, proxy.WithDetachedRuns(time.Minute), proxy.WithStore(store))
 	w := e.do(t, "s-alice", "DELETE", "/v1/threads/thr_x/runs/"+strings.Repeat("r", 200<<10), "")
 	assert.NotEqual(t, http.StatusOK, w.Code, "%.200s", w.Body.String())
-	assert.LessOrEqual(t, store.largest, 256, "the largest value written")
+	assert.LessOrEqual(t, store.max, 256, "the largest value written")
 }
 
 // One user's pages may hold only so many streams of their runs' logs on
@@ -776,9 +772,7 @@ func TestDetachedResumesPerUserAreBounded(t *testing.T) {
 	d := newDetached(t, proxy.WithMaxRunsPerUser(2))
 	start := func(session string) (events string, hold chan struct{}, last string) {
 		hold = make(chan struct{})
-		d.fake.PushRunScript(threadstest.RunScript{Text: "one two three four", Hold: hold, HoldAfter: 2})
-		resp := d.request(t, session, "POST", "/v1/threads/runs", hiRun)
-		require.Equal(t, http.StatusCreated, resp.StatusCode)
+		resp := d.startRun(t, session, threadstest.RunScript{Text: "one two three four", Hold: hold, HoldAfter: 2})
 		first := readEvents(t, bufio.NewReader(resp.Body), 2)
 		require.Len(t, first, 2)
 		return "/v1/threads/" + resp.Header.Get("X-Thread-Id") + "/runs/" + resp.Header.Get("X-Run-Id") + "/events", hold, first[1].ID
@@ -816,12 +810,8 @@ func TestResumesOfOneUserAreBounded(t *testing.T) {
 	d := newDetached(t)
 	hold := make(chan struct{})
 	defer close(hold)
-	d.fake.PushRunScript(threadstest.RunScript{Text: "one two three four", Hold: hold, HoldAfter: 2})
-	alice := d.request(t, "s-alice", "POST", "/v1/threads/runs", hiRun)
-	require.Equal(t, http.StatusCreated, alice.StatusCode)
-	d.fake.PushRunScript(threadstest.RunScript{Text: "one two three four", Hold: hold, HoldAfter: 2})
-	bob := d.request(t, "s-bob", "POST", "/v1/threads/runs", hiRun)
-	require.Equal(t, http.StatusCreated, bob.StatusCode)
+	alice := d.startRun(t, "s-alice", threadstest.RunScript{Text: "one two three four", Hold: hold, HoldAfter: 2})
+	bob := d.startRun(t, "s-bob", threadstest.RunScript{Text: "one two three four", Hold: hold, HoldAfter: 2})
 	events := func(r *http.Response) string {
 		return "/v1/threads/" + r.Header.Get("X-Thread-Id") + "/runs/" + r.Header.Get("X-Run-Id") + "/events"
 	}
