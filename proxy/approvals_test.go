@@ -85,12 +85,12 @@ func approvalOptions(f *refunds, store proxy.Store) []proxy.Option {
 	}
 }
 
-// newApprovalEnv is a backend with the refund tool, its approvals and a
-// memory Store; f records the refunds that ran.
-func newApprovalEnv(t *testing.T) (e *env, f *refunds) {
+// newApprovalEnv is a backend with the refund tool, its approvals, a
+// memory Store and the extra options; f records the refunds that ran.
+func newApprovalEnv(t *testing.T, fakeOpts []threadstest.Option, extra ...proxy.Option) (e *env, f *refunds) {
 	t.Helper()
 	f = new(refunds)
-	return newEnv(t, nil, approvalOptions(f, proxy.NewMemoryStore(0, 0))...), f
+	return newEnv(t, fakeOpts, append(approvalOptions(f, proxy.NewMemoryStore(0, 0)), extra...)...), f
 }
 
 // approve sends a decision to h's approval API.
@@ -173,7 +173,7 @@ func parkedOne(t *testing.T, body string) proxy.PendingApproval {
 // second decision gets the first one's record.
 func TestApprovedCallContinuesTheRun(t *testing.T) {
 	t.Parallel()
-	e, f := newApprovalEnv(t)
+	e, f := newApprovalEnv(t, nil)
 	w := e.startRun(t, "s-alice", firstMessage("refund me"),
 		threadstest.RunToolCall{ID: "call_r", Name: "refund", Arguments: map[string]any{"amount": 80, "_tambo_statusMessage": "Refunding"}})
 	threadID, pausedRun := w.Header().Get("X-Thread-Id"), w.Header().Get("X-Run-Id")
@@ -239,7 +239,7 @@ func TestApprovedCallContinuesTheRun(t *testing.T) {
 // tool does not run.
 func TestRefusedCallReachesTheModel(t *testing.T) {
 	t.Parallel()
-	e, f := newApprovalEnv(t)
+	e, f := newApprovalEnv(t, nil)
 	w := e.startRun(t, "s-alice", firstMessage("refund me"), refundCall("call_r", 500))
 	pa := parkedOne(t, w.Body.String())
 
@@ -294,7 +294,7 @@ func TestExpiredCallAnsweredAtNextRequest(t *testing.T) {
 // when the backend lets the user decide.
 func TestMixedPauseWithParkedCall(t *testing.T) {
 	t.Parallel()
-	e, f := newApprovalEnv(t)
+	e, f := newApprovalEnv(t, nil)
 	w := e.startRun(t, "s-alice", firstMessage("hi", browserTool), locationCall("call_b"), refundCall("call_r", 20))
 	threadID := w.Header().Get("X-Thread-Id")
 	evs := parse(t, w.Body.String())
@@ -518,7 +518,7 @@ func TestServerToolRefusedWhenTheStoreIsDown(t *testing.T) {
 // decision's continuation carries both results.
 func TestApprovalRuleParksOnlyItsCalls(t *testing.T) {
 	t.Parallel()
-	e, f := newApprovalEnv(t)
+	e, f := newApprovalEnv(t, nil)
 	w := e.startRun(t, "s-alice", firstMessage("refund both"), refundCall("call_small", 5), refundCall("call_large", 80))
 	custom, ints := parked(t, w.Body.String())
 	require.Len(t, custom, 1, w.Body.String())
@@ -537,7 +537,7 @@ func TestApprovalRuleParksOnlyItsCalls(t *testing.T) {
 // the same response, as for any server tool: nothing is parked.
 func TestApprovalRuleLetsSmallCallsRun(t *testing.T) {
 	t.Parallel()
-	e, f := newApprovalEnv(t)
+	e, f := newApprovalEnv(t, nil)
 	w := e.startRun(t, "s-alice", firstMessage("refund me"), refundCall("call_small", 5))
 	custom, ints := parked(t, w.Body.String())
 	assert.Empty(t, custom)
@@ -552,7 +552,7 @@ func TestApprovalRuleLetsSmallCallsRun(t *testing.T) {
 // been, not the record (the tool's result, who decided, the run).
 func TestSecondDecisionNeedsMayDecide(t *testing.T) {
 	t.Parallel()
-	e, f := newApprovalEnv(t)
+	e, f := newApprovalEnv(t, nil)
 	w := e.startRun(t, "s-alice", firstMessage("refund me"), refundCall("call_r", 80))
 	pa := parkedOne(t, w.Body.String())
 	w = approve(t, e.h, pa.ID, true, "", "X-Role", "manager", "X-Person", "carol")
@@ -759,7 +759,7 @@ func TestParkedCallsOfOneUserLeaveRoomForAnother(t *testing.T) {
 // its form.
 func TestUnknownApprovalIsNotFound(t *testing.T) {
 	t.Parallel()
-	e, _ := newApprovalEnv(t)
+	e, _ := newApprovalEnv(t, nil)
 	for _, id := range []string{"x", strings.Repeat("a", 64), strings.Repeat("g", 64), "..%2F..", strings.Repeat("a", 32) + ":" + strings.Repeat("a", 31)} {
 		w := approve(t, e.h, id, true, "", "X-Role", "manager")
 		assert.Equal(t, http.StatusNotFound, w.Code, "%s: %s", id, w.Body.String())
@@ -771,7 +771,7 @@ func TestUnknownApprovalIsNotFound(t *testing.T) {
 // listed for the manager.
 func TestApprovalListKeepsOtherUsersCalls(t *testing.T) {
 	t.Parallel()
-	e, _ := newApprovalEnv(t)
+	e, _ := newApprovalEnv(t, nil)
 	w := e.startRun(t, "s-bob", firstMessage("refund me"), refundCall("call_b", 10))
 	bobs, _ := parked(t, w.Body.String())
 	require.Len(t, bobs, 1)
@@ -927,9 +927,7 @@ func TestBrowserCannotAnswerACallThatCouldNotBeParked(t *testing.T) {
 // detached run.
 func TestDecisionRunTakesAUsersRunSlot(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var f refunds
-		opts := append(approvalOptions(&f, proxy.NewMemoryStore(0, 0)), proxy.WithMaxRunsPerUser(1))
-		e := newEnv(t, []threadstest.Option{threadstest.WithoutListener()}, opts...)
+		e, _ := newApprovalEnv(t, []threadstest.Option{threadstest.WithoutListener()}, proxy.WithMaxRunsPerUser(1))
 		w := e.startRun(t, "s-alice", firstMessage("refund me"), refundCall("call_r", 10))
 		pa := parkedOne(t, w.Body.String())
 		synctest.Wait() // the paused run's owner has let its slot go
@@ -951,9 +949,7 @@ func TestDecisionRunTakesAUsersRunSlot(t *testing.T) {
 // slot (the page's resume of the paused run).
 func TestDecisionWithoutARunSlotContinuesLater(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var f refunds
-		opts := append(approvalOptions(&f, proxy.NewMemoryStore(0, 0)), proxy.WithMaxRunsPerUser(1))
-		e := newEnv(t, []threadstest.Option{threadstest.WithoutListener()}, opts...)
+		e, f := newApprovalEnv(t, []threadstest.Option{threadstest.WithoutListener()}, proxy.WithMaxRunsPerUser(1))
 		w := e.startRun(t, "s-alice", firstMessage("refund me"), refundCall("call_r", 10))
 		threadID, pausedRun := w.Header().Get("X-Thread-Id"), w.Header().Get("X-Run-Id")
 		pa := parkedOne(t, w.Body.String())
@@ -1013,7 +1009,7 @@ func TestApprovalIDNamesNoUser(t *testing.T) {
 	plain := hex.EncodeToString(sum[:16])
 	var scopes []string
 	for range 2 {
-		e, _ := newApprovalEnv(t)
+		e, _ := newApprovalEnv(t, nil)
 		for range 2 {
 			w := e.startRun(t, "s-alice", firstMessage("refund me"), refundCall("call_r", 80))
 			pa := parkedOne(t, w.Body.String())
